@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// The CLI entry: runs the compiled sources (built by `npm run build`, which `npm ci` runs via `prepare`).
+import { main } from "../dist/cli/main.js";
+
+main(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    process.stderr.write(`memdir: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

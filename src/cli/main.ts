@@ -1,0 +1,52 @@
+import { Command, CommanderError } from "commander";
+import { MemdirError } from "../errors.ts";
+import type { CommandContext } from "./common.ts";
+import { type CliIO, processIO } from "./output.ts";
+
+/** A command module registers itself on the program. One file per command under commands/. */
+export type RegisterCommand = (program: Command, context: CommandContext) => void;
+
+// Each command file adds one line here (keep alphabetical).
+const commands: RegisterCommand[] = [];
+
+/**
+ * Runs the CLI with `argv` (as `process.argv`: node, script, args…) and resolves to the exit code:
+ * 0 success, 1 error, 2 usage error.
+ */
+export async function main(
+  argv: string[],
+  options: { io?: CliIO; env?: NodeJS.ProcessEnv } = {},
+): Promise<number> {
+  const io = options.io ?? processIO;
+  const env = options.env ?? process.env;
+  let exitCode = 0;
+  const context: CommandContext = {
+    io,
+    env,
+    setExitCode: (code) => {
+      exitCode = code;
+    },
+  };
+  const program = new Command("memdir")
+    .description("Long-term memory for LLM agents: markdown files in a per-project memory directory.")
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError(false);
+  for (const register of commands) register(program, context);
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
+      if (error.code === "commander.help") return 0;
+      return 2;
+    }
+    if (error instanceof MemdirError) {
+      io.stderr(`${error.message}\n`);
+      return error.code === "usage" ? 2 : 1;
+    }
+    io.stderr(`memdir: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Every error memdir throws on purpose. `code` is a stable string a caller can switch on;
+ * the message names the subsystem and the input (`memdir: frontmatter: x.md: missing "type"`).
+ *
+ * @example
+ * try { await saveMemory(dir, input) } catch (e) { if (e instanceof MemdirError && e.code === "secret") … }
+ */
+export type MemdirErrorCode =
+  | "invalid-input"
+  | "invalid-type"
+  | "path-outside"
+  | "secret"
+  | "not-found"
+  | "project-mismatch"
+  | "lock-timeout"
+  | "io"
+  | "frontmatter"
+  | "no-model"
+  | "model"
+  | "aborted"
+  | "usage";
+
+export class MemdirError extends Error {
+  readonly code: MemdirErrorCode;
+
+  constructor(code: MemdirErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message.startsWith("memdir:") ? message : `memdir: ${message}`, options);
+    this.name = "MemdirError";
+    this.code = code;
+  }
+}
+
+/** True when `error` is a MemdirError, optionally of one code. */
+export function isMemdirError(error: unknown, code?: MemdirErrorCode): error is MemdirError {
+  return error instanceof MemdirError && (code === undefined || error.code === code);
+}

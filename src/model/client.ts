@@ -1,0 +1,50 @@
+import type { ContentBlock, Message } from "../types.ts";
+
+/** A tool the model may call: name, description and a JSON schema for its input. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  /** Model id; clients fall back to their configured default. */
+  model?: string;
+  system?: string;
+  messages: Message[];
+  tools?: ToolDefinition[];
+  maxTokens: number;
+  /** Ask for JSON matching this schema; the reply's text is the JSON. */
+  jsonSchema?: { name: string; schema: Record<string, unknown> };
+  signal?: AbortSignal;
+}
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "other";
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ModelResponse {
+  content: ContentBlock[];
+  stopReason: StopReason;
+  usage: Usage;
+  model?: string;
+}
+
+/** Streaming events; the last one is always `done` with the full response. */
+export type ModelStreamEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "done"; response: ModelResponse };
+
+/**
+ * Our neutral model interface. `model/anthropic.ts` and `model/openai.ts` implement it;
+ * tests and users may implement it directly.
+ */
+export interface ModelClient {
+  /** A short name for logs and `--explain` (e.g. `anthropic:claude-sonnet-4-5`). */
+  readonly name: string;
+  complete(request: ModelRequest): Promise<ModelResponse>;
+  stream?(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
+}

@@ -1,0 +1,68 @@
+/** The four kinds of memory (SPEC §1). */
+export const MEMORY_TYPES = ["user", "feedback", "project", "reference"] as const;
+export type MemoryType = (typeof MEMORY_TYPES)[number];
+
+export function isMemoryType(value: unknown): value is MemoryType {
+  return typeof value === "string" && (MEMORY_TYPES as readonly string[]).includes(value);
+}
+
+/** What the 30-line header scan learns about one memory file (SPEC §3). */
+export interface MemoryHeader {
+  /** Path relative to the memory dir, with `/` separators (e.g. `team/feedback-x.md`). */
+  file: string;
+  /** Absolute path. */
+  path: string;
+  mtimeMs: number;
+  size: number;
+  type: MemoryType | null;
+  description: string | null;
+}
+
+// ---- Neutral conversation messages (mapped to Anthropic / OpenAI shapes by model/) ----
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+export interface ToolResultBlock {
+  type: "tool_result";
+  toolUseId: string;
+  content: string;
+  isError?: boolean;
+}
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+
+/**
+ * One conversation message. `isMeta` marks hidden messages the user never typed
+ * (the user context, surfaced memories): they are sent to the model as user messages
+ * but are not "real" user input for the prefetch gates.
+ */
+export interface Message {
+  id: string;
+  role: "user" | "assistant";
+  content: string | ContentBlock[];
+  isMeta?: boolean;
+  /** ISO time the message was created; set by whoever creates it. */
+  timestamp?: string;
+}
+
+/** Text of a message: the string itself, or its text blocks joined. */
+export function messageText(message: Message): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content
+    .filter((b): b is TextBlock => b.type === "text")
+    .map((b) => b.text)
+    .join("\n");
+}
+
+/** Files the model has read (or that were surfaced) in this session, keyed by absolute path. */
+export type ReadFileState = Map<string, { readAt: number; source: "read" | "memory" }>;
+
+/** Injected clock; tests pass a fixed one. */
+export type Clock = () => number;

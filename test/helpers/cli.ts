@@ -1,0 +1,55 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+
+const repo = path.resolve(import.meta.dirname, "../..");
+const entry = path.join(repo, "src/cli/run.ts");
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the memdir CLI from sources as a real child process. `env` is merged over a clean
+ * environment whose HOME is `home` (never the developer's real home).
+ */
+export function runCli(
+  args: string[],
+  options: {
+    cwd?: string;
+    env?: Record<string, string | undefined>;
+    input?: string;
+    home: string;
+    timeoutMs?: number;
+  },
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      HOME: options.home,
+      NO_COLOR: "1",
+    };
+    for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
+    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+      cwd: options.cwd ?? options.home,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}

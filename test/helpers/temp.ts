@@ -1,0 +1,26 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after } from "node:test";
+
+/** A real temp directory, removed when the current test file finishes. Returns its real path. */
+export function makeTempDir(prefix = "memdir-test-"): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Writes files (relative path → content) under `dir`, creating folders. */
+export function writeTree(dir: string, files: Record<string, string>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const full = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(full), { recursive: true });
+    fs.writeFileSync(full, content);
+  }
+}
+
+/** `../shared` beside the repo, or null when absent (tests that need it skip with a message). */
+export function sharedDir(): string | null {
+  const candidate = path.resolve(import.meta.dirname, "../../../shared");
+  return fs.existsSync(path.join(candidate, "bench")) ? candidate : null;
+}
