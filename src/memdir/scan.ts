@@ -1,0 +1,295 @@
+import type { Dirent } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { MemdirError } from "../errors.ts";
+import type { MemoryHeader, MemoryType } from "../types.ts";
+import { parseFrontmatter } from "./frontmatter.ts";
+
+/** The index file's name; never a memory itself (SPEC §1). */
+export const INDEX_FILE_NAME = "MEMORY.md";
+/** How many lines of each file the header scan reads (SPEC §3). */
+export const HEADER_MAX_LINES = 30;
+/** The selector's cap on headers (SPEC §3). */
+export const SCAN_DEFAULT_LIMIT = 200;
+
+// Reads go in small chunks: most frontmatter fits in the first 8 KB, and a 50 MB file must cost
+// no more than its first lines. The hard cap stops a file of 30 enormous lines from being read whole.
+const CHUNK_BYTES = 8192;
+const HEADER_MAX_BYTES = 256 * 1024;
+// Enough parallel stats/reads to hide disk latency without exhausting file descriptors.
+const CONCURRENCY = 64;
+
+interface CachedHeader {
+  mtimeMs: number;
+  size: number;
+  type: MemoryType | null;
+  description: string | null;
+}
+
+/**
+ * Remembers parsed headers by absolute path, valid while `(mtimeMs, size)` are unchanged, so a
+ * rescan of an unchanged directory only `stat`s (SPEC §3 beyond, §9 "nothing re-reads unchanged files").
+ *
+ * @example
+ * const cache = new HeaderCache();
+ * await scanHeaders(dir, { cache }); // reads every header
+ * await scanHeaders(dir, { cache }); // reads none
+ */
+export class HeaderCache {
+  private readonly entries = new Map<string, CachedHeader>();
+  /** Header reads from disk since creation (cache misses). */
+  reads = 0;
+  /** Headers served from the cache. */
+  hits = 0;
+
+  /** The cached header of `filePath` when its mtime and size still match. */
+  get(filePath: string, mtimeMs: number, size: number): CachedHeader | undefined {
+    const entry = this.entries.get(filePath);
+    if (entry && entry.mtimeMs === mtimeMs && entry.size === size) {
+      this.hits++;
+      return entry;
+    }
+    return undefined;
+  }
+
+  set(filePath: string, entry: CachedHeader): void {
+    this.entries.set(filePath, entry);
+  }
+
+  /** Drops entries for paths not in `keep` (files deleted since the last scan). */
+  retainOnly(keep: Set<string>, under: string): void {
+    for (const key of this.entries.keys())
+      if (key.startsWith(under) && !keep.has(key)) this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/** The process-wide cache used when a caller passes none. */
+export const defaultHeaderCache = new HeaderCache();
+
+export interface ScanOptions {
+  /** Keep only the newest `limit` headers (the selector uses 200); only those are read. */
+  limit?: number;
+  signal?: AbortSignal;
+  /** Defaults to {@link defaultHeaderCache}; pass `null` to read every file fresh. */
+  cache?: HeaderCache | null;
+}
+
+interface Candidate {
+  file: string;
+  path: string;
+  mtimeMs: number;
+  size: number;
+}
+
+/**
+ * Scans a memory directory for memory headers (SPEC §3): every `*.md` file at any depth except
+ * files named `MEMORY.md` (at any depth: a `MEMORY.md` in a sub-folder is an index too, as in the
+ * original), reading only the first 30 lines of each. Newest first (ties by file name).
+ *
+ * Skipped: unreadable files and folders, non-regular files, dot-folders (`.git`, backups),
+ * symlinked folders (never followed, so no loops), and symlinked files whose real path leaves
+ * the memory directory. A missing directory yields `[]`.
+ *
+ * @example
+ * const headers = await scanHeaders("/home/me/.claude/projects/-work-shop/memory", { limit: 200 });
+ * console.log(formatManifest(headers));
+ */
+export async function scanHeaders(memoryDir: string, options: ScanOptions = {}): Promise<MemoryHeader[]> {
+  const cache = options.cache === undefined ? defaultHeaderCache : options.cache;
+  const root = path.resolve(memoryDir);
+  const realRoot = await fs.realpath(root).catch(() => null);
+  if (realRoot === null) return [];
+  const listed = await listMarkdownFiles(root, realRoot, options.signal);
+  const stated = await mapBounded(listed, CONCURRENCY, options.signal, async (entry) => {
+    try {
+      const stat = await fs.stat(entry.path);
+      if (!stat.isFile()) return null;
+      return { file: entry.file, path: entry.path, mtimeMs: stat.mtimeMs, size: stat.size };
+    } catch {
+      return null; // vanished or unreadable between listing and stat
+    }
+  });
+  const candidates = stated.filter((c): c is Candidate => c !== null);
+  candidates.sort(newestFirst);
+  const chosen = options.limit !== undefined ? candidates.slice(0, Math.max(0, options.limit)) : candidates;
+  const headers = await mapBounded(chosen, CONCURRENCY, options.signal, async (candidate) => {
+    const cached = cache?.get(candidate.path, candidate.mtimeMs, candidate.size);
+    if (cached) return toHeader(candidate, cached);
+    const text = await readHeadLines(candidate.path, HEADER_MAX_LINES).catch(() => null);
+    if (text === null) return null;
+    const parsed = parseFrontmatter(text, { maxLines: HEADER_MAX_LINES });
+    const entry = {
+      mtimeMs: candidate.mtimeMs,
+      size: candidate.size,
+      type: parsed.type,
+      description: parsed.description,
+    };
+    if (cache) {
+      cache.reads++;
+      cache.set(candidate.path, entry);
+    }
+    return toHeader(candidate, entry);
+  });
+  if (cache && options.limit === undefined) cache.retainOnly(new Set(candidates.map((c) => c.path)), root);
+  return headers.filter((h): h is MemoryHeader => h !== null);
+}
+
+function toHeader(candidate: Candidate, entry: CachedHeader): MemoryHeader {
+  return {
+    file: candidate.file,
+    path: candidate.path,
+    mtimeMs: candidate.mtimeMs,
+    size: candidate.size,
+    type: entry.type,
+    description: entry.description,
+  };
+}
+
+function newestFirst(a: Candidate, b: Candidate): number {
+  if (a.mtimeMs !== b.mtimeMs) return b.mtimeMs - a.mtimeMs;
+  return a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
+}
+
+/** True for a path (relative, `/`-separated) the scan treats as a memory file. */
+export function isMemoryFileName(file: string): boolean {
+  const base = file.slice(file.lastIndexOf("/") + 1);
+  return base.toLowerCase().endsWith(".md") && base !== INDEX_FILE_NAME;
+}
+
+/** Walks the directory tree (not following symlinked folders) and lists `*.md` memory files. */
+async function listMarkdownFiles(
+  root: string,
+  realRoot: string,
+  signal: AbortSignal | undefined,
+): Promise<{ file: string; path: string }[]> {
+  const found: { file: string; path: string }[] = [];
+  let pending: string[] = [""];
+  while (pending.length > 0) {
+    throwIfAborted(signal);
+    const next: string[] = [];
+    await mapBounded(pending, 16, signal, async (relativeDir) => {
+      let entries: Dirent[];
+      try {
+        entries = await fs.readdir(path.join(root, relativeDir), { withFileTypes: true });
+      } catch {
+        return; // unreadable folder: skip it, keep the rest
+      }
+      for (const entry of entries) {
+        const file = relativeDir === "" ? entry.name : `${relativeDir}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (!entry.name.startsWith(".")) next.push(file);
+        } else if (entry.isFile()) {
+          if (isMemoryFileName(file)) found.push({ file, path: path.join(root, file) });
+        } else if (entry.isSymbolicLink() && isMemoryFileName(file)) {
+          const full = path.join(root, file);
+          if (await symlinkStaysInside(full, realRoot)) found.push({ file, path: full });
+        }
+      }
+    });
+    pending = next;
+  }
+  return found;
+}
+
+async function symlinkStaysInside(linkPath: string, realRoot: string): Promise<boolean> {
+  try {
+    const target = await fs.realpath(linkPath);
+    return target.startsWith(realRoot + path.sep);
+  } catch {
+    return false; // dangling link or loop (ELOOP)
+  }
+}
+
+/**
+ * Reads the first `maxLines` lines of a file in small chunks (never the whole file) and returns
+ * them as text, without the newline that ends the last one.
+ */
+export async function readHeadLines(filePath: string, maxLines: number): Promise<string> {
+  const handle = await fs.open(filePath, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let newlines = 0;
+    let end = -1;
+    while (total < HEADER_MAX_BYTES) {
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, total);
+      if (bytesRead === 0) break;
+      for (let i = 0; i < bytesRead; i++) {
+        if (chunk[i] === 0x0a && ++newlines === maxLines) {
+          end = total + i;
+          break;
+        }
+      }
+      chunks.push(bytesRead === CHUNK_BYTES ? chunk : chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (end >= 0) break;
+    }
+    const bytes = Buffer.concat(chunks, total);
+    return bytes.toString("utf8", 0, end >= 0 ? end : Math.min(total, HEADER_MAX_BYTES));
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * One manifest line (SPEC §3): `- [type] file (ISO mtime): description`. When the scan found no
+ * valid type the `[type] ` tag is left out, and with no description the `: description` part is
+ * left out, as the original does — the model sees exactly what is known, never a placeholder.
+ *
+ * @example
+ * manifestLine(h) // "- [feedback] feedback-real-database.md (2026-01-03T10:00:00.000Z): login tests hit a real DB"
+ */
+export function manifestLine(
+  header: Pick<MemoryHeader, "file" | "mtimeMs" | "type" | "description">,
+): string {
+  const tag = header.type ? `[${header.type}] ` : "";
+  const time = isoTime(header.mtimeMs);
+  const description = header.description ? `: ${header.description.replace(/\s*[\r\n]+\s*/g, " ")}` : "";
+  return `- ${tag}${header.file} (${time})${description}`;
+}
+
+/**
+ * An mtime as ISO text, rounded to the millisecond: `stat` reports nanosecond mtimes, so a file
+ * stamped at `…738` ms reads back as `…737.999` and would otherwise print one millisecond early.
+ */
+export function isoTime(mtimeMs: number): string {
+  return new Date(Math.round(mtimeMs)).toISOString();
+}
+
+/** The manifest of many headers: one {@link manifestLine} per header, joined by newlines. */
+export function formatManifest(headers: readonly MemoryHeader[]): string {
+  return headers.map(manifestLine).join("\n");
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new MemdirError("aborted", "scan: aborted", { cause: signal.reason });
+}
+
+/** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */
+async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  signal: AbortSignal | undefined,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      throwIfAborted(signal);
+      const index = next++;
+      results[index] = await fn(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
