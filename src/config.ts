@@ -115,33 +115,8 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
     ...readSettingsFile(path.join(projectRoot, ".claude", "settings.json")),
     ...readSettingsFile(path.join(projectRoot, ".claude", "settings.local.json")),
   };
-  const bare = options.bare ?? envFlag(env.MEMDIR_BARE) ?? false;
-
-  let autoMemory = true;
-  let autoMemoryOffReason: string | null = null;
-  const envDisable = envFlag(env.CLAUDE_CODE_DISABLE_AUTO_MEMORY) ?? envFlag(env.MEMDIR_DISABLE);
-  const settingEnabled = projectSettings.autoMemoryEnabled ?? userSettings.autoMemoryEnabled;
-  if (envDisable === true) {
-    autoMemory = false;
-    autoMemoryOffReason = env.CLAUDE_CODE_DISABLE_AUTO_MEMORY
-      ? "CLAUDE_CODE_DISABLE_AUTO_MEMORY=1"
-      : "MEMDIR_DISABLE=1";
-  } else if (envDisable === false) {
-    autoMemory = true;
-  } else if (bare) {
-    autoMemory = false;
-    autoMemoryOffReason = "bare mode";
-  } else if (settingEnabled === false) {
-    autoMemory = false;
-    autoMemoryOffReason =
-      projectSettings.autoMemoryEnabled === false
-        ? "autoMemoryEnabled: false in project settings"
-        : "autoMemoryEnabled: false in user settings";
-  }
-  if (envDisable === false && bare) {
-    // An explicit `=0` forces memory on even in bare mode: the user asked for it by name.
-    autoMemoryOffReason = null;
-  }
+  const bare = options.bare ?? envFlag(env.MEMDIR_BARE) ?? envFlag(env.CLAUDE_CODE_SIMPLE) ?? false;
+  const { autoMemory, autoMemoryOffReason } = resolveAutoMemory({ env, bare, userSettings, projectSettings });
 
   const dreamSettings = { ...userSettings.autoDream, ...projectSettings.autoDream };
   const autoDream = {
@@ -149,18 +124,19 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
       autoMemory &&
       !bare &&
       (envFlag(env.MEMDIR_AUTO_DREAM) ??
-        projectSettings.autoDreamEnabled ??
-        userSettings.autoDreamEnabled ??
+        booleanSetting(projectSettings.autoDreamEnabled) ??
+        booleanSetting(userSettings.autoDreamEnabled) ??
         true),
     minHours: typeof dreamSettings.minHours === "number" ? dreamSettings.minHours : 24,
     minSessions: typeof dreamSettings.minSessions === "number" ? dreamSettings.minSessions : 5,
     mode: dreamSettings.mode === "propose" ? ("propose" as const) : ("apply" as const),
   };
   const teamMemory =
-    envFlag(env.MEMDIR_TEAM_MEMORY) ??
-    projectSettings.teamMemoryEnabled ??
-    userSettings.teamMemoryEnabled ??
-    false;
+    autoMemory &&
+    (envFlag(env.MEMDIR_TEAM_MEMORY) ??
+      booleanSetting(projectSettings.teamMemoryEnabled) ??
+      booleanSetting(userSettings.teamMemoryEnabled) ??
+      false);
 
   return {
     home,
@@ -175,6 +151,51 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
     userSettings,
     projectSettings,
   };
+}
+
+/** Environment variables that switch auto memory: `=1` turns it off, `=0` forces it on (SPEC §2). */
+export const AUTO_MEMORY_ENV_SWITCHES = ["CLAUDE_CODE_DISABLE_AUTO_MEMORY", "MEMDIR_DISABLE"] as const;
+
+/** A settings value counts only when it is a real boolean; `"false"` or `0` in a JSON file is ignored. */
+function booleanSetting(value: unknown): boolean | undefined {
+  return typeof value === "boolean" ? value : undefined;
+}
+
+/**
+ * Whether auto memory is on, and why not when it is off. First match wins:
+ * 1. `CLAUDE_CODE_DISABLE_AUTO_MEMORY` or `MEMDIR_DISABLE` truthy (`1`, `true`, `yes`, `on`) → off.
+ *    Either one turning it off is enough: off is the safe answer when the two disagree.
+ * 2. Either variable falsy (`0`, `false`, `no`, `off`) → on, even in bare mode or against settings.
+ * 3. Bare mode → off.
+ * 4. `autoMemoryEnabled` in project settings (`.claude/settings.local.json` over `.claude/settings.json`).
+ * 5. `autoMemoryEnabled` in user settings.
+ * 6. On.
+ */
+export function resolveAutoMemory(input: {
+  env: NodeJS.ProcessEnv;
+  bare: boolean;
+  userSettings: MemdirSettings;
+  projectSettings: MemdirSettings;
+}): { autoMemory: boolean; autoMemoryOffReason: string | null } {
+  const switches = AUTO_MEMORY_ENV_SWITCHES.map((name) => ({
+    name,
+    value: input.env[name],
+    flag: envFlag(input.env[name]),
+  }));
+  const disabledBy = switches.find((entry) => entry.flag === true);
+  if (disabledBy) return { autoMemory: false, autoMemoryOffReason: `${disabledBy.name}=${disabledBy.value}` };
+  if (switches.some((entry) => entry.flag === false)) return { autoMemory: true, autoMemoryOffReason: null };
+  if (input.bare) return { autoMemory: false, autoMemoryOffReason: "bare mode" };
+  const fromProject = booleanSetting(input.projectSettings.autoMemoryEnabled);
+  if (fromProject !== undefined) {
+    return fromProject
+      ? { autoMemory: true, autoMemoryOffReason: null }
+      : { autoMemory: false, autoMemoryOffReason: "autoMemoryEnabled: false in project settings" };
+  }
+  if (booleanSetting(input.userSettings.autoMemoryEnabled) === false) {
+    return { autoMemory: false, autoMemoryOffReason: "autoMemoryEnabled: false in user settings" };
+  }
+  return { autoMemory: true, autoMemoryOffReason: null };
 }
 
 /**

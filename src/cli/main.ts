@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { MemdirError } from "../errors.ts";
+import { registerContextCommand } from "./commands/context.ts";
 import type { CommandContext } from "./common.ts";
 import { type CliIO, processIO } from "./output.ts";
 
@@ -7,7 +8,7 @@ import { type CliIO, processIO } from "./output.ts";
 export type RegisterCommand = (program: Command, context: CommandContext) => void;
 
 // Each command file adds one line here (keep alphabetical).
-const commands: RegisterCommand[] = [];
+const commands: RegisterCommand[] = [registerContextCommand];
 
 /**
  * Runs the CLI with `argv` (as `process.argv`: node, script, args…) and resolves to the exit code:

@@ -1,0 +1,235 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { ResolvedConfig } from "../config.ts";
+import { type IndexLimit, readIndex } from "../memdir/index-file.ts";
+import { resolveMemoryLocation } from "../memdir/paths.ts";
+import { stripHtmlComments } from "./comments.ts";
+import { findImports, importCandidates, MAX_IMPORT_DEPTH } from "./imports.ts";
+
+/**
+ * Where an instruction file comes from, in load order (SPEC §2):
+ * - `Managed`: the administrator's `CLAUDE.md` and `.claude/rules/**\/*.md` (`/etc/claude-code` on Linux)
+ * - `User`: `~/.claude/CLAUDE.md` and `~/.claude/rules/**\/*.md`, for every project
+ * - `Project`: `CLAUDE.md`, `.claude/CLAUDE.md`, `.claude/rules/**\/*.md`, `AGENTS.md` in each
+ *   directory from the filesystem root down to cwd, and in each `--add-dir` directory
+ * - `Local`: `CLAUDE.local.md` at the same places (private, not checked in)
+ * - `AutoMem`: the auto-memory index `MEMORY.md` (never the memory files themselves)
+ * - `TeamMem`: the team index `team/MEMORY.md` inside the memory directory
+ *
+ * A file pulled in by an `@path` import has the type of the file that imported it.
+ */
+export type InstructionFileType = "Managed" | "User" | "Project" | "Local" | "AutoMem" | "TeamMem";
+
+/** One instruction file as it goes into the user context. */
+export interface InstructionFile {
+  /** Absolute path. */
+  path: string;
+  type: InstructionFileType;
+  /** What the model sees: block-level HTML comments stripped, trimmed; for an index, capped with its warning. */
+  content: string;
+  /** UTF-8 bytes of `content`. */
+  bytes: number;
+  /** Absolute paths of the files this one imported with `@path` (each loaded as its own entry, right after it). */
+  imports: string[];
+  /** The file whose `@path` import loaded this one. */
+  importedBy?: string;
+  /** Index files only: whether the 200-line / 25,000-byte limits cut it, and which limit decided. */
+  truncated?: false | IndexLimit;
+}
+
+export interface MemoryFilesOptions {
+  /** Switches (auto memory, team memory) and defaults for `cwd`, `home`, `root`. */
+  config: ResolvedConfig;
+  cwd?: string;
+  /** Home directory for `~/.claude/…` and `~/` imports. */
+  home?: string;
+  /** Memory root (`~/.claude` by default). */
+  root?: string;
+  /** Extra directories (`--add-dir`) whose instruction files load after cwd's. */
+  addDirs?: string[];
+  /** Managed-policy directory; defaults to {@link defaultManagedDir}. */
+  managedDir?: string;
+  /** Use this memory directory instead of resolving the project's (`--dir`). */
+  memoryDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The administrator's directory for managed instructions on each platform. */
+export function defaultManagedDir(platform: NodeJS.Platform = process.platform): string {
+  if (platform === "darwin") return "/Library/Application Support/ClaudeCode";
+  if (platform === "win32") return "C:\\Program Files\\ClaudeCode";
+  return "/etc/claude-code";
+}
+
+interface LoadState {
+  home: string;
+  /** Real paths already loaded: stops import cycles and loads a file reachable twice only once. */
+  seen: Set<string>;
+}
+
+/**
+ * Every instruction file that exists, in SPEC §2's order: managed, user, each directory from the
+ * filesystem root down to cwd, each `addDirs` directory, then the auto-memory index and (with team
+ * memory on) the team index. `@path` imports are loaded as entries right after their importer.
+ * With auto memory off, no index is included. Reads fresh on every call; a session memoizes
+ * through {@link createInstructionLoader}.
+ *
+ * @throws MemdirError("project-mismatch") when the project's memory directory belongs to another project.
+ * @example
+ * const files = await getMemoryFiles({ config: resolveConfig({ cwd }), cwd });
+ * files.map((f) => `${f.type} ${f.path}`);
+ */
+export async function getMemoryFiles(options: MemoryFilesOptions): Promise<InstructionFile[]> {
+  const { config } = options;
+  const cwd = path.resolve(options.cwd ?? config.cwd);
+  const home = options.home ?? config.home;
+  const state: LoadState = { home, seen: new Set() };
+  const files: InstructionFile[] = [];
+  const load = async (filePath: string, type: InstructionFileType) => {
+    files.push(...(await loadInstructionFile(filePath, type, state, 0)));
+  };
+
+  const managedDir = options.managedDir ?? defaultManagedDir();
+  await load(path.join(managedDir, "CLAUDE.md"), "Managed");
+  for (const rule of await listRules(path.join(managedDir, ".claude", "rules"))) await load(rule, "Managed");
+
+  const userDir = path.join(home, ".claude");
+  await load(path.join(userDir, "CLAUDE.md"), "User");
+  for (const rule of await listRules(path.join(userDir, "rules"))) await load(rule, "User");
+
+  for (const directory of directoriesDownTo(cwd)) await loadDirectory(directory, load);
+  for (const addDir of options.addDirs ?? []) await loadDirectory(path.resolve(cwd, addDir), load);
+
+  if (config.autoMemory) {
+    const memoryDir =
+      options.memoryDir ??
+      (
+        await resolveMemoryLocation({
+          cwd,
+          root: options.root ?? config.root,
+          home,
+          ...(options.env ? { env: options.env } : {}),
+        })
+      ).memoryDir;
+    const index = await loadIndexFile(memoryDir, "AutoMem");
+    if (index) files.push(index);
+    if (config.teamMemory) {
+      const team = await loadIndexFile(path.join(memoryDir, "team"), "TeamMem");
+      if (team) files.push(team);
+    }
+  }
+  return files;
+}
+
+/** The instruction files of one directory, in order: CLAUDE.md, .claude/CLAUDE.md, rules, AGENTS.md, CLAUDE.local.md. */
+async function loadDirectory(
+  directory: string,
+  load: (filePath: string, type: InstructionFileType) => Promise<void>,
+): Promise<void> {
+  await load(path.join(directory, "CLAUDE.md"), "Project");
+  await load(path.join(directory, ".claude", "CLAUDE.md"), "Project");
+  for (const rule of await listRules(path.join(directory, ".claude", "rules"))) await load(rule, "Project");
+  await load(path.join(directory, "AGENTS.md"), "Project");
+  await load(path.join(directory, "CLAUDE.local.md"), "Local");
+}
+
+/** `/`, `/a`, `/a/b` for cwd `/a/b`: the farthest first, so the instructions nearest cwd come last. */
+export function directoriesDownTo(cwd: string): string[] {
+  const directories: string[] = [];
+  let current = path.resolve(cwd);
+  for (;;) {
+    directories.unshift(current);
+    const parent = path.dirname(current);
+    if (parent === current) return directories;
+    current = parent;
+  }
+}
+
+/** Every `*.md` under a rules folder, at any depth, sorted by relative path (code-point order, `/` separators). */
+async function listRules(rulesDir: string): Promise<string[]> {
+  let entries: string[];
+  try {
+    entries = (await fs.readdir(rulesDir, { recursive: true })).map(String);
+  } catch {
+    return [];
+  }
+  const relative = entries
+    .filter((entry) => entry.toLowerCase().endsWith(".md"))
+    .map((entry) => entry.split(path.sep).join("/"))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return relative.map((entry) => path.join(rulesDir, entry));
+}
+
+/**
+ * Loads one instruction file and, after it, the files its `@path` imports name (recursively, at
+ * most {@link MAX_IMPORT_DEPTH} hops). Missing, unreadable, binary and already-loaded files yield
+ * nothing, so a cycle stops where it would repeat.
+ */
+async function loadInstructionFile(
+  filePath: string,
+  type: InstructionFileType,
+  state: LoadState,
+  depth: number,
+  importedBy?: string,
+): Promise<InstructionFile[]> {
+  const text = await readTextFile(filePath);
+  if (text === null) return [];
+  const realPath = await fs.realpath(filePath);
+  if (state.seen.has(realPath)) return [];
+  state.seen.add(realPath);
+
+  const content = stripHtmlComments(text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n")).trim();
+  const file: InstructionFile = {
+    path: filePath,
+    type,
+    content,
+    bytes: Buffer.byteLength(content, "utf8"),
+    imports: [],
+    ...(importedBy ? { importedBy } : {}),
+  };
+  const loaded: InstructionFile[] = [file];
+  if (depth >= MAX_IMPORT_DEPTH) return loaded;
+  for (const token of findImports(content)) {
+    for (const candidate of importCandidates(token, filePath, state.home)) {
+      if ((await readTextFile(candidate)) === null) continue;
+      const imported = await loadInstructionFile(candidate, type, state, depth + 1, filePath);
+      if (imported.length > 0) file.imports.push(candidate);
+      loaded.push(...imported);
+      break;
+    }
+  }
+  return loaded;
+}
+
+/** A regular text file's content, or null when it is missing, not a file, unreadable or binary. */
+async function readTextFile(filePath: string): Promise<string | null> {
+  try {
+    const stat = await fs.stat(filePath);
+    if (!stat.isFile()) return null;
+    const text = await fs.readFile(filePath, "utf8");
+    return text.includes("\u0000") ? null : text;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An index (`MEMORY.md`) as an instruction file, capped by `readIndex` (200 lines / 25,000 bytes,
+ * with the warning line). Its text is shown as written: no comment stripping, and no `@path`
+ * imports, because the model writes the index and must not be able to pull other files in.
+ */
+async function loadIndexFile(
+  memoryDir: string,
+  type: "AutoMem" | "TeamMem",
+): Promise<InstructionFile | null> {
+  const index = await readIndex(memoryDir);
+  if (!index.exists) return null;
+  return {
+    path: index.path,
+    type,
+    content: index.content,
+    bytes: Buffer.byteLength(index.content, "utf8"),
+    imports: [],
+    truncated: index.truncated,
+  };
+}
