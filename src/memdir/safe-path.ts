@@ -1,0 +1,274 @@
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { MemdirError } from "../errors.ts";
+
+/** Which rule refused a path; stable, for callers and tests that need to tell them apart. */
+export type UnsafePathRule =
+  | "empty"
+  | "control-character"
+  | "url-encoded"
+  | "lookalike-character"
+  | "backslash"
+  | "drive"
+  | "home"
+  | "dot-dot"
+  | "too-long"
+  | "outside"
+  | "memory-dir-symlink"
+  | "symlink-outside"
+  | "dangling-symlink"
+  | "symlink-loop"
+  | "not-a-folder"
+  | "memory-dir-itself";
+
+export type SafePathResult =
+  | {
+      ok: true;
+      /** Absolute path of the file: the memory dir as given, joined with `file`. */
+      path: string;
+      /** Path relative to the memory dir, `/`-separated, symlinks inside the dir resolved. */
+      file: string;
+    }
+  | { ok: false; rule: UnsafePathRule; reason: string };
+
+/** Longest file-name component most file systems accept (bytes). */
+const MAX_COMPONENT_BYTES = 255;
+const MAX_PATH_BYTES = 4096;
+
+/**
+ * Characters that normalize (NFKC) or look like `.`, `/`, `\` or `:`: full-width forms, small
+ * forms, dot leaders, division and fraction slashes. A model or a tool that "normalizes" a path
+ * would turn them into a real traversal, so they are refused outright.
+ */
+const LOOKALIKE =
+  /[\uFF0E\uFF0F\uFF3C\uFF1A\uFE52\uFE68\uFE55\u2024\u2025\u2026\u2044\u2215\u29F8\u29F9\u2216]/;
+const URL_ESCAPE = /%[0-9A-Fa-f]{2}/;
+// Control characters (C0, DEL, C1): NUL truncates paths in C APIs; newlines break index lines.
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+const DRIVE = /^[A-Za-z]:/;
+
+function countPathPunctuation(text: string): number {
+  return text.match(/[./\\:]/g)?.length ?? 0;
+}
+
+function refuse(rule: UnsafePathRule, reason: string): SafePathResult {
+  return { ok: false, rule, reason };
+}
+
+function shown(requested: string): string {
+  return JSON.stringify(requested.length > 120 ? `${requested.slice(0, 120)}…` : requested);
+}
+
+function isInside(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return (
+    relative === "" ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative))
+  );
+}
+
+/** Checks that need no file system: the spelling of the request. */
+function checkSpelling(requested: string, memoryDir: string): SafePathResult | null {
+  const hint = `use a path relative to the memory directory ${memoryDir}, such as "feedback-testing.md"`;
+  if (requested.trim() === "") return refuse("empty", `the path is empty; ${hint}`);
+  if (CONTROL.test(requested)) {
+    return refuse(
+      "control-character",
+      `the path ${shown(requested)} contains a NUL or control character; ${hint}`,
+    );
+  }
+  if (URL_ESCAPE.test(requested)) {
+    return refuse(
+      "url-encoded",
+      `the path ${shown(requested)} contains URL-encoded characters (%xx); write the plain characters instead; ${hint}`,
+    );
+  }
+  if (
+    LOOKALIKE.test(requested) ||
+    countPathPunctuation(requested.normalize("NFKC")) > countPathPunctuation(requested)
+  ) {
+    return refuse(
+      "lookalike-character",
+      `the path ${shown(requested)} contains full-width or look-alike dots, slashes or colons; ${hint}`,
+    );
+  }
+  if (requested.includes("\\")) {
+    return refuse(
+      "backslash",
+      `the path ${shown(requested)} contains a backslash; separate folders with "/"; ${hint}`,
+    );
+  }
+  if (DRIVE.test(requested)) {
+    return refuse("drive", `the path ${shown(requested)} is a Windows drive path; ${hint}`);
+  }
+  const segments = requested.split("/");
+  if (segments[0] === "~") {
+    return refuse("home", `the path ${shown(requested)} starts with "~", which is not expanded; ${hint}`);
+  }
+  if (segments.includes("..")) {
+    return refuse(
+      "dot-dot",
+      `the path ${shown(requested)} contains "..", which could leave the memory directory; ${hint}`,
+    );
+  }
+  if (Buffer.byteLength(requested) > MAX_PATH_BYTES) {
+    return refuse("too-long", `the path is longer than ${MAX_PATH_BYTES} bytes; ${hint}`);
+  }
+  if (segments.some((segment) => Buffer.byteLength(segment) > MAX_COMPONENT_BYTES)) {
+    return refuse(
+      "too-long",
+      `a name in the path ${shown(requested)} is longer than ${MAX_COMPONENT_BYTES} bytes; use a shorter file name`,
+    );
+  }
+  return null;
+}
+
+type RealPath = { ok: true; real: string } | { ok: false; rule: UnsafePathRule; at: string };
+
+/**
+ * The real path `target` would have: the nearest existing ancestor's real path plus the part that
+ * does not exist yet. A symlink whose target is missing (dangling) is reported, never followed:
+ * writing through it would create a file wherever it points.
+ */
+async function realPathOf(target: string): Promise<RealPath> {
+  const tail: string[] = [];
+  let current = target;
+  for (;;) {
+    try {
+      const real = await fsp.realpath(current);
+      return { ok: true, real: path.join(real, ...tail) };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") return { ok: false, rule: "symlink-loop", at: current };
+      if (code === "ENOTDIR") return { ok: false, rule: "not-a-folder", at: current };
+      if (code !== "ENOENT") throw error;
+    }
+    const link = await fsp.lstat(current).catch(() => null);
+    if (link) return { ok: false, rule: "dangling-symlink", at: current };
+    const parent = path.dirname(current);
+    if (parent === current) return { ok: true, real: path.join(current, ...tail) };
+    tail.unshift(path.basename(current));
+    current = parent;
+  }
+}
+
+export interface SafePathOptions {
+  /**
+   * Memory root. When given, the memory directory's real path must also lie inside the root's
+   * real path (no symlinked `projects/…` folder pointing elsewhere).
+   */
+  root?: string;
+}
+
+/**
+ * Resolves a path a caller (often a model) asked for to a file inside the memory directory,
+ * or says in one readable sentence why not. Relative paths are taken from the memory dir; an
+ * absolute path is accepted only when it lies inside it. Everything is decided on real paths:
+ * the nearest existing ancestor is resolved, so a file that does not exist yet can be checked,
+ * and a differently-cased spelling on a case-insensitive file system cannot slip past.
+ *
+ * Refused: `..` segments, absolute paths elsewhere, `~`, NUL and control characters, URL
+ * escapes (`%2e`, `%2f`, double-encoded `%252e`), full-width or look-alike dots and slashes,
+ * backslashes, Windows drive and UNC forms, names over 255 bytes, symlinks (the file or any
+ * folder) whose real path leaves the memory dir, dangling symlinks, symlink loops, and a memory
+ * directory that is itself a symlink (its ancestors may be links, e.g. macOS `/tmp`; the
+ * directory itself may not, since a planted `memory -> ~/.ssh` would redirect every write).
+ *
+ * @example
+ * const result = await resolveInsideMemoryDir(memoryDir, "feedback-testing.md");
+ * if (!result.ok) return { content: result.reason, isError: true };
+ */
+export async function resolveInsideMemoryDir(
+  memoryDir: string,
+  requested: string,
+  options: SafePathOptions = {},
+): Promise<SafePathResult> {
+  const memoryDirPath = path.resolve(memoryDir);
+  if (typeof requested !== "string") return refuse("empty", "the path must be a string");
+  const spelling = checkSpelling(requested, memoryDirPath);
+  if (spelling) return spelling;
+
+  const memoryDirStat = await fsp.lstat(memoryDirPath).catch(() => null);
+  if (memoryDirStat?.isSymbolicLink()) {
+    const target = await fsp.readlink(memoryDirPath).catch(() => "?");
+    return refuse(
+      "memory-dir-symlink",
+      `the memory directory ${memoryDirPath} is a symbolic link (to ${target}); memdir does not write through it — ` +
+        `pass the real directory with --dir`,
+    );
+  }
+  const realMemory = await realPathOf(memoryDirPath);
+  if (!realMemory.ok) {
+    return refuse(
+      realMemory.rule,
+      `the memory directory ${memoryDirPath} cannot be resolved (${realMemory.rule})`,
+    );
+  }
+  if (options.root) {
+    const realRoot = await realPathOf(path.resolve(options.root));
+    if (realRoot.ok && !isInside(realRoot.real, realMemory.real)) {
+      return refuse(
+        "memory-dir-symlink",
+        `the memory directory ${memoryDirPath} really lives at ${realMemory.real}, outside the memory root ${options.root}`,
+      );
+    }
+  }
+
+  const candidate = path.isAbsolute(requested)
+    ? path.resolve(requested)
+    : path.resolve(memoryDirPath, requested);
+  const resolved = await realPathOf(candidate);
+  if (!resolved.ok) {
+    const where = shown(requested);
+    if (resolved.rule === "dangling-symlink") {
+      return refuse(
+        "dangling-symlink",
+        `the path ${where} goes through a symbolic link whose target does not exist`,
+      );
+    }
+    if (resolved.rule === "symlink-loop") {
+      return refuse("symlink-loop", `the path ${where} goes through a loop of symbolic links`);
+    }
+    return refuse("not-a-folder", `the path ${where} uses a file as if it were a folder`);
+  }
+  if (!isInside(realMemory.real, resolved.real)) {
+    const lexicallyInside = isInside(memoryDirPath, candidate) || isInside(realMemory.real, candidate);
+    if (lexicallyInside) {
+      return refuse(
+        "symlink-outside",
+        `the path ${shown(requested)} goes through a symbolic link that leads outside the memory directory ` +
+          `(to ${resolved.real}); only files inside ${memoryDirPath} can be written`,
+      );
+    }
+    return refuse(
+      "outside",
+      `the path ${shown(requested)} is outside the memory directory ${memoryDirPath}; ` +
+        `use a path relative to it, such as "feedback-testing.md"`,
+    );
+  }
+  const file = path.relative(realMemory.real, resolved.real).split(path.sep).join("/");
+  if (file === "") {
+    return refuse(
+      "memory-dir-itself",
+      `the path ${shown(requested)} names the memory directory itself, not a file in it`,
+    );
+  }
+  return { ok: true, path: path.join(memoryDirPath, ...file.split("/")), file };
+}
+
+/**
+ * {@link resolveInsideMemoryDir}, throwing instead of returning a refusal.
+ *
+ * @throws MemdirError("path-outside") with the readable reason.
+ * @example
+ * const { path } = await assertInsideMemoryDir(memoryDir, input.file);
+ */
+export async function assertInsideMemoryDir(
+  memoryDir: string,
+  requested: string,
+  options: SafePathOptions = {},
+): Promise<{ path: string; file: string }> {
+  const result = await resolveInsideMemoryDir(memoryDir, requested, options);
+  if (!result.ok) throw new MemdirError("path-outside", `memdir: path: ${result.reason}`);
+  return { path: result.path, file: result.file };
+}
