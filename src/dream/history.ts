@@ -1,0 +1,185 @@
+import { MemdirError } from "../errors.ts";
+import { withMemoryLock } from "../memdir/write.ts";
+import type { Clock } from "../types.ts";
+import {
+  gitAvailable,
+  gitCommit,
+  gitHistoryExists,
+  gitLog,
+  gitRevert,
+  initGitHistory,
+} from "./history-git.ts";
+import { beginJournal, journalExists, journalLog, journalRevert } from "./history-journal.ts";
+import {
+  type HistoryBackendName,
+  type HistoryEntry,
+  type HistoryKind,
+  UNDOABLE_BY_DEFAULT,
+} from "./history-types.ts";
+
+export {
+  changedMemoryCount,
+  type FileChange,
+  type HistoryBackendName,
+  type HistoryEntry,
+  type HistoryKind,
+} from "./history-types.ts";
+
+/**
+ * "Never silently destroy" (SPEC §6 beyond): every change a consolidation makes is recorded
+ * before it happens, so `memdir history` can show it and `memdir undo` can take it back.
+ * With `git` on the PATH the memory dir gets its own repository (`.git` inside it); without,
+ * a `.history/` journal keeps the prior version of every file a change touched.
+ */
+export interface HistoryOptions {
+  now?: Clock;
+  /** Force a backend for a dir that has none yet (default: git when available). */
+  backend?: HistoryBackendName;
+}
+
+/** The backend a memory dir uses: the one it already has, else git when available, else the journal. */
+export async function historyBackend(
+  memoryDir: string,
+  options: HistoryOptions = {},
+): Promise<HistoryBackendName> {
+  if ((await gitHistoryExists(memoryDir)) && gitAvailable()) return "git";
+  if (await journalExists(memoryDir)) return "journal";
+  if (options.backend) return options.backend;
+  return gitAvailable() ? "git" : "journal";
+}
+
+/** A change being recorded: call `finish` once the files have changed (also after a failure). */
+export interface PendingChange {
+  readonly backend: HistoryBackendName;
+  /** The `snapshot` entry recorded first, when files had changed since the last entry (git only). */
+  readonly snapshot: HistoryEntry | null;
+  /** Records what changed since `begin`; null when nothing did. */
+  finish(message: string): Promise<HistoryEntry | null>;
+}
+
+/**
+ * Starts recording one change BEFORE it happens. With git, whatever changed since the last
+ * commit (saves, hand edits) is committed first as a `snapshot`, so the change's own commit holds
+ * only its own edits and undoing it never touches anything else. With the journal, the current
+ * versions of `files` (every memory file and the index when omitted) are copied aside.
+ *
+ * @example
+ * const pending = await beginChange(memoryDir, { kind: "dream" });
+ * await consolidate();
+ * const entry = await pending.finish("merged two memories about the login tests");
+ */
+export async function beginChange(
+  memoryDir: string,
+  options: HistoryOptions & { kind: HistoryKind; files?: string[] },
+): Promise<PendingChange> {
+  const backend = await historyBackend(memoryDir, options);
+  if (backend === "git") {
+    await initGitHistory(memoryDir);
+    const snapshot = await gitCommit(memoryDir, "snapshot", `state before ${options.kind}`, {
+      now: options.now,
+    });
+    return {
+      backend,
+      snapshot,
+      finish: (message) => gitCommit(memoryDir, options.kind, message, { now: options.now }),
+    };
+  }
+  const recording = await beginJournal(memoryDir, { files: options.files, now: options.now });
+  return { backend, snapshot: null, finish: (message) => recording.finish(options.kind, message) };
+}
+
+/**
+ * Runs `change` between {@link beginChange} and `finish`. The change is recorded even when
+ * `change` throws (a half-done consolidation must be undoable too), then the error is rethrown.
+ */
+export async function recordChange<T>(
+  memoryDir: string,
+  options: HistoryOptions & {
+    kind: HistoryKind;
+    message: string | ((result: T | undefined) => string);
+    files?: string[];
+  },
+  change: () => Promise<T>,
+): Promise<{ result: T; entry: HistoryEntry | null }> {
+  const pending = await beginChange(memoryDir, options);
+  const messageFor = (result: T | undefined) =>
+    typeof options.message === "function" ? options.message(result) : options.message;
+  let result: T;
+  try {
+    result = await change();
+  } catch (error) {
+    await pending.finish(`${messageFor(undefined)} (failed part-way)`).catch(() => null);
+    throw error;
+  }
+  const entry = await pending.finish(messageFor(result));
+  return { result, entry };
+}
+
+/**
+ * Records the memory dir's current state as one entry (git only: the journal cannot know prior
+ * versions after the fact). Returns null with the journal or when nothing changed. For a writer
+ * that records each save after making it.
+ */
+export async function commitHistory(
+  memoryDir: string,
+  message: string,
+  options: HistoryOptions & { kind?: HistoryKind } = {},
+): Promise<HistoryEntry | null> {
+  if ((await historyBackend(memoryDir, options)) !== "git") return null;
+  return gitCommit(memoryDir, options.kind ?? "save", message, { now: options.now });
+}
+
+/** Every recorded change, newest first, each marked with the undo that reverted it (if any). */
+export async function listHistory(memoryDir: string, options: HistoryOptions = {}): Promise<HistoryEntry[]> {
+  const backend = await historyBackend(memoryDir, options);
+  const entries = backend === "git" ? await gitLog(memoryDir) : await journalLog(memoryDir);
+  const undoneBy = new Map<string, string>();
+  for (const entry of entries) if (entry.undoes) undoneBy.set(entry.undoes, entry.id);
+  return entries.map((entry) => {
+    const by = undoneBy.get(entry.id);
+    return by ? { ...entry, undoneBy: by } : entry;
+  });
+}
+
+/** The entry `id` names (a prefix of 4+ characters is enough), or the newest undoable one not yet undone. */
+export function pickUndoTarget(entries: readonly HistoryEntry[], id?: string): HistoryEntry {
+  if (id !== undefined) {
+    const wanted = id.trim().toLowerCase();
+    const matches = wanted.length >= 4 ? entries.filter((e) => e.id.toLowerCase().startsWith(wanted)) : [];
+    if (matches.length === 0)
+      throw new MemdirError("not-found", `undo: no history entry ${JSON.stringify(id)}`);
+    if (matches.length > 1)
+      throw new MemdirError("invalid-input", `undo: ${JSON.stringify(id)} matches several entries`);
+    return matches[0];
+  }
+  const target = entries.find((e) => UNDOABLE_BY_DEFAULT.includes(e.kind) && !e.undoneBy);
+  if (!target)
+    throw new MemdirError("not-found", "undo: nothing to undo (no consolidation or save is recorded)");
+  return target;
+}
+
+/**
+ * Undoes one recorded change as a new `undo` entry (history is never rewritten): what it removed
+ * comes back, what it rewrote gets its prior text, what it added is removed. Runs under the
+ * writer lock so no save interleaves.
+ *
+ * @example
+ * const { undone } = await undoChange(memoryDir); // the last consolidation
+ */
+export async function undoChange(
+  memoryDir: string,
+  id?: string,
+  options: HistoryOptions = {},
+): Promise<{ undone: HistoryEntry; entry: HistoryEntry | null }> {
+  return withMemoryLock(memoryDir, async () => {
+    const backend = await historyBackend(memoryDir, options);
+    const target = pickUndoTarget(await listHistory(memoryDir, options), id);
+    if (target.undoneBy)
+      throw new MemdirError("invalid-input", `undo: ${target.id} was already undone by ${target.undoneBy}`);
+    if (backend === "git") {
+      await gitCommit(memoryDir, "snapshot", "state before undo", { now: options.now });
+      return { undone: target, entry: await gitRevert(memoryDir, target, options) };
+    }
+    return { undone: target, entry: await journalRevert(memoryDir, target, options) };
+  });
+}
