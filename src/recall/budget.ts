@@ -1,0 +1,33 @@
+import type { Message } from "../types.ts";
+import { surfacedMemoryPath } from "./surface.ts";
+
+/** Session budget of surfaced memory: past this, the prefetch stops surfacing (SPEC §3). */
+export const SESSION_MEMORY_BUDGET_BYTES = 60 * 1024;
+
+/** What the conversation already holds of surfaced memory. */
+export interface SurfacedMemories {
+  /** Absolute paths of memories surfaced in these messages. */
+  paths: Set<string>;
+  /** UTF-8 bytes of those messages' content, wrapper included. */
+  bytes: number;
+}
+
+/**
+ * Collects the memories already surfaced in `messages`, counted from the messages themselves:
+ * after compaction drops them, the budget and the de-duplication start over (SPEC §3).
+ *
+ * @example
+ * const { paths, bytes } = collectSurfacedMemories(messages);
+ * if (bytes >= SESSION_MEMORY_BUDGET_BYTES) skip();
+ */
+export function collectSurfacedMemories(messages: readonly Message[]): SurfacedMemories {
+  const paths = new Set<string>();
+  let bytes = 0;
+  for (const message of messages) {
+    const surfacedPath = surfacedMemoryPath(message);
+    if (surfacedPath === null) continue;
+    paths.add(surfacedPath);
+    bytes += Buffer.byteLength(message.content as string, "utf8");
+  }
+  return { paths, bytes };
+}

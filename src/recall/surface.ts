@@ -1,0 +1,136 @@
+import { randomUUID } from "node:crypto";
+import type { Message } from "../types.ts";
+
+const DAY_MS = 86_400_000;
+
+/** Memories older than this many whole days carry the point-in-time caveat (SPEC §3). */
+export const STALE_AFTER_DAYS = 1;
+
+/** The first line of every surfaced memory: `Memory (saved 2 days ago): /abs/path.md:`. */
+const HEADER_PATTERN = /^Memory \(saved [^)\n]*\): (.+):$/;
+const WRAPPER_OPEN = "<system-reminder>";
+const WRAPPER_CLOSE = "</system-reminder>";
+
+/**
+ * Whole days between a file's mtime and `now`, never negative (a clock skewed into the future
+ * counts as "today").
+ *
+ * @example
+ * memoryAgeDays(Date.parse("2026-08-08"), Date.parse("2026-08-10T09:00:00Z")) // 2
+ */
+export function memoryAgeDays(mtimeMs: number, now: number): number {
+  return Math.max(0, Math.floor((now - mtimeMs) / DAY_MS));
+}
+
+/**
+ * How old a memory is in words: `today`, `yesterday` or `N days ago`.
+ *
+ * @example
+ * memoryAge(now - 2 * 86_400_000, now) // "2 days ago"
+ */
+export function memoryAge(mtimeMs: number, now: number): string {
+  const days = memoryAgeDays(mtimeMs, now);
+  if (days === 0) return "today";
+  if (days === 1) return "yesterday";
+  return `${days} days ago`;
+}
+
+/**
+ * The header line of a surfaced memory (SPEC §3): `Memory (saved 2 days ago): PATH:`.
+ *
+ * @example
+ * memoryHeader("/m/feedback-real-database.md", mtime, now) // "Memory (saved 2 days ago): /m/feedback-real-database.md:"
+ */
+export function memoryHeader(path: string, mtimeMs: number, now: number): string {
+  return `Memory (saved ${memoryAge(mtimeMs, now)}): ${path}:`;
+}
+
+/**
+ * The point-in-time caveat for a memory older than one day, or `null` for a fresh one. A memory is
+ * a note about the past: code it mentions may have moved since (SPEC §3).
+ */
+export function memoryFreshnessCaveat(mtimeMs: number, now: number): string | null {
+  const days = memoryAgeDays(mtimeMs, now);
+  if (days <= STALE_AFTER_DAYS) return null;
+  return (
+    `(This memory is ${days} days old. It is a point-in-time note: claims about code or file:line ` +
+    "references in it may be outdated, so verify them against the current code before relying on them.)"
+  );
+}
+
+/**
+ * The text of one surfaced memory before wrapping: `HEADER\n\nCONTENT`, with the caveat on the
+ * line under the header when the memory is older than a day. `content` is the capped body from
+ * `readMemoryCapped` (truncation note included).
+ */
+export function formatSurfacedMemory(memory: {
+  path: string;
+  mtimeMs: number;
+  content: string;
+  now: number;
+}): string {
+  const header = memoryHeader(memory.path, memory.mtimeMs, memory.now);
+  const caveat = memoryFreshnessCaveat(memory.mtimeMs, memory.now);
+  return caveat === null ? `${header}\n\n${memory.content}` : `${header}\n${caveat}\n\n${memory.content}`;
+}
+
+// Any closing tag a model might read as the end of the wrapper: any case, spaces inside the
+// brackets, `_` or spaces for the dash, attributes before `>`.
+const CLOSING_TAG = /<\s*\/\s*system[-_\s]*reminder\b[^>]*>/gi;
+
+/**
+ * Escapes every closing `</system-reminder>` variant in `text` as `<\/system-reminder>`, so a
+ * memory body cannot end the wrapper early and smuggle text out as if the user had typed it.
+ * The escaped form keeps its meaning for a human reader and is not matched again.
+ */
+export function escapeSystemReminder(text: string): string {
+  return text.replace(CLOSING_TAG, (tag) => tag.replace("/", "\\/"));
+}
+
+/**
+ * Wraps text in `<system-reminder>…</system-reminder>` (how hidden context reaches the model),
+ * escaping any closing tag inside it first.
+ *
+ * @example
+ * wrapSystemReminder("a</system-reminder>b") // "<system-reminder>a<\\/system-reminder>b</system-reminder>"
+ */
+export function wrapSystemReminder(text: string): string {
+  return `${WRAPPER_OPEN}${escapeSystemReminder(text)}${WRAPPER_CLOSE}`;
+}
+
+/**
+ * The hidden user message that carries one memory to the model: role `user`, `isMeta: true`,
+ * content `<system-reminder>HEADER\n\nCONTENT</system-reminder>`.
+ */
+export function surfacedMemoryMessage(memory: {
+  path: string;
+  mtimeMs: number;
+  content: string;
+  now: number;
+  id?: string;
+}): Message {
+  return {
+    id: memory.id ?? `memory-${randomUUID()}`,
+    role: "user",
+    content: wrapSystemReminder(formatSurfacedMemory(memory)),
+    isMeta: true,
+    timestamp: new Date(memory.now).toISOString(),
+  };
+}
+
+/**
+ * The absolute path a surfaced-memory message carries, or `null` when the message is not one.
+ * Parsing the message itself (not a side table) is what lets the budget and the "already
+ * surfaced" set follow compaction: drop the message and the memory counts as never shown.
+ */
+export function surfacedMemoryPath(message: Message): string | null {
+  if (message.role !== "user" || message.isMeta !== true || typeof message.content !== "string") return null;
+  if (!message.content.startsWith(WRAPPER_OPEN)) return null;
+  const firstLineEnd = message.content.indexOf("\n");
+  const firstLine = message.content.slice(
+    WRAPPER_OPEN.length,
+    firstLineEnd === -1 ? undefined : firstLineEnd,
+  );
+  const match = HEADER_PATTERN.exec(firstLine);
+  return match ? match[1] : null;
+}
