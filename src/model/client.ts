@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from "../types.ts";
+import type { ContentBlock, Message, ToolUseBlock } from "../types.ts";
 
 /** A tool the model may call: name, description and a JSON schema for its input. */
 export interface ToolDefinition {
@@ -14,8 +14,16 @@ export interface ModelRequest {
   messages: Message[];
   tools?: ToolDefinition[];
   maxTokens: number;
-  /** Ask for JSON matching this schema; the reply's text is the JSON. */
-  jsonSchema?: { name: string; schema: Record<string, unknown> };
+  /**
+   * Ask for JSON matching this schema; the reply's text is the JSON. With `validate`, a reply that
+   * is not valid JSON or that `validate` rejects (it returns an error message) is sent back to the
+   * model once for repair (see `model/json-repair.ts`).
+   */
+  jsonSchema?: {
+    name: string;
+    schema: Record<string, unknown>;
+    validate?: (value: unknown) => string | null;
+  };
   signal?: AbortSignal;
 }
 
@@ -36,6 +44,8 @@ export interface ModelResponse {
 /** Streaming events; the last one is always `done` with the full response. */
 export type ModelStreamEvent =
   | { type: "text_delta"; text: string }
+  /** A tool call whose input has fully arrived (OpenAI streams split arguments across chunks). */
+  | { type: "tool_use"; block: ToolUseBlock }
   | { type: "done"; response: ModelResponse };
 
 /**

@@ -1,0 +1,199 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  anthropicErrorBody,
+  anthropicJsonSchema,
+  anthropicSystem,
+  anthropicUserText,
+  writeAnthropicMessage,
+} from "./fake-anthropic-wire.ts";
+import {
+  openaiErrorBody,
+  openaiJsonSchema,
+  openaiSystem,
+  openaiUserText,
+  writeOpenAIMessage,
+} from "./fake-openai-wire.ts";
+import { type FakeRequest, type FakeStep, type FakeStepFunction, resolveStep } from "./fake-steps.ts";
+
+/** A running fake model server. */
+export interface FakeModelServer {
+  /** `http://127.0.0.1:PORT` */
+  readonly url: string;
+  /** Base URL for the Anthropic SDK / `ANTHROPIC_BASE_URL` (the SDK appends `/v1/messages`). */
+  readonly anthropicBaseURL: string;
+  /** Base URL for the OpenAI SDK / `OPENAI_BASE_URL` (`…/v1`; the SDK appends `/chat/completions`). */
+  readonly openaiBaseURL: string;
+  /** Every request received, in order (including rejected and retried ones). */
+  readonly requests: FakeRequest[];
+  /** Appends steps to the script. */
+  push(...steps: FakeStep[]): void;
+  /** Steps not yet used. */
+  readonly remaining: number;
+  /** Stops the server and drops open connections (hanging requests included). */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts a model server on `127.0.0.1` (a free port) that speaks the Anthropic Messages API
+ * (`POST /v1/messages`) and the OpenAI chat-completions API (`POST /v1/chat/completions`),
+ * JSON and streaming, and answers each request with the next step of `script` (see {@link FakeStep}).
+ * A function instead of an array answers every request. When the script runs out, the server
+ * answers 500 with `x-should-retry: false`, so a test that makes one call too many fails loudly.
+ *
+ * Requests need a key (`x-api-key` or `Authorization: Bearer`), like the real services; any value works.
+ *
+ * @example
+ * import { startFakeModelServer } from "memdir/testing";
+ * const server = await startFakeModelServer(["Hello!", { json: { selected_memories: [] } }]);
+ * const client = createAnthropicClient({ apiKey: "test", baseURL: server.anthropicBaseURL, maxRetries: 0 });
+ * await client.complete({ messages: [{ id: "1", role: "user", content: "hi" }], maxTokens: 100 });
+ * server.requests[0].body; // what the client sent
+ * await server.close();
+ */
+export async function startFakeModelServer(
+  script: FakeStep[] | FakeStepFunction = [],
+): Promise<FakeModelServer> {
+  const queue: FakeStep[] = Array.isArray(script) ? [...script] : [];
+  const every = Array.isArray(script) ? null : script;
+  const requests: FakeRequest[] = [];
+  let idCounter = 0;
+  const nextToolId = (api: FakeRequest["api"]) => () =>
+    `${api === "anthropic" ? "toolu" : "call"}_fake_${String(++idCounter).padStart(4, "0")}`;
+
+  const server = http.createServer((incoming, response) => {
+    readBody(incoming).then(
+      (raw) => handle(incoming, raw, response),
+      () => response.destroy(),
+    );
+  });
+
+  async function handle(
+    incoming: http.IncomingMessage,
+    raw: string,
+    response: http.ServerResponse,
+  ): Promise<void> {
+    const pathname = new URL(incoming.url ?? "/", "http://127.0.0.1").pathname.replace(/\/+$/, "");
+    const api = pathname.endsWith("/messages")
+      ? ("anthropic" as const)
+      : pathname.endsWith("/chat/completions")
+        ? ("openai" as const)
+        : null;
+    const errorBody = api === "openai" ? openaiErrorBody : anthropicErrorBody;
+    const sendError = (status: number, message: string, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { "content-type": "application/json", ...headers });
+      response.end(JSON.stringify(errorBody(status, message)));
+    };
+    if (incoming.method !== "POST" || api === null) {
+      sendError(404, `fake model server: no route for ${incoming.method} ${pathname}`, {
+        "x-should-retry": "false",
+      });
+      return;
+    }
+    const body = parseJson(raw);
+    const headers = Object.fromEntries(
+      Object.entries(incoming.headers).map(([name, value]) => [
+        name,
+        Array.isArray(value) ? value.join(", ") : (value ?? ""),
+      ]),
+    );
+    const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? "")?.[1] ?? null;
+    const request: FakeRequest = {
+      api,
+      method: incoming.method,
+      path: pathname,
+      headers,
+      body,
+      apiKey: headers["x-api-key"] || bearer,
+      stream: body?.stream === true,
+      system: api === "anthropic" ? anthropicSystem(body) : openaiSystem(body),
+      userText: api === "anthropic" ? anthropicUserText(body) : openaiUserText(body),
+      jsonSchema: api === "anthropic" ? anthropicJsonSchema(body) : openaiJsonSchema(body),
+    };
+    requests.push(request);
+    if (!request.apiKey) {
+      sendError(401, "fake model server: missing x-api-key or Authorization: Bearer header", {
+        "x-should-retry": "false",
+      });
+      return;
+    }
+    const step = every ?? queue.shift();
+    if (step === undefined) {
+      sendError(500, `fake model server: the script has no step left for request ${requests.length}`, {
+        "x-should-retry": "false",
+      });
+      return;
+    }
+    let reply: Awaited<ReturnType<typeof resolveStep>>;
+    try {
+      reply = await resolveStep(step, request, nextToolId(api));
+    } catch (error) {
+      sendError(500, `fake model server: step function failed: ${String(error)}`, {
+        "x-should-retry": "false",
+      });
+      return;
+    }
+    if (reply.kind === "hang") return; // left open until the client aborts or close() drops it
+    if (reply.kind === "error") {
+      const retryHeaders: Record<string, string> = {};
+      if (reply.retryAfterMs !== undefined) retryHeaders["retry-after-ms"] = String(reply.retryAfterMs);
+      if (reply.retryAfter !== undefined) retryHeaders["retry-after"] = String(reply.retryAfter);
+      sendError(reply.status, reply.message, retryHeaders);
+      return;
+    }
+    const messageId = `${api === "anthropic" ? "msg" : "chatcmpl"}_fake_${requests.length}`;
+    const write = api === "anthropic" ? writeAnthropicMessage : writeOpenAIMessage;
+    write(response, reply, { body, stream: request.stream, messageId });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Hanging requests and keep-alive sockets would otherwise hold close() (and the test) open.
+      server.closeAllConnections();
+    });
+    return closing;
+  };
+  return {
+    url,
+    anthropicBaseURL: url,
+    openaiBaseURL: `${url}/v1`,
+    requests,
+    push: (...steps) => {
+      queue.push(...steps);
+    },
+    get remaining() {
+      return queue.length;
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+function readBody(incoming: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+    incoming.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    incoming.on("error", reject);
+  });
+}
+
+function parseJson(raw: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
