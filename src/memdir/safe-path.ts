@@ -56,7 +56,8 @@ function refuse(rule: UnsafePathRule, reason: string): SafePathResult {
 }
 
 function shown(requested: string): string {
-  return JSON.stringify(requested.length > 120 ? `${requested.slice(0, 120)}…` : requested);
+  const characters = Array.from(requested); // never cut a surrogate pair in half
+  return JSON.stringify(characters.length > 120 ? `${characters.slice(0, 120).join("")}…` : requested);
 }
 
 function isInside(parent: string, child: string): boolean {
