@@ -1,0 +1,61 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { MemdirError } from "../errors.ts";
+
+// Temp files: `.NAME.PID.RANDOM.memdir-tmp` in the target's folder. The leading dot and the
+// suffix keep them out of scans; the PID lets `doctor --fix` tell a dead writer's leftovers apart.
+const TEMP_SUFFIX = ".memdir-tmp";
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]+\.memdir-tmp$/;
+
+/**
+ * Writes `data` to `filePath` atomically: a temp file in the same folder is written, fsynced and
+ * renamed over the target, so a reader (or a crash) sees the old file or the new one, never a
+ * mix. The folder is fsynced too so the rename survives a power cut (best effort).
+ *
+ * @example
+ * await writeFileAtomic("/…/memory/MEMORY.md", "- [A](a.md) — a\n");
+ */
+export async function writeFileAtomic(filePath: string, data: string | Uint8Array): Promise<void> {
+  const dir = path.dirname(filePath);
+  const temp = path.join(
+    dir,
+    `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`,
+  );
+  try {
+    const handle = await fs.open(temp, "wx", 0o644);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temp, filePath);
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new MemdirError("io", `write: cannot write ${filePath}: ${code ?? String(error)}`, {
+      cause: error,
+    });
+  }
+  await syncDirectory(dir);
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await fs.open(dir, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some file systems refuse fsync on a directory; the rename itself is still atomic.
+  }
+}
+
+/** The PID that wrote a temp file of {@link writeFileAtomic}, or null for other names. */
+export function tempFileWriterPid(name: string): number | null {
+  const match = TEMP_NAME.exec(name);
+  return match ? Number(match[1]) : null;
+}

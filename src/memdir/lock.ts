@@ -1,0 +1,165 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { MemdirError } from "../errors.ts";
+
+/** The writer lock inside the memory dir (a dot-file: never a memory, never scanned). */
+export const WRITE_LOCK_FILE = ".memdir-write.lock";
+
+export interface LockOptions {
+  /** How long to wait for another holder before failing with `lock-timeout` (default 10 s). */
+  timeoutMs?: number;
+  /** A lock older than this is taken over even when its holder looks alive (default 30 s). */
+  staleMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+// Writers hold the lock for milliseconds; 30 s without release means a hung or foreign holder.
+const DEFAULT_STALE_MS = 30_000;
+
+// Directories this async context already holds, so nested calls (a caller holding the lock who
+// then calls saveMemory) re-enter instead of waiting for themselves forever.
+const held = new AsyncLocalStorage<Set<string>>();
+
+interface Holder {
+  pid: number;
+  host: string;
+  /** The lock body as read, to make sure we remove the same stale lock we judged. */
+  body: string;
+  mtimeMs: number;
+}
+
+/**
+ * Runs `fn` while holding the memory dir's writer lock: a file created with `open(…, "wx")`
+ * holding the PID and host of its holder. A lock whose holder process is dead (same host) or that
+ * is older than `staleMs` is taken over; otherwise the caller waits with jittered back-off up to
+ * `timeoutMs` and then fails with `MemdirError("lock-timeout")` naming the holder.
+ * Re-entrant within one async call chain.
+ *
+ * @example
+ * await withMemoryLock(memoryDir, async () => { … read MEMORY.md, change it, write it … });
+ */
+export async function withMemoryLock<T>(
+  memoryDir: string,
+  fn: () => Promise<T>,
+  options: LockOptions = {},
+): Promise<T> {
+  const dir = path.resolve(memoryDir);
+  const mine = held.getStore();
+  if (mine?.has(dir)) return fn();
+  const lockPath = path.join(dir, WRITE_LOCK_FILE);
+  const body = await acquire(lockPath, options);
+  try {
+    return await held.run(new Set([...(mine ?? []), dir]), fn);
+  } finally {
+    await release(lockPath, body);
+  }
+}
+
+async function acquire(lockPath: string, options: LockOptions): Promise<string> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
+  // PID first (SPEC: "holder PID inside"), then host and time for people; the token makes each
+  // acquisition's body unique so release and stale removal never mistake one lock for another.
+  const token = Math.random().toString(36).slice(2);
+  const body = `${process.pid}\n${os.hostname()}\n${new Date().toISOString()}\n${token}\n`;
+  const deadline = Date.now() + timeoutMs;
+  let delay = 2;
+  for (;;) {
+    try {
+      const handle = await fs.open(lockPath, "wx");
+      try {
+        await handle.writeFile(body);
+      } finally {
+        await handle.close();
+      }
+      return body;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") {
+        await fs.mkdir(path.dirname(lockPath), { recursive: true });
+        continue;
+      }
+      if (code !== "EEXIST") {
+        throw new MemdirError("io", `lock: cannot create ${lockPath}: ${code ?? String(error)}`, {
+          cause: error,
+        });
+      }
+    }
+    const holder = await readHolder(lockPath);
+    if (holder && isStale(holder, staleMs)) {
+      await removeStale(lockPath, holder);
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      const who = holder ? `process ${holder.pid} on ${holder.host}` : "another process";
+      throw new MemdirError(
+        "lock-timeout",
+        `lock: ${lockPath} is held by ${who}; gave up after ${timeoutMs} ms. ` +
+          "If no memdir writer is running, delete that file.",
+      );
+    }
+    await sleep(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 50);
+  }
+}
+
+async function readHolder(lockPath: string): Promise<Holder | null> {
+  try {
+    const [body, stat] = await Promise.all([fs.readFile(lockPath, "utf8"), fs.stat(lockPath)]);
+    const [pidText = "", host = ""] = body.split("\n");
+    return { pid: Number.parseInt(pidText, 10), host, body, mtimeMs: stat.mtimeMs };
+  } catch {
+    return null; // released between our attempt and the read: just retry
+  }
+}
+
+function isStale(holder: Holder, staleMs: number): boolean {
+  if (Date.now() - holder.mtimeMs > staleMs) return true;
+  // A holder killed between creating the file and writing its PID leaves an empty body; it is
+  // judged by age alone (a live writer fills the body within microseconds).
+  if (!Number.isInteger(holder.pid) || holder.pid <= 0) return Date.now() - holder.mtimeMs > 1000;
+  if (holder.host !== os.hostname()) return false; // cannot see another machine's processes
+  return !processIsAlive(holder.pid);
+}
+
+/** True when a process with this PID exists (EPERM: it exists but belongs to another user). */
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes a stale lock. Two waiters may judge the same lock stale at once; the lock is first
+ * renamed to a unique name (only one rename of a given file succeeds) and the moved body is
+ * compared with what was judged, so a fresh lock taken meanwhile is put back, not deleted.
+ */
+async function removeStale(lockPath: string, holder: Holder): Promise<void> {
+  const aside = `${lockPath}.${process.pid}.${Math.random().toString(36).slice(2)}.stale`;
+  try {
+    await fs.rename(lockPath, aside);
+  } catch {
+    return; // someone else moved or released it
+  }
+  const moved = await fs.readFile(aside, "utf8").catch(() => null);
+  if (moved !== null && moved !== holder.body) {
+    // We moved a live lock: put it back unless yet another lock already took its place.
+    await fs.link(aside, lockPath).catch(() => undefined);
+  }
+  await fs.rm(aside, { force: true });
+}
+
+async function release(lockPath: string, body: string): Promise<void> {
+  // Only remove our own lock: if it was (wrongly) taken over, the new holder keeps theirs.
+  const current = await fs.readFile(lockPath, "utf8").catch(() => null);
+  if (current === body) await fs.rm(lockPath, { force: true });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

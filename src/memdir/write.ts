@@ -1,0 +1,369 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { MemdirError } from "../errors.ts";
+import { isMemoryType, MEMORY_TYPES, type MemoryType } from "../types.ts";
+import { writeFileAtomic } from "./atomic.ts";
+import { parseFrontmatter, serializeMemory } from "./frontmatter.ts";
+import {
+  INDEX_FILE,
+  INDEX_MAX_BYTES,
+  INDEX_MAX_LINES,
+  indexLimitsExceeded,
+  parseIndex,
+  removeIndexLine,
+  upsertIndexLine,
+} from "./index-file.ts";
+import { type LockOptions, withMemoryLock } from "./lock.ts";
+import { resolveInsideMemoryDir } from "./safe-path.ts";
+import { assertNoSecrets } from "./secrets.ts";
+
+export { writeFileAtomic } from "./atomic.ts";
+export { type LockOptions, withMemoryLock } from "./lock.ts";
+
+export interface SaveMemoryInput {
+  /** File name relative to the memory dir; derived from type + description when omitted. */
+  file?: string;
+  type: MemoryType | string;
+  description: string;
+  body: string;
+  /** Index title; defaults to the existing entry's title, else one made from the file name. */
+  title?: string;
+  /** Index hook; defaults to the description. */
+  hook?: string;
+}
+
+export interface SaveMemoryResult {
+  file: string;
+  path: string;
+  /** False when an existing memory was replaced. */
+  created: boolean;
+  /** Set when this write left `MEMORY.md` over a load limit (SPEC §2: "tells the writer"). */
+  indexWarning?: string;
+}
+
+export interface WriteOptions {
+  lock?: LockOptions;
+}
+
+// Longest hook kept in an index line: entries must stay "one short line each" (SPEC §2).
+const MAX_HOOK_CHARS = 150;
+
+/**
+ * Saves one memory: its own file with frontmatter plus its pointer line in `MEMORY.md`, both
+ * changed together under the writer lock, each written atomically (SPEC §4, STYLE "one writer").
+ * Replacing an existing file updates its index line instead of adding another.
+ *
+ * Refused with a `MemdirError` and nothing written: an unknown type (`invalid-type`), an empty
+ * description (`invalid-input`), a path outside the memory dir (`path-outside`), a secret in the
+ * description, title or body (`secret`).
+ *
+ * @example
+ * const saved = await saveMemory(memoryDir, {
+ *   type: "feedback",
+ *   description: "login integration tests must hit a real database",
+ *   body: "Why: a mocked test passed while the production migration failed.",
+ * });
+ * saved.file // "feedback-login-integration-tests-hit-real-database.md"
+ */
+export async function saveMemory(
+  memoryDir: string,
+  input: SaveMemoryInput,
+  options: WriteOptions = {},
+): Promise<SaveMemoryResult> {
+  const type = input.type;
+  if (!isMemoryType(type)) {
+    throw new MemdirError(
+      "invalid-type",
+      `write: unknown memory type ${JSON.stringify(type)} (one of ${MEMORY_TYPES.join(", ")})`,
+    );
+  }
+  const description = oneLine(input.description ?? "");
+  if (description === "") throw new MemdirError("invalid-input", "write: the description is empty");
+  const body = input.body ?? "";
+  assertNoSecrets(description, "description");
+  if (input.title) assertNoSecrets(input.title, "title");
+  if (input.hook) assertNoSecrets(input.hook, "hook");
+  assertNoSecrets(body, "body");
+
+  await fs.mkdir(memoryDir, { recursive: true });
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      const target = input.file
+        ? await checkedTarget(memoryDir, input.file)
+        : await freeTarget(memoryDir, slugFor(type, description));
+      const existing = await fs.readFile(target.path, "utf8").catch(() => null);
+      const extra = existing === null ? {} : extraFields(existing);
+      await fs.mkdir(path.dirname(target.path), { recursive: true });
+      await writeFileAtomic(target.path, serializeMemory({ description, type, body, extra }));
+
+      const indexPath = path.join(memoryDir, INDEX_FILE);
+      const index = await readText(indexPath);
+      const previous = parseIndex(index).find((entry) => entry.file === target.file);
+      const title = oneLine(input.title ?? "") || previous?.title || defaultTitle(target.file, description);
+      const hook = shorten(oneLine(input.hook ?? "") || description, MAX_HOOK_CHARS);
+      const updated = upsertIndexLine(index, { title, file: target.file, hook });
+      if (updated !== index) await writeFileAtomic(indexPath, updated);
+      const indexWarning = indexWarningFor(updated);
+      return {
+        file: target.file,
+        path: target.path,
+        created: existing === null,
+        ...(indexWarning ? { indexWarning } : {}),
+      };
+    },
+    options.lock,
+  );
+}
+
+/**
+ * Removes one memory file and every index line pointing at it, together under the lock.
+ * A file already gone but still listed in the index is fine (its line is removed).
+ *
+ * @throws MemdirError("not-found") when neither the file nor an index line exists.
+ * @example
+ * await removeMemory(memoryDir, "feedback-old-rule.md");
+ */
+export async function removeMemory(
+  memoryDir: string,
+  file: string,
+  options: WriteOptions = {},
+): Promise<{ file: string; path: string }> {
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      const target = await checkedTarget(memoryDir, file);
+      let removedFile = true;
+      try {
+        const stat = await fs.lstat(target.path);
+        if (stat.isDirectory())
+          throw new MemdirError("invalid-input", `write: ${target.file} is a folder, not a memory`);
+        await fs.rm(target.path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw asIoError(error, target.path);
+        removedFile = false;
+      }
+      const indexPath = path.join(memoryDir, INDEX_FILE);
+      const index = await readText(indexPath);
+      const updated = removeIndexLine(index, target.file);
+      if (updated !== index) await writeFileAtomic(indexPath, updated);
+      else if (!removedFile) {
+        throw new MemdirError("not-found", `write: no memory ${target.file} in ${memoryDir}`);
+      }
+      return { file: target.file, path: target.path };
+    },
+    options.lock,
+  );
+}
+
+/**
+ * Writes raw text to a file in the memory dir, for agent Write/Edit tools: the path must stay
+ * inside the memory dir, the text must hold no secret, and the write is atomic and under the
+ * writer lock (so it never interleaves with {@link saveMemory} on `MEMORY.md`). The index is not
+ * touched: the agent maintains it itself (SPEC §4).
+ *
+ * @example
+ * await writeMemoryText(memoryDir, "user-role.md", "---\ndescription: …\ntype: user\n---\n…");
+ */
+export async function writeMemoryText(
+  memoryDir: string,
+  file: string,
+  text: string,
+  options: WriteOptions = {},
+): Promise<{ file: string; path: string; created: boolean }> {
+  await fs.mkdir(memoryDir, { recursive: true });
+  const target = await resolveOrThrow(memoryDir, file);
+  assertNoSecrets(text, target.file);
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      const created = !(await exists(target.path));
+      await fs.mkdir(path.dirname(target.path), { recursive: true });
+      await writeFileAtomic(target.path, text);
+      return { file: target.file, path: target.path, created };
+    },
+    options.lock,
+  );
+}
+
+/**
+ * Rewrites `MEMORY.md` through `change` under the writer lock (used by repairs such as
+ * `memdir doctor --fix`). `change` gets the current text ("" when missing) and returns the new one.
+ */
+export async function updateIndex(
+  memoryDir: string,
+  change: (text: string) => string | Promise<string>,
+  options: WriteOptions = {},
+): Promise<{ changed: boolean; indexWarning?: string }> {
+  await fs.mkdir(memoryDir, { recursive: true });
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      const indexPath = path.join(memoryDir, INDEX_FILE);
+      const before = await readText(indexPath);
+      const after = await change(before);
+      // Only new lines are checked: a secret already at rest is doctor's to report, and must
+      // not block an unrelated repair.
+      const known = new Set(before.split("\n"));
+      assertNoSecrets(
+        after
+          .split("\n")
+          .filter((line) => !known.has(line))
+          .join("\n"),
+        INDEX_FILE,
+      );
+      if (after === before) return { changed: false };
+      await writeFileAtomic(indexPath, after);
+      const indexWarning = indexWarningFor(after);
+      return { changed: true, ...(indexWarning ? { indexWarning } : {}) };
+    },
+    options.lock,
+  );
+}
+
+/** A writer-facing warning when `indexText` is over a load limit, else undefined. */
+export function indexWarningFor(indexText: string): string | undefined {
+  const trimmed = indexText.trim();
+  const lines = trimmed === "" ? 0 : trimmed.split("\n").length;
+  const bytes = Buffer.byteLength(trimmed, "utf8");
+  const over = indexLimitsExceeded(lines, bytes);
+  if (over.length === 0) return undefined;
+  const parts: string[] = [];
+  if (over.includes("lines")) parts.push(`${lines} lines (limit ${INDEX_MAX_LINES})`);
+  if (over.includes("bytes")) parts.push(`${bytes} bytes (limit ${INDEX_MAX_BYTES})`);
+  return (
+    `${INDEX_FILE} is now ${parts.join(" and ")}: new conversations load only the part within the limits. ` +
+    "Keep each entry to one short line, and merge or remove old memories."
+  );
+}
+
+// ---- file names ----
+
+// Words that carry no meaning in a file name. Negations stay: "not mock the database" must not
+// become "mock-database".
+const STOP_WORDS = new Set(
+  (
+    "a an the of to and or in on at by for from with as is are be been was were it its this that these those " +
+    "must should shall will would can could may might do does did has have had use uses using when whenever " +
+    "there their they them we our us you your i me my user's"
+  ).split(" "),
+);
+const MAX_SLUG_WORDS = 6;
+const MAX_SLUG_CHARS = 60;
+
+/**
+ * A readable file name from a type and a description (pure): `feedback-login-tests-real-database.md`.
+ * Non-ASCII text cannot be spelled in ASCII, so a description that has any gets a short hash of
+ * itself appended (`feedback-3a9c1f0e.md` when it has no ASCII words at all).
+ */
+export function slugFor(type: MemoryType, description: string): string {
+  const words = description.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  const meaningful = words.filter((word) => !STOP_WORDS.has(word));
+  const chosen = (meaningful.length > 0 ? meaningful : words).filter(
+    (word, i) => !(i === 0 && word === type),
+  );
+  let slug = "";
+  for (const word of chosen.slice(0, MAX_SLUG_WORDS)) {
+    if (slug.length + word.length + 1 > MAX_SLUG_CHARS) break;
+    slug = slug ? `${slug}-${word}` : word;
+  }
+  const hash = createHash("sha256").update(description).digest("hex");
+  if (slug === "") return `${type}-${hash.slice(0, 8)}.md`;
+  if (/[^\x00-\x7F]/.test(description)) return `${type}-${slug}-${hash.slice(0, 6)}.md`;
+  return `${type}-${slug}.md`;
+}
+
+/** A short title for the index (pure): from the file name when it has words, else the description. */
+export function defaultTitle(file: string, description: string): string {
+  const base = path.posix.basename(file).replace(/\.md$/i, "");
+  const withoutType = base.replace(new RegExp(`^(${MEMORY_TYPES.join("|")})[-_]`), "");
+  const words = withoutType
+    .replace(/(^|-)[0-9a-f]{6,8}$/, "") // the hash of a derived non-ASCII name says nothing
+    .split(/[-_\s]+/)
+    .filter(Boolean);
+  if (words.some((word) => /\p{L}/u.test(word)) && !/[^\x00-\x7F]/.test(description)) {
+    const text = words.join(" ");
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  }
+  return shorten(description, 60);
+}
+
+// ---- helpers ----
+
+async function checkedTarget(memoryDir: string, file: string): Promise<{ file: string; path: string }> {
+  const target = await resolveOrThrow(memoryDir, file);
+  const base = path.posix.basename(target.file);
+  if (base === INDEX_FILE) {
+    throw new MemdirError("invalid-input", `write: ${target.file} is the index, not a memory file`);
+  }
+  if (!base.toLowerCase().endsWith(".md")) {
+    throw new MemdirError("invalid-input", `write: memory files end in .md: ${JSON.stringify(file)}`);
+  }
+  if (target.file.split("/").some((segment) => segment.startsWith("."))) {
+    throw new MemdirError(
+      "invalid-input",
+      `write: ${target.file} is hidden (a name starts with "."), so recall would never see it`,
+    );
+  }
+  return target;
+}
+
+async function resolveOrThrow(memoryDir: string, file: string): Promise<{ file: string; path: string }> {
+  const result = await resolveInsideMemoryDir(memoryDir, file);
+  if (!result.ok) throw new MemdirError("path-outside", `write: ${result.reason}`);
+  return { file: result.file, path: result.path };
+}
+
+/** `name`, or `name-2.md`, `name-3.md`… whichever does not exist yet (checked under the lock). */
+async function freeTarget(memoryDir: string, name: string): Promise<{ file: string; path: string }> {
+  const stem = name.replace(/\.md$/, "");
+  for (let n = 1; ; n++) {
+    const file = n === 1 ? name : `${stem}-${n}.md`;
+    const full = path.join(memoryDir, file);
+    if (!(await exists(full))) return checkedTarget(memoryDir, file);
+  }
+}
+
+/** Frontmatter keys other than description/type, kept when a memory is replaced. */
+function extraFields(text: string): Record<string, unknown> {
+  const { data } = parseFrontmatter(text);
+  const { description: _description, type: _type, ...extra } = data;
+  return extra;
+}
+
+async function exists(filePath: string): Promise<boolean> {
+  return fs.lstat(filePath).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function readText(filePath: string): Promise<string> {
+  try {
+    return await fs.readFile(filePath, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
+    throw asIoError(error, filePath);
+  }
+}
+
+function asIoError(error: unknown, filePath: string): unknown {
+  if (error instanceof MemdirError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  return new MemdirError("io", `write: ${filePath}: ${code ?? String(error)}`, { cause: error });
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function shorten(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max
+    ? text
+    : `${chars
+        .slice(0, max - 1)
+        .join("")
+        .trimEnd()}…`;
+}
