@@ -1,0 +1,54 @@
+import { Option } from "commander";
+import { ensureMemoryDir } from "../../memdir/paths.ts";
+import { saveMemory } from "../../memdir/write.ts";
+import { MEMORY_TYPES } from "../../types.ts";
+import { type CommonOptions, usageError, withCommonOptions } from "../common.ts";
+import { locationFromOptions } from "../location.ts";
+import type { RegisterCommand } from "../main.ts";
+import { printJson } from "../output.ts";
+
+interface AddOptions extends CommonOptions {
+  type: string;
+  description: string;
+  file?: string;
+  title?: string;
+}
+
+/**
+ * `memdir add --type T --description D [--file F] [--title T] [BODY]`: saves one memory through
+ * the single writer (file + index line). The body comes from stdin when omitted. Prints the path
+ * (`--json`: `{file, path}`); a warning on stderr when the index went over its limits.
+ */
+export const registerAddCommand: RegisterCommand = (program, context) => {
+  withCommonOptions(
+    program
+      .command("add")
+      .description("save a memory (body from the argument or stdin) and add its line to MEMORY.md")
+      .argument("[body]", "the memory text (default: read from stdin)")
+      .addOption(new Option("--type <type>", "memory type").choices(MEMORY_TYPES).makeOptionMandatory())
+      .requiredOption("--description <text>", "one line saying when this memory is useful")
+      .option(
+        "--file <file>",
+        "file name relative to the memory dir (default: derived from type and description)",
+      )
+      .option("--title <title>", "title of the index line (default: from the file name)"),
+  ).action(async (bodyArgument: string | undefined, options: AddOptions) => {
+    let body = bodyArgument;
+    if (body === undefined) {
+      if (!context.io.stdin) throw usageError("add: give the memory text as an argument or on stdin");
+      body = await context.io.stdin();
+    }
+    const location = await locationFromOptions(options, context);
+    await ensureMemoryDir(location);
+    const saved = await saveMemory(location.memoryDir, {
+      type: options.type,
+      description: options.description,
+      body,
+      ...(options.file ? { file: options.file } : {}),
+      ...(options.title ? { title: options.title } : {}),
+    });
+    if (saved.indexWarning) context.io.stderr(`memdir: warning: ${saved.indexWarning}\n`);
+    if (options.json) printJson(context.io, { file: saved.file, path: saved.path });
+    else context.io.stdout(`${saved.path}\n`);
+  });
+};

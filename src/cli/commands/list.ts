@@ -1,0 +1,37 @@
+import { isoTime, manifestLine, scanHeaders } from "../../memdir/scan.ts";
+import { type CommonOptions, withCommonOptions } from "../common.ts";
+import { locationFromOptions } from "../location.ts";
+import type { RegisterCommand } from "../main.ts";
+import { printJson } from "../output.ts";
+
+/**
+ * `memdir list`: every memory, newest first, as the header scan sees it (first 30 lines).
+ * Human output is the manifest the selector gets; `--json` is
+ * `[{file, path, type, description, mtime}]` with `null` for what the scan did not find.
+ */
+export const registerListCommand: RegisterCommand = (program, context) => {
+  withCommonOptions(program.command("list").description("list all memories, newest first")).action(
+    async (options: CommonOptions) => {
+      const location = await locationFromOptions(options, context);
+      const headers = await scanHeaders(location.memoryDir);
+      if (options.json) {
+        printJson(
+          context.io,
+          headers.map((h) => ({
+            file: h.file,
+            path: h.path,
+            type: h.type,
+            description: h.description,
+            mtime: isoTime(h.mtimeMs),
+          })),
+        );
+        return;
+      }
+      if (headers.length === 0) {
+        context.io.stdout(`no memories in ${location.memoryDir}\n`);
+        return;
+      }
+      context.io.stdout(`${headers.map(manifestLine).join("\n")}\n`);
+    },
+  );
+};
