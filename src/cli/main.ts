@@ -1,6 +1,12 @@
 import { Command, CommanderError } from "commander";
 import { MemdirError } from "../errors.ts";
+import { registerAddCommand } from "./commands/add.ts";
 import { registerContextCommand } from "./commands/context.ts";
+import { registerDoctorCommand } from "./commands/doctor.ts";
+import { registerListCommand } from "./commands/list.ts";
+import { registerPathCommand } from "./commands/path.ts";
+import { registerRmCommand } from "./commands/rm.ts";
+import { registerShowCommand } from "./commands/show.ts";
 import type { CommandContext } from "./common.ts";
 import { type CliIO, processIO } from "./output.ts";
 
@@ -8,7 +14,15 @@ import { type CliIO, processIO } from "./output.ts";
 export type RegisterCommand = (program: Command, context: CommandContext) => void;
 
 // Each command file adds one line here (keep alphabetical).
-const commands: RegisterCommand[] = [registerContextCommand];
+const commands: RegisterCommand[] = [
+  registerAddCommand,
+  registerContextCommand,
+  registerDoctorCommand,
+  registerListCommand,
+  registerPathCommand,
+  registerRmCommand,
+  registerShowCommand,
+];
 
 /**
  * Runs the CLI with `argv` (as `process.argv`: node, script, args…) and resolves to the exit code:
