@@ -1,0 +1,339 @@
+import { randomUUID } from "node:crypto";
+import { MemdirError } from "../errors.ts";
+import { prependUserContext, USER_CONTEXT_MESSAGE_ID } from "../instructions/user-context.ts";
+import type { ModelClient, ModelRequest, ModelResponse, Usage } from "../model/client.ts";
+import {
+  collectSettledMemories,
+  type PrefetchContext,
+  startRelevantMemoryPrefetch,
+} from "../recall/prefetch.ts";
+import { surfacedMemoryPath } from "../recall/surface.ts";
+import type { Clock, ContentBlock, Message, ToolResultBlock, ToolUseBlock } from "../types.ts";
+import type { HookRegistry } from "./hooks.ts";
+import type { PermissionCheck } from "./permissions.ts";
+import { type ToolContext, type ToolResult, type ToolSpec, toolDefinition } from "./tools/spec.ts";
+
+/** The memory side of a loop; `null` (auto memory off) means no rules, no index, no recall. */
+export interface LoopMemory {
+  memoryDir: string;
+  /** The memory rules for the system prompt (`memorySystemPrompt`). */
+  rules: string;
+  /** Everything the relevance prefetch needs (memory dir, selector…); omitted → no recall. */
+  prefetch?: PrefetchContext;
+}
+
+export interface QueryLoopOptions {
+  /** The conversation so far, ending with the user message to answer. Not modified. */
+  messages: Message[];
+  /** The agent's own system prompt; the memory rules are appended to it. */
+  systemPrompt?: string;
+  /**
+   * The user context (instruction files + `MEMORY.md` index, `formatUserContext`), sent as the
+   * first hidden user message so the index is in the very first request (SPEC §2).
+   */
+  userContext?: string | null;
+  tools: readonly ToolSpec[];
+  client: ModelClient;
+  model?: string;
+  /** Per model call (default 8192). */
+  maxTokens?: number;
+  memory?: LoopMemory | null;
+  signal?: AbortSignal;
+  /** Model calls per turn before the loop gives up (default 20). */
+  maxTurns?: number;
+  permissions: PermissionCheck;
+  toolContext: ToolContext;
+  /** Before-model and stop hooks; forked agents pass none. */
+  hooks?: HookRegistry;
+  /** True for the main agent: stop hooks run only there (SPEC §5). Default true when hooks are given. */
+  isMainAgent?: boolean;
+  /** Lines for the user from stop hooks that finish after the turn (e.g. `Saved 1 memory`). */
+  notify?: (text: string) => void;
+  now?: Clock;
+  newId?: () => string;
+}
+
+/** Why a turn ended. */
+export type TurnEndReason = "end_turn" | "max_tokens" | "max_turns" | "aborted" | "error";
+
+/** What the loop reports while it runs, for UIs, transcripts and tests. */
+export type LoopEvent =
+  /** A piece of assistant text as it streams. */
+  | { type: "text_delta"; text: string }
+  /** Every message the loop adds to the conversation (user context, assistant, tool results, memories). */
+  | { type: "message"; message: Message }
+  | { type: "assistant_message"; message: Message }
+  | { type: "tool_call"; id: string; name: string; input: unknown }
+  | {
+      type: "tool_result";
+      id: string;
+      name: string;
+      content: string;
+      isError: boolean;
+      /** The permission check refused the call. */
+      refused: boolean;
+      writtenPath?: string;
+      memoryFile?: string;
+    }
+  /** Recalled memories attached to the next request (absolute paths). */
+  | { type: "memory_surfaced"; files: string[] }
+  /** A before-model hook saved memories (relative to the memory dir). */
+  | { type: "memory_saved"; files: string[] }
+  | { type: "notice"; text: string }
+  | { type: "usage"; usage: Usage; total: Usage }
+  | { type: "error"; error: Error }
+  | { type: "turn_end"; reason: TurnEndReason; text: string; messages: Message[]; turns: number };
+
+const DEFAULT_MAX_TURNS = 20;
+const DEFAULT_MAX_TOKENS = 8192;
+
+/** The last message the user really typed (not a hidden meta message, not tool results). */
+export function lastRealUserMessage(messages: readonly Message[]): Message | null {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message.role !== "user" || message.isMeta) continue;
+    if (typeof message.content !== "string" && message.content.every((b) => b.type === "tool_result"))
+      continue;
+    return message;
+  }
+  return null;
+}
+
+function textOf(blocks: readonly ContentBlock[]): string {
+  return blocks
+    .filter((b) => b.type === "text")
+    .map((b) => (b as { text: string }).text)
+    .join("");
+}
+
+function abortError(): MemdirError {
+  return new MemdirError("aborted", "agent: the turn was aborted");
+}
+
+/** Calls the model, streaming text deltas when the client can. */
+async function* callModel(
+  client: ModelClient,
+  request: ModelRequest,
+): AsyncGenerator<LoopEvent, ModelResponse> {
+  if (!client.stream) return await client.complete(request);
+  let response: ModelResponse | null = null;
+  for await (const event of client.stream(request)) {
+    if (event.type === "text_delta") yield { type: "text_delta", text: event.text };
+    else if (event.type === "done") response = event.response;
+  }
+  if (response === null)
+    throw new MemdirError("model", `agent: ${client.name} ended its stream without a response`);
+  return response;
+}
+
+/** Runs one tool call: schema, permission, handler. Every failure becomes a readable error result. */
+async function runTool(
+  call: ToolUseBlock,
+  options: Pick<QueryLoopOptions, "tools" | "permissions" | "toolContext">,
+): Promise<ToolResult & { refused: boolean }> {
+  const tool = options.tools.find((t) => t.name === call.name);
+  if (!tool) {
+    const known = options.tools.map((t) => t.name).join(", ");
+    return { content: `Unknown tool ${call.name}; available tools: ${known}`, isError: true, refused: false };
+  }
+  const parsed = tool.inputSchema.safeParse(call.input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+    return { content: `${tool.name}: invalid input: ${issues}`, isError: true, refused: false };
+  }
+  try {
+    const decision = await options.permissions(tool.name, parsed.data, options.toolContext);
+    if (!decision.allow) return { content: decision.message, isError: true, refused: true };
+    const result = await tool.handler(parsed.data, options.toolContext);
+    return { ...result, refused: false };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { content: `${tool.name} failed: ${message}`, isError: true, refused: false };
+  }
+}
+
+/**
+ * The reference agent loop (SPEC §2–§5): user context first, memory rules in the system prompt,
+ * the relevance prefetch started before the first model call and never waited for, tools run
+ * under a permission check, settled memories attached after each round of tool results, and the
+ * stop hooks fired (not awaited) when the model ends its turn.
+ *
+ * @example
+ * for await (const event of queryLoop({messages, tools: defaultTools, client, permissions, toolContext})) {
+ *   if (event.type === "text_delta") process.stdout.write(event.text);
+ * }
+ */
+export async function* queryLoop(options: QueryLoopOptions): AsyncGenerator<LoopEvent, void> {
+  const newId = options.newId ?? randomUUID;
+  const now = options.now ?? Date.now;
+  const memory = options.memory ?? null;
+  const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+  const signal = options.signal;
+  const timestamp = () => new Date(now()).toISOString();
+  let messages = [...options.messages];
+
+  // (1) The user context goes first, so the index is in the very first request. A context
+  // already in the conversation (earlier turns, a resumed session) is kept unless it changed.
+  if (options.userContext) {
+    const existing = messages.find((m) => m.id === USER_CONTEXT_MESSAGE_ID);
+    if (!existing || existing.content !== options.userContext) {
+      messages = prependUserContext(messages, options.userContext);
+      const added = messages[0];
+      added.timestamp ??= timestamp();
+      yield { type: "message", message: added };
+    }
+  }
+  const system = [options.systemPrompt, memory?.rules]
+    .filter((part) => part && part.trim() !== "")
+    .join("\n\n");
+  const toolDefinitions = options.tools.map(toolDefinition);
+  const userMessage = lastRealUserMessage(messages);
+
+  let turns = 0;
+  let finalText = "";
+  const total: Usage = { inputTokens: 0, outputTokens: 0 };
+  let prefetch: ReturnType<typeof startRelevantMemoryPrefetch> | null = null;
+  const end = (reason: TurnEndReason): LoopEvent => ({
+    type: "turn_end",
+    reason,
+    text: finalText,
+    messages,
+    turns,
+  });
+
+  try {
+    // The explicit "remember …" rule (issue 7) and other before-model hooks run first, awaited.
+    if (options.hooks && userMessage) {
+      const result = await options.hooks.runBeforeModel({
+        messages,
+        userMessage,
+        memoryDir: memory?.memoryDir ?? null,
+        signal,
+      });
+      if (result.saved?.length) yield { type: "memory_saved", files: result.saved };
+      for (const text of result.notices ?? []) yield { type: "notice", text };
+    }
+
+    // (2) Start the prefetch before the first model call; it is disposed in `finally`.
+    if (memory?.prefetch && userMessage) {
+      prefetch = startRelevantMemoryPrefetch(messages, {
+        ...memory.prefetch,
+        signal: signal ?? memory.prefetch.signal,
+        readFileState: memory.prefetch.readFileState ?? options.toolContext.readFileState,
+        now: memory.prefetch.now ?? now,
+      });
+    }
+
+    for (;;) {
+      if (signal?.aborted) throw abortError();
+      if (turns >= maxTurns) {
+        yield { type: "notice", text: `agent: stopped after ${maxTurns} model calls in one turn` };
+        yield end("max_turns");
+        return;
+      }
+      turns += 1;
+      // (3) Call the model.
+      const response: ModelResponse = yield* callModel(options.client, {
+        model: options.model,
+        system: system === "" ? undefined : system,
+        messages,
+        tools: toolDefinitions.length > 0 ? toolDefinitions : undefined,
+        maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+        signal,
+      });
+      total.inputTokens += response.usage.inputTokens;
+      total.outputTokens += response.usage.outputTokens;
+      yield { type: "usage", usage: response.usage, total: { ...total } };
+
+      const assistant: Message = {
+        id: newId(),
+        role: "assistant",
+        content: response.content,
+        timestamp: timestamp(),
+      };
+      messages = [...messages, assistant];
+      finalText = textOf(response.content);
+      yield { type: "message", message: assistant };
+      yield { type: "assistant_message", message: assistant };
+
+      const calls = response.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+      if (calls.length === 0) {
+        // (4) The turn ended normally: stop hooks run in the background, the answer returns now.
+        if (options.hooks && (options.isMainAgent ?? true)) {
+          options.hooks.runStopHooks({
+            messages,
+            memoryDir: memory?.memoryDir ?? null,
+            toolContext: options.toolContext,
+            isMainAgent: options.isMainAgent ?? true,
+            notify: options.notify ?? (() => {}),
+          });
+        }
+        yield end(response.stopReason === "max_tokens" ? "max_tokens" : "end_turn");
+        return;
+      }
+
+      const results: ToolResultBlock[] = [];
+      for (const call of calls) {
+        yield { type: "tool_call", id: call.id, name: call.name, input: call.input };
+        const result = await runTool(call, options);
+        results.push({
+          type: "tool_result",
+          toolUseId: call.id,
+          content: result.content,
+          isError: result.isError,
+        });
+        yield {
+          type: "tool_result",
+          id: call.id,
+          name: call.name,
+          content: result.content,
+          isError: result.isError === true,
+          refused: result.refused,
+          writtenPath: result.writtenPath,
+          memoryFile: result.memoryFile,
+        };
+        if (signal?.aborted) break;
+      }
+      // Every tool_use needs its result, even when the user aborted halfway.
+      for (const call of calls.slice(results.length))
+        results.push({
+          type: "tool_result",
+          toolUseId: call.id,
+          content: "aborted by the user",
+          isError: true,
+        });
+      const toolMessage: Message = { id: newId(), role: "user", content: results, timestamp: timestamp() };
+      messages = [...messages, toolMessage];
+      yield { type: "message", message: toolMessage };
+
+      // After this iteration's tool results: take the recalled memories only if already settled.
+      if (prefetch) {
+        const memoryMessages = collectSettledMemories(
+          prefetch,
+          options.toolContext.readFileState,
+          turns,
+          now,
+        );
+        if (memoryMessages.length > 0) {
+          for (const message of memoryMessages) {
+            message.timestamp ??= timestamp();
+            messages = [...messages, message];
+            yield { type: "message", message };
+          }
+          const files = memoryMessages.map(surfacedMemoryPath).filter((p): p is string => p !== null);
+          yield { type: "memory_surfaced", files };
+        }
+      }
+    }
+  } catch (error) {
+    if (signal?.aborted) {
+      yield end("aborted");
+      return;
+    }
+    const wrapped = error instanceof Error ? error : new Error(String(error));
+    yield { type: "error", error: wrapped };
+    yield end("error");
+  } finally {
+    prefetch?.[Symbol.dispose]();
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * The agent's file tools, each defined once (STYLE habit 4): the agent loop sends their JSON
+ * schemas to the model and the MCP server registers the same specs.
+ */
+import { editTool } from "./tools/edit.ts";
+import { globTool } from "./tools/glob.ts";
+import { grepTool } from "./tools/grep.ts";
+import { readTool } from "./tools/read.ts";
+import type { ToolSpec } from "./tools/spec.ts";
+import { writeTool } from "./tools/write.ts";
+
+export { globToRegExp, matchesGlob } from "./tools/glob-match.ts";
+export {
+  createToolContext,
+  type ToolContext,
+  type ToolResult,
+  type ToolSpec,
+  toolDefinition,
+} from "./tools/spec.ts";
+export { editTool, globTool, grepTool, readTool, writeTool };
+
+/** Read, Write, Edit, Glob, Grep: what the reference agent and forked agents use. */
+export const defaultTools: readonly ToolSpec[] = [readTool, writeTool, editTool, globTool, grepTool];

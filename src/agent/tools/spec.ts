@@ -1,0 +1,94 @@
+import path from "node:path";
+import { z } from "zod";
+import type { ToolDefinition } from "../../model/client.ts";
+import type { Clock, ReadFileState } from "../../types.ts";
+
+/** What a tool handler returns: text for the model, and whether it is an error. */
+export interface ToolResult {
+  content: string;
+  isError?: boolean;
+  /** Absolute path the tool wrote, when it wrote one (UIs print "saved", forks report it). */
+  writtenPath?: string;
+  /** The memory file (relative to the memory dir) the tool wrote, when the write went there. */
+  memoryFile?: string;
+}
+
+/**
+ * Everything a tool may touch besides its input: the working directory, the session's
+ * read-file state, the memory dir (writes there go through the single writer), the clock.
+ * One context per agent: a forked agent gets its own (SPEC §5).
+ */
+export interface ToolContext {
+  /** Relative paths in tool input resolve against this. */
+  cwd: string;
+  readFileState: ReadFileState;
+  /** The auto-memory dir; null when memory is off (then nothing is routed to the writer). */
+  memoryDir: string | null;
+  now: Clock;
+  signal?: AbortSignal;
+  /** Absolute paths written through this context, in order (a forked agent reports them). */
+  filesWritten: string[];
+}
+
+/**
+ * A tool defined once: the agent loop and the MCP server both register it (STYLE habit 4).
+ * `readOnly` tools never change files; permission checks may allow them everywhere.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: handlers are contravariant in their input; `any` lets specs of any input share one list.
+export interface ToolSpec<Input = any> {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<Input>;
+  readOnly: boolean;
+  handler(input: Input, context: ToolContext): Promise<ToolResult>;
+}
+
+/** A fresh tool context. */
+export function createToolContext(options: {
+  cwd: string;
+  memoryDir?: string | null;
+  now?: Clock;
+  signal?: AbortSignal;
+  readFileState?: ReadFileState;
+}): ToolContext {
+  return {
+    cwd: options.cwd,
+    memoryDir: options.memoryDir ?? null,
+    now: options.now ?? Date.now,
+    signal: options.signal,
+    readFileState: options.readFileState ?? new Map(),
+    filesWritten: [],
+  };
+}
+
+/**
+ * The JSON schema of a tool's input, for `ToolDefinition` (model requests) and MCP.
+ * @example toolDefinition(readTool) // {name: "Read", description, inputSchema: {type: "object", …}}
+ */
+export function toolDefinition(tool: ToolSpec): ToolDefinition {
+  const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
+  delete schema.$schema;
+  return { name: tool.name, description: tool.description, inputSchema: schema };
+}
+
+/** Resolves a tool's `file_path` (absolute, or relative to the context's cwd). */
+export function resolveToolPath(context: Pick<ToolContext, "cwd">, filePath: string): string {
+  return path.resolve(context.cwd, filePath);
+}
+
+/** A tool error result with a readable message. */
+export function toolError(message: string): ToolResult {
+  return { content: message, isError: true };
+}
+
+/** The message of an unknown thrown value (tool errors become results, never crashes). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return "no such file or directory";
+    if (code === "EACCES" || code === "EPERM") return "permission denied";
+    if (code === "EISDIR") return "is a directory";
+    return error.message;
+  }
+  return String(error);
+}
