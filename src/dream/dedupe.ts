@@ -143,7 +143,10 @@ export function mergeBodies(keep: string, others: readonly string[]): string {
 export function findDuplicateGroups(memories: readonly MemoryDocument[]): DuplicateGroup[] {
   const sorted = [...memories].sort((a, b) => (a.file < b.file ? -1 : 1));
   const parent = sorted.map((_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i];
+    return i;
+  };
   const pairs: { i: number; j: number; reason: "exact" | "near"; similarity: number }[] = [];
   for (let i = 0; i < sorted.length; i++) {
     for (let j = i + 1; j < sorted.length; j++) {
