@@ -119,6 +119,29 @@ describe("getMemoryFiles", () => {
     assert.equal(index.bytes, Buffer.byteLength(index.content));
   });
 
+  it("loads ~/.claude files once, as User, when the project lives under HOME", async () => {
+    const base = makeTempDir();
+    const home = path.join(base, "me");
+    const project = path.join(home, "code", "shop");
+    writeTree(home, {
+      ".claude/CLAUDE.md": "user prefs",
+      ".claude/rules/r.md": "user rule",
+      "CLAUDE.md": "home dir",
+    });
+    writeTree(project, { "CLAUDE.md": "shop" });
+    const config = resolveConfig({ cwd: project, home, env: {} });
+    const files = await getMemoryFiles({ config, managedDir: path.join(base, "none"), env: {} });
+    assert.deepEqual(
+      files.filter((f) => f.path.startsWith(base)).map((f) => [f.type, path.relative(base, f.path)]),
+      [
+        ["User", "me/.claude/CLAUDE.md"],
+        ["User", "me/.claude/rules/r.md"],
+        ["Project", "me/CLAUDE.md"],
+        ["Project", "me/code/shop/CLAUDE.md"],
+      ],
+    );
+  });
+
   it("loads nothing and no index when no instruction file exists", async () => {
     const world = makeWorld();
     const files = await getMemoryFiles(options(world));
