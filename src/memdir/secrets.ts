@@ -78,7 +78,9 @@ export function isPlaceholderValue(value: string): boolean {
   if (PLACEHOLDER_WORDS.has(lower)) return true;
   if (/^(?:https?|file):\/\//i.test(trimmed) || /^(?:\/|\.\.?\/|~\/)/.test(trimmed)) return true;
   if (trimmed.includes("(")) return true; // a function call: getToken(), jwt.sign(payload, …)
-  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[[^\]]*\])+;?$/.test(trimmed)) return true; // config.password
+  // A code reference such as config.password or req.body.token (a first segment without digits,
+  // unlike a random password that merely contains a dot).
+  if (/^[A-Za-z_$]+(?:\.[A-Za-z_$][\w$]*|\[[^\]]*\])+;?$/.test(trimmed)) return true;
   return false;
 }
 
@@ -390,8 +392,7 @@ const RULES: SecretRule[] = [
     article: "an",
     pattern: /\bBearer\s{1,4}([A-Za-z0-9._~+/-]{20,}=*)/g,
     hints: ["bearer"],
-    validate: (match) =>
-      isNonTrivialSecretValue(match[1]) && /\d/.test(match[1]) && /[A-Za-z]/.test(match[1]),
+    validate: (match) => !isDummyToken(match[1]) && /\d/.test(match[1]) && /[A-Za-z]/.test(match[1]),
   },
   {
     kind: "password or secret assignment",
@@ -471,6 +472,23 @@ export const SECRET_KINDS: readonly string[] = [
   ...Object.values(GITHUB_PREFIXES).map((d) => d.kind),
   ...Object.values(CONNECTION_SCHEMES).map((d) => d.kind),
 ];
+
+const ARTICLES = new Map<string, "a" | "an">([
+  ...RULES.flatMap((rule) => (rule.kind && rule.article ? [[rule.kind, rule.article] as const] : [])),
+  ...[...Object.values(GITHUB_PREFIXES), ...Object.values(CONNECTION_SCHEMES)].map(
+    (described) => [described.kind, described.article] as const,
+  ),
+]);
+
+/**
+ * A finding's kind with its article, for messages: `an AWS access key ID`, `a private key`.
+ *
+ * @example
+ * `${file} line ${finding.line} holds ${secretKindPhrase(finding.kind)}`
+ */
+export function secretKindPhrase(kind: string): string {
+  return `${ARTICLES.get(kind) ?? "a"} ${kind}`;
+}
 
 /**
  * Throws when a text holds a credential. `where` names the text (a file, "body", a tool call).
