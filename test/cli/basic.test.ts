@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { runCli } from "../helpers/cli.ts";
+import { makeTempDir, writeTree } from "../helpers/temp.ts";
+
+// The child runs from the repository so `--import tsx` resolves (runCli's default cwd is HOME);
+// the project is always given by --cwd.
+const repo = path.resolve(import.meta.dirname, "../..");
+
+/** A home, a project folder and `--root`, so nothing touches the real ~/.claude. */
+function setup() {
+  const home = makeTempDir();
+  const project = path.join(home, "shop");
+  fs.mkdirSync(project);
+  const root = path.join(home, ".memroot");
+  const memoryDir = path.join(root, "projects", project.replace(/[^A-Za-z0-9]/g, "-"), "memory");
+  const common = ["--root", root, "--cwd", project];
+  const run = (args: string[], input?: string) => runCli([...args, ...common], { home, input, cwd: repo });
+  return { home, project, root, memoryDir, run };
+}
+
+describe("memdir path / add / list / show / rm", () => {
+  it("walks the whole cycle a user goes through", async () => {
+    const { memoryDir, run } = setup();
+
+    const where = await run(["path", "--json"]);
+    assert.equal(where.code, 0, where.stderr);
+    assert.deepEqual(Object.keys(JSON.parse(where.stdout)).sort(), ["index", "memoryDir", "projectRoot"]);
+    assert.equal(JSON.parse(where.stdout).memoryDir, memoryDir);
+    assert.equal((await run(["path"])).stdout, `${memoryDir}\n`);
+
+    const added = await run([
+      "add",
+      "--type",
+      "feedback",
+      "--description",
+      "登录模块的集成测试不得 mock 数据库",
+      "--file",
+      "feedback-real-database.md",
+      "--json",
+      "集成测试必须连接真实数据库。",
+    ]);
+    assert.equal(added.code, 0, added.stderr);
+    assert.deepEqual(JSON.parse(added.stdout), {
+      file: "feedback-real-database.md",
+      path: path.join(memoryDir, "feedback-real-database.md"),
+    });
+
+    const fromStdin = await run(
+      ["add", "--type", "project", "--description", "认证重构由合规要求推动"],
+      "合规要求。\n",
+    );
+    assert.equal(fromStdin.code, 0, fromStdin.stderr);
+    const stdinPath = fromStdin.stdout.trim();
+    assert.match(fs.readFileSync(stdinPath, "utf8"), /合规要求。/);
+
+    const listed = await run(["list", "--json"]);
+    const entries = JSON.parse(listed.stdout) as Record<string, unknown>[];
+    assert.equal(entries.length, 2);
+    for (const entry of entries)
+      assert.deepEqual(Object.keys(entry).sort(), ["description", "file", "mtime", "path", "type"]);
+    assert.ok(entries.some((e) => e.file === "feedback-real-database.md" && e.type === "feedback"));
+    const human = await run(["list"]);
+    assert.match(
+      human.stdout,
+      /^- \[feedback\] feedback-real-database\.md \(\d{4}-\d\d-\d\dT.*Z\): 登录模块/m,
+    );
+
+    const shown = await run(["show", "feedback-real-database.md"]);
+    assert.match(
+      shown.stdout,
+      /^---\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\n---\n集成测试/,
+    );
+    const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
+    assert.match(index, /^- \[.+\]\(feedback-real-database\.md\) — 登录模块的集成测试不得 mock 数据库$/m);
+
+    const removed = await run(["rm", "feedback-real-database.md", "--json"]);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.ok(!fs.existsSync(path.join(memoryDir, "feedback-real-database.md")));
+    assert.ok(
+      !fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8").includes("feedback-real-database.md"),
+    );
+  });
+
+  it("uses --dir directly and lists a missing directory as empty", async () => {
+    const { home } = setup();
+    const dir = path.join(home, "elsewhere", "memory");
+    const listed = await runCli(["list", "--dir", dir, "--json"], { home, cwd: repo });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(JSON.parse(listed.stdout), []);
+    const where = await runCli(["path", "--dir", dir, "--json"], { home, cwd: repo });
+    assert.equal(JSON.parse(where.stdout).projectRoot, null);
+  });
+
+  it("refuses a secret with exit 1, a clear message, and nothing written", async () => {
+    const { memoryDir, run } = setup();
+    const token = `sk-ant-api03-${"Zx9Qw2Er7Ty4Ui1Op6As3Df8Gh5Jk0Lz".repeat(3)}AA`;
+    const result = await run(["add", "--type", "reference", "--description", "api access", `key ${token}`]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /secret|key|token/i);
+    assert.ok(!result.stderr.includes(token), "the secret itself is never echoed");
+    const files = fs.existsSync(memoryDir) ? fs.readdirSync(memoryDir).filter((f) => f.endsWith(".md")) : [];
+    assert.deepEqual(files, []);
+  });
+
+  it("exits 2 on usage errors and 1 on a missing memory", async () => {
+    const { run } = setup();
+    assert.equal((await run(["add", "--description", "no type", "body"])).code, 2);
+    assert.equal((await run(["add", "--type", "opinion", "--description", "d", "body"])).code, 2);
+    const missing = await run(["show", "nope.md"]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /nope\.md/);
+    const outside = await run(["show", "../../../../etc/passwd"]);
+    assert.equal(outside.code, 1);
+  });
+});
+
+describe("memdir doctor", () => {
+  it("reports problems as {issues}, exits 1, and --fix repairs pointers", async () => {
+    const { memoryDir, run } = setup();
+    writeTree(memoryDir, {
+      "MEMORY.md": "- [Gone](gone.md) — deleted long ago\n- [Kept](kept.md) — kept\n",
+      "kept.md": "---\ndescription: kept\ntype: user\n---\nbody\n",
+      "orphan.md": "---\ndescription: nobody points here\ntype: project\n---\nbody\n",
+      "untyped.md": "---\ndescription: no type here\n---\nbody\n",
+      "leaky.md": `---\ndescription: leaky\ntype: reference\n---\naws AKIAZ7Q3R5T2W8Y4U6P1\n`,
+    });
+    const before = await run(["doctor", "--json"]);
+    assert.equal(before.code, 1);
+    const { issues } = JSON.parse(before.stdout) as {
+      issues: { code: string; file: string; message: string }[];
+    };
+    const found = issues.map((i) => `${i.code} ${i.file}`).sort();
+    for (const expected of [
+      "dead-pointer gone.md",
+      "missing-pointer orphan.md",
+      "missing-pointer untyped.md",
+      "missing-type untyped.md",
+      "secret leaky.md",
+    ]) {
+      assert.ok(found.includes(expected), `expected ${expected} in ${found.join(", ")}`);
+    }
+    assert.ok(!before.stdout.includes("AKIAZ7Q3R5T2W8Y4U6P1"));
+
+    const fixed = await run(["doctor", "--fix"]);
+    assert.equal(fixed.code, 1, "the type and the secret need a human");
+    assert.match(fixed.stdout, /fixed: removed the line for missing gone\.md/);
+    const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
+    assert.ok(!index.includes("gone.md"));
+    assert.match(index, /\(orphan\.md\) — nobody points here/);
+    assert.match(index, /\(untyped\.md\) — no type here/);
+    assert.ok(!index.includes("AKIA"), "a secret is never copied into the index");
+
+    assert.equal((await run(["rm", "leaky.md"])).code, 0);
+    writeTree(memoryDir, { "untyped.md": "---\ndescription: no type here\ntype: user\n---\nbody\n" });
+    const clean = await run(["doctor", "--json"]);
+    assert.equal(clean.code, 0, clean.stdout);
+    assert.deepEqual(JSON.parse(clean.stdout), { issues: [] });
+  });
+
+  it("flags an index over its limits", async () => {
+    const { memoryDir, run } = setup();
+    const lines = Array.from({ length: 201 }, (_, i) => `- [M${i}](m${i}.md) — memory ${i}`);
+    writeTree(memoryDir, { "MEMORY.md": `${lines.join("\n")}\n` });
+    for (let i = 0; i < 201; i++)
+      writeTree(memoryDir, { [`m${i}.md`]: `---\ndescription: memory ${i}\ntype: user\n---\n` });
+    const result = await run(["doctor", "--json"]);
+    const { issues } = JSON.parse(result.stdout) as { issues: { code: string }[] };
+    assert.deepEqual(
+      issues.map((i) => i.code),
+      ["index-too-long"],
+    );
+  });
+});
