@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import {
+  listTranscripts,
+  loadTranscript,
+  openTranscript,
+  transcriptPath,
+} from "../../src/agent/transcript.ts";
+import type { Message } from "../../src/types.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+
+const message = (id: string, text: string): Message => ({ id, role: "user", content: text });
+
+describe("transcripts", () => {
+  it("appends one JSON line per message and loads them back", () => {
+    const projectDir = makeTempDir();
+    const transcript = openTranscript({ projectDir });
+    transcript.append(message("1", "hello"));
+    transcript.append({ id: "2", role: "assistant", content: [{ type: "text", text: "hi" }] });
+    transcript.close();
+    const lines = fs.readFileSync(transcript.path, "utf8").trim().split("\n");
+    assert.equal(lines.length, 2);
+    for (const line of lines) JSON.parse(line);
+    const loaded = loadTranscript(transcript.path);
+    assert.deepEqual(
+      loaded.messages.map((m) => m.id),
+      ["1", "2"],
+    );
+    assert.equal(loaded.sessionId, transcript.sessionId);
+    assert.equal(path.dirname(transcript.path), projectDir);
+  });
+
+  it("skips a torn last line and continues on a fresh line when resumed", () => {
+    const projectDir = makeTempDir();
+    const first = openTranscript({ projectDir, sessionId: "s1" });
+    first.append(message("1", "hello"));
+    first.close();
+    fs.appendFileSync(first.path, '{"type":"message","sessionId":"s1","mess');
+    assert.equal(loadTranscript(first.path).messages.length, 1);
+    assert.equal(loadTranscript(first.path).skippedLines, 1);
+    const resumed = openTranscript({ projectDir, sessionId: "s1" });
+    resumed.append(message("2", "again"));
+    resumed.close();
+    assert.deepEqual(
+      loadTranscript(first.path).messages.map((m) => m.id),
+      ["1", "2"],
+    );
+  });
+
+  it("refuses session ids that would name another path, and lists sessions", () => {
+    const projectDir = makeTempDir();
+    assert.throws(() => transcriptPath(projectDir, "../escape"), /invalid session id/);
+    openTranscript({ projectDir, sessionId: "a" }).close();
+    assert.deepEqual(
+      listTranscripts(projectDir).map((t) => t.sessionId),
+      ["a"],
+    );
+    assert.throws(() => loadTranscript(path.join(projectDir, "missing.jsonl")), /no session/);
+  });
+});
