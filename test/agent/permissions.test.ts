@@ -34,8 +34,8 @@ describe("mainAgentPermissions", () => {
     assert.equal(outside.allow, false);
     assert.match((outside as { message: string }).message, /outside the places this agent may write/);
     assert.match((outside as { message: string }).message, new RegExp(project));
-    const escape = await check("Write", { file_path: "../elsewhere.txt" }, context);
-    assert.equal(escape.allow, false);
+    const parentDir = await check("Write", { file_path: "../elsewhere.txt" }, context);
+    assert.equal(parentDir.allow, false);
     const unknown = await check("Bash", { command: "rm -rf /" }, context);
     assert.equal(unknown.allow, false);
   });
