@@ -3,6 +3,8 @@ import path from "node:path";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const entry = path.join(repo, "src/cli/run.ts");
+// An absolute loader URL, so the child finds tsx whatever its cwd is.
+const tsxLoader = import.meta.resolve("tsx");
 
 export interface CliResult {
   code: number | null;
@@ -31,7 +33,7 @@ export function runCli(
       NO_COLOR: "1",
     };
     for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
-    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+    const child = spawn(process.execPath, ["--import", tsxLoader, entry, ...args], {
       cwd: options.cwd ?? options.home,
       env,
       stdio: ["pipe", "pipe", "pipe"],
