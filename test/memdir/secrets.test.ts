@@ -68,6 +68,7 @@ describe("findSecrets", () => {
       "the API key lives in 1Password",
       "password: ask Dana, it is in the vault",
       "api_key=<your-key>",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} placeholder is what is tested
       "token: ${GITHUB_TOKEN}",
       "password = process.env.DB_PASSWORD",
       "secret=changeme",
@@ -103,6 +104,7 @@ describe("isPlaceholderValue", () => {
   it("treats references, templates and filler as placeholders", () => {
     for (const value of [
       "<your-key>",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} placeholder is what is tested
       "${VAR}",
       "$VAR",
       "{{ secrets.X }}",

@@ -153,6 +153,7 @@ export const NOT_SECRETS: readonly string[] = [
   "the API key lives in 1Password",
   "Rotate the Stripe secret key every quarter; ask Dana for access.",
   "api_key=<your-key>",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} placeholder is what is tested
   "OPENAI_API_KEY=${OPENAI_API_KEY}",
   "password: $DB_PASSWORD",
   "const apiKey = process.env.OPENAI_API_KEY",
@@ -163,6 +164,7 @@ export const NOT_SECRETS: readonly string[] = [
   "password: xxxxxxxx",
   "api_key: ********",
   "postgres://user:password@localhost/db",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} placeholder is what is tested
   "postgres://user:${PGPASSWORD}@localhost/db",
   "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
   "password_policy: min-length-12",
