@@ -2,7 +2,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { ContentBlock, Message, ToolUseBlock } from "../types.ts";
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent, StopReason } from "./client.ts";
 import { withJsonRepair } from "./json-repair.ts";
-import { toModelError } from "./model-error.ts";
+import { httpStatus, toModelError } from "./model-error.ts";
 
 type MessageParam = Anthropic.MessageParam;
 type ContentBlockParam = Anthropic.ContentBlockParam;
@@ -61,18 +61,28 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     return sdk;
   };
   const name = `anthropic:${model}`;
+  // Proxies for older API versions reject `output_config`; then JSON comes through a forced tool call.
+  let jsonVia: JsonVia = "output_config";
 
   const client: ModelClient = {
     name,
     async complete(request) {
       const sdkClient = await load();
-      try {
-        const message = await sdkClient.messages.create(toAnthropicParams(request, model), {
-          signal: request.signal,
-        });
-        return fromAnthropicMessage(message);
-      } catch (error) {
-        throw toModelError("anthropic", error, request.signal);
+      for (;;) {
+        const jsonTool =
+          request.jsonSchema && jsonVia === "tool" ? jsonToolName(request.jsonSchema.name) : null;
+        try {
+          const message = await sdkClient.messages.create(toAnthropicParams(request, model, jsonVia), {
+            signal: request.signal,
+          });
+          return fromAnthropicMessage(message, jsonTool);
+        } catch (error) {
+          if (request.jsonSchema && jsonVia === "output_config" && rejectsOutputConfig(error)) {
+            jsonVia = "tool";
+            continue;
+          }
+          throw toModelError("anthropic", error, request.signal);
+        }
       }
     },
     async *stream(request) {
@@ -91,10 +101,23 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   return withJsonRepair(client);
 }
 
+/** How JSON output is asked for: natively, or as the input of one forced tool call. */
+type JsonVia = "output_config" | "tool";
+
+function jsonToolName(schemaName: string): string {
+  return schemaName.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "json_output";
+}
+
+/** A 400 that names `output_config`: the endpoint (often a proxy on an older API version) lacks it. */
+function rejectsOutputConfig(error: unknown): boolean {
+  return httpStatus(error) === 400 && /output_config|output_format/i.test(String((error as Error).message));
+}
+
 /** Neutral request → Messages API params. Exported for tests of the mapping. */
 export function toAnthropicParams(
   request: ModelRequest,
   defaultModel: string,
+  jsonVia: JsonVia = "output_config",
 ): MessageCreateParamsNonStreaming {
   const params: MessageCreateParamsNonStreaming = {
     model: request.model ?? defaultModel,
@@ -109,8 +132,20 @@ export function toAnthropicParams(
       input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
     }));
   }
-  if (request.jsonSchema)
+  if (request.jsonSchema && jsonVia === "output_config") {
     params.output_config = { format: { type: "json_schema", schema: request.jsonSchema.schema } };
+  } else if (request.jsonSchema) {
+    const name = jsonToolName(request.jsonSchema.name);
+    params.tools = [
+      ...(params.tools ?? []),
+      {
+        name,
+        description: "Give your answer as this tool's input.",
+        input_schema: request.jsonSchema.schema as Anthropic.Tool.InputSchema,
+      },
+    ];
+    params.tool_choice = { type: "tool", name };
+  }
   return params;
 }
 
@@ -174,16 +209,22 @@ function stopReasonOf(reason: string | null | undefined): StopReason {
   }
 }
 
-function fromAnthropicMessage(message: Anthropic.Message): ModelResponse {
+/** SDK message → neutral response; a call of `jsonTool` (the forced JSON tool) becomes the JSON text. */
+function fromAnthropicMessage(message: Anthropic.Message, jsonTool: string | null): ModelResponse {
   const content: ContentBlock[] = [];
+  let answeredByTool = false;
   for (const block of message.content) {
-    if (block.type === "text") content.push({ type: "text", text: block.text });
-    else if (block.type === "tool_use")
+    if (block.type === "text" && jsonTool === null) content.push({ type: "text", text: block.text });
+    else if (block.type === "tool_use" && block.name === jsonTool && !answeredByTool) {
+      answeredByTool = true;
+      content.push({ type: "text", text: JSON.stringify(block.input) });
+    } else if (block.type === "tool_use") {
       content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input });
+    }
   }
   return {
     content,
-    stopReason: stopReasonOf(message.stop_reason),
+    stopReason: answeredByTool ? "end_turn" : stopReasonOf(message.stop_reason),
     usage: { inputTokens: message.usage.input_tokens ?? 0, outputTokens: message.usage.output_tokens ?? 0 },
     model: message.model,
   };

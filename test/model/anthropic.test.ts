@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { z } from "zod";
 import { createAnthropicClient, toAnthropicMessages } from "../../src/model/anthropic.ts";
+import { sideQuery } from "../../src/model/side-query.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runModelClientSuite } from "./client-suite.ts";
 
@@ -51,6 +53,31 @@ describe("anthropic client specifics", () => {
     assert.equal(client.name, "anthropic:claude-sonnet-5-5");
     await client.complete({ messages: [{ id: "1", role: "user", content: "hi" }], maxTokens: 5 });
     assert.equal(server.requests[0]!.body?.model, "claude-sonnet-5-5");
+  });
+
+  it("falls back to a forced tool call when a proxy rejects output_config", async () => {
+    const server = await startFakeModelServer([
+      { error: 400, message: "output_config: Extra inputs are not permitted" },
+      (request) =>
+        request.body?.tool_choice
+          ? { toolCall: { name: "memory_selection", input: { selected_memories: ["a.md"] } } }
+          : "no",
+      (request) =>
+        request.body?.output_config
+          ? "wrong"
+          : { toolCall: { name: "memory_selection", input: { selected_memories: [] } } },
+    ]);
+    closers.push(server.close);
+    const client = createAnthropicClient({ apiKey: "k", baseURL: server.anthropicBaseURL, maxRetries: 0 });
+    const schema = z.object({ selected_memories: z.array(z.string()) });
+    const ask = () =>
+      sideQuery(client, { system: "Pick.", user: "q", schema, name: "memory_selection", maxTokens: 256 });
+    assert.deepEqual(await ask(), { ok: true, data: { selected_memories: ["a.md"] } });
+    assert.deepEqual(server.requests[1]!.body?.tool_choice, { type: "tool", name: "memory_selection" });
+    assert.equal(server.requests[1]!.body?.output_config, undefined);
+    // Remembered: the next side query goes straight to the tool.
+    assert.deepEqual(await ask(), { ok: true, data: { selected_memories: [] } });
+    assert.equal(server.requests.length, 3);
   });
 
   it("turns meta messages into user turns, merges same-role turns and puts tool results first", () => {
