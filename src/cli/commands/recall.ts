@@ -1,0 +1,149 @@
+import { type ResolvedConfig, resolveConfig } from "../../config.ts";
+import { createModelClientFromConfig, requireModel } from "../../model/factory.ts";
+import { type RecallCandidate, type RecallResult, recall } from "../../recall/recall.ts";
+import { createHybridSelector } from "../../recall/select-hybrid.ts";
+import { createLexicalSelector } from "../../recall/select-lexical.ts";
+import { createModelSelector } from "../../recall/select-model.ts";
+import type { Selector } from "../../recall/selector.ts";
+import { type CommandContext, type CommonOptions, usageError, withCommonOptions } from "../common.ts";
+import { locationFromOptions } from "../location.ts";
+import type { RegisterCommand } from "../main.ts";
+import { printJson } from "../output.ts";
+
+/** The selectors a user can name on the command line. */
+export const SELECTOR_NAMES = ["lexical", "model", "hybrid"] as const;
+export type SelectorName = (typeof SELECTOR_NAMES)[number];
+
+/**
+ * The selector for a command: the one named, else `hybrid` when a model is configured and
+ * `lexical` when memdir is offline (issue 4). Naming `model` or `hybrid` with no model configured
+ * throws `MemdirError("no-model")`, whose one line names the variable to set.
+ *
+ * @example
+ * const { selector, name } = selectorFromConfig(undefined, resolveConfig({ env: process.env }));
+ */
+export function selectorFromConfig(
+  requested: string | undefined,
+  config: ResolvedConfig,
+): { selector: Selector; name: SelectorName } {
+  if (requested !== undefined && !(SELECTOR_NAMES as readonly string[]).includes(requested)) {
+    throw usageError(`recall: unknown selector "${requested}" (choose ${SELECTOR_NAMES.join(", ")})`);
+  }
+  const lexical = createLexicalSelector();
+  if (requested === "lexical") return { selector: lexical, name: "lexical" };
+  const client =
+    requested === undefined
+      ? createModelClientFromConfig(config.model, { purpose: "selector" })
+      : requireModel(config.model, { purpose: "selector" });
+  if (client === null) return { selector: lexical, name: "lexical" };
+  const model = createModelSelector({ client });
+  if (requested === "model") return { selector: model, name: "model" };
+  return { selector: createHybridSelector({ lexical, model }), name: "hybrid" };
+}
+
+interface RecallCommandOptions extends CommonOptions {
+  selector?: string;
+  k: string;
+  explain?: boolean;
+}
+
+/**
+ * `memdir recall "<query>"`: prints what the prefetch would inject for this query, as if it were
+ * the first message of a session (nothing read or surfaced yet). `--explain` lists every
+ * candidate with its score and why it was picked or skipped; `--json` prints
+ * `{query, selector, selected, messages, skipped}` (plus `candidates`, `fallback` with `--explain`).
+ */
+export const registerRecallCommand: RegisterCommand = (program, context) => {
+  withCommonOptions(
+    program
+      .command("recall")
+      .description("show the memories that would be recalled for a query")
+      .argument("<query>", "the user message to recall for")
+      .option("--selector <name>", "lexical | model | hybrid (default: hybrid with a model, else lexical)")
+      .option("--k <n>", "at most this many memories", "5")
+      .option("--explain", "list every candidate with its score and why it was picked or skipped"),
+  ).action(async (query: string, options: RecallCommandOptions) => {
+    const k = Number(options.k);
+    if (!Number.isInteger(k) || k < 1)
+      throw usageError(`recall: --k must be a positive whole number, got "${options.k}"`);
+    const config = resolveConfig({
+      cwd: options.cwd,
+      root: options.root,
+      env: context.env,
+      home: context.env.HOME || undefined,
+    });
+    const { selector, name } = selectorFromConfig(options.selector, config);
+    const location = await locationFromOptions(options, context);
+    const result = await recall({
+      memoryDir: location.memoryDir,
+      query,
+      selector,
+      selectorName: name,
+      k,
+      explain: options.explain === true,
+    });
+    if (options.json) printJson(context.io, recallJson(result, options.explain === true));
+    else if (options.explain) printExplain(context, result, location.memoryDir);
+    else printMessages(context, result);
+  });
+};
+
+/** The `--json` shape (issue 4): exactly these keys, plus the explain fields with `--explain`. */
+export function recallJson(result: RecallResult, explain: boolean): Record<string, unknown> {
+  return {
+    query: result.query,
+    selector: result.selector,
+    selected: result.selected,
+    messages: result.messages.map((message) => ({
+      role: message.role,
+      isMeta: true,
+      content: message.content,
+    })),
+    skipped: result.skipped,
+    ...(explain
+      ? {
+          candidates: result.candidates,
+          ...(result.fallback !== undefined ? { fallback: result.fallback } : {}),
+          ...(result.modelFailure !== undefined ? { modelFailure: result.modelFailure } : {}),
+        }
+      : {}),
+  };
+}
+
+function printMessages(context: CommandContext, result: RecallResult): void {
+  if (result.messages.length === 0) {
+    context.io.stdout("no memories would be recalled for this query\n");
+    return;
+  }
+  context.io.stdout(`${result.messages.map((message) => message.content).join("\n\n")}\n`);
+}
+
+function printExplain(context: CommandContext, result: RecallResult, memoryDir: string): void {
+  const out: string[] = [];
+  out.push(`query: ${result.query}`);
+  out.push(`selector: ${result.selector}`);
+  out.push(`memory dir: ${memoryDir}`);
+  if (result.fallback !== undefined) out.push(`fallback: ${result.fallback}`);
+  if (result.modelFailure !== undefined) out.push(`model failure: ${result.modelFailure} (nothing selected)`);
+  out.push("");
+  out.push(`candidates (${result.candidates.length}):`);
+  const width = Math.max(0, ...result.candidates.map((candidate) => candidate.file.length));
+  for (const candidate of result.candidates) out.push(`  ${candidateLine(candidate, width)}`);
+  if (result.candidates.length === 0) out.push("  (no memories in this directory)");
+  out.push("");
+  const bytes = result.messages.reduce(
+    (sum, message) => sum + Buffer.byteLength(message.content as string),
+    0,
+  );
+  const count = result.messages.length;
+  out.push(
+    `would inject ${count} ${count === 1 ? "memory" : "memories"} (${bytes} bytes)${count > 0 ? ":" : ""}`,
+  );
+  for (const message of result.messages) out.push("", message.content as string);
+  context.io.stdout(`${out.join("\n")}\n`);
+}
+
+function candidateLine(candidate: RecallCandidate, width: number): string {
+  const score = candidate.score === null ? "-" : candidate.score.toFixed(3);
+  return `${candidate.status.padEnd(12)} ${score.padStart(8)}  ${candidate.file.padEnd(width)}  ${candidate.reason}`;
+}

@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { startFakeModelServer } from "../../src/testing/index.ts";
+import { runCli } from "../helpers/cli.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+
+const FIXTURE = path.resolve(import.meta.dirname, "../fixtures/worked-example");
+const QUERY = "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。";
+const DAY = 86_400_000;
+
+/** A copy of the worked-example memory dir whose memories were saved two days ago. */
+function workedExample(): { home: string; memoryDir: string } {
+  const home = makeTempDir();
+  const memoryDir = path.join(home, "memory");
+  fs.cpSync(FIXTURE, memoryDir, { recursive: true });
+  const twoDaysAgo = new Date(Date.now() - 2 * DAY - 60_000);
+  for (const name of fs.readdirSync(memoryDir))
+    fs.utimesSync(path.join(memoryDir, name), twoDaysAgo, twoDaysAgo);
+  return { home, memoryDir };
+}
+
+describe("memdir recall", () => {
+  it("prints the system-reminder the worked example would inject (offline, lexical)", async () => {
+    const { home, memoryDir } = workedExample();
+    const result = await runCli(["recall", QUERY, "--dir", memoryDir], { home });
+    assert.equal(result.code, 0, result.stderr);
+    const target = path.join(memoryDir, "feedback-real-database.md");
+    assert.ok(
+      result.stdout.startsWith(`<system-reminder>Memory (saved 2 days ago): ${target}:\n`),
+      result.stdout,
+    );
+    assert.match(result.stdout, /point-in-time note/);
+    assert.match(result.stdout, /登录模块的集成测试/);
+    assert.ok(!result.stdout.includes("project-auth-migration.md"));
+  });
+
+  it("--json has exactly the documented keys", async () => {
+    const { home, memoryDir } = workedExample();
+    const result = await runCli(["recall", QUERY, "--dir", memoryDir, "--json"], { home });
+    assert.equal(result.code, 0, result.stderr);
+    const json = JSON.parse(result.stdout);
+    assert.deepEqual(Object.keys(json).sort(), ["messages", "query", "selected", "selector", "skipped"]);
+    assert.equal(json.query, QUERY);
+    assert.equal(json.selector, "lexical");
+    assert.deepEqual(
+      json.selected.map((s: { file: string }) => s.file),
+      ["feedback-real-database.md"],
+    );
+    assert.deepEqual(Object.keys(json.selected[0]).sort(), ["file", "path", "score"]);
+    assert.equal(json.selected[0].path, path.join(memoryDir, "feedback-real-database.md"));
+    assert.equal(json.messages.length, 1);
+    assert.deepEqual(Object.keys(json.messages[0]).sort(), ["content", "isMeta", "role"]);
+    assert.equal(json.messages[0].role, "user");
+    assert.equal(json.messages[0].isMeta, true);
+    assert.match(
+      json.messages[0].content,
+      /^<system-reminder>Memory \(saved 2 days ago\): .*feedback-real-database\.md:/,
+    );
+    assert.deepEqual(json.skipped, []);
+  });
+
+  it("--explain lists every candidate with its score and why", async () => {
+    const { home, memoryDir } = workedExample();
+    const result = await runCli(["recall", QUERY, "--dir", memoryDir, "--explain"], { home });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^selector: lexical$/m);
+    assert.match(result.stdout, /candidates \(2\):/);
+    assert.match(result.stdout, /^ {2}picked +\d+\.\d+ +feedback-real-database\.md/m);
+    assert.match(result.stdout, /^ {2}(below-floor|beyond-k) +\S+ +project-auth-migration\.md/m);
+    assert.match(result.stdout, /would inject 1 memory/);
+
+    const withK = await runCli(["recall", QUERY, "--dir", memoryDir, "--explain", "--json", "--k", "1"], {
+      home,
+    });
+    const json = JSON.parse(withK.stdout);
+    assert.equal(json.candidates.length, 2);
+    assert.ok(json.candidates.every((c: { status: string; reason: string }) => c.status && c.reason));
+  });
+
+  it("says when nothing would be recalled", async () => {
+    const { home, memoryDir } = workedExample();
+    const result = await runCli(["recall", "quarterly marketing budget spreadsheet", "--dir", memoryDir], {
+      home,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /no memories would be recalled/);
+  });
+
+  it("--selector model without a model exits 1 naming the variable to set", async () => {
+    const { home, memoryDir } = workedExample();
+    for (const selector of ["model", "hybrid"]) {
+      const result = await runCli(["recall", QUERY, "--dir", memoryDir, "--selector", selector], { home });
+      assert.equal(result.code, 1);
+      assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+      assert.match(result.stderr, /ANTHROPIC_API_KEY/);
+    }
+  });
+
+  it("rejects an unknown selector and a bad --k as usage errors", async () => {
+    const { home, memoryDir } = workedExample();
+    assert.equal(
+      (await runCli(["recall", QUERY, "--dir", memoryDir, "--selector", "magic"], { home })).code,
+      2,
+    );
+    assert.equal((await runCli(["recall", QUERY, "--dir", memoryDir, "--k", "0"], { home })).code, 2);
+  });
+
+  describe("with a model configured", () => {
+    const servers: { close(): Promise<void> }[] = [];
+    after(async () => {
+      for (const server of servers) await server.close();
+    });
+
+    it("defaults to hybrid and injects what the model chose", async () => {
+      const { home, memoryDir } = workedExample();
+      const server = await startFakeModelServer(() => ({
+        json: { selected_memories: ["feedback-real-database.md"] },
+      }));
+      servers.push(server);
+      const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.anthropicBaseURL };
+      const result = await runCli(["recall", QUERY, "--dir", memoryDir, "--json"], { home, env });
+      assert.equal(result.code, 0, result.stderr);
+      const json = JSON.parse(result.stdout);
+      assert.equal(json.selector, "hybrid");
+      assert.deepEqual(
+        json.selected.map((s: { file: string }) => s.file),
+        ["feedback-real-database.md"],
+      );
+      assert.equal(server.requests.length, 1, "one side query");
+    });
+
+    it("--explain reports the lexical fallback when the model fails", async () => {
+      const { home, memoryDir } = workedExample();
+      const server = await startFakeModelServer(() => ({ error: 400, message: "model not found" }));
+      servers.push(server);
+      const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.anthropicBaseURL };
+      const result = await runCli(["recall", QUERY, "--dir", memoryDir, "--explain"], { home, env });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^selector: hybrid$/m);
+      assert.match(result.stdout, /^fallback: model selector failed .*; used the lexical picks$/m);
+      assert.match(result.stdout, /^ {2}picked +\S+ +feedback-real-database\.md +lexical fallback/m);
+    });
+  });
+});
