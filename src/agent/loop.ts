@@ -173,11 +173,12 @@ export async function* queryLoop(options: QueryLoopOptions): AsyncGenerator<Loop
   let messages = [...options.messages];
 
   // (1) The user context goes first, so the index is in the very first request. A context
-  // already in the conversation (earlier turns, a resumed session) is kept unless it changed.
+  // already in the conversation (earlier turns, a resumed session) is moved first, not repeated;
+  // only a new or changed one is reported (and so written to the transcript).
   if (options.userContext) {
     const existing = messages.find((m) => m.id === USER_CONTEXT_MESSAGE_ID);
+    messages = prependUserContext(messages, options.userContext);
     if (!existing || existing.content !== options.userContext) {
-      messages = prependUserContext(messages, options.userContext);
       const added = messages[0];
       added.timestamp ??= timestamp();
       yield { type: "message", message: added };
