@@ -1,0 +1,195 @@
+import type { LoopEvent } from "../agent/loop.ts";
+import type { ToolSpec } from "../agent/tools/spec.ts";
+import type { ModelClient } from "../model/client.ts";
+import type { Clock, Message } from "../types.ts";
+import { countNewMessages, mainAgentWroteMemory, messagesAfterCursor } from "./cursor.ts";
+import { type ExtractionRunResult, extractionNotice, runExtraction } from "./run-extraction.ts";
+
+/** SPEC §5: on exit, a running extraction gets this long to finish. */
+export const EXTRACTION_DRAIN_TIMEOUT_MS = 60_000;
+
+export interface ExtractorOptions {
+  memoryDir: string;
+  client: ModelClient;
+  model?: string;
+  /** Default working directory of the fork (a request's `cwd` wins). */
+  cwd?: string;
+  tools?: readonly ToolSpec[];
+  maxTurns?: number;
+  now?: Clock;
+  /** Failures go here (default: stderr). They never fail the user's turn. */
+  log?: (message: string) => void;
+  /** The user-visible line after a run (`Saved 1 memory`); default: the request's `notify`. */
+  notify?: (text: string) => void;
+  /** Every outcome, for UIs, `--json` output and tests. */
+  onReport?: (report: ExtractionReport) => void;
+  /** Sees the fork's events. */
+  onEvent?: (event: LoopEvent) => void;
+  /** Aborting it aborts a running extraction. */
+  signal?: AbortSignal;
+  /** Start from this cursor (a message id) instead of the beginning. */
+  cursor?: string | null;
+}
+
+/** What the stop hook hands over: the conversation as it stands when a turn ended. */
+export interface ExtractionRequest {
+  messages: readonly Message[];
+  notify?: (text: string) => void;
+  cwd?: string;
+}
+
+/** The outcome of one pass over a request. */
+export type ExtractionReport =
+  | { status: "done"; newMessages: number; notice: string | null; result: ExtractionRunResult }
+  | { status: "failed"; newMessages: number; error: Error; result: ExtractionRunResult }
+  /** The main agent wrote into the memory dir itself since the cursor: nothing to do, cursor advanced. */
+  | { status: "skipped"; newMessages: number; reason: "main-agent-wrote-memory" }
+  /** Nothing after the cursor. */
+  | { status: "up-to-date"; newMessages: 0 };
+
+/** Background extraction with a cursor, the skip rule and coalescing (SPEC §5). */
+export interface Extractor {
+  /**
+   * Starts an extraction for the conversation in `request`, or, while one runs, stores the request
+   * (the latest wins) for exactly one trailing run. Resolves when the extractor is idle again;
+   * never rejects. The stop hook calls this and does not wait.
+   */
+  schedule(request: ExtractionRequest): Promise<void>;
+  /** Waits for a running extraction (and its trailing run) up to `timeoutMs`; true when idle. */
+  drain(timeoutMs?: number): Promise<boolean>;
+  /** Aborts a running extraction and drops a stored request. */
+  dispose(): void;
+  /** Id of the last message processed, or null before the first successful run. */
+  readonly cursor: string | null;
+  readonly running: boolean;
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * Creates the background extractor of one session.
+ *
+ * - Only messages after the cursor count; the cursor advances only when a run succeeds (or is
+ *   skipped), so a failed run's messages are covered again by the next one. A cursor whose
+ *   message is gone (compaction) counts everything.
+ * - When the main agent wrote into the memory dir since the cursor, the run is skipped.
+ * - One run at a time: requests arriving meanwhile are coalesced into one trailing run.
+ *
+ * @example
+ * const extractor = createExtractor({ memoryDir, client, log: console.error });
+ * hooks.onStop("extract", (context) => extractor.schedule({ messages: context.messages, notify: context.notify }));
+ * await extractor.drain(); // before exiting
+ */
+export function createExtractor(options: ExtractorOptions): Extractor {
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const controller = new AbortController();
+  const onParentAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) controller.abort(options.signal.reason);
+  else options.signal?.addEventListener("abort", onParentAbort, { once: true });
+
+  let cursor: string | null = options.cursor ?? null;
+  let pending: ExtractionRequest | null = null;
+  let idle: Promise<void> | null = null;
+
+  const report = (value: ExtractionReport) => {
+    try {
+      options.onReport?.(value);
+    } catch (error) {
+      log(`memdir: extraction report handler failed: ${asError(error).message}`);
+    }
+  };
+
+  async function processRequest(request: ExtractionRequest): Promise<void> {
+    const last = request.messages.at(-1);
+    if (last === undefined) return;
+    const fresh = messagesAfterCursor(request.messages, cursor);
+    if (fresh.length === 0) {
+      report({ status: "up-to-date", newMessages: 0 });
+      return;
+    }
+    const newMessages = countNewMessages(fresh);
+    const cwd = request.cwd ?? options.cwd ?? process.cwd();
+    if (await mainAgentWroteMemory(fresh, { memoryDir: options.memoryDir, cwd })) {
+      cursor = last.id;
+      report({ status: "skipped", newMessages, reason: "main-agent-wrote-memory" });
+      return;
+    }
+    const result = await runExtraction({
+      messages: request.messages,
+      newMessageCount: newMessages,
+      memoryDir: options.memoryDir,
+      client: options.client,
+      model: options.model,
+      cwd,
+      tools: options.tools,
+      maxTurns: options.maxTurns,
+      signal: controller.signal,
+      now: options.now,
+      onEvent: options.onEvent,
+    });
+    if (!result.ok) {
+      const error = result.error ?? new Error("extraction failed");
+      if (!controller.signal.aborted) log(`memdir: extraction failed: ${error.message}`);
+      report({ status: "failed", newMessages, error, result });
+      return;
+    }
+    cursor = last.id;
+    const notice = extractionNotice(result);
+    if (notice) (options.notify ?? request.notify)?.(notice);
+    report({ status: "done", newMessages, notice, result });
+  }
+
+  async function runUntilIdle(first: ExtractionRequest): Promise<void> {
+    let next: ExtractionRequest | null = first;
+    while (next !== null && !controller.signal.aborted) {
+      pending = null;
+      try {
+        await processRequest(next);
+      } catch (error) {
+        log(`memdir: extraction failed: ${asError(error).message}`);
+      }
+      // Whatever arrived during the run (only the latest) becomes the one trailing run.
+      next = pending;
+    }
+    pending = null;
+  }
+
+  return {
+    schedule(request) {
+      if (controller.signal.aborted) return Promise.resolve();
+      if (idle !== null) {
+        pending = request;
+        return idle;
+      }
+      idle = runUntilIdle(request).finally(() => {
+        idle = null;
+      });
+      return idle;
+    },
+    async drain(timeoutMs = EXTRACTION_DRAIN_TIMEOUT_MS) {
+      if (idle === null) return true;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+        timer.unref();
+      });
+      const finished = idle.then(() => true as const);
+      const outcome = await Promise.race([finished, timedOut]);
+      clearTimeout(timer);
+      return outcome;
+    },
+    dispose() {
+      pending = null;
+      options.signal?.removeEventListener("abort", onParentAbort);
+      controller.abort();
+    },
+    get cursor() {
+      return cursor;
+    },
+    get running() {
+      return idle !== null;
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import path from "node:path";
+import { runForkedAgent } from "../agent/fork.ts";
+import type { LoopEvent } from "../agent/loop.ts";
+import { memoryOnlyPermissions } from "../agent/permissions.ts";
+import type { ToolSpec } from "../agent/tools/spec.ts";
+import { defaultTools } from "../agent/tools.ts";
+import { INDEX_FILE } from "../memdir/index-file.ts";
+import { formatManifest, SCAN_DEFAULT_LIMIT, scanHeaders } from "../memdir/scan.ts";
+import type { ModelClient } from "../model/client.ts";
+import { extractionPrompt } from "../prompts/extract.ts";
+import type { Clock, Message } from "../types.ts";
+
+/** SPEC §5: the extraction agent gets at most 5 model calls. */
+export const EXTRACTION_MAX_TURNS = 5;
+
+export interface ExtractionRunOptions {
+  /** The conversation so far; the fork sees all of it. */
+  messages: readonly Message[];
+  /** How many of them are new since the last extraction (stated in the prompt). */
+  newMessageCount: number;
+  memoryDir: string;
+  client: ModelClient;
+  model?: string;
+  /** Where the fork's relative paths resolve (default `process.cwd()`); writes stay in the memory dir. */
+  cwd?: string;
+  tools?: readonly ToolSpec[];
+  /** Default {@link EXTRACTION_MAX_TURNS}. */
+  maxTurns?: number;
+  signal?: AbortSignal;
+  now?: Clock;
+  onEvent?: (event: LoopEvent) => void;
+}
+
+/** A write the permission check refused, with the readable reason the model was given. */
+export interface RefusedWrite {
+  tool: string;
+  path: string;
+  reason: string;
+}
+
+/** What one extraction run did. */
+export interface ExtractionRunResult {
+  /** The run finished (answer given or turns used up); false when it failed or was aborted. */
+  ok: boolean;
+  /** Memory files created, relative to the memory dir (the index never counts). */
+  saved: string[];
+  /** Existing memory files changed, relative to the memory dir. */
+  updated: string[];
+  /** Every file written, relative to the memory dir, `MEMORY.md` included. */
+  written: string[];
+  refused: RefusedWrite[];
+  /** Model calls made. */
+  turns: number;
+  /** The agent's closing line. */
+  text: string;
+  error?: Error;
+}
+
+/**
+ * The line a user sees after a run, e.g. `Saved 2 memories` or `Saved 1 memory, updated 1 memory`;
+ * null when no memory file changed (an index-only edit is not news).
+ *
+ * @example extractionNotice({ saved: ["a.md"], updated: [] }) // "Saved 1 memory"
+ */
+export function extractionNotice(result: Pick<ExtractionRunResult, "saved" | "updated">): string | null {
+  const memories = (count: number) => `${count} ${count === 1 ? "memory" : "memories"}`;
+  const parts: string[] = [];
+  if (result.saved.length > 0) parts.push(`saved ${memories(result.saved.length)}`);
+  if (result.updated.length > 0) parts.push(`updated ${memories(result.updated.length)}`);
+  if (parts.length === 0) return null;
+  const line = parts.join(", ");
+  return line[0].toUpperCase() + line.slice(1);
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * One extraction (SPEC §5): a forked agent over the conversation plus the extraction prompt,
+ * with its own tool context and abort, at most 5 turns, no transcript, and `memoryOnlyPermissions`
+ * (Read/Grep/Glob anywhere, Write/Edit only inside the memory dir, through the single writer, so
+ * secrets are refused too). No cursor, no coalescing: {@link createExtractor} adds those, and
+ * `memdir extract` calls this directly. Never throws: failures come back in `error`.
+ *
+ * @example
+ * const result = await runExtraction({ messages, newMessageCount: messages.length, memoryDir, client });
+ * extractionNotice(result) // "Saved 1 memory"
+ */
+export async function runExtraction(options: ExtractionRunOptions): Promise<ExtractionRunResult> {
+  const result: ExtractionRunResult = {
+    ok: false,
+    saved: [],
+    updated: [],
+    written: [],
+    refused: [],
+    turns: 0,
+    text: "",
+  };
+  try {
+    const now = options.now ?? Date.now;
+    // One scan: the manifest for the prompt (so the agent need not list the folder) and the
+    // files that existed before, to tell "saved" from "updated" afterwards.
+    const headers = await scanHeaders(options.memoryDir, { signal: options.signal });
+    const existedBefore = new Set(headers.map((header) => header.file));
+    const prompt = extractionPrompt({
+      memoryDir: options.memoryDir,
+      newMessageCount: options.newMessageCount,
+      manifest: formatManifest(headers.slice(0, SCAN_DEFAULT_LIMIT)),
+      today: new Date(now()).toISOString().slice(0, 10),
+    });
+    const run = await runForkedAgent({
+      messages: options.messages,
+      prompt,
+      tools: options.tools ?? defaultTools,
+      client: options.client,
+      model: options.model,
+      permissions: memoryOnlyPermissions({ memoryDir: options.memoryDir }),
+      cwd: options.cwd,
+      memoryDir: options.memoryDir,
+      maxTurns: options.maxTurns ?? EXTRACTION_MAX_TURNS,
+      signal: options.signal,
+      now,
+      onEvent: options.onEvent,
+    });
+    result.turns = run.turns;
+    result.text = run.text;
+    result.refused = run.refused.map((call) => {
+      const requested = (call.input as { file_path?: unknown } | null)?.file_path;
+      return { tool: call.tool, path: typeof requested === "string" ? requested : "", reason: call.message };
+    });
+    const memoryDir = path.resolve(options.memoryDir);
+    result.written = run.filesWritten.map((file) => path.relative(memoryDir, file).split(path.sep).join("/"));
+    for (const file of result.written) {
+      if (file === INDEX_FILE) continue;
+      (existedBefore.has(file) ? result.updated : result.saved).push(file);
+    }
+    if (run.error) result.error = run.error;
+    else if (run.reason === "aborted") result.error = new Error("extraction was aborted");
+    else if (run.reason === "error") result.error = new Error("extraction failed");
+    result.ok = result.error === undefined;
+  } catch (error) {
+    result.error = asError(error);
+  }
+  return result;
+}
