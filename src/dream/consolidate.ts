@@ -7,6 +7,7 @@ import { formatManifest, scanHeaders } from "../memdir/scan.ts";
 import type { ModelClient } from "../model/client.ts";
 import { consolidationPrompt } from "../prompts/consolidate.ts";
 import type { Clock } from "../types.ts";
+import { dedupeMemories, describeGroups } from "./dedupe.ts";
 import {
   type DreamDecision,
   type DreamGateSettings,
@@ -191,6 +192,56 @@ export async function runConsolidation(options: ConsolidationOptions): Promise<C
       summary: run.text,
       entry,
       refused: run.refused,
+    };
+  } catch (error) {
+    await lock.rollback();
+    return { ...empty, status: "failed", error: error instanceof Error ? error : new Error(String(error)) };
+  }
+}
+
+/**
+ * Consolidation without a model (issue 8, offline): the deterministic duplicate merge of
+ * `dedupe.ts`, under the same lock and recorded in the same history; in propose mode it runs on
+ * a scratch copy and stores a proposal.
+ *
+ * @example
+ * const result = await runOfflineConsolidation({ memoryDir });
+ */
+export async function runOfflineConsolidation(
+  options: Pick<ConsolidationOptions, "memoryDir" | "mode" | "now" | "isAlive" | "pid">,
+): Promise<ConsolidationResult> {
+  const empty = { improved: 0, summary: "", entry: null, proposal: null, refused: [] as RefusedCall[] };
+  const acquired = await acquireConsolidationLock(options.memoryDir, options);
+  if (!acquired.ok) return { ...empty, status: "locked" };
+  const { lock } = acquired;
+  try {
+    if (options.mode === "propose") {
+      const proposal = await proposeChanges(options.memoryDir, {
+        source: "dedupe",
+        now: options.now,
+        run: async (scratchDir) =>
+          describeGroups((await dedupeMemories(scratchDir, { record: false })).groups),
+      });
+      await lock.release();
+      const improved = proposal
+        ? proposal.changes.filter((c) => !/(^|\/)MEMORY\.md$/.test(c.file)).length
+        : 0;
+      return {
+        ...empty,
+        status: proposal ? "proposed" : "unchanged",
+        improved,
+        summary: proposal?.summary ?? "",
+        proposal,
+      };
+    }
+    const result = await dedupeMemories(options.memoryDir, { now: options.now });
+    await lock.release();
+    return {
+      ...empty,
+      status: result.entry ? "done" : "unchanged",
+      improved: changedMemoryCount(result.entry),
+      summary: describeGroups(result.groups),
+      entry: result.entry,
     };
   } catch (error) {
     await lock.rollback();

@@ -261,10 +261,15 @@ export function describeGroups(groups: readonly DuplicateGroup[]): string {
  */
 export async function dedupeMemories(
   memoryDir: string,
-  options: { now?: Clock } = {},
+  options: {
+    now?: Clock /** False on a scratch copy (propose mode): no history there. */;
+    record?: boolean;
+  } = {},
 ): Promise<DedupeResult> {
   const groups = findDuplicateGroups(await loadMemoryDocuments(memoryDir));
   if (groups.length === 0) return { groups, merged: [], removed: [], entry: null };
+  if (options.record === false)
+    return { groups, ...(await applyDuplicateGroups(memoryDir, groups)), entry: null };
   const { result, entry } = await recordChange(
     memoryDir,
     { kind: "dedupe", message: describeGroups(groups), now: options.now },
