@@ -3,6 +3,7 @@ import { MemdirError } from "../errors.ts";
 import { registerAddCommand } from "./commands/add.ts";
 import { registerContextCommand } from "./commands/context.ts";
 import { registerDoctorCommand } from "./commands/doctor.ts";
+import { registerExtractCommand } from "./commands/extract.ts";
 import { registerListCommand } from "./commands/list.ts";
 import { registerPathCommand } from "./commands/path.ts";
 import { registerRmCommand } from "./commands/rm.ts";
@@ -18,6 +19,7 @@ const commands: RegisterCommand[] = [
   registerAddCommand,
   registerContextCommand,
   registerDoctorCommand,
+  registerExtractCommand,
   registerListCommand,
   registerPathCommand,
   registerRmCommand,
