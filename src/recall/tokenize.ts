@@ -1,0 +1,144 @@
+/**
+ * Text → search terms for the lexical selector (issue 4). Works for English and for
+ * Chinese/Japanese/Korean text, which has no spaces between words:
+ *
+ * - NFKC folds full-width forms (`ＡＢＣ` → `abc`), then everything is lower-cased;
+ * - `Intl.Segmenter` (word granularity, ICU dictionaries) splits words, including CJK words
+ *   (only on lines that need it: a regex split gives the same words for space-separated scripts, faster);
+ * - runs of CJK characters also yield overlapping character bigrams, because dictionary
+ *   segmentation is not stable between a short query and a long body (`登录模块` may come
+ *   out as `登录|模|块` in one and `登录|模块` in the other) while bigrams always agree;
+ * - identifiers split on `.`, `/`, `_`, `-` (`login.integration.test.ts` → login, integration, test, ts);
+ * - English stop words are dropped and words are lightly stemmed (`paintings` → `paint`).
+ */
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: "word" });
+
+/** Han, Hiragana, Katakana, Hangul (and their extensions / compatibility forms). */
+const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー]+/gu;
+const HIRAGANA_ONLY = /^[\p{Script=Hiragana}ー]+$/u;
+/** Splits an identifier-like segment into its parts. */
+const PART_SEPARATOR = /[^\p{L}\p{N}]+/u;
+const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** Common English function words: they match everything and so rank nothing. */
+export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    "a about above after again against all am an and any are as at be because been before being below " +
+    "between both but by can could did do does doing down during each few for from further had has have " +
+    "having he her here hers herself him himself his how i if in into is it its itself just me more most my " +
+    "myself no nor not now of off on once only or other our ours ourselves out over own same she should so " +
+    "some such than that the their theirs them themselves then there these they this those through to too " +
+    "under until up very was we were what when where which while who whom why will with would you your " +
+    "yours yourself yourselves also ever get got may might must shall s t d ll m o re ve y let us"
+  ).split(" "),
+);
+
+/** Very frequent one-character CJK function words (particles, the possessive 的). */
+const CJK_STOP_WORDS: ReadonlySet<string> = new Set(
+  "的 了 是 在 和 也 就 都 而 及 与 着 或 之 其 这 那 个".split(" "),
+);
+
+/**
+ * Light English stemmer (plural, past, progressive and a few derivational endings). Deliberately
+ * conservative: a wrong merge costs precision everywhere, a missed merge only one recall.
+ */
+export function stemEnglish(word: string): string {
+  if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word;
+  let w = word;
+  if (w.endsWith("sses")) w = w.slice(0, -2);
+  else if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1);
+  if (w.endsWith("eed")) {
+    // agreed → agree, but keep "need"/"seed" short words as they are
+    if (w.length > 4) w = w.slice(0, -1);
+  } else if (w.endsWith("ed") && /[aeiouy]/.test(w.slice(0, -2)) && w.length > 4) {
+    w = undouble(w.slice(0, -2));
+  } else if (w.endsWith("ing") && /[aeiouy]/.test(w.slice(0, -3)) && w.length > 5) {
+    w = undouble(w.slice(0, -3));
+  }
+  if (w.endsWith("ly") && w.length > 5) w = w.slice(0, -2);
+  else if (w.endsWith("ness") && w.length > 6) w = w.slice(0, -4);
+  else if (w.endsWith("ment") && w.length > 7) w = w.slice(0, -4);
+  else if (w.endsWith("ation") && w.length > 7) w = w.slice(0, -5);
+  // Final silent e: "hope"/"hoping" and "create"/"created" meet at "hop"/"creat".
+  if (w.endsWith("e") && w.length > 3) w = w.slice(0, -1);
+  return w;
+}
+
+/** "stopp" → "stop", but "fall" / "pass" / "buzz" stay (ll, ss, zz are real endings). */
+function undouble(stem: string): string {
+  const last = stem.at(-1);
+  if (stem.length > 3 && last === stem.at(-2) && last !== undefined && !"lsz".includes(last)) {
+    return stem.slice(0, -1);
+  }
+  return stem;
+}
+
+/** One search term and the text it came from (for `--explain` reasons). */
+export interface Token {
+  term: string;
+  surface: string;
+}
+
+/** Text that needs `Intl.Segmenter`: scripts written without spaces (CJK, Thai, Lao, Khmer, Myanmar). */
+const NEEDS_SEGMENTER =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/**
+ * Splits `text` into normalized search terms, in order (duplicates kept: callers count them).
+ * CJK bigram terms end with `\u0002` so they never collide with a dictionary word of the same
+ * characters: the two kinds of evidence are counted separately.
+ *
+ * @example
+ * tokenize("Integration tests must not mock the DB") // ["integr", "test", "mock", "db"]
+ * tokenize("登录模块的集成测试") // words such as "登录", "集成", "测试" plus bigrams
+ */
+export function tokenize(text: string): string[] {
+  return tokenizeDetailed(text).map((token) => token.term);
+}
+
+/** Like {@link tokenize}, keeping each term's surface form (used to explain matches). */
+export function tokenizeDetailed(text: string): Token[] {
+  const tokens: Token[] = [];
+  if (!text) return tokens;
+  const normalized = text.normalize("NFKC").toLowerCase();
+  // Line by line: the segmenter is ~10x slower than a regex split, so plain Latin text skips it.
+  for (const line of normalized.split("\n")) {
+    if (!NEEDS_SEGMENTER.test(line)) {
+      for (const part of line.split(PART_SEPARATOR)) addWord(part, tokens);
+      continue;
+    }
+    for (const { segment, isWordLike } of segmenter.segment(line)) {
+      if (!isWordLike && !HAS_LETTER_OR_DIGIT.test(segment)) continue;
+      if (CJK_CHAR.test(segment)) addCjkWord(segment, tokens);
+      else for (const part of segment.split(PART_SEPARATOR)) addWord(part, tokens);
+    }
+    for (const run of line.match(CJK_RUN) ?? []) addBigrams(run, tokens);
+  }
+  return tokens;
+}
+
+function addWord(part: string, tokens: Token[]): void {
+  if (!part || ENGLISH_STOP_WORDS.has(part)) return;
+  tokens.push({ term: stemEnglish(part), surface: part });
+}
+
+function addCjkWord(segment: string, tokens: Token[]): void {
+  // Single kana are particles (の, は, を); single-Han function words are listed.
+  if (segment.length === 1 && (HIRAGANA_ONLY.test(segment) || CJK_STOP_WORDS.has(segment))) return;
+  if (HIRAGANA_ONLY.test(segment) && segment.length <= 2) return;
+  tokens.push({ term: segment, surface: segment });
+}
+
+function addBigrams(run: string, tokens: Token[]): void {
+  const chars = [...run];
+  for (let i = 0; i + 1 < chars.length; i++) {
+    const bigram = `${chars[i]}${chars[i + 1]}`;
+    tokens.push({ term: `${bigram}${BIGRAM_MARK}`, surface: bigram });
+  }
+}
+
+/** Suffix that marks a CJK character-bigram term. */
+export const BIGRAM_MARK = "\u0002";
