@@ -3,11 +3,14 @@ import { MemdirError } from "../errors.ts";
 import { registerAddCommand } from "./commands/add.ts";
 import { registerContextCommand } from "./commands/context.ts";
 import { registerDoctorCommand } from "./commands/doctor.ts";
+import { registerDreamCommand } from "./commands/dream.ts";
 import { registerExtractCommand } from "./commands/extract.ts";
+import { registerHistoryCommand } from "./commands/history.ts";
 import { registerListCommand } from "./commands/list.ts";
 import { registerPathCommand } from "./commands/path.ts";
 import { registerRmCommand } from "./commands/rm.ts";
 import { registerShowCommand } from "./commands/show.ts";
+import { registerUndoCommand } from "./commands/undo.ts";
 import type { CommandContext } from "./common.ts";
 import { type CliIO, processIO } from "./output.ts";
 
@@ -19,11 +22,14 @@ const commands: RegisterCommand[] = [
   registerAddCommand,
   registerContextCommand,
   registerDoctorCommand,
+  registerDreamCommand,
   registerExtractCommand,
+  registerHistoryCommand,
   registerListCommand,
   registerPathCommand,
   registerRmCommand,
   registerShowCommand,
+  registerUndoCommand,
 ];
 
 /**
