@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { MemdirError } from "../errors.ts";
 import { registerAddCommand } from "./commands/add.ts";
+import { registerChatCommand } from "./commands/chat.ts";
 import { registerContextCommand } from "./commands/context.ts";
 import { registerDoctorCommand } from "./commands/doctor.ts";
 import { registerDreamCommand } from "./commands/dream.ts";
@@ -9,6 +10,7 @@ import { registerHistoryCommand } from "./commands/history.ts";
 import { registerListCommand } from "./commands/list.ts";
 import { registerPathCommand } from "./commands/path.ts";
 import { registerRmCommand } from "./commands/rm.ts";
+import { registerRunCommand } from "./commands/run.ts";
 import { registerShowCommand } from "./commands/show.ts";
 import { registerUndoCommand } from "./commands/undo.ts";
 import type { CommandContext } from "./common.ts";
@@ -20,6 +22,7 @@ export type RegisterCommand = (program: Command, context: CommandContext) => voi
 // Each command file adds one line here (keep alphabetical).
 const commands: RegisterCommand[] = [
   registerAddCommand,
+  registerChatCommand,
   registerContextCommand,
   registerDoctorCommand,
   registerDreamCommand,
@@ -28,6 +31,7 @@ const commands: RegisterCommand[] = [
   registerListCommand,
   registerPathCommand,
   registerRmCommand,
+  registerRunCommand,
   registerShowCommand,
   registerUndoCommand,
 ];
