@@ -63,13 +63,15 @@ async function main(): Promise<void> {
         title: "认证重构的起因",
         type: "project",
         description: "认证重构由合规要求推动",
-        body: "认证模块的重构是合规要求推动的，不是为了清理技术债。\n\n原因：会话令牌的存储方式必须满足新的合规审计。\n",
+        body: "认证模块的重构是合规要求推动的，不是为了清理技术债。\n\n原因：会话令牌的存储必须满足新的合规审计。\n",
       },
     ];
+    // Saved in two different sessions, both two days ago (hours apart).
+    let hoursEarlier = 0;
     for (const memory of memories) {
       const saved = await saveMemory(memoryDir, memory);
-      const twoDaysAgo = new Date(now - TWO_DAYS_MS);
-      fs.utimesSync(saved.path, twoDaysAgo, twoDaysAgo);
+      const savedAt = new Date(now - TWO_DAYS_MS - hoursEarlier++ * 3 * 3_600_000);
+      fs.utimesSync(saved.path, savedAt, savedAt);
     }
     console.log(`${memoryDir}/`);
     for (const name of fs

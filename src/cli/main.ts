@@ -9,6 +9,7 @@ import { registerExtractCommand } from "./commands/extract.ts";
 import { registerHistoryCommand } from "./commands/history.ts";
 import { registerListCommand } from "./commands/list.ts";
 import { registerPathCommand } from "./commands/path.ts";
+import { registerRecallCommand } from "./commands/recall.ts";
 import { registerRmCommand } from "./commands/rm.ts";
 import { registerRunCommand } from "./commands/run.ts";
 import { registerShowCommand } from "./commands/show.ts";
@@ -30,6 +31,7 @@ const commands: RegisterCommand[] = [
   registerHistoryCommand,
   registerListCommand,
   registerPathCommand,
+  registerRecallCommand,
   registerRmCommand,
   registerRunCommand,
   registerShowCommand,

@@ -8,16 +8,25 @@ import { makeTempDir } from "../helpers/temp.ts";
 
 const FIXTURE = path.resolve(import.meta.dirname, "../fixtures/worked-example");
 const QUERY = "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。";
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
-/** A copy of the worked-example memory dir whose memories were saved two days ago. */
+/**
+ * A copy of the worked-example memory dir. Both memories were saved two days ago, in different
+ * sessions (hours apart, as in the SPEC's story).
+ */
 function workedExample(): { home: string; memoryDir: string } {
   const home = makeTempDir();
   const memoryDir = path.join(home, "memory");
   fs.cpSync(FIXTURE, memoryDir, { recursive: true });
-  const twoDaysAgo = new Date(Date.now() - 2 * DAY - 60_000);
-  for (const name of fs.readdirSync(memoryDir))
-    fs.utimesSync(path.join(memoryDir, name), twoDaysAgo, twoDaysAgo);
+  const now = Date.now();
+  const saved: Record<string, number> = {
+    "feedback-real-database.md": now - 2 * DAY - 60_000,
+    "project-auth-migration.md": now - 2 * DAY - 3 * HOUR,
+    "MEMORY.md": now - 2 * DAY - 60_000,
+  };
+  for (const [name, time] of Object.entries(saved))
+    fs.utimesSync(path.join(memoryDir, name), new Date(time), new Date(time));
   return { home, memoryDir };
 }
 

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { recall, selectMemories } from "../../src/recall/recall.ts";
+import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
 import type { ReadFileState } from "../../src/types.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { fixedSelector, keywordSelector, type SelectorCall } from "./fake-selectors.ts";
@@ -212,5 +213,38 @@ describe("recall", () => {
       picks.map((p) => p.file),
       ["note-old-zebra.md"],
     );
+  });
+
+  it("the worked example: the Chinese request recalls the real-database rule, not the auth migration", async () => {
+    const dir = makeTempDir();
+    fs.cpSync(path.resolve(import.meta.dirname, "../fixtures/worked-example"), dir, { recursive: true });
+    fs.utimesSync(
+      path.join(dir, "feedback-real-database.md"),
+      new Date(NOW - 2 * DAY),
+      new Date(NOW - 2 * DAY),
+    );
+    const migration = new Date(NOW - 2 * DAY - 3 * 3_600_000);
+    fs.utimesSync(path.join(dir, "project-auth-migration.md"), migration, migration);
+    const result = await recall({
+      memoryDir: dir,
+      query: "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。",
+      selector: createLexicalSelector(),
+      selectorName: "lexical",
+      explain: true,
+      now: clock,
+    });
+    assert.deepEqual(
+      result.selected.map((s) => s.file),
+      ["feedback-real-database.md"],
+    );
+    const content = result.messages[0].content as string;
+    assert.ok(
+      content.startsWith(
+        `<system-reminder>Memory (saved 2 days ago): ${path.join(dir, "feedback-real-database.md")}:`,
+      ),
+    );
+    assert.match(content, /登录模块的集成测试必须连接真实数据库。/);
+    const migrationCandidate = result.candidates.find((c) => c.file === "project-auth-migration.md");
+    assert.notEqual(migrationCandidate?.status, "picked");
   });
 });
