@@ -6,9 +6,11 @@ import { registerContextCommand } from "./commands/context.ts";
 import { registerDoctorCommand } from "./commands/doctor.ts";
 import { registerDreamCommand } from "./commands/dream.ts";
 import { registerExtractCommand } from "./commands/extract.ts";
+import { registerForgetCommand } from "./commands/forget.ts";
 import { registerHistoryCommand } from "./commands/history.ts";
 import { registerListCommand } from "./commands/list.ts";
 import { registerPathCommand } from "./commands/path.ts";
+import { registerRememberCommand } from "./commands/remember.ts";
 import { registerRecallCommand } from "./commands/recall.ts";
 import { registerRmCommand } from "./commands/rm.ts";
 import { registerRunCommand } from "./commands/run.ts";
@@ -28,9 +30,11 @@ const commands: RegisterCommand[] = [
   registerDoctorCommand,
   registerDreamCommand,
   registerExtractCommand,
+  registerForgetCommand,
   registerHistoryCommand,
   registerListCommand,
   registerPathCommand,
+  registerRememberCommand,
   registerRecallCommand,
   registerRmCommand,
   registerRunCommand,

@@ -1,0 +1,48 @@
+import { MemdirError } from "../../errors.ts";
+import { findMemoryToForget } from "../../extract/explicit.ts";
+import { cleanStatement, parseExplicitMemory } from "../../extract/explicit-intent.ts";
+import { removeMemory } from "../../memdir/write.ts";
+import { type CommonOptions, usageError, withCommonOptions } from "../common.ts";
+import { locationFromOptions } from "../location.ts";
+import type { RegisterCommand } from "../main.ts";
+import { printJson } from "../output.ts";
+
+interface ForgetOptions extends CommonOptions {
+  yes?: boolean;
+}
+
+/**
+ * `memdir forget "<text>"`: finds the memory that best matches the text, shows it, and removes it
+ * (file and index line) after a yes on stdin, or at once with `--yes`.
+ */
+export const registerForgetCommand: RegisterCommand = (program, context) => {
+  withCommonOptions(
+    program
+      .command("forget")
+      .description("remove the memory that best matches the text (asks first unless --yes)")
+      .argument("<text...>", "words that identify the memory")
+      .option("-y, --yes", "remove without asking"),
+  ).action(async (words: string[], options: ForgetOptions) => {
+    const raw = words.join(" ").trim();
+    if (raw === "") throw usageError("forget: say which memory to forget");
+    const intent = parseExplicitMemory(raw);
+    const query = intent?.kind === "forget" ? intent.query : cleanStatement(raw);
+    const location = await locationFromOptions(options, context);
+    const match = await findMemoryToForget(query, location.memoryDir);
+    if (!match)
+      throw new MemdirError("not-found", `memdir: forget: no memory matches ${JSON.stringify(query)}`);
+    if (!options.yes) {
+      context.io.stderr(`Forget ${match.file}${match.description ? ` (${match.description})` : ""}? [y/N] `);
+      const answer = context.io.stdin ? (await context.io.stdin()).trim().toLowerCase() : "";
+      if (answer !== "y" && answer !== "yes") {
+        context.io.stderr("Kept it.\n");
+        if (options.json) printJson(context.io, { removed: false, file: match.file, path: match.path });
+        context.setExitCode(1);
+        return;
+      }
+    }
+    await removeMemory(location.memoryDir, match.file);
+    if (options.json) printJson(context.io, { removed: true, file: match.file, path: match.path });
+    else context.io.stdout(`Forgot ${match.file}${match.description ? `: ${match.description}` : ""}\n`);
+  });
+};

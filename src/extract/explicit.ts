@@ -1,0 +1,99 @@
+import { isMemdirError } from "../errors.ts";
+import { scanHeaders } from "../memdir/scan.ts";
+import { removeMemory, saveMemory } from "../memdir/write.ts";
+import { createLexicalSelector } from "../recall/select-lexical.ts";
+import type { MemoryType } from "../types.ts";
+import {
+  classifyStatement,
+  cleanStatement,
+  describeStatement,
+  parseExplicitMemory,
+} from "./explicit-intent.ts";
+
+export type ExplicitMemoryResult =
+  | { action: "none" }
+  | { action: "saved"; file: string; path: string; type: MemoryType; description: string; created: boolean }
+  | { action: "removed"; file: string; path: string; description: string | null }
+  | { action: "not-found"; query: string }
+  | { action: "refused"; reason: string };
+
+/** Options for applying explicit memory instructions. */
+export interface ExplicitMemoryOptions {
+  memoryDir: string;
+  /** Overrides the guessed type. */
+  type?: MemoryType;
+  /** Clock for the note in the body. */
+  now?: () => number;
+}
+
+/** Whether two descriptions say the same thing (case, spacing and end punctuation aside). */
+function sameStatement(a: string, b: string): boolean {
+  const normalize = (text: string) =>
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .replace(/\s+/g, " ")
+      .replace(/[\s.。!！]+$/u, "")
+      .trim();
+  return normalize(a) === normalize(b);
+}
+
+/** Saves one statement as a memory through the single writer (an identical one is updated). */
+export async function rememberStatement(
+  statement: string,
+  options: ExplicitMemoryOptions,
+): Promise<Extract<ExplicitMemoryResult, { action: "saved" | "refused" }>> {
+  const parsed = parseExplicitMemory(statement);
+  const text = parsed?.kind === "remember" ? parsed.statement : cleanStatement(statement);
+  if (text === "") return { action: "refused", reason: "memdir: remember: nothing to remember" };
+  const type = options.type ?? (parsed?.kind === "remember" ? parsed.type : classifyStatement(text));
+  const description = describeStatement(text);
+  try {
+    // Saying the same thing twice updates that memory instead of adding a duplicate.
+    const same = (await scanHeaders(options.memoryDir)).find(
+      (header) => header.description !== null && sameStatement(header.description, description),
+    );
+    const saved = await saveMemory(options.memoryDir, { file: same?.file, type, description, body: text });
+    return { action: "saved", file: saved.file, path: saved.path, type, description, created: saved.created };
+  } catch (error) {
+    if (isMemdirError(error)) return { action: "refused", reason: error.message };
+    throw error;
+  }
+}
+
+/** Finds the memory that best matches `query` (lexical), or null when nothing clearly matches. */
+export async function findMemoryToForget(
+  query: string,
+  memoryDir: string,
+): Promise<{ file: string; path: string; description: string | null } | null> {
+  const headers = await scanHeaders(memoryDir);
+  if (headers.length === 0) return null;
+  const selector = createLexicalSelector();
+  const picks = await selector(query, headers, { k: 1, memoryDir });
+  const best = picks[0];
+  if (!best) return null;
+  const header = headers.find((h) => h.file === best.file);
+  return header ? { file: header.file, path: header.path, description: header.description } : null;
+}
+
+/**
+ * Applies the explicit-memory rule to one user message: "remember …" saves at once,
+ * "forget …" removes the best match. Never throws for expected failures.
+ */
+export async function applyExplicitMemory(
+  userText: string,
+  options: ExplicitMemoryOptions,
+): Promise<ExplicitMemoryResult> {
+  const intent = parseExplicitMemory(userText);
+  if (!intent) return { action: "none" };
+  if (intent.kind === "remember") return rememberStatement(userText, options);
+  const match = await findMemoryToForget(intent.query, options.memoryDir);
+  if (!match) return { action: "not-found", query: intent.query };
+  try {
+    await removeMemory(options.memoryDir, match.file);
+    return { action: "removed", ...match };
+  } catch (error) {
+    if (isMemdirError(error)) return { action: "refused", reason: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,126 @@
+import type { BeforeModelHook, HookRegistry, StopHook } from "../agent/hooks.ts";
+import type { ModelClient } from "../model/client.ts";
+import { type Clock, messageText } from "../types.ts";
+import { applyExplicitMemory, type ExplicitMemoryResult } from "./explicit.ts";
+import { createExtractor, type ExtractionReport, type Extractor } from "./extractor.ts";
+
+/** Hook names, so an embedder can tell them apart in logs. */
+export const EXPLICIT_MEMORY_HOOK = "explicit-memory";
+export const EXTRACTION_HOOK = "extract";
+
+export interface MemoryHooksOptions {
+  hooks: HookRegistry;
+  /** The auto-memory dir, or null when auto memory is off (then nothing is installed). */
+  memoryDir: string | null;
+  /** The model for background extraction; null (offline) → only the explicit "remember …" rule. */
+  client: ModelClient | null;
+  model?: string;
+  /** Bare mode: no background extraction (the explicit rule still applies). */
+  bare?: boolean;
+  /** Set false to turn background extraction off while keeping the explicit rule. Default true. */
+  extract?: boolean;
+  now?: Clock;
+  /** Extraction failures (default: stderr). */
+  log?: (message: string) => void;
+  /** User-visible lines from extraction (default: the loop's `notify`). */
+  notify?: (text: string) => void;
+  onReport?: (report: ExtractionReport) => void;
+}
+
+export interface MemoryHooks {
+  /** The background extractor, or null when extraction is off (offline, bare, or auto memory off). */
+  extractor: Extractor | null;
+  /** Waits for a running extraction (default 60 s); true when nothing is left running. */
+  drain(timeoutMs?: number): Promise<boolean>;
+  /** Unregisters the hooks and aborts a running extraction. */
+  dispose(): void;
+}
+
+/** The user-facing line for an explicit-memory result, or null when there is nothing to say. */
+export function explicitMemoryNotice(result: ExplicitMemoryResult): string | null {
+  switch (result.action) {
+    case "saved":
+      return `${result.created ? "Saved" : "Updated"} ${result.type} memory ${result.file}: ${result.description}`;
+    case "removed":
+      return `Forgot ${result.file}${result.description ? `: ${result.description}` : ""}`;
+    case "not-found":
+      return `No memory matches ${JSON.stringify(result.query)}; nothing forgotten`;
+    case "refused":
+      return `Not saved: ${result.reason}`;
+    default:
+      return null;
+  }
+}
+
+/**
+ * The explicit-memory rule as a before-model hook (issue 7): a user message that plainly asks to
+ * remember (`记住：…`, `remember that …`) is saved at once, "forget …" removes the best match —
+ * with or without a model, before the model is called. Only the user's own message is read.
+ */
+export function explicitMemoryHook(options: { now?: Clock } = {}): BeforeModelHook {
+  return async (context) => {
+    if (context.memoryDir === null) return undefined;
+    const result = await applyExplicitMemory(messageText(context.userMessage), {
+      memoryDir: context.memoryDir,
+      now: options.now,
+    });
+    const notice = explicitMemoryNotice(result);
+    return {
+      saved: result.action === "saved" ? [result.file] : [],
+      notices: notice ? [notice] : [],
+    };
+  };
+}
+
+/** The stop hook that hands the finished turn to the extractor (main agent only, SPEC §5). */
+export function extractionStopHook(extractor: Extractor): StopHook {
+  return (context) => {
+    if (!context.isMainAgent || context.memoryDir === null) return;
+    return extractor.schedule({
+      messages: context.messages,
+      notify: context.notify,
+      cwd: context.toolContext.cwd,
+    });
+  };
+}
+
+/**
+ * Installs memdir's writing side on an agent loop's hooks: the explicit "remember …" rule before
+ * each model call, and background extraction after each turn when a model is configured, not in
+ * bare mode, and auto memory is on. Entry points call `drain()` (or `hooks.drain()`) before exit.
+ *
+ * @example
+ * const memoryHooks = installMemoryHooks({ hooks, memoryDir: config.autoMemory ? location.memoryDir : null,
+ *   client, bare: config.bare });
+ * // … run turns …
+ * await memoryHooks.drain(); // waits up to 60 s for a running extraction
+ */
+export function installMemoryHooks(options: MemoryHooksOptions): MemoryHooks {
+  if (options.memoryDir === null) {
+    return { extractor: null, drain: async () => true, dispose: () => {} };
+  }
+  const removers = [
+    options.hooks.beforeModel(EXPLICIT_MEMORY_HOOK, explicitMemoryHook({ now: options.now })),
+  ];
+  let extractor: Extractor | null = null;
+  if (options.client !== null && !options.bare && options.extract !== false) {
+    extractor = createExtractor({
+      memoryDir: options.memoryDir,
+      client: options.client,
+      model: options.model,
+      now: options.now,
+      log: options.log,
+      notify: options.notify,
+      onReport: options.onReport,
+    });
+    removers.push(options.hooks.onStop(EXTRACTION_HOOK, extractionStopHook(extractor)));
+  }
+  return {
+    extractor,
+    drain: (timeoutMs) => extractor?.drain(timeoutMs) ?? Promise.resolve(true),
+    dispose() {
+      for (const remove of removers) remove();
+      extractor?.dispose();
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { applyExplicitMemory, findMemoryToForget, rememberStatement } from "../../src/extract/explicit.ts";
+import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
+import { makeTempDir, writeTree } from "../helpers/temp.ts";
+import { SECRET_CASES } from "../reliability/secret-cases.ts";
+
+function memoryDirWith(files: Record<string, string> = {}): string {
+  const memoryDir = path.join(makeTempDir(), "memory");
+  fs.mkdirSync(memoryDir, { recursive: true });
+  writeTree(memoryDir, files);
+  return memoryDir;
+}
+
+function memoryFiles(memoryDir: string): string[] {
+  return fs
+    .readdirSync(memoryDir)
+    .filter((name) => name.endsWith(".md") && name !== "MEMORY.md")
+    .sort();
+}
+
+const existing = {
+  "MEMORY.md":
+    "- [Real database](feedback-real-database.md) — 登录模块的集成测试不得 mock 数据库\n" +
+    "- [Auth migration](project-auth-migration.md) — 认证重构由合规要求推动\n",
+  "feedback-real-database.md":
+    "---\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\n---\n登录模块的集成测试不得 mock 数据库\n",
+  "project-auth-migration.md": "---\ndescription: 认证重构由合规要求推动\ntype: project\n---\nCompliance.\n",
+};
+
+describe("applyExplicitMemory (offline, no model)", () => {
+  it("saves the demo's 记住：… message as a feedback memory with an index line", async () => {
+    const memoryDir = memoryDirWith();
+    const result = await applyExplicitMemory("记住：登录模块的集成测试不得 mock 数据库", { memoryDir });
+    assert.equal(result.action, "saved");
+    assert.ok(result.action === "saved");
+    assert.equal(result.type, "feedback");
+    assert.equal(result.description, "登录模块的集成测试不得 mock 数据库");
+    const parsed = parseFrontmatter(fs.readFileSync(result.path, "utf8"));
+    assert.equal(parsed.type, "feedback");
+    assert.equal(parsed.description, "登录模块的集成测试不得 mock 数据库");
+    assert.match(parsed.body, /登录模块的集成测试不得 mock 数据库/);
+    const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
+    assert.match(
+      index,
+      new RegExp(`\\(${result.file.replace(".", "\\.")}\\) — 登录模块的集成测试不得 mock 数据库`),
+    );
+  });
+
+  it("updates the same memory when the same thing is said twice", async () => {
+    const memoryDir = memoryDirWith();
+    const first = await applyExplicitMemory("记住：登录模块的集成测试不得 mock 数据库", { memoryDir });
+    const second = await applyExplicitMemory("请记住：登录模块的集成测试不得 mock 数据库。", { memoryDir });
+    assert.ok(first.action === "saved" && second.action === "saved");
+    assert.equal(second.file, first.file);
+    assert.equal(second.created, false);
+    assert.equal(memoryFiles(memoryDir).length, 1);
+    assert.equal(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8").trim().split("\n").length, 1);
+  });
+
+  it("saves facts about the user as type user", async () => {
+    const memoryDir = memoryDirWith();
+    const result = await applyExplicitMemory("Remember that I am a data scientist", { memoryDir });
+    assert.ok(result.action === "saved");
+    assert.equal(result.type, "user");
+    assert.equal(result.description, "I am a data scientist");
+  });
+
+  it("saves nothing for a sentence that merely mentions remembering", async () => {
+    const memoryDir = memoryDirWith();
+    for (const text of [
+      "I can't remember the password",
+      "Do you remember when we fixed it?",
+      "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。",
+    ]) {
+      assert.deepEqual(await applyExplicitMemory(text, { memoryDir }), { action: "none" });
+    }
+    assert.deepEqual(fs.readdirSync(memoryDir), []);
+  });
+
+  it("cuts a long statement to a one-line description and keeps the whole text in the body", async () => {
+    const memoryDir = memoryDirWith();
+    const long = `remember: ${"always run the whole integration suite before a release ".repeat(5).trim()}\nand tag it`;
+    const result = await applyExplicitMemory(long, { memoryDir });
+    assert.ok(result.action === "saved");
+    assert.ok(!result.description.includes("\n"));
+    assert.ok(result.description.length <= 150);
+    assert.match(fs.readFileSync(result.path, "utf8"), /and tag it/);
+  });
+
+  it("refuses to save a credential and writes nothing", async () => {
+    const memoryDir = memoryDirWith();
+    const github = SECRET_CASES.find((c) => c.kind === "GitHub personal access token");
+    assert.ok(github);
+    const key = github.value;
+    const result = await applyExplicitMemory(`remember: the deploy token is ${key}`, { memoryDir });
+    assert.equal(result.action, "refused");
+    assert.ok(result.action === "refused");
+    assert.ok(!result.reason.includes(key), "the reason never repeats the secret");
+    assert.deepEqual(memoryFiles(memoryDir), []);
+  });
+
+  it("forgets the best match: file and index line both go", async () => {
+    const memoryDir = memoryDirWith(existing);
+    const result = await applyExplicitMemory("忘掉：登录模块集成测试 mock 数据库", { memoryDir });
+    assert.equal(result.action, "removed");
+    assert.ok(result.action === "removed");
+    assert.equal(result.file, "feedback-real-database.md");
+    assert.deepEqual(memoryFiles(memoryDir), ["project-auth-migration.md"]);
+    assert.doesNotMatch(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"), /feedback-real-database/);
+  });
+
+  it("reports not-found when nothing matches what to forget", async () => {
+    const memoryDir = memoryDirWith(existing);
+    const result = await applyExplicitMemory("forget about kubernetes helm charts", { memoryDir });
+    assert.deepEqual(result, { action: "not-found", query: "kubernetes helm charts" });
+    assert.equal(memoryFiles(memoryDir).length, 2);
+  });
+});
+
+describe("rememberStatement", () => {
+  it("saves a plain statement as it is, with a type override", async () => {
+    const memoryDir = memoryDirWith();
+    const result = await rememberStatement("The staging dashboard lives in Grafana", {
+      memoryDir,
+      type: "project",
+    });
+    assert.ok(result.action === "saved");
+    assert.equal(result.type, "project");
+    assert.equal(result.description, "The staging dashboard lives in Grafana");
+  });
+});
+
+describe("findMemoryToForget", () => {
+  it("finds nothing in an empty memory dir", async () => {
+    assert.equal(await findMemoryToForget("anything", memoryDirWith()), null);
+  });
+});
