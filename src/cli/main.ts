@@ -8,7 +8,9 @@ import { registerDreamCommand } from "./commands/dream.ts";
 import { registerExtractCommand } from "./commands/extract.ts";
 import { registerForgetCommand } from "./commands/forget.ts";
 import { registerHistoryCommand } from "./commands/history.ts";
+import { registerHookCommand } from "./commands/hook.ts";
 import { registerListCommand } from "./commands/list.ts";
+import { registerMcpCommand } from "./commands/mcp.ts";
 import { registerPathCommand } from "./commands/path.ts";
 import { registerRememberCommand } from "./commands/remember.ts";
 import { registerRecallCommand } from "./commands/recall.ts";
@@ -32,7 +34,9 @@ const commands: RegisterCommand[] = [
   registerExtractCommand,
   registerForgetCommand,
   registerHistoryCommand,
+  registerHookCommand,
   registerListCommand,
+  registerMcpCommand,
   registerPathCommand,
   registerRememberCommand,
   registerRecallCommand,

@@ -1,0 +1,50 @@
+/**
+ * The memory tools, each defined once (STYLE habit 4): `memory_recall`, `memory_save`,
+ * `memory_list`, `memory_read`, `memory_delete`, `memory_context`. The MCP server registers them
+ * (with their output schemas and annotations); they are ordinary {@link ToolSpec}s, so the agent
+ * loop can register the same objects. Every path a caller gives is checked by
+ * `resolveInsideMemoryDir`, and every write goes through the single writer.
+ */
+import { createContextTool } from "./memory-tools/context.ts";
+import { createDeleteTool } from "./memory-tools/delete.ts";
+import { createListTool } from "./memory-tools/list.ts";
+import { createReadTool } from "./memory-tools/read.ts";
+import { createRecallTool } from "./memory-tools/recall.ts";
+import { createSaveTool } from "./memory-tools/save.ts";
+import type { MemoryToolSpec, MemoryToolsOptions } from "./memory-tools/spec.ts";
+import type { ToolSpec } from "./tools/spec.ts";
+
+export { readMemoryFile } from "./memory-tools/read.ts";
+export {
+  defineMemoryTool,
+  type MemoryToolAnnotations,
+  type MemoryToolOutcome,
+  type MemoryToolSpec,
+  type MemoryToolsOptions,
+  runSafely,
+} from "./memory-tools/spec.ts";
+
+/**
+ * The six memory tools for one configuration (selector, settings). Calls take the memory dir,
+ * cwd, clock and read-file state from their {@link ToolContext}.
+ *
+ * @example
+ * const tools = createMemoryTools({ config, selector: createLexicalSelector(), selectorName: "lexical" });
+ * const context = createToolContext({ cwd, memoryDir });
+ * const result = await tools[0].handler({ query: "how do we test login?" }, context);
+ */
+export function createMemoryTools(options: MemoryToolsOptions): MemoryToolSpec[] {
+  return [
+    createRecallTool(options),
+    createSaveTool(options),
+    createListTool(),
+    createReadTool(),
+    createDeleteTool(),
+    createContextTool(options),
+  ];
+}
+
+/** True when a tool is one of the memory tools (it carries an output schema and `run`). */
+export function isMemoryTool(tool: ToolSpec): tool is MemoryToolSpec {
+  return "run" in tool && "outputSchema" in tool;
+}

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { removeMemory } from "../../memdir/write.ts";
+import { memoryFileSchema } from "./shared.ts";
+import { defineMemoryTool, type MemoryToolSpec, memoryDirOf } from "./spec.ts";
+
+const inputSchema = z.object({ file: memoryFileSchema });
+
+const outputSchema = z.object({
+  file: z.string().describe("Path relative to the memory directory"),
+  path: z.string().describe("Absolute path that was removed"),
+});
+
+export type DeleteToolInput = z.infer<typeof inputSchema>;
+export type DeleteToolOutput = z.infer<typeof outputSchema>;
+
+/** `memory_delete`: removes one memory file and its line in `MEMORY.md`, through the single writer. */
+export function createDeleteTool(): MemoryToolSpec<DeleteToolInput, DeleteToolOutput> {
+  return defineMemoryTool({
+    name: "memory_delete",
+    title: "Delete a memory",
+    description:
+      "Delete one saved memory and its line in the MEMORY.md index. Use it when the user asks you to forget " +
+      "something, or when a memory is wrong or contradicted; to correct a memory, prefer memory_save with its file.",
+    inputSchema,
+    outputSchema,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    async run(input, context) {
+      const memoryDir = memoryDirOf(context, "memory_delete");
+      if (typeof memoryDir !== "string") return memoryDir;
+      const removed = await removeMemory(memoryDir, input.file);
+      context.readFileState.delete(removed.path);
+      return { ok: true, output: removed, text: `Deleted ${removed.file} and its line in MEMORY.md` };
+    },
+  });
+}

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { readMemoryCapped } from "../../memdir/read.ts";
+import { DEFAULT_RECALL_K, recall } from "../../recall/recall.ts";
+import { formatSurfacedMemory } from "../../recall/surface.ts";
+import type { ToolContext } from "../tools/spec.ts";
+import { memorySummary, memorySummarySchema } from "./shared.ts";
+import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
+
+const inputSchema = z.object({
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .describe("What you are about to work on, in the user's words (e.g. their latest message)"),
+  k: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .optional()
+    .describe(`At most this many memories (default ${DEFAULT_RECALL_K})`),
+});
+
+const outputSchema = z.object({
+  query: z.string(),
+  selector: z.string().describe("How the memories were picked: lexical, model or hybrid"),
+  memories: z.array(
+    memorySummarySchema.extend({
+      content: z
+        .string()
+        .describe(
+          "The memory's text after its frontmatter, capped at 200 lines / 4096 bytes with a note when cut",
+        ),
+      truncated: z.union([z.literal(false), z.literal("lines"), z.literal("bytes")]),
+    }),
+  ),
+});
+
+export type RecallToolInput = z.infer<typeof inputSchema>;
+export type RecallToolOutput = z.infer<typeof outputSchema>;
+
+/**
+ * `memory_recall`: the recall pipeline for one query (SPEC §3) — the memories that will clearly
+ * help, each capped as when surfaced, with its age and the point-in-time caveat in the text.
+ */
+export function createRecallTool(
+  options: MemoryToolsOptions,
+): MemoryToolSpec<RecallToolInput, RecallToolOutput> {
+  return defineMemoryTool({
+    name: "memory_recall",
+    title: "Recall memories",
+    description:
+      "Find the saved memories that are relevant to a task: the user's preferences, rules they gave about how to " +
+      "work, project decisions, pointers to external systems. Call it at the start of a task with the user's " +
+      "request as the query. Returns at most k memories (default 5), most relevant first, each with its age; " +
+      "an empty list means nothing saved clearly applies. Memories are notes from the past: check claims about " +
+      "code against the current files.",
+    inputSchema,
+    outputSchema,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async run(input, context: ToolContext) {
+      const memoryDir = memoryDirOf(context, "memory_recall");
+      if (typeof memoryDir !== "string") return memoryDir;
+      const result = await recall({
+        memoryDir,
+        query: input.query,
+        selector: options.selector,
+        selectorName: options.selectorName,
+        k: input.k ?? DEFAULT_RECALL_K,
+        now: context.now,
+        signal: context.signal,
+        readFileState: context.readFileState,
+      });
+      const now = context.now();
+      const memories = await Promise.all(
+        result.memories.map(async (memory) => {
+          const capped = await readMemoryCapped(memory.path);
+          const parsed = parseFrontmatter(capped.content);
+          // The model now holds this memory: later recalls in the same session skip it.
+          context.readFileState.set(memory.path, { readAt: now, source: "memory" });
+          return {
+            ...memorySummary({ ...memory, type: parsed.type, description: parsed.description }, now),
+            content: parsed.body.replace(/^\n+/, ""),
+            truncated: capped.truncated,
+            surfaced: formatSurfacedMemory({
+              path: memory.path,
+              mtimeMs: memory.mtimeMs,
+              content: capped.content,
+              now,
+            }),
+          };
+        }),
+      );
+      const text =
+        memories.length === 0
+          ? `No saved memory clearly applies to: ${input.query}`
+          : memories.map((memory) => memory.surfaced).join("\n\n");
+      return {
+        ok: true,
+        output: {
+          query: input.query,
+          selector: result.selector,
+          memories: memories.map(({ surfaced: _surfaced, ...memory }) => memory),
+        },
+        text,
+      };
+    },
+  });
+}

@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { saveMemory } from "../../memdir/write.ts";
+import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
+import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
+
+const inputSchema = z.object({
+  type: memoryTypeSchema.describe(
+    "user: who the user is and their preferences; feedback: a correction or rule about how to work; " +
+      "project: a decision, goal or constraint not visible in the code; reference: where outside information lives",
+  ),
+  description: z
+    .string()
+    .trim()
+    .min(1)
+    .max(300)
+    .describe("One line saying when this memory is useful; recall matches on it first"),
+  content: z
+    .string()
+    .trim()
+    .min(1)
+    .describe(
+      "The memory itself. For feedback and project memories, add a line starting with Why: giving the reason",
+    ),
+  file: memoryFileSchema
+    .optional()
+    .describe(
+      "File name to save as (replaces that memory); omit to derive a new name from type and description",
+    ),
+});
+
+const outputSchema = z.object({
+  file: z.string().describe("Path relative to the memory directory"),
+  path: z.string().describe("Absolute path on disk"),
+  created: z.boolean().describe("False when an existing memory was replaced"),
+  indexWarning: z.string().optional().describe("Set when MEMORY.md is now over its load limits"),
+});
+
+export type SaveToolInput = z.infer<typeof inputSchema>;
+export type SaveToolOutput = z.infer<typeof outputSchema>;
+
+/**
+ * `memory_save`: one memory through the single writer (SPEC §4, STYLE habit 2) — its own file with
+ * frontmatter and its line in `MEMORY.md`, written atomically; secrets and paths outside the
+ * memory dir are refused.
+ */
+export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<SaveToolInput, SaveToolOutput> {
+  return defineMemoryTool({
+    name: "memory_save",
+    title: "Save a memory",
+    description:
+      "Save something worth remembering in future conversations: who the user is, a rule or correction they " +
+      "gave, a project decision or constraint, or where outside information lives. Save at once when the user " +
+      "asks you to remember something. Do not save what the code, git history or file tree already tell, " +
+      "temporary task state, or secrets (they are refused). To update a memory, pass its file; to add one, omit file.",
+    inputSchema,
+    outputSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(input, context) {
+      const memoryDir = memoryDirOf(context, "memory_save");
+      if (typeof memoryDir !== "string") return memoryDir;
+      await options.prepareMemoryDir?.();
+      const saved = await saveMemory(memoryDir, {
+        type: input.type,
+        description: input.description,
+        body: input.content,
+        ...(input.file !== undefined ? { file: input.file } : {}),
+      });
+      context.filesWritten.push(saved.path);
+      // The model wrote it, so it knows it: recall in this session need not surface it back.
+      context.readFileState.set(saved.path, { readAt: context.now(), source: "read" });
+      const warning = saved.indexWarning ? `\nWarning: ${saved.indexWarning}` : "";
+      return {
+        ok: true,
+        output: {
+          file: saved.file,
+          path: saved.path,
+          created: saved.created,
+          ...(saved.indexWarning ? { indexWarning: saved.indexWarning } : {}),
+        },
+        text: `${saved.created ? "Saved" : "Updated"} ${saved.file} (${saved.path}) and its line in MEMORY.md${warning}`,
+      };
+    },
+  });
+}

@@ -1,0 +1,96 @@
+import path from "node:path";
+import { resolveConfig } from "../../config.ts";
+import { bounded } from "../../hooks/bounded.ts";
+import { HOOK_EVENTS, type HookEvent, hookOutput, isHookEvent, parseHookInput } from "../../hooks/events.ts";
+import { sessionStartContext } from "../../hooks/session-start.ts";
+import { planStopHook, spawnDetachedMemdir } from "../../hooks/stop.ts";
+import { userPromptContext } from "../../hooks/user-prompt-submit.ts";
+import { resolveMemoryLocation } from "../../memdir/paths.ts";
+import { type CommandContext, usageError } from "../common.ts";
+import type { RegisterCommand } from "../main.ts";
+import { selectorFromConfig } from "./recall.ts";
+
+interface HookOptions {
+  root?: string;
+  cwd?: string;
+  dir?: string;
+  timeoutMs: string;
+}
+
+/** How long a hook may take by default (issue 9): an agent waits for it before its model call. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 3000;
+
+/**
+ * `memdir hook <session-start|user-prompt-submit|stop>`: for agents that run hook commands. Reads
+ * the hook's JSON from stdin (`{session_id, transcript_path, cwd, hook_event_name, prompt?}`),
+ * prints `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}` or `{}`, and always exits
+ * 0: malformed input, a failure or the time bound (`--timeout-ms`, default 3000) give `{}` and a
+ * line on stderr. The project is `--cwd`, else the input's `cwd`, else the current directory.
+ */
+export const registerHookCommand: RegisterCommand = (program, context) => {
+  program
+    .command("hook")
+    .description("answer an agent hook: session-start, user-prompt-submit or stop (hook JSON on stdin)")
+    .argument("<event>", HOOK_EVENTS.join(" | "))
+    .option("--root <dir>", "memory root (default: $MEMDIR_ROOT, then ~/.claude)")
+    .option("--cwd <dir>", "project directory (default: the hook input's cwd, then the current directory)")
+    .option("--dir <memory-dir>", "use this memory directory directly, bypassing project resolution")
+    .option(
+      "--timeout-ms <ms>",
+      "answer {} if the hook takes longer than this",
+      String(DEFAULT_HOOK_TIMEOUT_MS),
+    )
+    .action(async (event: string, options: HookOptions) => {
+      if (!isHookEvent(event))
+        throw usageError(`hook: unknown event "${event}" (one of ${HOOK_EVENTS.join(", ")})`);
+      const timeoutMs = Number(options.timeoutMs);
+      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+        throw usageError(
+          `hook: --timeout-ms must be a positive number of milliseconds, got "${options.timeoutMs}"`,
+        );
+      const log = (reason: string) => context.io.stderr(`memdir: hook ${event}: ${reason}\n`);
+      const output = await bounded(
+        timeoutMs,
+        {},
+        async (signal) => hookOutput(event, await answerHook(event, options, context, signal, log)),
+        log,
+      );
+      context.io.stdout(`${JSON.stringify(output)}\n`);
+    });
+};
+
+async function answerHook(
+  event: HookEvent,
+  options: HookOptions,
+  context: CommandContext,
+  signal: AbortSignal,
+  log: (reason: string) => void,
+): Promise<string | null> {
+  const stdin = context.io.stdin ? await context.io.stdin() : "";
+  const input = parseHookInput(stdin);
+  if (input === null) {
+    log("stdin is not the hook's JSON object; nothing to add");
+    return null;
+  }
+  const env = context.env;
+  const home = env.HOME || undefined;
+  const cwd = path.resolve(options.cwd ?? input.cwd ?? process.cwd());
+  const config = resolveConfig({ cwd, root: options.root, env, home });
+  if (event === "stop") {
+    const plan = planStopHook({
+      transcriptPath: input.transcript_path,
+      cwd,
+      config,
+      root: options.root,
+      dir: options.dir,
+    });
+    if ("skip" in plan) log(`no extraction: ${plan.skip}`);
+    else log(`extraction started in the background (pid ${spawnDetachedMemdir(plan.run, env)})`);
+    return null;
+  }
+  const location = await resolveMemoryLocation({ cwd, root: options.root, dir: options.dir, env, home });
+  if (event === "session-start") return sessionStartContext({ config, location });
+  if (input.prompt === undefined || input.prompt.trim() === "") return null;
+  const { selector, name } = selectorFromConfig(undefined, config);
+  return userPromptContext({ prompt: input.prompt, config, location, selector, selectorName: name, signal });
+}

@@ -1,0 +1,36 @@
+/**
+ * Runs `work` for at most `timeoutMs`, resolving to its value, or to `fallback` when it fails or
+ * runs out of time (then its signal is aborted so model calls and scans stop). A hook must never
+ * block or fail the agent that called it (issue 9: "returns nothing rather than an error").
+ *
+ * @example
+ * const context = await bounded(3000, null, (signal) => userPromptContext({ …, signal }), log);
+ */
+export async function bounded<T, F>(
+  timeoutMs: number,
+  fallback: F,
+  work: (signal: AbortSignal) => Promise<T>,
+  onFailure?: (reason: string) => void,
+): Promise<T | F> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    timer.unref?.();
+  });
+  try {
+    const outcome = await Promise.race([work(controller.signal).then((value) => ({ value })), timedOut]);
+    if (outcome === "timeout") {
+      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+      onFailure?.(`timed out after ${timeoutMs} ms`);
+      return fallback;
+    }
+    return outcome.value;
+  } catch (error) {
+    controller.abort(error);
+    onFailure?.(error instanceof Error ? error.message : String(error));
+    return fallback;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,42 @@
+import type { ResolvedConfig } from "../config.ts";
+import { loadMemoryRules } from "../instructions/memory-rules.ts";
+import { formatUserContext } from "../instructions/user-context.ts";
+import { readIndex } from "../memdir/index-file.ts";
+import type { MemoryLocation } from "../memdir/paths.ts";
+import type { Clock } from "../types.ts";
+
+export interface SessionStartOptions {
+  config: ResolvedConfig;
+  location: MemoryLocation;
+  now?: Clock;
+}
+
+/**
+ * The context a `SessionStart` hook adds: the memory rules (SPEC §4) and the memory index in the
+ * user-context format (SPEC §2), so the index is in the first request even for an agent that
+ * knows nothing about memdir. The agent loads its own CLAUDE.md files, so only the index is
+ * added here. `null` when auto memory is off. Creates the memory dir (the rules say it exists).
+ *
+ * @example
+ * const context = await sessionStartContext({ config, location });
+ */
+export async function sessionStartContext(options: SessionStartOptions): Promise<string | null> {
+  const rules = await loadMemoryRules({ config: options.config, location: options.location });
+  if (rules === null) return null;
+  const index = await readIndex(options.location.memoryDir);
+  const indexText = index.exists && index.content.trim() !== "" ? index.content : "(no memories saved yet)";
+  const userContext = formatUserContext(
+    [
+      {
+        path: index.path,
+        type: "AutoMem",
+        content: indexText,
+        bytes: Buffer.byteLength(indexText, "utf8"),
+        imports: [],
+        truncated: index.truncated,
+      },
+    ],
+    { now: options.now },
+  );
+  return `${rules}\n\n${userContext}`;
+}

@@ -1,0 +1,97 @@
+import fs from "node:fs";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { createMemoryTools } from "../agent/memory-tools.ts";
+import { createToolContext } from "../agent/tools/spec.ts";
+import type { ResolvedConfig } from "../config.ts";
+import { ensureMemoryDir, type MemoryLocation } from "../memdir/paths.ts";
+import { createLexicalSelector } from "../recall/select-lexical.ts";
+import type { Selector } from "../recall/selector.ts";
+import type { Clock } from "../types.ts";
+import { registerMemoryResources } from "./resources.ts";
+import { registerMemoryTools } from "./tools.ts";
+
+export interface MemdirServerOptions {
+  /** The memory this server serves (`resolveMemoryLocation`). */
+  location: MemoryLocation;
+  config: ResolvedConfig;
+  /** Recall's selector; default the offline lexical one. The entry point picks hybrid when a model is configured. */
+  selector?: Selector;
+  selectorName?: string;
+  now?: Clock;
+}
+
+/** What the server tells a client about itself, in the `initialize` answer. */
+export const SERVER_INSTRUCTIONS = [
+  "memdir keeps long-term memory for this project: small markdown notes that outlive the conversation.",
+  "At the start of a task, call memory_recall with the user's request (or memory_context for the standing",
+  "instructions and the index of every memory). When the user asks you to remember something, or corrects",
+  "how you work, save it with memory_save. Memories are point-in-time notes: check what they say about code.",
+].join(" ");
+
+function packageVersion(): string {
+  try {
+    const text = fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+    return (JSON.parse(text) as { version?: string }).version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/**
+ * An MCP server for one memory directory: the six memory tools, the `memory://index` and
+ * `memory://file/{+file}` resources, and the `remember` prompt. Transport-free: connect it to
+ * stdio (`mcp/stdio.ts`) or, in tests, to an in-memory pair.
+ *
+ * @example
+ * const server = createMemdirServer({ location: await resolveMemoryLocation({ cwd }), config: resolveConfig({ cwd }) });
+ * await server.connect(new StdioServerTransport());
+ */
+export function createMemdirServer(options: MemdirServerOptions): McpServer {
+  const { location, config } = options;
+  const now = options.now ?? Date.now;
+  const server = new McpServer(
+    { name: "memdir", title: "memdir", version: packageVersion() },
+    { instructions: SERVER_INSTRUCTIONS },
+  );
+  const tools = createMemoryTools({
+    config,
+    selector: options.selector ?? createLexicalSelector(),
+    selectorName: options.selector ? (options.selectorName ?? "custom") : "lexical",
+    prepareMemoryDir: () => ensureMemoryDir(location),
+  });
+  const cwd = location.projectRoot ?? config.cwd;
+  registerMemoryTools(server, tools, (signal) =>
+    createToolContext({ cwd, memoryDir: location.memoryDir, now, signal }),
+  );
+  registerMemoryResources(server, location.memoryDir);
+  server.registerPrompt(
+    "remember",
+    {
+      title: "Remember this",
+      description: "Save what the user just said as a long-term memory.",
+      argsSchema: { statement: z.string().min(1).describe("What the user said that should be remembered") },
+    },
+    ({ statement }) => ({
+      description: "Save a statement as a memory",
+      messages: [{ role: "user", content: { type: "text", text: rememberPromptText(statement) } }],
+    }),
+  );
+  return server;
+}
+
+/** The `remember` prompt's text: asks the model to save the statement with `memory_save`. Pure. */
+export function rememberPromptText(statement: string): string {
+  return [
+    "The user asked you to remember this for future conversations:",
+    "",
+    statement,
+    "",
+    "Save it now with the memory_save tool. Pick the type: user (who they are, their preferences), feedback",
+    "(a rule or correction about how to work), project (a decision or constraint not visible in the code) or",
+    "reference (where outside information lives). Write a one-line description saying when the memory is",
+    "useful, and put the statement itself, with the reason if they gave one (a line starting with Why:), in",
+    "content. If a memory in memory_list already covers it, update that one by passing its file instead of",
+    "adding a duplicate. Then confirm in one short sentence what you saved.",
+  ].join("\n");
+}

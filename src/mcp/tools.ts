@@ -1,0 +1,39 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type MemoryToolSpec, runSafely } from "../agent/memory-tools.ts";
+import type { ToolContext } from "../agent/tools/spec.ts";
+
+/**
+ * Registers memory tools on an MCP server: the same {@link MemoryToolSpec} objects the agent
+ * loop uses (STYLE habit 4), with their zod input and output schemas, annotations, and
+ * results as `structuredContent` plus the text a model reads. An expected failure (a refused
+ * path, a secret, a missing memory) comes back as an `isError` result the model can read.
+ * `contextFor` gives each call a fresh tool context, so one call's reads never hide memories
+ * from the next call's recall.
+ */
+export function registerMemoryTools(
+  server: McpServer,
+  tools: readonly MemoryToolSpec[],
+  contextFor: (signal: AbortSignal) => ToolContext,
+): void {
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+      async (input: unknown, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
+        const outcome = await runSafely(tool, input, contextFor(extra.signal));
+        if (!outcome.ok) return { content: [{ type: "text", text: outcome.message }], isError: true };
+        return {
+          content: [{ type: "text", text: outcome.text }],
+          structuredContent: outcome.output as Record<string, unknown>,
+        };
+      },
+    );
+  }
+}
