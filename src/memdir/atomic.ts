@@ -11,7 +11,7 @@ const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]+\.memdir-tmp$/;
 /**
  * Writes `data` to `filePath` atomically: a temp file in the same folder is written, fsynced and
  * renamed over the target, so a reader (or a crash) sees the old file or the new one, never a
- * mix. The folder is fsynced too so the rename survives a power cut (best effort).
+ * mix.
  *
  * @example
  * await writeFileAtomic("/…/memory/MEMORY.md", "- [A](a.md) — a\n");

@@ -65,7 +65,7 @@ async function acquire(lockPath: string, options: LockOptions): Promise<string> 
   const token = Math.random().toString(36).slice(2);
   const body = `${process.pid}\n${os.hostname()}\n${new Date().toISOString()}\n${token}\n`;
   const deadline = Date.now() + timeoutMs;
-  let delay = 2;
+  let delay = 1;
   for (;;) {
     try {
       const handle = await fs.open(lockPath, "wx");
@@ -101,7 +101,7 @@ async function acquire(lockPath: string, options: LockOptions): Promise<string> 
       );
     }
     await sleep(delay + Math.random() * delay);
-    delay = Math.min(delay * 2, 50);
+    delay = Math.min(delay * 2, 10); // saves take ~15 ms: poll often enough not to idle
   }
 }
 

@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
+import { parseIndex } from "../../src/memdir/index-file.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+
+const repo = path.resolve(import.meta.dirname, "../..");
+const worker = path.join(import.meta.dirname, "workers/save-many.ts");
+
+interface WorkerResult {
+  kept: string[];
+  removed: string[];
+}
+
+function runWorker(memoryDir: string, id: number, count: number, removeEvery = 0): Promise<WorkerResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", worker, memoryDir, String(id), String(count), String(removeEvery)],
+      { cwd: repo, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`worker ${id} exited ${code}: ${stderr}`));
+      else resolve(JSON.parse(stdout) as WorkerResult);
+    });
+  });
+}
+
+/** Runs `workers` processes at once and checks that every kept memory has its file and one index line. */
+async function checkConcurrentSaves(workers: number, perWorker: number, removeEvery = 0) {
+  const memoryDir = path.join(makeTempDir(), "memory");
+  const results = await Promise.all(
+    Array.from({ length: workers }, (_, id) => runWorker(memoryDir, id, perWorker, removeEvery)),
+  );
+  const kept = results.flatMap((r) => r.kept).sort();
+  const removed = results.flatMap((r) => r.removed).sort();
+  const onDisk = fs
+    .readdirSync(memoryDir)
+    .filter((f) => f.endsWith(".md") && f !== "MEMORY.md")
+    .sort();
+  const entries = parseIndex(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"));
+  const indexed = entries.map((e) => e.file).sort();
+
+  const lostFiles = kept.filter((f) => !onDisk.includes(f));
+  const lostLines = kept.filter((f) => !indexed.includes(f));
+  const zombies = removed.filter((f) => onDisk.includes(f) || indexed.includes(f));
+  assert.deepEqual(lostFiles, [], `memory files lost: ${lostFiles.join(", ")}`);
+  assert.deepEqual(lostLines, [], `index lines lost: ${lostLines.join(", ")}`);
+  assert.deepEqual(zombies, [], `removed memories still present: ${zombies.join(", ")}`);
+  assert.equal(
+    onDisk.length,
+    kept.length,
+    `unexpected extra files: ${onDisk.filter((f) => !kept.includes(f))}`,
+  );
+  assert.equal(entries.length, kept.length, "exactly one index line per memory");
+  for (const file of onDisk) {
+    const parsed = parseFrontmatter(fs.readFileSync(path.join(memoryDir, file), "utf8"));
+    assert.deepEqual(parsed.issues, [], `${file} does not parse`);
+  }
+  const leftovers = fs.readdirSync(memoryDir).filter((f) => f.startsWith("."));
+  assert.deepEqual(leftovers, [], "no lock or temp file left behind");
+  return kept.length;
+}
+
+describe("concurrent writers (separate processes)", () => {
+  it("8 processes adding 25 memories each leave 200 files and 200 index lines", async () => {
+    assert.equal(await checkConcurrentSaves(8, 25), 200);
+  });
+
+  // 400 saves and 80 removes at once: the heavier run of the reliability suite.
+  it("8 processes adding 50 each and removing every 5th keep exactly the 320 survivors", async () => {
+    assert.equal(await checkConcurrentSaves(8, 50, 5), 320);
+  });
+});
