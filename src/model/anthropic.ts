@@ -1,6 +1,13 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ContentBlock, Message, ToolUseBlock } from "../types.ts";
-import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent, StopReason } from "./client.ts";
+import type {
+  HttpModelClientOptions,
+  ModelClient,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  StopReason,
+} from "./client.ts";
 import { withJsonRepair } from "./json-repair.ts";
 import { httpStatus, toModelError } from "./model-error.ts";
 
@@ -13,24 +20,14 @@ export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5";
 /** The default model for side queries (memory selection): the fast Haiku. */
 export const DEFAULT_ANTHROPIC_SELECTOR_MODEL = "claude-haiku-5-5";
 
-export interface AnthropicClientOptions {
-  apiKey: string;
+export interface AnthropicClientOptions extends HttpModelClientOptions {
   /** Defaults to `https://api.anthropic.com`. */
   baseURL?: string;
-  /** Default model for requests that name none. */
-  model?: string;
-  /** Retries for 408/409/429/5xx/529, honouring `retry-after-ms` / `retry-after` (the SDK's own policy). Default 2. */
-  maxRetries?: number;
   /**
-   * Extra headers on every request, overriding the SDK's. The SDK sends `anthropic-version: 2026-10-21`
-   * and `Authorization: Bearer`; a proxy that speaks an older version may need
-   * `{ "anthropic-version": "2023-06-01", "x-api-key": KEY }`.
+   * The SDK sends `anthropic-version: 2026-10-21` and `Authorization: Bearer`; a proxy that speaks an
+   * older version may need `{ "anthropic-version": "2023-06-01", "x-api-key": KEY }`.
    */
   headers?: Record<string, string>;
-  /** Injected fetch (tests, proxies). */
-  fetch?: typeof fetch;
-  /** Per-request timeout in ms (the SDK default is 10 minutes). */
-  timeoutMs?: number;
 }
 
 /**

@@ -58,3 +58,20 @@ export interface ModelClient {
   complete(request: ModelRequest): Promise<ModelResponse>;
   stream?(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
 }
+
+/** Options every HTTP model client takes (Anthropic, OpenAI-compatible). */
+export interface HttpModelClientOptions {
+  apiKey: string;
+  /** The service's base URL; each client documents its default. */
+  baseURL?: string;
+  /** Default model for requests that name none. */
+  model?: string;
+  /** Retries for 408/409/429/5xx (and Anthropic's 529), honouring `retry-after-ms` / `retry-after`. Default 2. */
+  maxRetries?: number;
+  /** Extra headers on every request, overriding the SDK's. */
+  headers?: Record<string, string>;
+  /** Injected fetch (tests, proxies). */
+  fetch?: typeof fetch;
+  /** Per-request timeout in ms (the SDKs default to 10 minutes). */
+  timeoutMs?: number;
+}

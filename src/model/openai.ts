@@ -1,6 +1,13 @@
 import type OpenAI from "openai";
 import type { ContentBlock, Message, ToolUseBlock } from "../types.ts";
-import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent, StopReason } from "./client.ts";
+import type {
+  HttpModelClientOptions,
+  ModelClient,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  StopReason,
+} from "./client.ts";
 import { withJsonRepair } from "./json-repair.ts";
 import { httpStatus, toModelError } from "./model-error.ts";
 
@@ -12,17 +19,11 @@ export const DEFAULT_OPENAI_MODEL = "gpt-4.1-mini";
 
 const OPENAI_API = "https://api.openai.com/v1";
 
-export interface OpenAIClientOptions {
+export interface OpenAIClientOptions extends HttpModelClientOptions {
   /** Local servers usually ignore it; any non-empty value works there. */
   apiKey: string;
   /** Defaults to `https://api.openai.com/v1`; e.g. `http://localhost:11434/v1` for Ollama. */
   baseURL?: string;
-  model?: string;
-  /** Retries for 408/409/429/5xx, honouring `retry-after-ms` / `retry-after`. Default 2. */
-  maxRetries?: number;
-  headers?: Record<string, string>;
-  fetch?: typeof fetch;
-  timeoutMs?: number;
 }
 
 /** How JSON output is asked for; a server that rejects one mode is asked the next way from then on. */
