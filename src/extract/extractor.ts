@@ -153,7 +153,10 @@ export function createExtractor(options: ExtractorOptions): Extractor {
       // Whatever arrived during the run (only the latest) becomes the one trailing run.
       next = pending;
     }
+    // Cleared in the same synchronous step as the last look at `pending`, so a request arriving
+    // now starts a new run instead of waiting for a loop that has already decided to stop.
     pending = null;
+    idle = null;
   }
 
   return {
@@ -163,9 +166,8 @@ export function createExtractor(options: ExtractorOptions): Extractor {
         pending = request;
         return idle;
       }
-      idle = runUntilIdle(request).finally(() => {
-        idle = null;
-      });
+      // runUntilIdle always awaits before it finishes, so `idle` is set before it is cleared.
+      idle = runUntilIdle(request);
       return idle;
     },
     async drain(timeoutMs = EXTRACTION_DRAIN_TIMEOUT_MS) {
