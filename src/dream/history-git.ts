@@ -48,7 +48,11 @@ function runGit(memoryDir: string, args: string[], options: { now?: Clock } = {}
     env.GIT_COMMITTER_DATE = date;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn("git", ["-c", "core.quotepath=false", ...args], { cwd: memoryDir, env });
+    // No hooks: a hook file planted in .git/hooks must never run on our commits.
+    const child = spawn("git", ["-c", "core.quotepath=false", "-c", "core.hooksPath=/dev/null", ...args], {
+      cwd: memoryDir,
+      env,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => {
