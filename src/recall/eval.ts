@@ -90,10 +90,9 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     options.onQuery?.(position + 1, queries.length);
   }
   return {
-    queries: queries.length,
+    ...totals.scores(),
     k,
     selector: options.selectorName,
-    ...totals.scores(),
     byCategory: Object.fromEntries([...byCategory].map(([name, sum]) => [name, sum.scores()])),
     msPerQuery: { p50: percentile(times, 0.5), p95: percentile(times, 0.95) },
   };
