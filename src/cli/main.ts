@@ -5,6 +5,7 @@ import { registerChatCommand } from "./commands/chat.ts";
 import { registerContextCommand } from "./commands/context.ts";
 import { registerDoctorCommand } from "./commands/doctor.ts";
 import { registerDreamCommand } from "./commands/dream.ts";
+import { registerEvalCommand } from "./commands/eval.ts";
 import { registerExtractCommand } from "./commands/extract.ts";
 import { registerForgetCommand } from "./commands/forget.ts";
 import { registerHistoryCommand } from "./commands/history.ts";
@@ -31,6 +32,7 @@ const commands: RegisterCommand[] = [
   registerContextCommand,
   registerDoctorCommand,
   registerDreamCommand,
+  registerEvalCommand,
   registerExtractCommand,
   registerForgetCommand,
   registerHistoryCommand,
