@@ -45,6 +45,8 @@ export type BeforeModelHook = (context: BeforeModelContext) => Promise<BeforeMod
 export interface HookRegistry {
   onStop(name: string, hook: StopHook): () => void;
   beforeModel(name: string, hook: BeforeModelHook): () => void;
+  /** Removes the hooks registered under `name` (e.g. the explicit-memory rule, to show the model's own path). */
+  off(name: string): void;
   /** Starts every stop hook in the background; never throws, never waits. */
   runStopHooks(context: StopHookContext): void;
   /** Runs the before-model hooks in order; a failing hook is logged and skipped. */
@@ -75,6 +77,10 @@ export function createHookRegistry(options: { log?: (message: string) => void } 
     beforeModel(name, hook) {
       beforeModelHooks.set(name, hook);
       return () => beforeModelHooks.delete(name);
+    },
+    off(name) {
+      stopHooks.delete(name);
+      beforeModelHooks.delete(name);
     },
     runStopHooks(context) {
       for (const [name, hook] of stopHooks) {

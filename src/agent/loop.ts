@@ -7,7 +7,7 @@ import {
   type PrefetchContext,
   startRelevantMemoryPrefetch,
 } from "../recall/prefetch.ts";
-import { surfacedMemoryPath } from "../recall/surface.ts";
+import { surfacedMemoryPath, wrapSystemReminder } from "../recall/surface.ts";
 import type { Clock, ContentBlock, Message, ToolResultBlock, ToolUseBlock } from "../types.ts";
 import type { HookRegistry } from "./hooks.ts";
 import type { PermissionCheck } from "./permissions.ts";
@@ -211,7 +211,21 @@ export async function* queryLoop(options: QueryLoopOptions): AsyncGenerator<Loop
         memoryDir: memory?.memoryDir ?? null,
         signal,
       });
-      if (result.saved?.length) yield { type: "memory_saved", files: result.saved };
+      if (result.saved?.length) {
+        yield { type: "memory_saved", files: result.saved };
+        // Tell the model, so it refines the saved file instead of saving the statement again.
+        const saved: Message = {
+          id: newId(),
+          role: "user",
+          isMeta: true,
+          timestamp: timestamp(),
+          content: wrapSystemReminder(
+            `memdir already saved the user's request to remember as ${result.saved.join(", ")} in ${memory?.memoryDir ?? "the memory directory"}, with its MEMORY.md line. Do not save it again; edit that file only to improve it.`,
+          ),
+        };
+        messages = [...messages, saved];
+        yield { type: "message", message: saved };
+      }
       for (const text of result.notices ?? []) yield { type: "notice", text };
     }
 

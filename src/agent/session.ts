@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { type ResolvedConfig, resolveConfig } from "../config.ts";
+import { maybeStartConsolidation } from "../dream/consolidate.ts";
+import { SessionScanThrottle } from "../dream/gate.ts";
+import { installMemoryHooks } from "../extract/wire.ts";
 import { createInstructionLoader } from "../instructions/loader.ts";
 import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
@@ -44,6 +47,11 @@ export interface AgentSessionOptions {
   tools?: readonly ToolSpec[];
   maxTurns?: number;
   now?: Clock;
+  /**
+   * Install memdir's own hooks: the explicit "remember …" rule, background extraction and
+   * consolidation (each subject to its switches). Default true.
+   */
+  memoryHooks?: boolean;
   /** Hook failures and other background trouble (default: stderr). */
   log?: (message: string) => void;
   /** Lines for the user from background work (e.g. `Saved 1 memory`). */
@@ -158,12 +166,40 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
         };
   const hooks = createHookRegistry({ log });
   const permissions = mainAgentPermissions({ projectRoot, memoryDir });
+  const memoryHooks = installMemoryHooks({
+    hooks,
+    memoryDir: options.memoryHooks === false ? null : memoryDir,
+    client,
+    model: options.model,
+    bare: config.bare,
+    now,
+    log,
+    notify: options.notify,
+  });
   const tools = options.tools ?? defaultTools;
   const systemPrompt = options.systemPrompt ?? referenceAgentPrompt(projectRoot);
 
   let messages: Message[] = [];
   if (options.resume) messages = loadTranscript(transcriptPath(location.projectDir, options.resume)).messages;
   const transcript = openTranscript({ projectDir: location.projectDir, sessionId: options.resume });
+  if (memoryDir !== null && options.memoryHooks !== false && config.autoDream.enabled) {
+    const throttle = new SessionScanThrottle();
+    hooks.onStop("dream", async (context) => {
+      await maybeStartConsolidation({
+        settings: config.autoDream,
+        memoryDir,
+        projectDir: location.projectDir,
+        client,
+        model: options.model,
+        currentSessionId: transcript.sessionId,
+        isMainAgent: context.isMainAgent,
+        throttle,
+        notify: context.notify,
+        log,
+        now,
+      });
+    });
+  }
 
   const session: AgentSession = {
     sessionId: transcript.sessionId,
@@ -211,6 +247,8 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
     },
     async close(closeOptions = {}) {
       await hooks.drain(closeOptions.timeoutMs);
+      await memoryHooks.drain(closeOptions.timeoutMs);
+      memoryHooks.dispose();
       transcript.close();
     },
   };

@@ -33,9 +33,9 @@ export function fakeModelEnv(baseURL: string): Record<string, string> {
   return { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: baseURL };
 }
 
-/** The agent's requests (not the selector's side queries, which ask for JSON output). */
+/** The main agent's requests (not the selector's side queries, not background extraction). */
 export function agentRequests(requests: readonly FakeRequest[]): FakeRequest[] {
-  return requests.filter((r) => r.jsonSchema === null);
+  return requests.filter((r) => r.jsonSchema === null && r.system.includes("careful coding agent"));
 }
 
 /** A request's messages as text. */
