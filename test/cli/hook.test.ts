@@ -1,0 +1,165 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { startFakeModelServer } from "../../src/testing/index.ts";
+import { runCli } from "../helpers/cli.ts";
+import { makeTempDir, writeTree } from "../helpers/temp.ts";
+
+const WORKED_EXAMPLE_PROMPT = "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。";
+const TWO_DAYS_MS = 2 * 86_400_000;
+
+/**
+ * SPEC's worked example: project `<home>/shop`, its memory dir under `<home>/.claude/projects/`
+ * holding the index and two memories saved two days ago.
+ */
+function workedExample(): { home: string; project: string; memoryDir: string } {
+  const home = makeTempDir("memdir-hook-");
+  const project = path.join(home, "shop");
+  fs.mkdirSync(project);
+  const memoryDir = path.join(home, ".claude", "projects", sanitizeProjectPath(project), "memory");
+  writeTree(memoryDir, {
+    "MEMORY.md":
+      "- [Real database](feedback-real-database.md) — 登录模块的集成测试不得 mock 数据库\n" +
+      "- [Auth migration](project-auth-migration.md) — 认证重构由合规要求推动\n",
+    "feedback-real-database.md":
+      "---\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\n---\n" +
+      "登录模块的集成测试必须连接真实数据库。\nWhy: 曾经 mock 的测试通过了，但生产迁移失败了。\n",
+    "project-auth-migration.md":
+      "---\ndescription: 认证重构由合规要求推动\ntype: project\n---\n认证模块的重构是合规要求推动的，不是技术债清理。\n",
+  });
+  const then = new Date(Date.now() - TWO_DAYS_MS);
+  for (const file of ["feedback-real-database.md", "project-auth-migration.md"])
+    fs.utimesSync(path.join(memoryDir, file), then, then);
+  return { home, project, memoryDir };
+}
+
+function hookInput(fields: Record<string, unknown>): string {
+  return JSON.stringify({ session_id: "s-1", transcript_path: "/nonexistent/s-1.jsonl", ...fields });
+}
+
+interface HookAnswer {
+  hookSpecificOutput?: { hookEventName: string; additionalContext: string };
+}
+
+describe("memdir hook user-prompt-submit", () => {
+  it("surfaces the worked example's memory for the worked example's prompt, from the input's cwd", async () => {
+    const { home, project } = workedExample();
+    const result = await runCli(["hook", "user-prompt-submit"], {
+      home,
+      cwd: home, // not the project: the project comes from the hook input
+      input: hookInput({ cwd: project, hook_event_name: "UserPromptSubmit", prompt: WORKED_EXAMPLE_PROMPT }),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const answer = JSON.parse(result.stdout) as HookAnswer;
+    assert.equal(answer.hookSpecificOutput?.hookEventName, "UserPromptSubmit");
+    const context = answer.hookSpecificOutput?.additionalContext ?? "";
+    assert.match(context, /<system-reminder>Memory \(saved 2 days ago\): .*feedback-real-database\.md:/);
+    assert.match(context, /登录模块的集成测试必须连接真实数据库/);
+    const auth = context.indexOf("project-auth-migration.md");
+    assert.ok(
+      auth === -1 || auth > context.indexOf("feedback-real-database.md"),
+      "the right memory comes first",
+    );
+  });
+
+  it("saves a plain 'remember …' at once and says so", async () => {
+    const { home, project, memoryDir } = workedExample();
+    const result = await runCli(["hook", "user-prompt-submit"], {
+      home,
+      input: hookInput({ cwd: project, prompt: "remember that we deploy only on Tuesdays" }),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const context = (JSON.parse(result.stdout) as HookAnswer).hookSpecificOutput?.additionalContext ?? "";
+    assert.match(context, /memdir: Saved \w+ memory (\S+\.md)/);
+    const file = /memory (\S+\.md)/.exec(context)?.[1] ?? "";
+    assert.match(fs.readFileSync(path.join(memoryDir, file), "utf8"), /deploy only on Tuesdays/);
+    assert.match(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"), new RegExp(`\\(${file}\\)`));
+  });
+
+  it("answers {} and exits 0 on malformed or empty stdin", async () => {
+    const { home } = workedExample();
+    // Two CLI runs; every other malformed shape is covered by test/hooks/events.test.ts.
+    for (const input of ["{not json", ""]) {
+      const result = await runCli(["hook", "user-prompt-submit"], { home, input });
+      assert.equal(result.code, 0, `exit code for ${JSON.stringify(input)}`);
+      assert.deepEqual(JSON.parse(result.stdout), {}, `answer for ${JSON.stringify(input)}`);
+    }
+  });
+
+  it("answers {} when auto memory is off", async () => {
+    const { home, project } = workedExample();
+    const result = await runCli(["hook", "user-prompt-submit"], {
+      home,
+      env: { MEMDIR_DISABLE: "1" },
+      input: hookInput({ cwd: project, prompt: WORKED_EXAMPLE_PROMPT }),
+    });
+    assert.equal(result.code, 0);
+    assert.deepEqual(JSON.parse(result.stdout), {});
+  });
+
+  it("asks the configured model to select (hybrid) and surfaces its pick", async () => {
+    const { home, project } = workedExample();
+    const server = await startFakeModelServer([
+      { json: { selected_memories: ["feedback-real-database.md"] } },
+    ]);
+    after(() => server.close());
+    const result = await runCli(["hook", "user-prompt-submit", "--timeout-ms", "20000"], {
+      home,
+      env: { ANTHROPIC_BASE_URL: server.anthropicBaseURL, ANTHROPIC_API_KEY: "test-key" },
+      input: hookInput({ cwd: project, prompt: WORKED_EXAMPLE_PROMPT }),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(server.requests.length, 1, "one selection side query");
+    const context = (JSON.parse(result.stdout) as HookAnswer).hookSpecificOutput?.additionalContext ?? "";
+    assert.match(context, /feedback-real-database\.md:/);
+  });
+});
+
+describe("memdir hook session-start", () => {
+  it("adds the memory rules and the index", async () => {
+    const { home, project, memoryDir } = workedExample();
+    const result = await runCli(["hook", "session-start"], {
+      home,
+      input: hookInput({ cwd: project, hook_event_name: "SessionStart", source: "startup" }),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const answer = JSON.parse(result.stdout) as HookAnswer;
+    assert.equal(answer.hookSpecificOutput?.hookEventName, "SessionStart");
+    const context = answer.hookSpecificOutput?.additionalContext ?? "";
+    assert.ok(context.includes(memoryDir), "the rules name the memory dir");
+    assert.match(context, /## What not to save/);
+    assert.ok(context.includes(`Contents of ${path.join(memoryDir, "MEMORY.md")} (user's auto-memory`));
+    assert.match(context, /- \[Real database\]\(feedback-real-database\.md\)/);
+    assert.doesNotMatch(
+      context,
+      /登录模块的集成测试必须连接真实数据库/,
+      "the index only, never the memory bodies",
+    );
+  });
+});
+
+describe("memdir hook stop", () => {
+  it("does nothing and answers {} without a model", async () => {
+    const { home, project, memoryDir } = workedExample();
+    const transcript = path.join(home, "session.jsonl");
+    fs.writeFileSync(transcript, "");
+    const before = fs.readdirSync(memoryDir).sort();
+    const result = await runCli(["hook", "stop"], {
+      home,
+      input: hookInput({ cwd: project, transcript_path: transcript, hook_event_name: "Stop" }),
+    });
+    assert.equal(result.code, 0);
+    assert.deepEqual(JSON.parse(result.stdout), {});
+    assert.match(result.stderr, /no model configured/);
+    assert.deepEqual(fs.readdirSync(memoryDir).sort(), before);
+  });
+
+  it("refuses an unknown event as a usage error", async () => {
+    const { home } = workedExample();
+    const result = await runCli(["hook", "pre-tool-use"], { home, input: "{}" });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /unknown event "pre-tool-use"/);
+  });
+});

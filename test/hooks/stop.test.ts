@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { resolveConfig } from "../../src/config.ts";
+import { planStopHook } from "../../src/hooks/stop.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+
+function setup(env: Record<string, string>) {
+  const home = makeTempDir("memdir-stop-");
+  const transcript = path.join(home, "session.jsonl");
+  fs.writeFileSync(transcript, "");
+  const config = resolveConfig({ cwd: home, home, env: { HOME: home, ...env } });
+  return { home, transcript, config };
+}
+
+describe("planStopHook", () => {
+  it("runs `memdir extract --transcript` for the session when a model is configured", () => {
+    const { home, transcript, config } = setup({ ANTHROPIC_API_KEY: "test-key" });
+    assert.deepEqual(planStopHook({ transcriptPath: transcript, cwd: home, config, root: "/r" }), {
+      run: ["extract", "--transcript", transcript, "--cwd", home, "--root", "/r"],
+    });
+  });
+
+  it("skips without a model: extraction needs one", () => {
+    const { home, transcript, config } = setup({});
+    const plan = planStopHook({ transcriptPath: transcript, cwd: home, config });
+    assert.ok("skip" in plan && /no model/.test(plan.skip));
+  });
+
+  it("skips when auto memory is off", () => {
+    const { home, transcript, config } = setup({ ANTHROPIC_API_KEY: "k", MEMDIR_DISABLE: "1" });
+    const plan = planStopHook({ transcriptPath: transcript, cwd: home, config });
+    assert.ok("skip" in plan && /auto memory is off/.test(plan.skip));
+  });
+
+  it("skips when the transcript is missing or not named", () => {
+    const { home, config } = setup({ ANTHROPIC_API_KEY: "k" });
+    const missing = planStopHook({ transcriptPath: path.join(home, "gone.jsonl"), cwd: home, config });
+    assert.ok("skip" in missing && /no transcript/.test(missing.skip));
+    const unnamed = planStopHook({ transcriptPath: undefined, cwd: home, config });
+    assert.ok("skip" in unnamed && /transcript_path/.test(unnamed.skip));
+  });
+});
