@@ -41,6 +41,31 @@ export function selectorFromConfig(
   return { selector: createHybridSelector({ lexical, model }), name: "hybrid" };
 }
 
+/** `--k` as a positive whole number, else a usage error (exit 2) naming the command. */
+export function parsePickCount(value: string, command: string): number {
+  const k = Number(value);
+  if (!Number.isInteger(k) || k < 1)
+    throw usageError(`${command}: --k must be a positive whole number, got "${value}"`);
+  return k;
+}
+
+/**
+ * The selector a command's `--selector`, `--cwd` and `--root` options ask for, with the model
+ * configured from the CLI's environment and settings (see {@link selectorFromConfig}).
+ */
+export function selectorForCommand(
+  options: { selector?: string; cwd?: string; root?: string },
+  context: CommandContext,
+): { selector: Selector; name: SelectorName } {
+  const config = resolveConfig({
+    cwd: options.cwd,
+    root: options.root,
+    env: context.env,
+    home: context.env.HOME || undefined,
+  });
+  return selectorFromConfig(options.selector, config);
+}
+
 interface RecallCommandOptions extends CommonOptions {
   selector?: string;
   k: string;
@@ -63,16 +88,8 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
       .option("--k <n>", "at most this many memories", "5")
       .option("--explain", "list every candidate with its score and why it was picked or skipped"),
   ).action(async (query: string, options: RecallCommandOptions) => {
-    const k = Number(options.k);
-    if (!Number.isInteger(k) || k < 1)
-      throw usageError(`recall: --k must be a positive whole number, got "${options.k}"`);
-    const config = resolveConfig({
-      cwd: options.cwd,
-      root: options.root,
-      env: context.env,
-      home: context.env.HOME || undefined,
-    });
-    const { selector, name } = selectorFromConfig(options.selector, config);
+    const k = parsePickCount(options.k, "recall");
+    const { selector, name } = selectorForCommand(options, context);
     const location = await locationFromOptions(options, context);
     const result = await recall({
       memoryDir: location.memoryDir,
