@@ -86,7 +86,7 @@ export async function saveMemory(
   if (input.hook) assertNoSecrets(input.hook, "hook");
   assertNoSecrets(body, "body");
 
-  await fs.mkdir(memoryDir, { recursive: true });
+  await prepareMemoryDir(memoryDir);
   return withMemoryLock(
     memoryDir,
     async () => {
@@ -130,6 +130,7 @@ export async function removeMemory(
   file: string,
   options: WriteOptions = {},
 ): Promise<{ file: string; path: string }> {
+  await resolveOrThrow(memoryDir, file);
   return withMemoryLock(
     memoryDir,
     async () => {
@@ -172,7 +173,7 @@ export async function writeMemoryText(
   text: string,
   options: WriteOptions = {},
 ): Promise<{ file: string; path: string; created: boolean }> {
-  await fs.mkdir(memoryDir, { recursive: true });
+  await prepareMemoryDir(memoryDir);
   const target = await resolveOrThrow(memoryDir, file);
   assertNoSecrets(text, target.file);
   return withMemoryLock(
@@ -196,7 +197,7 @@ export async function updateIndex(
   change: (text: string) => string | Promise<string>,
   options: WriteOptions = {},
 ): Promise<{ changed: boolean; indexWarning?: string }> {
-  await fs.mkdir(memoryDir, { recursive: true });
+  await prepareMemoryDir(memoryDir);
   return withMemoryLock(
     memoryDir,
     async () => {
@@ -307,6 +308,15 @@ async function checkedTarget(memoryDir: string, file: string): Promise<{ file: s
     );
   }
   return target;
+}
+
+/**
+ * Creates the memory dir when missing and checks it is safe to write in *before* the lock file
+ * is created there: a memory dir that is a symlink to elsewhere must not receive even the lock.
+ */
+async function prepareMemoryDir(memoryDir: string): Promise<void> {
+  await fs.mkdir(memoryDir, { recursive: true });
+  await resolveOrThrow(memoryDir, INDEX_FILE);
 }
 
 async function resolveOrThrow(memoryDir: string, file: string): Promise<{ file: string; path: string }> {

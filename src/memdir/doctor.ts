@@ -1,0 +1,180 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { tempFileWriterPid } from "./atomic.ts";
+import { parseFrontmatter } from "./frontmatter.ts";
+import {
+  INDEX_FILE,
+  INDEX_MAX_BYTES,
+  INDEX_MAX_LINES,
+  type IndexEntry,
+  parseIndex,
+  readIndex,
+  removeIndexLine,
+  upsertIndexLine,
+} from "./index-file.ts";
+import { processIsAlive } from "./lock.ts";
+import { HEADER_MAX_LINES, scanHeaders } from "./scan.ts";
+import { findSecrets, secretKindPhrase } from "./secrets.ts";
+import { defaultTitle, updateIndex, withMemoryLock } from "./write.ts";
+
+/** One problem `memdir doctor` found. `file` is relative to the memory dir. */
+export interface DoctorIssue {
+  code:
+    | "dead-pointer"
+    | "duplicate-pointer"
+    | "missing-pointer"
+    | "no-frontmatter"
+    | "unclosed"
+    | "yaml"
+    | "not-a-map"
+    | "missing-type"
+    | "invalid-type"
+    | "missing-description"
+    | "index-too-long"
+    | "index-too-large"
+    | "secret"
+    | "stale-temp";
+  file: string;
+  message: string;
+}
+
+/**
+ * Checks a memory directory: index lines pointing at missing files (or listed twice), memory
+ * files without an index line, missing or invalid `type`/`description` (as the 30-line header
+ * scan sees them), an index over its load limits, secrets at rest, and temp files left by a
+ * killed writer. Reads only.
+ *
+ * @example
+ * const issues = await diagnoseMemoryDir(memoryDir);
+ */
+export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[]> {
+  const issues: DoctorIssue[] = [];
+  const headers = await scanHeaders(memoryDir, { cache: null });
+  const index = await readIndex(memoryDir);
+  const entries = parseIndex(index.raw);
+  const pointed = new Set<string>();
+  for (const entry of entries) {
+    if (pointed.has(entry.file)) {
+      issues.push({
+        code: "duplicate-pointer",
+        file: entry.file,
+        message: `${INDEX_FILE} line ${entry.lineNumber} points at ${entry.file} again`,
+      });
+      continue;
+    }
+    pointed.add(entry.file);
+    if (!(await isMemoryFile(memoryDir, entry))) {
+      issues.push({
+        code: "dead-pointer",
+        file: entry.file,
+        message: `${INDEX_FILE} line ${entry.lineNumber} points at ${entry.file}, which does not exist`,
+      });
+    }
+  }
+  if (index.lines > INDEX_MAX_LINES) {
+    issues.push({
+      code: "index-too-long",
+      file: INDEX_FILE,
+      message: `${INDEX_FILE} has ${index.lines} lines; only the first ${INDEX_MAX_LINES} are loaded`,
+    });
+  }
+  if (index.bytes > INDEX_MAX_BYTES) {
+    issues.push({
+      code: "index-too-large",
+      file: INDEX_FILE,
+      message: `${INDEX_FILE} has ${index.bytes} bytes; only the first ${INDEX_MAX_BYTES} are loaded`,
+    });
+  }
+  issues.push(...secretIssues(INDEX_FILE, index.raw));
+  for (const header of headers) {
+    if (!pointed.has(header.file)) {
+      issues.push({
+        code: "missing-pointer",
+        file: header.file,
+        message: `${header.file} has no line in ${INDEX_FILE}`,
+      });
+    }
+    const text = await fs.readFile(header.path, "utf8").catch(() => null);
+    if (text === null) continue;
+    for (const issue of parseFrontmatter(text, { maxLines: HEADER_MAX_LINES }).issues) {
+      issues.push({ code: issue.code, file: header.file, message: `${header.file}: ${issue.message}` });
+    }
+    issues.push(...secretIssues(header.file, text));
+  }
+  for (const name of await staleTempFiles(memoryDir)) {
+    issues.push({
+      code: "stale-temp",
+      file: name,
+      message: `${name} is a temp file left by a killed writer`,
+    });
+  }
+  return issues;
+}
+
+function secretIssues(file: string, text: string): DoctorIssue[] {
+  return findSecrets(text).map((found) => ({
+    code: "secret" as const,
+    file,
+    message: `${file} line ${found.line} holds what looks like ${secretKindPhrase(found.kind)}; remove it by hand`,
+  }));
+}
+
+async function isMemoryFile(memoryDir: string, entry: IndexEntry): Promise<boolean> {
+  if (entry.file.split("/").includes("..") || path.isAbsolute(entry.file)) return false;
+  const stat = await fs.stat(path.join(memoryDir, entry.file)).catch(() => null);
+  return stat?.isFile() ?? false;
+}
+
+/** Temp files of `writeFileAtomic` whose writer process is gone. */
+async function staleTempFiles(memoryDir: string): Promise<string[]> {
+  const names = await fs.readdir(memoryDir, { recursive: true }).catch(() => [] as string[]);
+  return names
+    .map((name) => String(name).split(path.sep).join("/"))
+    .filter((name) => {
+      const pid = tempFileWriterPid(path.posix.basename(name));
+      return pid !== null && (pid === process.pid ? false : !processIsAlive(pid));
+    });
+}
+
+/**
+ * Repairs what is safe, under the writer lock (which also clears a lock left by a dead writer):
+ * dead and duplicate pointers are removed, missing pointers are added from the files'
+ * descriptions (never for a description that holds a secret), dead writers' temp files are
+ * deleted. Returns one line per repair.
+ */
+export async function repairMemoryDir(memoryDir: string): Promise<string[]> {
+  const fixed: string[] = [];
+  await withMemoryLock(memoryDir, async () => {
+    const issues = await diagnoseMemoryDir(memoryDir);
+    const headers = new Map((await scanHeaders(memoryDir, { cache: null })).map((h) => [h.file, h]));
+    await updateIndex(memoryDir, (text) => {
+      let updated = text;
+      for (const issue of issues) {
+        if (issue.code === "dead-pointer") {
+          updated = removeIndexLine(updated, issue.file);
+          fixed.push(`removed the line for missing ${issue.file}`);
+        } else if (issue.code === "duplicate-pointer") {
+          const first = parseIndex(updated).find((entry) => entry.file === issue.file);
+          if (first) updated = upsertIndexLine(updated, first);
+          fixed.push(`removed a second line for ${issue.file}`);
+        } else if (issue.code === "missing-pointer") {
+          const description = headers.get(issue.file)?.description;
+          if (!description || findSecrets(description).length > 0) continue;
+          updated = upsertIndexLine(updated, {
+            title: defaultTitle(issue.file, description),
+            file: issue.file,
+            hook: description,
+          });
+          fixed.push(`added a line for ${issue.file}`);
+        }
+      }
+      return updated;
+    });
+    for (const issue of issues) {
+      if (issue.code !== "stale-temp") continue;
+      await fs.rm(path.join(memoryDir, issue.file), { force: true });
+      fixed.push(`deleted ${issue.file}`);
+    }
+  });
+  return fixed;
+}
