@@ -45,6 +45,8 @@ const READ_CONCURRENCY = 16;
 /** Term string ↔ dense integer id, shared by all files of one index. */
 class TermDictionary {
   readonly #ids = new Map<string, number>();
+  /** Typo look-ups, valid while the dictionary has not grown (ids are never reused). */
+  readonly #nearMemo = new Map<string, { size: number; ids: number[] }>();
   intern(term: string): number {
     let id = this.#ids.get(term);
     if (id === undefined) {
@@ -59,6 +61,40 @@ class TermDictionary {
   get size(): number {
     return this.#ids.size;
   }
+  /**
+   * Ids of terms at Damerau–Levenshtein distance 1 from `term` (one insertion, deletion,
+   * substitution or swap of neighbors). Linear in the dictionary, so callers use it only for
+   * query words the index does not know.
+   */
+  withinOneEdit(term: string): number[] {
+    const memo = this.#nearMemo.get(term);
+    if (memo && memo.size === this.#ids.size) return memo.ids;
+    const found: number[] = [];
+    for (const [candidate, id] of this.#ids) {
+      if (Math.abs(candidate.length - term.length) <= 1 && isOneEditApart(term, candidate)) found.push(id);
+    }
+    if (this.#nearMemo.size > 1000) this.#nearMemo.clear();
+    this.#nearMemo.set(term, { size: this.#ids.size, ids: found });
+    return found;
+  }
+}
+
+/** True when `a` and `b` differ by exactly one insertion, deletion, substitution or adjacent swap. */
+export function isOneEditApart(a: string, b: string): boolean {
+  if (a === b) return false;
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  const restA = endA - start;
+  const restB = endB - start;
+  if (restA <= 1 && restB <= 1) return true; // one substitution, insertion or deletion
+  // adjacent transposition: "ab" ↔ "ba"
+  return restA === 2 && restB === 2 && a[start] === b[start + 1] && a[start + 1] === b[start];
 }
 
 /** Counts per term id in a growable typed array. */

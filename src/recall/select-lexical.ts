@@ -6,10 +6,10 @@ import {
   defaultLexicalIndexCache,
   FIELD_NAMES,
   type FieldName,
-  forEachPassage,
   type IndexedMemory,
   type LexicalIndex,
   type LexicalIndexCache,
+  PASSAGE_LINES,
 } from "./lexical-index.ts";
 import type { Pick, Selector } from "./selector.ts";
 import { BIGRAM_MARK, tokenizeDetailed } from "./tokenize.ts";
@@ -26,8 +26,18 @@ export interface LexicalTuning {
   lengthNormalization: Record<FieldName, number>;
   /** Weight of the best passage score added to the whole-file score (0 turns passages off). */
   passageWeight: number;
-  /** How many of the best whole-file candidates get the (costlier) passage and neighbor stages. */
+  /**
+   * Passages only count in files with at least this many body lines: in a short note the best
+   * passage is the note itself, and counting it twice over-weights its words (measured: −1 point
+   * on LoCoMo observations when passages were scored in 4-line notes).
+   */
+  passageMinLines: number;
+  /** Weight of a dictionary word one typo away from an unknown query word (0 turns it off). */
+  typoWeight: number;
+  /** How many of the best whole-file candidates take part in the neighbor and recency stages. */
   rerankDepth: number;
+  /** How many of the best whole-file candidates get the (costlier) passage stage. */
+  passageDepth: number;
   /**
    * Memories saved within this many ms of each other were usually written by one extraction
    * run about one conversation; a share of the best such neighbor's score is added (cluster
@@ -51,11 +61,14 @@ export interface LexicalTuning {
 }
 
 export const DEFAULT_LEXICAL_TUNING: LexicalTuning = {
-  k1: 1.2,
+  k1: 2,
   fieldWeight: { name: 1, description: 1, type: 0.5, body: 1 },
   lengthNormalization: { name: 0.5, description: 0.5, type: 0, body: 0.75 },
   passageWeight: 1,
-  rerankDepth: 100,
+  passageMinLines: 8,
+  typoWeight: 0.7,
+  rerankDepth: 200,
+  passageDepth: 40,
   neighborWindowMs: 60_000,
   neighborWeight: 0.3,
   neighborMaxBurst: 40,
@@ -128,7 +141,7 @@ export function rankLexically(
   options: { k: number },
   tuning: LexicalTuning = DEFAULT_LEXICAL_TUNING,
 ): LexicalPick[] {
-  const terms = queryTerms(index, query);
+  const terms = queryTerms(index, query, tuning.typoWeight);
   if (terms.length === 0 || options.k <= 0) return [];
   const averages = Object.fromEntries(FIELD_NAMES.map((f) => [f, index.averageLength(f)])) as Record<
     FieldName,
@@ -167,7 +180,8 @@ export function rankLexically(
   const top = scored.slice(0, Math.max(tuning.rerankDepth, options.k));
 
   if (tuning.passageWeight > 0) {
-    for (const candidate of top) {
+    for (const candidate of top.slice(0, tuning.passageDepth)) {
+      if (candidate.memory.lineStarts.length < tuning.passageMinLines) continue;
       candidate.passage = bestPassageScore(index, candidate.memory, terms, tuning.k1);
       candidate.score = candidate.base + tuning.passageWeight * candidate.passage;
     }
@@ -183,24 +197,45 @@ export function rankLexically(
     .map((candidate) => toPick(candidate, terms));
 }
 
-function queryTerms(index: LexicalIndex, query: string): QueryTerm[] {
+/**
+ * The query's terms that occur in the index, with their weights. A word no memory contains
+ * (often a typo: "fesetival", "Tennesee") is replaced by the indexed words one edit away, at
+ * `typoWeight` of their usual weight.
+ */
+function queryTerms(index: LexicalIndex, query: string, typoWeight: number): QueryTerm[] {
   const documentCount = index.size;
   const passageCount = index.passageCount;
   const terms = new Map<number, QueryTerm>();
-  for (const token of tokenizeDetailed(query)) {
-    const id = index.dictionary.lookup(token.term);
-    if (id === undefined || terms.has(id)) continue;
+  const addTerm = (id: number, surface: string, weight: number) => {
+    if (terms.has(id)) return;
     const frequency = index.documentFrequency.get(id);
-    if (frequency <= 0) continue;
+    if (frequency <= 0) return;
     terms.set(id, {
       id,
-      surface: token.surface,
-      idf: inverseDocumentFrequency(documentCount, frequency),
-      passageIdf: inverseDocumentFrequency(passageCount, index.passageFrequency.get(id)),
+      surface,
+      idf: weight * inverseDocumentFrequency(documentCount, frequency),
+      passageIdf: weight * inverseDocumentFrequency(passageCount, index.passageFrequency.get(id)),
     });
+  };
+  const tokens = tokenizeDetailed(query);
+  for (const token of tokens) {
+    const id = index.dictionary.lookup(token.term);
+    if (id !== undefined && index.documentFrequency.get(id) > 0) addTerm(id, token.surface, 1);
+  }
+  if (typoWeight > 0) {
+    for (const token of tokens) {
+      const id = index.dictionary.lookup(token.term);
+      if (id !== undefined && index.documentFrequency.get(id) > 0) continue;
+      if (!TYPO_CANDIDATE.test(token.term)) continue;
+      for (const near of index.dictionary.withinOneEdit(token.term))
+        addTerm(near, `${token.surface}~`, typoWeight);
+    }
   }
   return [...terms.values()];
 }
+
+/** Only longer Latin-script words get typo matching: short words have too many neighbors. */
+const TYPO_CANDIDATE = /^[a-z]{5,}$/;
 
 function fieldFrequency(memory: IndexedMemory, field: FieldName, termId: number): number {
   if (field === "body") return bodyFrequency(memory, termId);
@@ -219,26 +254,43 @@ function bestPassageScore(
   k1: number,
 ): number {
   const average = index.averagePassageLength;
-  const wanted = new Map<number, QueryTerm>();
-  for (const term of terms) if (bodyFrequency(memory, term.id) > 0) wanted.set(term.id, term);
-  if (wanted.size === 0) return 0;
-  let best = 0;
-  const counts = new Map<number, number>();
-  forEachPassage(memory, (start, end) => {
-    counts.clear();
-    for (let i = start; i < end; i++) {
-      const id = memory.lineTokens[i];
-      if (wanted.has(id)) counts.set(id, (counts.get(id) ?? 0) + 1);
+  const slots = new Map<number, number>();
+  const wanted: QueryTerm[] = [];
+  for (const term of terms) {
+    if (bodyFrequency(memory, term.id) > 0) {
+      slots.set(term.id, wanted.length);
+      wanted.push(term);
     }
-    if (counts.size === 0) return;
-    const lengthFactor = 0.5 + (0.5 * (end - start)) / average;
+  }
+  if (wanted.length === 0) return 0;
+  // Count query terms line by line once; a passage is PASSAGE_LINES consecutive lines.
+  const lineCount = memory.lineStarts.length;
+  const counts = new Uint16Array(lineCount * wanted.length);
+  const lineLength = new Uint32Array(lineCount);
+  for (let line = 0; line < lineCount; line++) {
+    const start = memory.lineStarts[line];
+    const end = line + 1 < lineCount ? memory.lineStarts[line + 1] : memory.lineTokens.length;
+    lineLength[line] = end - start;
+    for (let i = start; i < end; i++) {
+      const slot = slots.get(memory.lineTokens[i]);
+      if (slot !== undefined) counts[line * wanted.length + slot]++;
+    }
+  }
+  let best = 0;
+  const windows = Math.max(1, lineCount - PASSAGE_LINES + 1);
+  for (let first = 0; first < windows; first++) {
+    const last = Math.min(lineCount, first + PASSAGE_LINES);
+    let length = 0;
+    for (let line = first; line < last; line++) length += lineLength[line];
+    const lengthFactor = 0.5 + (0.5 * length) / average;
     let score = 0;
-    for (const [id, count] of counts) {
-      const term = wanted.get(id);
-      if (term) score += (term.passageIdf * count * (k1 + 1)) / (count + k1 * lengthFactor);
+    for (let slot = 0; slot < wanted.length; slot++) {
+      let count = 0;
+      for (let line = first; line < last; line++) count += counts[line * wanted.length + slot];
+      if (count > 0) score += (wanted[slot].passageIdf * count * (k1 + 1)) / (count + k1 * lengthFactor);
     }
     if (score > best) best = score;
-  });
+  }
   return best;
 }
 
