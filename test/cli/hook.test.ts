@@ -5,10 +5,8 @@ import { after, describe, it } from "node:test";
 import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runCli } from "../helpers/cli.ts";
-import { makeTempDir, writeTree } from "../helpers/temp.ts";
-
-const WORKED_EXAMPLE_PROMPT = "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。";
-const TWO_DAYS_MS = 2 * 86_400_000;
+import { makeTempDir } from "../helpers/temp.ts";
+import { WORKED_EXAMPLE_PROMPT, writeWorkedExample } from "../mcp/worked-example.ts";
 
 /**
  * SPEC's worked example: project `<home>/shop`, its memory dir under `<home>/.claude/projects/`
@@ -19,19 +17,7 @@ function workedExample(): { home: string; project: string; memoryDir: string } {
   const project = path.join(home, "shop");
   fs.mkdirSync(project);
   const memoryDir = path.join(home, ".claude", "projects", sanitizeProjectPath(project), "memory");
-  writeTree(memoryDir, {
-    "MEMORY.md":
-      "- [Real database](feedback-real-database.md) — 登录模块的集成测试不得 mock 数据库\n" +
-      "- [Auth migration](project-auth-migration.md) — 认证重构由合规要求推动\n",
-    "feedback-real-database.md":
-      "---\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\n---\n" +
-      "登录模块的集成测试必须连接真实数据库。\nWhy: 曾经 mock 的测试通过了，但生产迁移失败了。\n",
-    "project-auth-migration.md":
-      "---\ndescription: 认证重构由合规要求推动\ntype: project\n---\n认证模块的重构是合规要求推动的，不是技术债清理。\n",
-  });
-  const then = new Date(Date.now() - TWO_DAYS_MS);
-  for (const file of ["feedback-real-database.md", "project-auth-migration.md"])
-    fs.utimesSync(path.join(memoryDir, file), then, then);
+  writeWorkedExample(memoryDir);
   return { home, project, memoryDir };
 }
 

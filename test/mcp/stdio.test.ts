@@ -6,32 +6,17 @@ import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { makeTempDir, writeTree } from "../helpers/temp.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+import { WORKED_EXAMPLE_PROMPT, writeWorkedExample } from "./worked-example.ts";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const entry = path.join(repo, "src/cli/run.ts");
 // An absolute loader URL, so the child finds tsx whatever its cwd is.
 const tsxLoader = import.meta.resolve("tsx");
 
-const TWO_DAYS_MS = 2 * 86_400_000;
-
 /** A memory dir holding the two memories of SPEC's worked example, saved two days ago. */
 function workedExampleMemoryDir(base: string): string {
-  const memoryDir = path.join(base, "memory");
-  writeTree(memoryDir, {
-    "MEMORY.md":
-      "- [Real database](feedback-real-database.md) — 登录模块的集成测试不得 mock 数据库\n" +
-      "- [Auth migration](project-auth-migration.md) — 认证重构由合规要求推动\n",
-    "feedback-real-database.md":
-      "---\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\n---\n" +
-      "登录模块的集成测试必须连接真实数据库。\nWhy: 曾经 mock 的测试通过了，但生产迁移失败了。\n",
-    "project-auth-migration.md":
-      "---\ndescription: 认证重构由合规要求推动\ntype: project\n---\n认证模块的重构是合规要求推动的，不是技术债清理。\n",
-  });
-  const then = new Date(Date.now() - TWO_DAYS_MS);
-  for (const file of ["feedback-real-database.md", "project-auth-migration.md"])
-    fs.utimesSync(path.join(memoryDir, file), then, then);
-  return memoryDir;
+  return writeWorkedExample(path.join(base, "memory"));
 }
 
 function text(result: CallToolResult): string {
@@ -100,7 +85,7 @@ describe("memdir mcp over stdio, with the real MCP client", () => {
   it("recalls the worked example's memory for the worked example's prompt", async () => {
     const result = (await client.callTool({
       name: "memory_recall",
-      arguments: { query: "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。" },
+      arguments: { query: WORKED_EXAMPLE_PROMPT },
     })) as CallToolResult;
     assert.equal(result.isError, undefined);
     const output = result.structuredContent as {
