@@ -1,0 +1,134 @@
+/** The bench's result object (what `--json` prints) and its human-readable table. */
+import type { MachineInfo } from "./machine.ts";
+import type { VariantQuality } from "./quality.ts";
+
+export interface ScanFigures {
+  /** Naive reference, steady state: median of repeated calls (it re-reads everything every call). */
+  naiveMs: number;
+  /** Naive reference, first call in a fresh process. */
+  naiveColdMs: number;
+  coldMs: number;
+  warmMs: number;
+  warmTouchedMs: number;
+  /** naive / memdir: cold vs naive cold, warm and warmTouched vs naive steady state. */
+  ratios: { cold: number; warm: number; warmTouched: number };
+  headers: number;
+}
+
+export interface Target {
+  name: string;
+  value: number | null;
+  target: string;
+  met: boolean | null;
+}
+
+export interface BenchResult {
+  machine: MachineInfo;
+  sizes: number[];
+  scan: Record<string, ScanFigures>;
+  select: Record<string, { p50Ms: number; p95Ms: number }>;
+  recall: Record<string, { p50Ms: number; p95Ms: number; firstRecallMs: number }>;
+  loopOverheadMs: { pending: number; settled: number; startMs: number; loopAB: unknown };
+  peakRssMb: number | null;
+  peakRss: { memories: number; baselineMb: number } | null;
+  quality: { sessions?: VariantQuality; observations?: VariantQuality };
+  targets: Target[];
+  skipped: string[];
+  seconds: number;
+}
+
+const pad = (cells: (string | number)[], widths: number[]) =>
+  cells
+    .map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i])))
+    .join("  ");
+
+function table(header: string[], rows: (string | number)[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  return [pad(header, widths), ...rows.map((r) => pad(r, widths))];
+}
+
+const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
+const times = (value: number) => `${value.toFixed(1)}×`;
+
+/** The report as printed by `npm run bench`. */
+export function formatReport(result: BenchResult): string {
+  const m = result.machine;
+  const lines = [
+    `memdir bench — ${m.nproc} cores (${m.cpu}), Node ${m.node}, ${m.platform}; load average ${m.loadAverage.start} → ${m.loadAverage.end ?? "?"}; ${result.seconds} s`,
+    "",
+  ];
+  const sizes = Object.keys(result.scan);
+  if (sizes.length > 0) {
+    lines.push("scan (ms; × = naive / memdir; cold = first scan in a fresh process, OS page cache warm)");
+    lines.push(
+      ...table(
+        [
+          "memories",
+          "naive",
+          "naive cold",
+          "cold",
+          "warm",
+          "warm 1% touched",
+          "cold ×",
+          "warm ×",
+          "touched ×",
+        ],
+        sizes.map((n) => {
+          const s = result.scan[n];
+          return [
+            n,
+            ms(s.naiveMs),
+            ms(s.naiveColdMs),
+            ms(s.coldMs),
+            ms(s.warmMs),
+            ms(s.warmTouchedMs),
+            times(s.ratios.cold),
+            times(s.ratios.warm),
+            times(s.ratios.warmTouched),
+          ];
+        }),
+      ),
+      "",
+      "recall (ms; lexical selection with a warm index; recall = scan + select + capped read + messages)",
+      ...table(
+        ["memories", "select p50", "select p95", "recall p50", "recall p95", "first recall (cold)"],
+        sizes.map((n) => [
+          n,
+          ms(result.select[n].p50Ms),
+          ms(result.select[n].p95Ms),
+          ms(result.recall[n].p50Ms),
+          ms(result.recall[n].p95Ms),
+          ms(result.recall[n].firstRecallMs),
+        ]),
+      ),
+      "",
+    );
+  }
+  const loop = result.loopOverheadMs;
+  lines.push(
+    `loop overhead per iteration: prefetch pending ${loop.pending} ms, settled (takes 5 memories) ${loop.settled} ms; prefetch start ${loop.startMs} ms once per turn`,
+  );
+  if (result.peakRssMb !== null && result.peakRss)
+    lines.push(
+      `peak RSS of recall over ${result.peakRss.memories} memories: ${result.peakRssMb} MB (Node + modules before the first scan: ${result.peakRss.baselineMb} MB)`,
+    );
+  const variants = Object.entries(result.quality);
+  if (variants.length > 0) {
+    lines.push("", "quality (memdir eval, lexical, k = 5, LoCoMo development split)");
+    const rows: (string | number)[][] = [];
+    for (const [variant, q] of variants) {
+      if (!q) continue;
+      for (const [category, s] of Object.entries(q.byCategory).sort(([a], [b]) => a.localeCompare(b)))
+        rows.push([variant, category, s.queries, s.recallAt5.toFixed(3), s.anyHitAt5.toFixed(3)]);
+      rows.push([variant, "all", q.queries, q.recallAt5.toFixed(3), q.anyHitAt5.toFixed(3)]);
+    }
+    lines.push(...table(["variant", "category", "queries", "recall@5", "any-hit@5"], rows));
+  }
+  for (const line of result.skipped) lines.push(line);
+  lines.push("", "targets");
+  for (const t of result.targets) {
+    const verdict = t.met === null ? "not measured" : t.met ? "met" : "MISSED";
+    lines.push(`  ${verdict.padEnd(12)} ${t.name}: ${t.value ?? "—"} (target ${t.target})`);
+  }
+  return `${lines.join("\n")}\n`;
+}

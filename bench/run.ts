@@ -1,0 +1,243 @@
+/**
+ * `npm run bench [-- --json] [--sizes 200,2000] [--quick]`: speed at 200 / 2,000 / 20,000
+ * memories (scan cold and warm against the naive reference, lexical selection, end-to-end
+ * recall, peak RSS), the agent loop's memory overhead, and recall quality on LoCoMo — all in one
+ * run, side by side. Progress goes to stderr; stdout gets the table, or with `--json` exactly one
+ * JSON object. Directories are generated in a temp dir by `../shared/bench/gen-scale.mjs` and
+ * removed at the end; parts that need `../shared` are skipped with one line when it is absent.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { machineInfo } from "./machine.ts";
+import { LOCOMO_VARIANTS, measureQuality } from "./quality.ts";
+import { queriesFromManifest } from "./queries.ts";
+import { type BenchResult, formatReport, type ScanFigures, type Target } from "./report.ts";
+import { median, REPO_ROOT, round, runCommand, runWorker } from "./stats.ts";
+
+interface Options {
+  json: boolean;
+  sizes: number[];
+  quick: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { json: false, sizes: [200, 2000, 20000], quick: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--json") options.json = true;
+    else if (arg === "--quick") {
+      options.quick = true;
+      options.sizes = [200, 2000];
+    } else if (arg === "--sizes") {
+      const sizes = (argv[++i] ?? "").split(",").map(Number);
+      if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1)) {
+        console.error(`bench: --sizes wants positive whole numbers like 200,2000, got "${argv[i]}"`);
+        process.exit(2);
+      }
+      options.sizes = sizes;
+    } else {
+      console.error(`bench: unknown option ${arg} (use --json, --sizes 200,2000, --quick)`);
+      process.exit(2);
+    }
+  }
+  return options;
+}
+
+interface ScanWorkerResult {
+  coldMs: number;
+  warmMs: number;
+  warmTouchedMs?: number;
+  headers: number;
+}
+
+interface RecallWorkerResult {
+  memories: number;
+  firstRecallMs: number;
+  select: { p50Ms: number; p95Ms: number };
+  recall: { p50Ms: number; p95Ms: number };
+  baselineRssMb: number;
+  maxRssMb: number;
+}
+
+interface LoopWorkerResult {
+  pendingMs: number;
+  settledMs: number;
+  startMs: number;
+  loopAB: unknown;
+}
+
+const QUERY_COUNT = 40;
+const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+/** Scan figures for one directory: fresh processes for cold, alternating naive and memdir. */
+async function measureScan(dir: string, size: number, quick: boolean): Promise<ScanFigures> {
+  const coldRuns = quick ? 1 : size >= 20000 ? 2 : 3;
+  const repetitions = size >= 20000 ? 3 : 5;
+  const naive: ScanWorkerResult[] = [];
+  const memdir: ScanWorkerResult[] = [];
+  for (let run = 0; run < coldRuns; run++) {
+    // Only the first naive child repeats (its warm calls cost as much as its cold one).
+    naive.push(
+      await runWorker<ScanWorkerResult>("scan-worker.ts", [
+        "naive",
+        dir,
+        String(run === 0 ? repetitions : 0),
+      ]),
+    );
+    memdir.push(await runWorker<ScanWorkerResult>("scan-worker.ts", ["memdir", dir, String(repetitions)]));
+  }
+  if (memdir.some((m) => m.headers !== naive[0].headers))
+    progress(
+      `warning: at ${size} the naive scan found ${naive[0].headers} headers, memdir ${memdir[0].headers}`,
+    );
+  const naiveMs = naive[0].warmMs;
+  const naiveColdMs = median(naive.map((n) => n.coldMs));
+  const coldMs = median(memdir.map((m) => m.coldMs));
+  const warmMs = median(memdir.map((m) => m.warmMs));
+  const warmTouchedMs = median(memdir.map((m) => m.warmTouchedMs ?? 0));
+  return {
+    naiveMs,
+    naiveColdMs,
+    coldMs,
+    warmMs,
+    warmTouchedMs,
+    ratios: {
+      cold: round(naiveColdMs / coldMs, 2),
+      warm: round(naiveMs / warmMs, 1),
+      warmTouched: round(naiveMs / warmTouchedMs, 1),
+    },
+    headers: memdir[0].headers,
+  };
+}
+
+function targetsOf(result: BenchResult): Target[] {
+  const largest = String(Math.max(...result.sizes));
+  const at20k = result.scan["20000"];
+  const select20k = result.select["20000"];
+  const worstLoop = Math.max(result.loopOverheadMs.pending, result.loopOverheadMs.settled);
+  const rss20k = result.peakRss?.memories === 20000 ? result.peakRssMb : null;
+  return [
+    {
+      name: "warm scan at 20,000 vs naive (×)",
+      value: at20k ? at20k.ratios.warm : null,
+      target: "≥ 20×",
+      met: at20k ? at20k.ratios.warm >= 20 : null,
+    },
+    {
+      name: "cold scan at 20,000 vs naive cold (×)",
+      value: at20k ? at20k.ratios.cold : null,
+      target: "≥ 1× (no slower)",
+      met: at20k ? at20k.coldMs <= at20k.naiveColdMs : null,
+    },
+    {
+      name: "warm lexical selection at 20,000, p50 (ms)",
+      value: select20k ? select20k.p50Ms : null,
+      target: "< 50 ms",
+      met: select20k ? select20k.p50Ms < 50 : null,
+    },
+    {
+      name: "loop overhead per iteration, worst of pending/settled (ms)",
+      value: worstLoop,
+      target: "< 1 ms",
+      met: worstLoop < 1,
+    },
+    {
+      name: "peak RSS of recall at 20,000 (MB)",
+      value: rss20k,
+      target: "< 300 MB",
+      met: rss20k === null ? null : rss20k < 300,
+    },
+  ].map((t) => (t.value === null && largest !== "20000" ? { ...t, met: null } : t));
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const started = performance.now();
+  const machine = machineInfo();
+  const sharedDir = path.resolve(REPO_ROOT, "../shared");
+  const hasShared = fs.existsSync(path.join(sharedDir, "bench", "gen-scale.mjs"));
+  const workDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "memdir-bench-")));
+  const cleanup = () => fs.rmSync(workDir, { recursive: true, force: true });
+  process.on("SIGINT", () => {
+    cleanup();
+    process.exit(130);
+  });
+  const result: BenchResult = {
+    machine,
+    sizes: hasShared ? options.sizes : [],
+    scan: {},
+    select: {},
+    recall: {},
+    loopOverheadMs: { pending: 0, settled: 0, startMs: 0, loopAB: null },
+    peakRssMb: null,
+    peakRss: null,
+    quality: {},
+    targets: [],
+    skipped: [],
+    seconds: 0,
+  };
+  try {
+    if (!hasShared) {
+      result.skipped.push(
+        `scan, recall, memory: skipped — ${path.join(sharedDir, "bench", "gen-scale.mjs")} not found (../shared is absent)`,
+      );
+    }
+    for (const size of result.sizes) {
+      const dir = path.join(workDir, `mem-${size}`);
+      progress(`generating ${size} memories`);
+      await runCommand(process.execPath, [
+        path.join(sharedDir, "bench", "gen-scale.mjs"),
+        "--n",
+        String(size),
+        "--out",
+        dir,
+      ]);
+      progress(`scan at ${size}`);
+      result.scan[size] = await measureScan(dir, size, options.quick);
+      progress(`recall at ${size}`);
+      const queriesFile = path.join(workDir, `queries-${size}.json`);
+      fs.writeFileSync(
+        queriesFile,
+        JSON.stringify(queriesFromManifest(`${dir}.manifest.jsonl`, QUERY_COUNT)),
+      );
+      const recalled = await runWorker<RecallWorkerResult>("recall-worker.ts", [dir, queriesFile]);
+      result.select[size] = recalled.select;
+      result.recall[size] = { ...recalled.recall, firstRecallMs: recalled.firstRecallMs };
+      if (size >= (result.peakRss?.memories ?? 0)) {
+        result.peakRssMb = recalled.maxRssMb;
+        result.peakRss = { memories: recalled.memories, baselineMb: recalled.baselineRssMb };
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(`${dir}.manifest.jsonl`, { force: true });
+    }
+    progress("loop overhead");
+    const loop = await runWorker<LoopWorkerResult>("loop-worker.ts", []);
+    result.loopOverheadMs = {
+      pending: loop.pendingMs,
+      settled: loop.settledMs,
+      startMs: loop.startMs,
+      loopAB: loop.loopAB,
+    };
+    if (hasShared && fs.existsSync(path.join(sharedDir, "bench", "locomo"))) {
+      for (const variant of LOCOMO_VARIANTS) {
+        progress(`quality on LoCoMo ${variant}`);
+        result.quality[variant] = await measureQuality(sharedDir, variant, workDir);
+      }
+    } else {
+      result.skipped.push(
+        `quality: skipped — ${path.join(sharedDir, "bench", "locomo")} not found (../shared is absent)`,
+      );
+    }
+  } finally {
+    cleanup();
+  }
+  result.machine.loadAverage.end = round(os.loadavg()[0], 2);
+  result.seconds = Math.round((performance.now() - started) / 1000);
+  result.targets = targetsOf(result);
+  if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  else process.stdout.write(formatReport(result));
+}
+
+await main();
