@@ -1,10 +1,5 @@
 import { spawn } from "node:child_process";
-import path from "node:path";
-
-const repo = path.resolve(import.meta.dirname, "../..");
-const entry = path.join(repo, "src/cli/run.ts");
-// An absolute loader URL, so the child finds tsx whatever its cwd is.
-const tsxLoader = import.meta.resolve("tsx");
+import { cliNodeArgs } from "./node-entry.ts";
 
 export interface CliResult {
   code: number | null;
@@ -33,7 +28,7 @@ export function runCli(
       NO_COLOR: "1",
     };
     for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
-    const child = spawn(process.execPath, ["--import", tsxLoader, entry, ...args], {
+    const child = spawn(process.execPath, [...cliNodeArgs(), ...args], {
       cwd: options.cwd ?? options.home,
       env,
       stdio: ["pipe", "pipe", "pipe"],

@@ -6,13 +6,12 @@ import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { WORKED_EXAMPLE_PROMPT, writeWorkedExample } from "./worked-example.ts";
 
 const repo = path.resolve(import.meta.dirname, "../..");
-const entry = path.join(repo, "src/cli/run.ts");
 // An absolute loader URL, so the child finds tsx whatever its cwd is.
-const tsxLoader = import.meta.resolve("tsx");
 
 /** A memory dir holding the two memories of SPEC's worked example, saved two days ago. */
 function workedExampleMemoryDir(base: string): string {
@@ -33,7 +32,7 @@ describe("memdir mcp over stdio, with the real MCP client", () => {
   before(async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ["--import", tsxLoader, entry, "mcp", "--dir", memoryDir],
+      args: [...cliNodeArgs(), "mcp", "--dir", memoryDir],
       cwd: home,
       env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1" },
       stderr: "pipe",
@@ -268,7 +267,7 @@ describe("memdir mcp stdout", () => {
   it("carries only JSON-RPC messages, and the server exits when stdin closes", async () => {
     const home = makeTempDir("memdir-mcp-raw-");
     const memoryDir = workedExampleMemoryDir(home);
-    const child = spawn(process.execPath, ["--import", tsxLoader, entry, "mcp", "--dir", memoryDir], {
+    const child = spawn(process.execPath, [...cliNodeArgs(), "mcp", "--dir", memoryDir], {
       cwd: home,
       env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1" },
       stdio: ["pipe", "pipe", "pipe"],

@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import { loadTranscript } from "../../src/agent/transcript.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { agentFixture, fakeModelEnv } from "../cli/agent-fixture.ts";
+import { cliNodeArgs } from "../helpers/node-entry.ts";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 
@@ -26,26 +27,16 @@ describe("transcripts survive SIGKILL", () => {
       return { hang: true };
     });
     t.after(() => server.close());
-    const child = spawn(
-      process.execPath,
-      [
-        "--import",
-        import.meta.resolve("tsx"),
-        path.join(repo, "src/cli/run.ts"),
-        "run",
-        "read the login test please",
-      ],
-      {
-        cwd: project,
-        env: {
-          PATH: process.env.PATH ?? "",
-          HOME: home,
-          NO_COLOR: "1",
-          ...fakeModelEnv(server.anthropicBaseURL),
-        },
-        stdio: "ignore",
+    const child = spawn(process.execPath, [...cliNodeArgs(), "run", "read the login test please"], {
+      cwd: project,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        NO_COLOR: "1",
+        ...fakeModelEnv(server.anthropicBaseURL),
       },
-    );
+      stdio: "ignore",
+    });
     const exited = new Promise((resolve) => child.on("exit", resolve));
     await Promise.race([hanging, exited]);
     child.kill("SIGKILL");

@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
 import { parseIndex } from "../../src/memdir/index-file.ts";
+import { nodeArgsFor } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const repo = path.resolve(import.meta.dirname, "../..");
@@ -19,7 +20,7 @@ function runWorker(memoryDir: string, id: number, count: number, removeEvery = 0
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", worker, memoryDir, String(id), String(count), String(removeEvery)],
+      [...nodeArgsFor(worker), memoryDir, String(id), String(count), String(removeEvery)],
       { cwd: repo, stdio: ["ignore", "pipe", "pipe"] },
     );
     let stdout = "";

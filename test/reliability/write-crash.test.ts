@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
 import { parseIndex } from "../../src/memdir/index-file.ts";
 import { runCli } from "../helpers/cli.ts";
+import { nodeArgsFor } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const repo = path.resolve(import.meta.dirname, "../..");
@@ -17,7 +18,7 @@ const TRIALS_PER_LANE = 25;
 
 /** Starts the writer, waits for its first save, lets it save for a random moment, SIGKILLs it. */
 async function killMidWrite(memoryDir: string, lane: number): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", writer, memoryDir, String(lane)], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgsFor(writer), memoryDir, String(lane)], {
     cwd: repo,
     stdio: ["ignore", "pipe", "pipe"],
   });
