@@ -9,10 +9,8 @@ import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
 import { type MemoryLocation, resolveMemoryLocation } from "../memdir/paths.ts";
 import type { ModelClient } from "../model/client.ts";
-import { createModelClientFromConfig, requireModel } from "../model/factory.ts";
-import { createHybridSelector } from "../recall/select-hybrid.ts";
-import { createLexicalSelector } from "../recall/select-lexical.ts";
-import { createModelSelector } from "../recall/select-model.ts";
+import { requireModel } from "../model/factory.ts";
+import { selectorFromConfig } from "../recall/select-from-config.ts";
 import type { Selector } from "../recall/selector.ts";
 import type { Clock, Message } from "../types.ts";
 import { createHookRegistry, type HookRegistry } from "./hooks.ts";
@@ -91,14 +89,6 @@ export function referenceAgentPrompt(projectRoot: string): string {
   ].join(" ");
 }
 
-/** The default recall selector: hybrid when a model is configured (issue 4), else offline lexical. */
-function defaultSelector(config: ResolvedConfig): Selector {
-  const lexical = createLexicalSelector();
-  const client = createModelClientFromConfig(config.model, { purpose: "selector" });
-  if (client === null) return lexical;
-  return createHybridSelector({ lexical, model: createModelSelector({ client }) });
-}
-
 /**
  * Builds a session from configuration: memory location, instruction files and index (the user
  * context, read once per session), memory rules, model client, recall prefetch context,
@@ -156,7 +146,7 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
           rules,
           prefetch: {
             location,
-            selector: options.selector ?? defaultSelector(config),
+            selector: options.selector ?? selectorFromConfig(undefined, config).selector,
             autoMemory: config.autoMemory,
             readFileState: toolContext.readFileState,
             now,

@@ -31,3 +31,34 @@ export interface CommandContext {
 export function usageError(message: string): MemdirError {
   return new MemdirError("usage", message);
 }
+
+/** The model flags of every command that may call a model (issue 5). */
+export interface ModelOptions {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+}
+
+/** Adds `--provider`, `--model`, `--base-url` (they override `MEMDIR_PROVIDER`, `MEMDIR_MODEL`, `*_BASE_URL`). */
+export function withModelOptions(command: Command): Command {
+  return command
+    .option(
+      "--provider <name>",
+      "anthropic | openai (default: $MEMDIR_PROVIDER, else whichever API key is set)",
+    )
+    .option("--model <id>", "model id (default: $MEMDIR_MODEL, else the provider's default)")
+    .option("--base-url <url>", "API base URL (a proxy, or a local OpenAI-compatible server)");
+}
+
+/** The model part of `resolveConfig` options, from a command's flags. */
+export function modelConfigOptions(options: ModelOptions): {
+  provider?: string;
+  model?: string;
+  baseURL?: string;
+} {
+  return {
+    ...(options.provider ? { provider: options.provider } : {}),
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+  };
+}

@@ -13,8 +13,8 @@ import { registerHookCommand } from "./commands/hook.ts";
 import { registerListCommand } from "./commands/list.ts";
 import { registerMcpCommand } from "./commands/mcp.ts";
 import { registerPathCommand } from "./commands/path.ts";
-import { registerRememberCommand } from "./commands/remember.ts";
 import { registerRecallCommand } from "./commands/recall.ts";
+import { registerRememberCommand } from "./commands/remember.ts";
 import { registerRmCommand } from "./commands/rm.ts";
 import { registerRunCommand } from "./commands/run.ts";
 import { registerShowCommand } from "./commands/show.ts";
@@ -40,8 +40,8 @@ const commands: RegisterCommand[] = [
   registerListCommand,
   registerMcpCommand,
   registerPathCommand,
-  registerRememberCommand,
   registerRecallCommand,
+  registerRememberCommand,
   registerRmCommand,
   registerRunCommand,
   registerShowCommand,

@@ -9,12 +9,19 @@ import { type DreamDecision, evaluateDreamGates } from "../../dream/gate.ts";
 import { historyBackend } from "../../dream/history.ts";
 import { applyProposal, listProposals } from "../../dream/proposal.ts";
 import { createModelClientFromConfig } from "../../model/factory.ts";
-import { type CommonOptions, usageError, withCommonOptions } from "../common.ts";
+import {
+  type CommonOptions,
+  type ModelOptions,
+  modelConfigOptions,
+  usageError,
+  withCommonOptions,
+  withModelOptions,
+} from "../common.ts";
 import { locationFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
-interface DreamCommandOptions extends CommonOptions {
+interface DreamCommandOptions extends CommonOptions, ModelOptions {
   force?: boolean;
   propose?: boolean;
   status?: boolean;
@@ -48,16 +55,18 @@ function hours(value: number | null): string {
  * a proposal instead of changing files, `--apply ID` applies one.
  */
 export const registerDreamCommand: RegisterCommand = (program, context) => {
-  withCommonOptions(
-    program
-      .command("dream")
-      .description(
-        "consolidate memories: merge duplicates, fix the index (recorded; see memdir history / undo)",
-      )
-      .option("--force", "skip the time and session gates (never the lock)")
-      .option("--propose", "store the planned changes as a proposal instead of changing files")
-      .option("--status", "show each gate and whether a run would start")
-      .option("--apply <id>", "apply a stored proposal"),
+  withModelOptions(
+    withCommonOptions(
+      program
+        .command("dream")
+        .description(
+          "consolidate memories: merge duplicates, fix the index (recorded; see memdir history / undo)",
+        )
+        .option("--force", "skip the time and session gates (never the lock)")
+        .option("--propose", "store the planned changes as a proposal instead of changing files")
+        .option("--status", "show each gate and whether a run would start")
+        .option("--apply <id>", "apply a stored proposal"),
+    ),
   ).action(async (options: DreamCommandOptions) => {
     const { io } = context;
     if (
@@ -67,6 +76,7 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
       throw usageError("dream: use one of --status, --apply, or a run (--force / --propose)");
     const location = await locationFromOptions(options, context);
     const config = resolveConfig({
+      ...modelConfigOptions(options),
       cwd: options.cwd,
       root: options.root,
       env: context.env,

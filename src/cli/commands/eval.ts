@@ -1,12 +1,12 @@
 import path from "node:path";
 import { resolveConfig } from "../../config.ts";
 import { type EvalReport, type EvalScores, runEval } from "../../recall/eval.ts";
-import { usageError } from "../common.ts";
+import { selectorFromConfig } from "../../recall/select-from-config.ts";
+import { type ModelOptions, modelConfigOptions, usageError, withModelOptions } from "../common.ts";
 import type { RegisterCommand } from "../main.ts";
 import { type CliIO, printJson } from "../output.ts";
-import { selectorFromConfig } from "./recall.ts";
 
-interface EvalCommandOptions {
+interface EvalCommandOptions extends ModelOptions {
   data: string;
   selector?: string;
   k: string;
@@ -21,8 +21,7 @@ interface EvalCommandOptions {
  * selection over `DIR/<conv>` (or `DIR`) and is scored by recall@k and any-hit@k.
  */
 export const registerEvalCommand: RegisterCommand = (program, context) => {
-  program
-    .command("eval")
+  withModelOptions(program.command("eval"))
     .description("measure recall on a set of questions with known answers (DIR/queries.jsonl)")
     .requiredOption("--data <dir>", "directory holding queries.jsonl and the memory files")
     .option("--selector <name>", "lexical | model | hybrid (default: hybrid with a model, else lexical)")
@@ -41,6 +40,7 @@ export const registerEvalCommand: RegisterCommand = (program, context) => {
       if (!Number.isInteger(k) || k < 1)
         throw usageError(`eval: --k must be a positive whole number, got "${options.k}"`);
       const config = resolveConfig({
+        ...modelConfigOptions(options),
         cwd: options.cwd,
         root: options.root,
         env: context.env,

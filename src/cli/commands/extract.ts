@@ -5,12 +5,19 @@ import { MemdirError } from "../../errors.ts";
 import { countNewMessages } from "../../extract/cursor.ts";
 import { extractionNotice, runExtraction } from "../../extract/run-extraction.ts";
 import { requireModel } from "../../model/factory.ts";
-import { type CommonOptions, usageError, withCommonOptions } from "../common.ts";
+import {
+  type CommonOptions,
+  type ModelOptions,
+  modelConfigOptions,
+  usageError,
+  withCommonOptions,
+  withModelOptions,
+} from "../common.ts";
 import { locationFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
-interface ExtractOptions extends CommonOptions {
+interface ExtractOptions extends CommonOptions, ModelOptions {
   transcript?: string;
 }
 
@@ -19,16 +26,19 @@ interface ExtractOptions extends CommonOptions {
  * (after a crash, or to test a model). Needs a model; `--json` reports what was written and refused.
  */
 export const registerExtractCommand: RegisterCommand = (program, context) => {
-  withCommonOptions(
-    program
-      .command("extract")
-      .description("run one background-style memory extraction over a stored session (needs a model)")
-      .option("--transcript <session.jsonl>", "the session transcript to extract memories from"),
+  withModelOptions(
+    withCommonOptions(
+      program
+        .command("extract")
+        .description("run one background-style memory extraction over a stored session (needs a model)")
+        .option("--transcript <session.jsonl>", "the session transcript to extract memories from"),
+    ),
   ).action(async (options: ExtractOptions) => {
     if (!options.transcript) throw usageError("extract: --transcript <session.jsonl> is required");
     const cwd = path.resolve(options.cwd ?? process.cwd());
     const location = await locationFromOptions(options, context);
     const config = resolveConfig({
+      ...modelConfigOptions(options),
       cwd,
       root: options.root,
       env: context.env,

@@ -6,11 +6,17 @@ import { sessionStartContext } from "../../hooks/session-start.ts";
 import { planStopHook, spawnDetachedMemdir } from "../../hooks/stop.ts";
 import { userPromptContext } from "../../hooks/user-prompt-submit.ts";
 import { resolveMemoryLocation } from "../../memdir/paths.ts";
-import { type CommandContext, usageError } from "../common.ts";
+import { selectorFromConfig } from "../../recall/select-from-config.ts";
+import {
+  type CommandContext,
+  type ModelOptions,
+  modelConfigOptions,
+  usageError,
+  withModelOptions,
+} from "../common.ts";
 import type { RegisterCommand } from "../main.ts";
-import { selectorFromConfig } from "./recall.ts";
 
-interface HookOptions {
+interface HookOptions extends ModelOptions {
   root?: string;
   cwd?: string;
   dir?: string;
@@ -28,8 +34,7 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 3000;
  * line on stderr. The project is `--cwd`, else the input's `cwd`, else the current directory.
  */
 export const registerHookCommand: RegisterCommand = (program, context) => {
-  program
-    .command("hook")
+  withModelOptions(program.command("hook"))
     .description("answer an agent hook: session-start, user-prompt-submit or stop (hook JSON on stdin)")
     .argument("<event>", HOOK_EVENTS.join(" | "))
     .option("--root <dir>", "memory root (default: $MEMDIR_ROOT, then ~/.claude)")
@@ -75,7 +80,7 @@ async function answerHook(
   const env = context.env;
   const home = env.HOME || undefined;
   const cwd = path.resolve(options.cwd ?? input.cwd ?? process.cwd());
-  const config = resolveConfig({ cwd, root: options.root, env, home });
+  const config = resolveConfig({ ...modelConfigOptions(options), cwd, root: options.root, env, home });
   if (event === "stop") {
     const plan = planStopHook({
       transcriptPath: input.transcript_path,

@@ -1,9 +1,9 @@
 import { resolveConfig } from "../../config.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
-import type { CommonOptions } from "../common.ts";
+import { selectorFromConfig } from "../../recall/select-from-config.ts";
+import { type CommonOptions, type ModelOptions, modelConfigOptions, withModelOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
-import { selectorFromConfig } from "./recall.ts";
 
 /**
  * `memdir mcp [--cwd --root --dir]`: an MCP server on stdio for the project's memory (the
@@ -12,15 +12,20 @@ import { selectorFromConfig } from "./recall.ts";
  */
 export const registerMcpCommand: RegisterCommand = (program, context) => {
   // The location options of every command, without --json: the output here is the protocol itself.
-  program
-    .command("mcp")
+  withModelOptions(program.command("mcp"))
     .description("serve the project's memory to MCP clients over stdio (tools, resources, a prompt)")
     .option("--root <dir>", "memory root (default: $MEMDIR_ROOT, then ~/.claude)")
     .option("--cwd <dir>", "project directory to serve memory for (default: the current directory)")
     .option("--dir <memory-dir>", "use this memory directory directly, bypassing project resolution")
-    .action(async (options: CommonOptions) => {
+    .action(async (options: CommonOptions & ModelOptions) => {
       const home = context.env.HOME || undefined;
-      const config = resolveConfig({ cwd: options.cwd, root: options.root, env: context.env, home });
+      const config = resolveConfig({
+        ...modelConfigOptions(options),
+        cwd: options.cwd,
+        root: options.root,
+        env: context.env,
+        home,
+      });
       const location = await locationFromOptions(options, context);
       const { selector, name } = selectorFromConfig(undefined, config);
       await serveStdio({

@@ -1,45 +1,21 @@
-import { type ResolvedConfig, resolveConfig } from "../../config.ts";
-import { createModelClientFromConfig, requireModel } from "../../model/factory.ts";
+import { resolveConfig } from "../../config.ts";
 import { type RecallCandidate, type RecallResult, recall } from "../../recall/recall.ts";
-import { createHybridSelector } from "../../recall/select-hybrid.ts";
-import { createLexicalSelector } from "../../recall/select-lexical.ts";
-import { createModelSelector } from "../../recall/select-model.ts";
+import { type SelectorName, selectorFromConfig } from "../../recall/select-from-config.ts";
 import type { Selector } from "../../recall/selector.ts";
-import { type CommandContext, type CommonOptions, usageError, withCommonOptions } from "../common.ts";
+import {
+  type CommandContext,
+  type CommonOptions,
+  type ModelOptions,
+  modelConfigOptions,
+  usageError,
+  withCommonOptions,
+  withModelOptions,
+} from "../common.ts";
 import { locationFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
-/** The selectors a user can name on the command line. */
-export const SELECTOR_NAMES = ["lexical", "model", "hybrid"] as const;
-export type SelectorName = (typeof SELECTOR_NAMES)[number];
-
-/**
- * The selector for a command: the one named, else `hybrid` when a model is configured and
- * `lexical` when memdir is offline (issue 4). Naming `model` or `hybrid` with no model configured
- * throws `MemdirError("no-model")`, whose one line names the variable to set.
- *
- * @example
- * const { selector, name } = selectorFromConfig(undefined, resolveConfig({ env: process.env }));
- */
-export function selectorFromConfig(
-  requested: string | undefined,
-  config: ResolvedConfig,
-): { selector: Selector; name: SelectorName } {
-  if (requested !== undefined && !(SELECTOR_NAMES as readonly string[]).includes(requested)) {
-    throw usageError(`recall: unknown selector "${requested}" (choose ${SELECTOR_NAMES.join(", ")})`);
-  }
-  const lexical = createLexicalSelector();
-  if (requested === "lexical") return { selector: lexical, name: "lexical" };
-  const client =
-    requested === undefined
-      ? createModelClientFromConfig(config.model, { purpose: "selector" })
-      : requireModel(config.model, { purpose: "selector" });
-  if (client === null) return { selector: lexical, name: "lexical" };
-  const model = createModelSelector({ client });
-  if (requested === "model") return { selector: model, name: "model" };
-  return { selector: createHybridSelector({ lexical, model }), name: "hybrid" };
-}
+export { SELECTOR_NAMES, type SelectorName, selectorFromConfig } from "../../recall/select-from-config.ts";
 
 /** `--k` as a positive whole number, else a usage error (exit 2) naming the command. */
 export function parsePickCount(value: string, command: string): number {
@@ -54,10 +30,11 @@ export function parsePickCount(value: string, command: string): number {
  * configured from the CLI's environment and settings (see {@link selectorFromConfig}).
  */
 export function selectorForCommand(
-  options: { selector?: string; cwd?: string; root?: string },
+  options: { selector?: string; cwd?: string; root?: string } & ModelOptions,
   context: CommandContext,
 ): { selector: Selector; name: SelectorName } {
   const config = resolveConfig({
+    ...modelConfigOptions(options),
     cwd: options.cwd,
     root: options.root,
     env: context.env,
@@ -79,14 +56,16 @@ interface RecallCommandOptions extends CommonOptions {
  * `{query, selector, selected, messages, skipped}` (plus `candidates`, `fallback` with `--explain`).
  */
 export const registerRecallCommand: RegisterCommand = (program, context) => {
-  withCommonOptions(
-    program
-      .command("recall")
-      .description("show the memories that would be recalled for a query")
-      .argument("<query>", "the user message to recall for")
-      .option("--selector <name>", "lexical | model | hybrid (default: hybrid with a model, else lexical)")
-      .option("--k <n>", "at most this many memories", "5")
-      .option("--explain", "list every candidate with its score and why it was picked or skipped"),
+  withModelOptions(
+    withCommonOptions(
+      program
+        .command("recall")
+        .description("show the memories that would be recalled for a query")
+        .argument("<query>", "the user message to recall for")
+        .option("--selector <name>", "lexical | model | hybrid (default: hybrid with a model, else lexical)")
+        .option("--k <n>", "at most this many memories", "5")
+        .option("--explain", "list every candidate with its score and why it was picked or skipped"),
+    ),
   ).action(async (query: string, options: RecallCommandOptions) => {
     const k = parsePickCount(options.k, "recall");
     const { selector, name } = selectorForCommand(options, context);
