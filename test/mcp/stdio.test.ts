@@ -10,9 +10,6 @@ import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { WORKED_EXAMPLE_PROMPT, writeWorkedExample } from "./worked-example.ts";
 
-const repo = path.resolve(import.meta.dirname, "../..");
-// An absolute loader URL, so the child finds tsx whatever its cwd is.
-
 /** A memory dir holding the two memories of SPEC's worked example, saved two days ago. */
 function workedExampleMemoryDir(base: string): string {
   return writeWorkedExample(path.join(base, "memory"));

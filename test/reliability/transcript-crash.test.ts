@@ -8,8 +8,6 @@ import { startFakeModelServer } from "../../src/testing/index.ts";
 import { agentFixture, fakeModelEnv } from "../cli/agent-fixture.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 
-const repo = path.resolve(import.meta.dirname, "../..");
-
 describe("transcripts survive SIGKILL", () => {
   it("leaves valid JSONL holding every message written before the kill", async (t) => {
     const { home, project, projectDir } = agentFixture();
