@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import type { Message } from "../types.ts";
+import { messageFromClaudeCodeLine } from "./transcript-claude-code.ts";
 
 /**
  * One transcript line. The envelope leaves room for other line kinds later; readers skip
@@ -111,7 +112,15 @@ export function loadTranscript(file: string): LoadedTranscript {
       continue;
     }
     const line = parsed as Partial<TranscriptLine>;
-    if (line?.type !== "message" || !line.message || typeof line.message !== "object") continue;
+    if (line?.type !== "message" || !line.message || typeof line.message !== "object") {
+      // Not ours: maybe a Claude Code session read through `memdir hook stop`.
+      const foreign = messageFromClaudeCodeLine(parsed);
+      if (foreign) {
+        if (foreign.sessionId) sessionId = foreign.sessionId;
+        messages.push(foreign.message);
+      }
+      continue;
+    }
     if (typeof line.sessionId === "string") sessionId = line.sessionId;
     messages.push(line.message);
   }

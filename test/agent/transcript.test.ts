@@ -60,3 +60,56 @@ describe("transcripts", () => {
     assert.throws(() => loadTranscript(path.join(projectDir, "missing.jsonl")), /no session/);
   });
 });
+
+describe("loadTranscript with another agent's sessions", () => {
+  it("reads the conversation lines of a Claude Code transcript and skips the rest", () => {
+    const dir = makeTempDir();
+    const file = path.join(dir, "cc-session.jsonl");
+    const lines = [
+      { type: "summary", summary: "earlier work" },
+      {
+        type: "user",
+        uuid: "u1",
+        sessionId: "cc-1",
+        message: { role: "user", content: "记住：登录模块的集成测试不得 mock 数据库" },
+      },
+      {
+        type: "assistant",
+        uuid: "a1",
+        sessionId: "cc-1",
+        message: {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "…" },
+            { type: "text", text: "Saving it." },
+            { type: "tool_use", id: "t1", name: "Write", input: { file_path: "x.md", content: "x" } },
+          ],
+        },
+      },
+      {
+        type: "user",
+        uuid: "u2",
+        sessionId: "cc-1",
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "written" }] }],
+        },
+      },
+    ];
+    fs.writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const loaded = loadTranscript(file);
+    assert.equal(loaded.sessionId, "cc-1");
+    assert.deepEqual(
+      loaded.messages.map((m) => m.id),
+      ["u1", "a1", "u2"],
+    );
+    assert.equal(loaded.messages[0].content, "记住：登录模块的集成测试不得 mock 数据库");
+    assert.deepEqual(loaded.messages[1].content, [
+      { type: "text", text: "Saving it." },
+      { type: "tool_use", id: "t1", name: "Write", input: { file_path: "x.md", content: "x" } },
+    ]);
+    assert.deepEqual(loaded.messages[2].content, [
+      { type: "tool_result", toolUseId: "t1", content: "written" },
+    ]);
+  });
+});
