@@ -9,8 +9,15 @@ import {
   type IndexedMemory,
   type LexicalIndex,
   type LexicalIndexCache,
-  PASSAGE_LINES,
 } from "./lexical-index.ts";
+import {
+  applyRecencyPrior,
+  bestPassageScore,
+  type Candidate,
+  feedbackTerms,
+  type QueryTerm,
+  smoothByNeighbors,
+} from "./lexical-stages.ts";
 import type { Pick, Selector } from "./selector.ts";
 import { BIGRAM_MARK, tokenizeDetailed } from "./tokenize.ts";
 
@@ -32,6 +39,10 @@ export interface LexicalTuning {
    * on LoCoMo observations when passages were scored in 4-line notes).
    */
   passageMinLines: number;
+  /** Pseudo-relevance feedback: memories read, words added, their weight (0 turns it off). */
+  feedbackDocuments: number;
+  feedbackTerms: number;
+  feedbackWeight: number;
   /** Weight of a dictionary word one typo away from an unknown query word (0 turns it off). */
   typoWeight: number;
   /** How many of the best whole-file candidates take part in the neighbor and recency stages. */
@@ -67,6 +78,9 @@ export const DEFAULT_LEXICAL_TUNING: LexicalTuning = {
   passageWeight: 1,
   passageMinLines: 8,
   typoWeight: 0.7,
+  feedbackDocuments: 3,
+  feedbackTerms: 10,
+  feedbackWeight: 0,
   rerankDepth: 200,
   passageDepth: 40,
   neighborWindowMs: 60_000,
@@ -74,7 +88,7 @@ export const DEFAULT_LEXICAL_TUNING: LexicalTuning = {
   neighborMaxBurst: 40,
   recencyWeight: 0.02,
   minMatchedIdf: 0,
-  relativeFloor: 0.15,
+  relativeFloor: 0.25,
 };
 
 /** Options of {@link createLexicalSelector}. */
@@ -89,22 +103,6 @@ export interface LexicalSelectorOptions {
 export interface LexicalPick extends Pick {
   /** Matched query words per field, e.g. `{description: ["mock", "数据库"]}`. */
   matched: Partial<Record<FieldName, string[]>>;
-}
-
-interface QueryTerm {
-  id: number;
-  surface: string;
-  idf: number;
-  passageIdf: number;
-}
-
-interface Candidate {
-  memory: IndexedMemory;
-  header: MemoryHeader;
-  base: number;
-  passage: number;
-  neighbor: string | null;
-  score: number;
 }
 
 /**
@@ -148,32 +146,11 @@ export function rankLexically(
     number
   >;
 
-  const scored: Candidate[] = [];
-  for (const header of headers) {
-    const memory = index.get(header.file);
-    if (!memory) continue;
-    let base = 0;
-    let matchedIdf = 0;
-    for (const term of terms) {
-      let pseudo = 0;
-      for (const field of FIELD_NAMES) {
-        const frequency = fieldFrequency(memory, field, term.id);
-        pseudo += normalizedFieldFrequency(
-          frequency,
-          memory.lengths[field],
-          averages[field],
-          tuning.fieldWeight[field],
-          tuning.lengthNormalization[field],
-        );
-      }
-      if (pseudo > 0) {
-        base += term.idf * saturate(pseudo, tuning.k1);
-        matchedIdf += term.idf;
-      }
-    }
-    if (base > 0 && matchedIdf >= tuning.minMatchedIdf) {
-      scored.push({ memory, header, base, passage: 0, neighbor: null, score: base });
-    }
+  let scored = scoreWholeFiles(index, headers, terms, tuning, averages);
+  if (tuning.feedbackDocuments > 0 && tuning.feedbackWeight > 0 && scored.length > 0) {
+    const expansion = feedbackTerms(index, scored, terms, tuning);
+    if (expansion.length > 0)
+      scored = scoreWholeFiles(index, headers, [...terms, ...expansion], tuning, averages);
   }
   if (scored.length === 0) return [];
   scored.sort((a, b) => b.base - a.base);
@@ -195,6 +172,45 @@ export function rankLexically(
     .filter((candidate) => candidate.score >= best * tuning.relativeFloor)
     .slice(0, options.k)
     .map((candidate) => toPick(candidate, terms));
+}
+
+/** BM25F over the four fields for every header; only memories matching an original query term count. */
+function scoreWholeFiles(
+  index: LexicalIndex,
+  headers: readonly MemoryHeader[],
+  terms: QueryTerm[],
+  tuning: LexicalTuning,
+  averages: Record<FieldName, number>,
+): Candidate[] {
+  const scored: Candidate[] = [];
+  for (const header of headers) {
+    const memory = index.get(header.file);
+    if (!memory) continue;
+    let base = 0;
+    let matchedIdf = 0;
+    for (const term of terms) {
+      let pseudo = 0;
+      for (const field of FIELD_NAMES) {
+        const frequency = fieldFrequency(memory, field, term.id);
+        pseudo += normalizedFieldFrequency(
+          frequency,
+          memory.lengths[field],
+          averages[field],
+          tuning.fieldWeight[field],
+          tuning.lengthNormalization[field],
+        );
+      }
+      if (pseudo > 0) {
+        base += term.idf * saturate(pseudo, tuning.k1);
+        if (!term.expansion) matchedIdf += term.idf;
+      }
+    }
+    if (matchedIdf > 0 && matchedIdf >= tuning.minMatchedIdf) {
+      scored.push({ memory, header, base, passage: 0, neighbor: null, score: base });
+    }
+  }
+  scored.sort((a, b) => b.base - a.base);
+  return scored;
 }
 
 /**
@@ -242,112 +258,8 @@ function fieldFrequency(memory: IndexedMemory, field: FieldName, termId: number)
   return memory[field].get(termId) ?? 0;
 }
 
-/**
- * Best BM25 score of one passage, with passage-level IDF: a speaker's name or a topic word that
- * is in every session file is still rare among passages, so "Melanie … camping" in one turn
- * beats the two words far apart (Callan 1994, passage-level evidence).
- */
-function bestPassageScore(
-  index: LexicalIndex,
-  memory: IndexedMemory,
-  terms: QueryTerm[],
-  k1: number,
-): number {
-  const average = index.averagePassageLength;
-  const slots = new Map<number, number>();
-  const wanted: QueryTerm[] = [];
-  for (const term of terms) {
-    if (bodyFrequency(memory, term.id) > 0) {
-      slots.set(term.id, wanted.length);
-      wanted.push(term);
-    }
-  }
-  if (wanted.length === 0) return 0;
-  // Count query terms line by line once; a passage is PASSAGE_LINES consecutive lines.
-  const lineCount = memory.lineStarts.length;
-  const counts = new Uint16Array(lineCount * wanted.length);
-  const lineLength = new Uint32Array(lineCount);
-  for (let line = 0; line < lineCount; line++) {
-    const start = memory.lineStarts[line];
-    const end = line + 1 < lineCount ? memory.lineStarts[line + 1] : memory.lineTokens.length;
-    lineLength[line] = end - start;
-    for (let i = start; i < end; i++) {
-      const slot = slots.get(memory.lineTokens[i]);
-      if (slot !== undefined) counts[line * wanted.length + slot]++;
-    }
-  }
-  let best = 0;
-  const windows = Math.max(1, lineCount - PASSAGE_LINES + 1);
-  for (let first = 0; first < windows; first++) {
-    const last = Math.min(lineCount, first + PASSAGE_LINES);
-    let length = 0;
-    for (let line = first; line < last; line++) length += lineLength[line];
-    const lengthFactor = 0.5 + (0.5 * length) / average;
-    let score = 0;
-    for (let slot = 0; slot < wanted.length; slot++) {
-      let count = 0;
-      for (let line = first; line < last; line++) count += counts[line * wanted.length + slot];
-      if (count > 0) score += (wanted[slot].passageIdf * count * (k1 + 1)) / (count + k1 * lengthFactor);
-    }
-    if (score > best) best = score;
-  }
-  return best;
-}
-
-/**
- * Cluster smoothing over save time: each candidate gains `neighborWeight` × the best score of
- * another candidate saved within `neighborWindowMs`, when that burst is small enough to be one
- * extraction run. Related facts from one conversation are saved together.
- */
-function smoothByNeighbors(
-  candidates: Candidate[],
-  headers: readonly MemoryHeader[],
-  tuning: LexicalTuning,
-): void {
-  const times = headers.map((h) => h.mtimeMs).sort((a, b) => a - b);
-  const burstSize = (time: number) =>
-    upperBound(times, time + tuning.neighborWindowMs) - lowerBound(times, time - tuning.neighborWindowMs);
-  const byTime = [...candidates].sort((a, b) => a.header.mtimeMs - b.header.mtimeMs);
-  const boosts = new Map<Candidate, { value: number; from: string }>();
-  for (let i = 0; i < byTime.length; i++) {
-    const candidate = byTime[i];
-    if (burstSize(candidate.header.mtimeMs) > tuning.neighborMaxBurst) continue;
-    let bestNeighbor: Candidate | null = null;
-    for (const direction of [-1, 1]) {
-      for (let j = i + direction; j >= 0 && j < byTime.length; j += direction) {
-        const other = byTime[j];
-        if (Math.abs(other.header.mtimeMs - candidate.header.mtimeMs) > tuning.neighborWindowMs) break;
-        if (!bestNeighbor || other.score > bestNeighbor.score) bestNeighbor = other;
-      }
-    }
-    if (bestNeighbor)
-      boosts.set(candidate, {
-        value: tuning.neighborWeight * bestNeighbor.score,
-        from: bestNeighbor.header.file,
-      });
-  }
-  for (const [candidate, boost] of boosts) {
-    candidate.score += boost.value;
-    candidate.neighbor = boost.from;
-  }
-}
-
-function applyRecencyPrior(candidates: Candidate[], headers: readonly MemoryHeader[], weight: number): void {
-  if (weight <= 0 || headers.length < 2) return;
-  let oldest = Number.POSITIVE_INFINITY;
-  let newest = Number.NEGATIVE_INFINITY;
-  for (const header of headers) {
-    if (header.mtimeMs < oldest) oldest = header.mtimeMs;
-    if (header.mtimeMs > newest) newest = header.mtimeMs;
-  }
-  const span = newest - oldest;
-  if (span <= 0) return;
-  for (const candidate of candidates) {
-    candidate.score *= 1 + (weight * (candidate.header.mtimeMs - oldest)) / span;
-  }
-}
-
-function toPick(candidate: Candidate, terms: QueryTerm[]): LexicalPick {
+function toPick(candidate: Candidate, allTerms: QueryTerm[]): LexicalPick {
+  const terms = allTerms.filter((term) => !term.expansion);
   const matched: Partial<Record<FieldName, string[]>> = {};
   for (const field of FIELD_NAMES) {
     const words = terms
@@ -372,26 +284,4 @@ function abbreviate(words: string[]): string {
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
-}
-
-function lowerBound(sorted: number[], value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (sorted[middle] < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-function upperBound(sorted: number[], value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (sorted[middle] <= value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
