@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { tempFileWriterPid } from "./atomic.ts";
+import { type FileIssue, fileContentIssue, skippedFileIssues } from "./doctor-files.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import {
   INDEX_FILE,
@@ -33,7 +34,8 @@ export interface DoctorIssue {
     | "index-too-long"
     | "index-too-large"
     | "secret"
-    | "stale-temp";
+    | "stale-temp"
+    | FileIssue["code"];
   file: string;
   message: string;
 }
@@ -41,8 +43,9 @@ export interface DoctorIssue {
 /**
  * Checks a memory directory: index lines pointing at missing files (or listed twice), memory
  * files without an index line, missing or invalid `type`/`description` (as the 30-line header
- * scan sees them), an index over its load limits, secrets at rest, and temp files left by a
- * killed writer. Reads only.
+ * scan sees them), an index over its load limits, secrets at rest, temp files left by a
+ * killed writer, and bad files (binary, over 1 MB, not UTF-8, unreadable, symlinks that loop,
+ * dangle or leave the dir — see `doctor-files.ts`). Reads only.
  *
  * @example
  * const issues = await diagnoseMemoryDir(memoryDir);
@@ -94,13 +97,18 @@ export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[
         message: `${header.file} has no line in ${INDEX_FILE}`,
       });
     }
-    const text = await fs.readFile(header.path, "utf8").catch(() => null);
-    if (text === null) continue;
+    const bytes = await fs.readFile(header.path).catch(() => null);
+    if (bytes === null) continue;
+    const contentIssue = fileContentIssue(header.file, bytes);
+    if (contentIssue) issues.push(contentIssue);
+    if (contentIssue?.code === "binary") continue; // frontmatter and secret checks mean nothing here
+    const text = bytes.toString("utf8");
     for (const issue of parseFrontmatter(text, { maxLines: HEADER_MAX_LINES }).issues) {
       issues.push({ code: issue.code, file: header.file, message: `${header.file}: ${issue.message}` });
     }
     issues.push(...secretIssues(header.file, text));
   }
+  issues.push(...(await skippedFileIssues(memoryDir, new Set(headers.map((h) => h.file)))));
   for (const name of await staleTempFiles(memoryDir)) {
     issues.push({
       code: "stale-temp",
