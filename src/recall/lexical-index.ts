@@ -124,6 +124,15 @@ export class LexicalIndex {
   readonly #totalLengths: Record<FieldName, number> = { name: 0, description: 0, type: 0, body: 0 };
   #passageCount = 0;
   #passageLengthTotal = 0;
+  // Inverted index: term id → slots of the memories containing it.
+  readonly #postings = new Map<number, number[]>();
+  #slots: (IndexedMemory | undefined)[] = [];
+  #freeSlots: number[] = [];
+  #slotOf = new WeakMap<IndexedMemory, number>();
+  #slotStamps = new Uint32Array(1024);
+  #stamp = 0;
+  #livePostings = 0;
+  #stalePostings = 0;
 
   get size(): number {
     return this.#memories.size;
@@ -171,7 +180,11 @@ export class LexicalIndex {
       this.remove(header.file);
       if (text !== null) this.add(header, text);
     });
-    const missing = [...this.#memories.keys()].filter((file) => !wanted.has(file));
+    // Common case: the caller passed every indexed file, so nothing can be missing.
+    const missing =
+      this.#memories.size <= wanted.size && headers.every((h) => this.#memories.has(h.file))
+        ? []
+        : [...this.#memories.keys()].filter((file) => !wanted.has(file));
     await forEachBounded(missing, READ_CONCURRENCY, async (file) => {
       const memory = this.#memories.get(file);
       if (!memory) return;
@@ -235,16 +248,16 @@ export class LexicalIndex {
     if (!memory) return;
     this.#memories.delete(file);
     this.#account(memory, -1);
+    this.#unpost(memory);
   }
 
   /** Adds (+1) or subtracts (-1) a memory's share of the collection statistics. */
   #account(memory: IndexedMemory, sign: 1 | -1): void {
     for (const field of FIELD_NAMES) this.#totalLengths[field] += sign * memory.lengths[field];
-    const anywhere = new Set<number>(memory.bodyTerms);
-    for (const id of memory.name.keys()) anywhere.add(id);
-    for (const id of memory.description.keys()) anywhere.add(id);
-    for (const id of memory.type.keys()) anywhere.add(id);
+    const anywhere = termsAnywhere(memory);
     for (const id of anywhere) this.documentFrequency.add(id, sign);
+    if (sign > 0) this.#post(memory, anywhere);
+    else this.#stalePostings += anywhere.size;
     forEachPassage(memory, (start, end) => {
       this.#passageCount += sign;
       this.#passageLengthTotal += sign * (end - start);
@@ -252,6 +265,71 @@ export class LexicalIndex {
       for (let i = start; i < end; i++) seen.add(memory.lineTokens[i]);
       for (const id of seen) this.passageFrequency.add(id, sign);
     });
+  }
+
+  /**
+   * Memories that may contain at least one of `termIds` (an inverted index, so a query touches
+   * only the files sharing a word with it, not all 20,000). May include a file that no longer has
+   * the term (postings are cleaned lazily); callers score from the file's own statistics anyway.
+   */
+  candidates(termIds: readonly number[]): IndexedMemory[] {
+    const stamp = ++this.#stamp;
+    const found: IndexedMemory[] = [];
+    for (const id of termIds) {
+      const slots = this.#postings.get(id);
+      if (!slots) continue;
+      for (const slot of slots) {
+        if (this.#slotStamps[slot] === stamp) continue;
+        this.#slotStamps[slot] = stamp;
+        const memory = this.#slots[slot];
+        if (memory) found.push(memory);
+      }
+    }
+    return found;
+  }
+
+  #post(memory: IndexedMemory, termIds: Iterable<number>): void {
+    let slot = this.#freeSlots.pop();
+    if (slot === undefined) {
+      slot = this.#slots.length;
+      this.#slots.push(undefined);
+      if (slot >= this.#slotStamps.length) {
+        const grown = new Uint32Array(Math.max(1024, this.#slotStamps.length * 2));
+        grown.set(this.#slotStamps);
+        this.#slotStamps = grown;
+      }
+    }
+    this.#slots[slot] = memory;
+    this.#slotOf.set(memory, slot);
+    for (const id of termIds) {
+      let slots = this.#postings.get(id);
+      if (!slots) {
+        slots = [];
+        this.#postings.set(id, slots);
+      }
+      slots.push(slot);
+      this.#livePostings++;
+    }
+  }
+
+  #unpost(memory: IndexedMemory): void {
+    const slot = this.#slotOf.get(memory);
+    if (slot === undefined) return;
+    this.#slotOf.delete(memory);
+    this.#slots[slot] = undefined;
+    this.#freeSlots.push(slot);
+    // Rebuild once stale entries outnumber live ones: amortized O(1) per change.
+    if (this.#stalePostings > this.#livePostings) this.#rebuildPostings();
+  }
+
+  #rebuildPostings(): void {
+    this.#postings.clear();
+    this.#slots = [];
+    this.#freeSlots = [];
+    this.#slotOf = new WeakMap();
+    this.#livePostings = 0;
+    this.#stalePostings = 0;
+    for (const memory of this.#memories.values()) this.#post(memory, termsAnywhere(memory));
   }
 
   #countTerms(terms: string[]): Map<number, number> {
@@ -262,6 +340,15 @@ export class LexicalIndex {
     }
     return counts;
   }
+}
+
+/** Every term id of a memory, in any field. */
+function termsAnywhere(memory: IndexedMemory): Set<number> {
+  const anywhere = new Set<number>(memory.bodyTerms);
+  for (const id of memory.name.keys()) anywhere.add(id);
+  for (const id of memory.description.keys()) anywhere.add(id);
+  for (const id of memory.type.keys()) anywhere.add(id);
+  return anywhere;
 }
 
 /** Frequency of `termId` in a memory's body (0 when absent). */

@@ -183,9 +183,12 @@ function scoreWholeFiles(
   averages: Record<FieldName, number>,
 ): Candidate[] {
   const scored: Candidate[] = [];
-  for (const header of headers) {
-    const memory = index.get(header.file);
-    if (!memory) continue;
+  const headerByFile = new Map<string, MemoryHeader>();
+  for (const header of headers) headerByFile.set(header.file, header);
+  for (const memory of index.candidates(terms.map((term) => term.id))) {
+    const header = headerByFile.get(memory.file);
+    // Only files the caller passed, and only as they are now (same key as the scan).
+    if (!header || header.mtimeMs !== memory.mtimeMs || header.size !== memory.size) continue;
     let base = 0;
     let matchedIdf = 0;
     for (const term of terms) {
