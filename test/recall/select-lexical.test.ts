@@ -138,6 +138,20 @@ describe("lexical selector", () => {
     assert.equal(picks[0]?.file, "feedback-style.md");
   });
 
+  it("tolerates a one-letter typo in a word no memory contains", async () => {
+    const dir = makeTempDir();
+    writeTree(dir, {
+      "project-festival.md": memory(
+        "the summer festival booth",
+        "project",
+        "We run the booth at the music festival.",
+      ),
+      "user-role.md": memory("the user's role", "user", "Backend engineer."),
+    });
+    const picks = await select(dir, "when is the fesetival?");
+    assert.equal(picks[0]?.file, "project-festival.md");
+  });
+
   it("returns at most k picks, best first", async () => {
     const dir = makeTempDir();
     const files: Record<string, string> = {};
