@@ -15,8 +15,9 @@ export async function bounded<T, F>(
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<"timeout">((resolve) => {
+    // Kept referenced: the bound is what ends a hook whose work hangs on nothing else; the
+    // finally block clears it as soon as the work settles.
     timer = setTimeout(() => resolve("timeout"), timeoutMs);
-    timer.unref?.();
   });
   try {
     const outcome = await Promise.race([work(controller.signal).then((value) => ({ value })), timedOut]);
