@@ -13,7 +13,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type AgentSession, createAgentSession } from "../src/agent/session.ts";
+import { applyExplicitMemory } from "../src/extract/explicit.ts";
 import { EXPLICIT_MEMORY_HOOK } from "../src/extract/wire.ts";
+import { saveMemory } from "../src/memdir/write.ts";
+import { recall } from "../src/recall/recall.ts";
+import { createLexicalSelector } from "../src/recall/select-lexical.ts";
 import { type FakeRequest, startFakeModelServer } from "../src/testing/index.ts";
 
 const REMEMBER = "记住：登录模块的集成测试不得 mock 数据库";
@@ -143,9 +147,18 @@ async function main(): Promise<void> {
     console.log(`${MEMORY_FILE}:\n${fs.readFileSync(path.join(memoryDir, MEMORY_FILE), "utf8")}`);
     console.log(`transcript: ${first.transcript.path}`);
 
+    // The worked example's second memory, saved the same day (through the single writer).
+    await saveMemory(memoryDir, {
+      file: "project-auth-migration.md",
+      type: "project",
+      description: "认证重构由合规要求推动",
+      title: "认证重构的动因",
+      body: "认证模块的重构是合规要求推动的，不是为了清理技术债。\n\n原因：会话令牌的存储必须满足新的合规审计。",
+    });
     // Two days pass.
     const twoDaysAgo = new Date(Date.now() - TWO_DAYS_MS);
-    fs.utimesSync(path.join(memoryDir, MEMORY_FILE), twoDaysAgo, twoDaysAgo);
+    for (const file of [MEMORY_FILE, "project-auth-migration.md"])
+      fs.utimesSync(path.join(memoryDir, file), twoDaysAgo, twoDaysAgo);
 
     heading("Session 2 (two days later): fix the failing login test");
     phase = "fix";
@@ -172,10 +185,35 @@ async function main(): Promise<void> {
     );
     if (withMemory) printRequest(withMemory, { only: (text) => text.includes("<system-reminder>") });
     else console.log("(the memory did not arrive before the answer in this run)");
+
+    await offlineEpilogue(path.join(temp, "offline-memory"), memoryDir);
   } finally {
     await server.close();
     fs.rmSync(temp, { recursive: true, force: true });
   }
+}
+
+/** Part 3: the same cycle with no model at all — the explicit rule saves, lexical recall picks. */
+async function offlineEpilogue(offlineDir: string, memoryDir: string): Promise<void> {
+  heading("Offline, no model: '记住：…' is saved by memdir's own rule");
+  const saved = await applyExplicitMemory(REMEMBER, { memoryDir: offlineDir });
+  if (saved.action === "saved") console.log(`Saved ${saved.type} memory ${saved.file}: ${saved.description}`);
+  console.log(fs.readFileSync(path.join(offlineDir, "MEMORY.md"), "utf8"));
+
+  heading("Offline recall (lexical selector) for the fix request");
+  const result = await recall({
+    memoryDir,
+    query: FIX,
+    selector: createLexicalSelector(),
+    selectorName: "lexical",
+  });
+  for (const candidate of result.candidates)
+    console.log(
+      `  ${candidate.status.padEnd(11)} ${candidate.file}  (score ${candidate.score === null ? "–" : candidate.score.toFixed(2)})`,
+    );
+  console.log(
+    `\nwould inject ${result.messages.length} hidden message(s): ${result.selected.map((m) => m.file).join(", ")}`,
+  );
 }
 
 await main();
