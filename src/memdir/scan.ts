@@ -1,6 +1,13 @@
-import type { Dirent } from "node:fs";
+import {
+  close as closeCallback,
+  type Dirent,
+  open as openCallback,
+  read as readCallback,
+  statSync,
+} from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { MemdirError } from "../errors.ts";
 import type { MemoryHeader, MemoryType } from "../types.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
@@ -16,8 +23,18 @@ export const SCAN_DEFAULT_LIMIT = 200;
 // no more than its first lines. The hard cap stops a file of 30 enormous lines from being read whole.
 const CHUNK_BYTES = 8192;
 const HEADER_MAX_BYTES = 256 * 1024;
-// Enough parallel stats/reads to hide disk latency without exhausting file descriptors.
+// Enough parallel reads to hide disk latency without exhausting file descriptors.
 const CONCURRENCY = 64;
+// Stats run synchronously in slices of this many, yielding to the event loop between slices: a
+// promise `stat` costs ~5× a synchronous one (measured: 20,000 files, 100 ms sync vs 270–520 ms
+// with fs/promises), which made a warm rescan only ~5× faster than re-reading every file. A slice
+// blocks the event loop for about a millisecond, so a running agent loop is not held up.
+const STAT_SLICE = 256;
+// The callback API, promisified: `FileHandle` objects (fs/promises `open`) cost 2–3× as much per
+// file in open/read/close bookkeeping (measured on 5,000 files: 570–1,000 ms vs 200–380 ms).
+const openFile = promisify(openCallback);
+const readChunk = promisify(readCallback);
+const closeFile = promisify(closeCallback);
 
 interface CachedHeader {
   mtimeMs: number;
@@ -108,23 +125,22 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
   const realRoot = await fs.realpath(root).catch(() => null);
   if (realRoot === null) return [];
   const listed = await listMarkdownFiles(root, realRoot, options.signal);
-  const stated = await mapBounded(listed, CONCURRENCY, options.signal, async (entry) => {
-    try {
-      const stat = await fs.stat(entry.path);
-      if (!stat.isFile()) return null;
-      return { file: entry.file, path: entry.path, mtimeMs: stat.mtimeMs, size: stat.size };
-    } catch {
-      return null; // vanished or unreadable between listing and stat
-    }
-  });
-  const candidates = stated.filter((c): c is Candidate => c !== null);
+  const candidates = await statCandidates(listed, options.signal);
   candidates.sort(newestFirst);
   const chosen = options.limit !== undefined ? candidates.slice(0, Math.max(0, options.limit)) : candidates;
-  const headers = await mapBounded(chosen, CONCURRENCY, options.signal, async (candidate) => {
+  // Cache hits are resolved synchronously: 20,000 awaited no-op reads cost more than the stats.
+  const headers = new Array<MemoryHeader | null>(chosen.length).fill(null);
+  const misses: number[] = [];
+  for (let i = 0; i < chosen.length; i++) {
+    const candidate = chosen[i];
     const cached = cache?.get(candidate.path, candidate.mtimeMs, candidate.size);
-    if (cached) return toHeader(candidate, cached);
+    if (cached) headers[i] = toHeader(candidate, cached);
+    else misses.push(i);
+  }
+  await mapBounded(misses, CONCURRENCY, options.signal, async (i) => {
+    const candidate = chosen[i];
     const text = await readHeadLines(candidate.path, HEADER_MAX_LINES).catch(() => null);
-    if (text === null) return null;
+    if (text === null) return;
     const parsed = parseFrontmatter(text, { maxLines: HEADER_MAX_LINES });
     const entry = {
       mtimeMs: candidate.mtimeMs,
@@ -136,10 +152,33 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
       cache.reads++;
       cache.set(candidate.path, entry);
     }
-    return toHeader(candidate, entry);
+    headers[i] = toHeader(candidate, entry);
   });
   if (cache && options.limit === undefined) cache.retainOnly(new Set(candidates.map((c) => c.path)), root);
   return headers.filter((h): h is MemoryHeader => h !== null);
+}
+
+/** Stats every listed file (following file symlinks), dropping non-files and files gone since listing. */
+async function statCandidates(
+  listed: readonly { file: string; path: string }[],
+  signal: AbortSignal | undefined,
+): Promise<Candidate[]> {
+  const candidates: Candidate[] = [];
+  for (let start = 0; start < listed.length; start += STAT_SLICE) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    throwIfAborted(signal);
+    for (const entry of listed.slice(start, start + STAT_SLICE)) {
+      let stat: ReturnType<typeof statSync>;
+      try {
+        stat = statSync(entry.path, { throwIfNoEntry: false });
+      } catch {
+        continue; // unreadable (EACCES on a parent, ELOOP)
+      }
+      if (!stat?.isFile()) continue; // vanished between listing and stat, or not a file
+      candidates.push({ file: entry.file, path: entry.path, mtimeMs: stat.mtimeMs, size: stat.size });
+    }
+  }
+  return candidates;
 }
 
 function toHeader(candidate: Candidate, entry: CachedHeader): MemoryHeader {
@@ -213,7 +252,7 @@ async function symlinkStaysInside(linkPath: string, realRoot: string): Promise<b
  * them as text, without the newline that ends the last one.
  */
 export async function readHeadLines(filePath: string, maxLines: number): Promise<string> {
-  const handle = await fs.open(filePath, "r");
+  const fd = await openFile(filePath, "r");
   try {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -221,7 +260,7 @@ export async function readHeadLines(filePath: string, maxLines: number): Promise
     let end = -1;
     while (total < HEADER_MAX_BYTES) {
       const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, total);
+      const { bytesRead } = await readChunk(fd, chunk, 0, CHUNK_BYTES, total);
       if (bytesRead === 0) break;
       for (let i = 0; i < bytesRead; i++) {
         if (chunk[i] === 0x0a && ++newlines === maxLines) {
@@ -236,7 +275,7 @@ export async function readHeadLines(filePath: string, maxLines: number): Promise
     const bytes = Buffer.concat(chunks, total);
     return bytes.toString("utf8", 0, end >= 0 ? end : Math.min(total, HEADER_MAX_BYTES));
   } finally {
-    await handle.close();
+    await closeFile(fd);
   }
 }
 
