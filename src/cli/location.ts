@@ -1,5 +1,6 @@
+import { type ResolvedConfig, resolveConfig } from "../config.ts";
 import { type MemoryLocation, resolveMemoryLocation } from "../memdir/paths.ts";
-import type { CommandContext, CommonOptions } from "./common.ts";
+import { type CommandContext, type CommonOptions, type ModelOptions, modelConfigOptions } from "./common.ts";
 
 /**
  * The memory location a command works on, from its `--root`, `--cwd` and `--dir` options and the
@@ -20,5 +21,25 @@ export function locationFromOptions(
     dir: options.dir,
     env: context.env,
     home: context.env.HOME || undefined,
+  });
+}
+
+/**
+ * The resolved configuration for a command: its `--cwd`, `--root` and model flags over the CLI's
+ * environment and settings. Pass the memory location when known, so project settings are read
+ * from the project root rather than a sub-folder.
+ */
+export function configFromOptions(
+  options: CommonOptions & ModelOptions,
+  context: CommandContext,
+  location?: Pick<MemoryLocation, "projectRoot">,
+): ResolvedConfig {
+  return resolveConfig({
+    ...modelConfigOptions(options),
+    cwd: options.cwd,
+    root: options.root,
+    env: context.env,
+    home: context.env.HOME || undefined,
+    ...(location?.projectRoot ? { projectRoot: location.projectRoot } : {}),
   });
 }

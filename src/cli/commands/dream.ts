@@ -1,4 +1,3 @@
-import { resolveConfig } from "../../config.ts";
 import {
   type ConsolidationResult,
   consolidationNotice,
@@ -12,12 +11,11 @@ import { createModelClientFromConfig } from "../../model/factory.ts";
 import {
   type CommonOptions,
   type ModelOptions,
-  modelConfigOptions,
   usageError,
   withCommonOptions,
   withModelOptions,
 } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { configFromOptions, locationFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
@@ -75,14 +73,7 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
     )
       throw usageError("dream: use one of --status, --apply, or a run (--force / --propose)");
     const location = await locationFromOptions(options, context);
-    const config = resolveConfig({
-      ...modelConfigOptions(options),
-      cwd: options.cwd,
-      root: options.root,
-      env: context.env,
-      home: context.env.HOME || undefined,
-      projectRoot: location.projectRoot ?? undefined,
-    });
+    const config = configFromOptions(options, context, location);
     const { memoryDir, projectDir } = location;
 
     if (options.apply !== undefined) {

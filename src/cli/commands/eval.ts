@@ -1,8 +1,8 @@
 import path from "node:path";
-import { resolveConfig } from "../../config.ts";
 import { type EvalReport, type EvalScores, runEval } from "../../recall/eval.ts";
 import { selectorFromConfig } from "../../recall/select-from-config.ts";
-import { type ModelOptions, modelConfigOptions, usageError, withModelOptions } from "../common.ts";
+import { type ModelOptions, usageError, withModelOptions } from "../common.ts";
+import { configFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
 import { type CliIO, printJson } from "../output.ts";
 
@@ -39,13 +39,7 @@ export const registerEvalCommand: RegisterCommand = (program, context) => {
       const k = Number(options.k);
       if (!Number.isInteger(k) || k < 1)
         throw usageError(`eval: --k must be a positive whole number, got "${options.k}"`);
-      const config = resolveConfig({
-        ...modelConfigOptions(options),
-        cwd: options.cwd,
-        root: options.root,
-        env: context.env,
-        home: context.env.HOME || undefined,
-      });
+      const config = configFromOptions(options, context);
       const { selector, name } = selectorFromConfig(options.selector, config);
       const dataDir = path.resolve(options.cwd ?? process.cwd(), options.data);
       const report = await runEval({ dataDir, selector, selectorName: name, k });

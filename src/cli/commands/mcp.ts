@@ -1,8 +1,7 @@
-import { resolveConfig } from "../../config.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { selectorFromConfig } from "../../recall/select-from-config.ts";
-import { type CommonOptions, type ModelOptions, modelConfigOptions, withModelOptions } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { type CommonOptions, type ModelOptions, withModelOptions } from "../common.ts";
+import { configFromOptions, locationFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
 
 /**
@@ -18,14 +17,8 @@ export const registerMcpCommand: RegisterCommand = (program, context) => {
     .option("--cwd <dir>", "project directory to serve memory for (default: the current directory)")
     .option("--dir <memory-dir>", "use this memory directory directly, bypassing project resolution")
     .action(async (options: CommonOptions & ModelOptions) => {
-      const home = context.env.HOME || undefined;
-      const config = resolveConfig({
-        ...modelConfigOptions(options),
-        cwd: options.cwd,
-        root: options.root,
-        env: context.env,
-        home,
-      });
+      const _home = context.env.HOME || undefined;
+      const config = configFromOptions(options, context);
       const location = await locationFromOptions(options, context);
       const { selector, name } = selectorFromConfig(undefined, config);
       await serveStdio({

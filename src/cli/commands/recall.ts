@@ -1,4 +1,3 @@
-import { resolveConfig } from "../../config.ts";
 import { type RecallCandidate, type RecallResult, recall } from "../../recall/recall.ts";
 import { type SelectorName, selectorFromConfig } from "../../recall/select-from-config.ts";
 import type { Selector } from "../../recall/selector.ts";
@@ -6,12 +5,11 @@ import {
   type CommandContext,
   type CommonOptions,
   type ModelOptions,
-  modelConfigOptions,
   usageError,
   withCommonOptions,
   withModelOptions,
 } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { configFromOptions, locationFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
@@ -33,13 +31,7 @@ export function selectorForCommand(
   options: { selector?: string; cwd?: string; root?: string } & ModelOptions,
   context: CommandContext,
 ): { selector: Selector; name: SelectorName } {
-  const config = resolveConfig({
-    ...modelConfigOptions(options),
-    cwd: options.cwd,
-    root: options.root,
-    env: context.env,
-    home: context.env.HOME || undefined,
-  });
+  const config = configFromOptions(options, context);
   return selectorFromConfig(options.selector, config);
 }
 
