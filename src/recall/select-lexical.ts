@@ -43,6 +43,13 @@ export interface LexicalTuning {
   feedbackDocuments: number;
   feedbackTerms: number;
   feedbackWeight: number;
+  /**
+   * Feedback only runs when the average memory body is at most this many words: a short note
+   * is about one thing, so its other words are the topic's vocabulary; a long transcript's
+   * best words are mostly noise (measured on LoCoMo: +0.7 points on observations, ~45-word
+   * notes, −0.4 on sessions, ~500-word transcripts, so sessions skip it).
+   */
+  feedbackMaxAverageLength: number;
   /** Weight of a dictionary word one typo away from an unknown query word (0 turns it off). */
   typoWeight: number;
   /** How many of the best whole-file candidates take part in the neighbor and recency stages. */
@@ -80,7 +87,8 @@ export const DEFAULT_LEXICAL_TUNING: LexicalTuning = {
   typoWeight: 0.7,
   feedbackDocuments: 3,
   feedbackTerms: 10,
-  feedbackWeight: 0,
+  feedbackWeight: 0.2,
+  feedbackMaxAverageLength: 200,
   rerankDepth: 200,
   passageDepth: 40,
   neighborWindowMs: 60_000,
@@ -147,7 +155,8 @@ export function rankLexically(
   >;
 
   let scored = scoreWholeFiles(index, headers, terms, tuning, averages);
-  if (tuning.feedbackDocuments > 0 && tuning.feedbackWeight > 0 && scored.length > 0) {
+  const notesAreShort = averages.body <= tuning.feedbackMaxAverageLength;
+  if (tuning.feedbackDocuments > 0 && tuning.feedbackWeight > 0 && notesAreShort && scored.length > 0) {
     const expansion = feedbackTerms(index, scored, terms, tuning);
     if (expansion.length > 0)
       scored = scoreWholeFiles(index, headers, [...terms, ...expansion], tuning, averages);
@@ -168,10 +177,8 @@ export function rankLexically(
 
   top.sort((a, b) => b.score - a.score || b.header.mtimeMs - a.header.mtimeMs);
   const best = top[0].score;
-  return top
-    .filter((candidate) => candidate.score >= best * tuning.relativeFloor)
-    .slice(0, options.k)
-    .map((candidate) => toPick(candidate, terms));
+  const kept = top.filter((candidate) => candidate.score >= best * tuning.relativeFloor);
+  return kept.slice(0, options.k).map((candidate) => toPick(candidate, terms));
 }
 
 /** BM25F over the four fields for every header; only memories matching an original query term count. */
@@ -236,7 +243,7 @@ function queryTerms(index: LexicalIndex, query: string, typoWeight: number): Que
       passageIdf: weight * inverseDocumentFrequency(passageCount, index.passageFrequency.get(id)),
     });
   };
-  const tokens = tokenizeDetailed(query);
+  const tokens = tokenizeDetailed(query).filter((token) => !QUESTION_WORDS.has(token.surface));
   for (const token of tokens) {
     const id = index.dictionary.lookup(token.term);
     if (id !== undefined && index.documentFrequency.get(id) > 0) addTerm(id, token.surface, 1);
@@ -252,6 +259,18 @@ function queryTerms(index: LexicalIndex, query: string, typoWeight: number): Que
   }
   return [...terms.values()];
 }
+
+/**
+ * Words that frame a question rather than name its topic ("what *kind* of art", "*describe*
+ * her", "how *many*"): dropped from queries only, so memories keep them. Measured on LoCoMo:
+ * +0.2 points on sessions and +0.1 on observations, in every category.
+ */
+const QUESTION_WORDS: ReadonlySet<string> = new Set(
+  (
+    "kind kinds type types sort sorts mention mentioned describe described specific specifically " +
+    "thing things something many much often likely probably think"
+  ).split(" "),
+);
 
 /** Only longer Latin-script words get typo matching: short words have too many neighbors. */
 const TYPO_CANDIDATE = /^[a-z]{5,}$/;

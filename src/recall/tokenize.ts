@@ -9,7 +9,8 @@
  *   segmentation is not stable between a short query and a long body (`登录模块` may come
  *   out as `登录|模|块` in one and `登录|模块` in the other) while bigrams always agree;
  * - identifiers split on `.`, `/`, `_`, `-` (`login.integration.test.ts` → login, integration, test, ts);
- * - English stop words are dropped and words are lightly stemmed (`paintings` → `paint`).
+ * - English stop words are dropped, irregular verb forms mapped to their base (`went` → `go`) and words
+ *   lightly stemmed (`paintings` → `paint`).
  */
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "word" });
@@ -49,6 +50,8 @@ export function stemEnglish(word: string): string {
   let w = word;
   if (w.endsWith("sses")) w = w.slice(0, -2);
   else if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
+  // "tried"/"studied" meet "try"/"study" (not "tri"/"studi").
+  else if (w.endsWith("ied") && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1);
   if (w.endsWith("eed")) {
     // agreed → agree, but keep "need"/"seed" short words as they are
@@ -122,7 +125,8 @@ export function tokenizeDetailed(text: string): Token[] {
 
 function addWord(part: string, tokens: Token[]): void {
   if (!part || ENGLISH_STOP_WORDS.has(part)) return;
-  tokens.push({ term: stemEnglish(part), surface: part });
+  const lemma = IRREGULAR_FORMS.get(part) ?? part;
+  tokens.push({ term: stemEnglish(lemma), surface: part });
 }
 
 function addCjkWord(segment: string, tokens: Token[]): void {
@@ -142,3 +146,25 @@ function addBigrams(run: string, tokens: Token[]): void {
 
 /** Suffix that marks a CJK character-bigram term. */
 export const BIGRAM_MARK = "\u0002";
+
+/**
+ * Irregular English verb forms → their base form, so "went" meets "go" and "bought" meets "buy"
+ * (the suffix stemmer cannot see these). Only unambiguous forms: "left", "saw", "found" are
+ * also ordinary words with other meanings and stay as they are.
+ */
+const IRREGULAR_FORMS: ReadonlyMap<string, string> = new Map(
+  (
+    "went:go gone:go going:go goes:go bought:buy made:make took:take taken:take seen:see gave:give given:give " +
+    "came:come ran:run wrote:write written:write met:meet felt:feel began:begin begun:begin brought:bring " +
+    "thought:think told:tell said:say kept:keep held:hold taught:teach caught:catch won:win lost:lose " +
+    "spent:spend sent:send built:build sold:sell paid:pay drew:draw drawn:draw grew:grow grown:grow " +
+    "flew:fly flown:fly drove:drive driven:drive rode:ride ridden:ride sang:sing sung:sing swam:swim swum:swim " +
+    "ate:eat eaten:eat wore:wear worn:wear chose:choose chosen:choose fell:fall fallen:fall knew:know known:know " +
+    "spoke:speak spoken:speak broke:break broken:break forgot:forget forgotten:forget became:become heard:hear " +
+    "understood:understand stood:stand sat:sit slept:sleep fought:fight threw:throw thrown:throw woke:wake " +
+    "children:child men:man women:woman people:person taught:teach bit:bite hid:hide shook:shake " +
+    "struck:strike stuck:stick swept:sweep wept:weep meant:mean dealt:deal"
+  )
+    .split(" ")
+    .map((pair) => pair.split(":") as [string, string]),
+);

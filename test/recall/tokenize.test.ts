@@ -9,6 +9,14 @@ const bigrams = (text: string) =>
     .map((t) => t.slice(0, -1));
 
 describe("tokenize", () => {
+  it("maps irregular verb forms to their base so a question meets the memory's tense", () => {
+    assert.deepEqual(words("went"), words("go"));
+    assert.deepEqual(words("bought"), words("buys"));
+    assert.deepEqual(words("children"), words("child"));
+    // -ied past tenses meet the base word, not a truncated stem
+    assert.deepEqual(words("tried studied"), words("try study"));
+  });
+
   it("splits Chinese into dictionary words, with no spaces needed", () => {
     const terms = words("修复登录测试");
     assert.ok(terms.includes("修复"), terms.join("|"));
