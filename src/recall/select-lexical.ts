@@ -172,12 +172,16 @@ export function rankLexically(
       candidate.score = candidate.base + tuning.passageWeight * candidate.passage;
     }
   }
+  // The floor judges each memory on its own evidence: the save-burst and recency stages may
+  // reorder relevant memories, but never lift one that barely matches over the floor (in SPEC's
+  // worked example, two memories saved together must not both be recalled for a login-test fix).
+  const ownScore = new Map(top.map((candidate) => [candidate, candidate.score]));
+  const bestOwn = Math.max(...ownScore.values());
   if (tuning.neighborWeight > 0 && tuning.neighborWindowMs > 0) smoothByNeighbors(top, headers, tuning);
   applyRecencyPrior(top, headers, tuning.recencyWeight);
 
   top.sort((a, b) => b.score - a.score || b.header.mtimeMs - a.header.mtimeMs);
-  const best = top[0].score;
-  const kept = top.filter((candidate) => candidate.score >= best * tuning.relativeFloor);
+  const kept = top.filter((candidate) => (ownScore.get(candidate) ?? 0) >= bestOwn * tuning.relativeFloor);
   return kept.slice(0, options.k).map((candidate) => toPick(candidate, terms));
 }
 
