@@ -12,6 +12,7 @@ import { registerHistoryCommand } from "./commands/history.ts";
 import { registerHookCommand } from "./commands/hook.ts";
 import { registerListCommand } from "./commands/list.ts";
 import { registerMcpCommand } from "./commands/mcp.ts";
+import { registerMigrateCommand } from "./commands/migrate.ts";
 import { registerPathCommand } from "./commands/path.ts";
 import { registerRecallCommand } from "./commands/recall.ts";
 import { registerRememberCommand } from "./commands/remember.ts";
@@ -39,6 +40,7 @@ const commands: RegisterCommand[] = [
   registerHookCommand,
   registerListCommand,
   registerMcpCommand,
+  registerMigrateCommand,
   registerPathCommand,
   registerRecallCommand,
   registerRememberCommand,
