@@ -3,6 +3,7 @@ import path from "node:path";
 import type { ResolvedConfig } from "../config.ts";
 import { type IndexLimit, readIndex } from "../memdir/index-file.ts";
 import { resolveMemoryLocation } from "../memdir/paths.ts";
+import { findSecrets } from "../memdir/secrets.ts";
 import { stripHtmlComments } from "./comments.ts";
 import { findImports, importCandidates, MAX_IMPORT_DEPTH } from "./imports.ts";
 
@@ -33,6 +34,8 @@ export interface InstructionFile {
   imports: string[];
   /** The file whose `@path` import loaded this one. */
   importedBy?: string;
+  /** Imports not followed because they leave the repository directory that holds this file. */
+  skippedImports?: string[];
   /** Index files only: whether the 200-line / 25,000-byte limits cut it, and which limit decided. */
   truncated?: false | IndexLimit;
 }
@@ -85,8 +88,8 @@ export async function getMemoryFiles(options: MemoryFilesOptions): Promise<Instr
   const home = options.home ?? config.home;
   const state: LoadState = { home, seen: new Set() };
   const files: InstructionFile[] = [];
-  const load = async (filePath: string, type: InstructionFileType) => {
-    files.push(...(await loadInstructionFile(filePath, type, state, 0)));
+  const load = async (filePath: string, type: InstructionFileType, importBase?: string) => {
+    files.push(...(await loadInstructionFile(filePath, type, state, 0, undefined, importBase)));
   };
 
   const managedDir = options.managedDir ?? defaultManagedDir();
@@ -124,13 +127,15 @@ export async function getMemoryFiles(options: MemoryFilesOptions): Promise<Instr
 /** The instruction files of one directory, in order: CLAUDE.md, .claude/CLAUDE.md, rules, AGENTS.md, CLAUDE.local.md. */
 async function loadDirectory(
   directory: string,
-  load: (filePath: string, type: InstructionFileType) => Promise<void>,
+  load: (filePath: string, type: InstructionFileType, importBase?: string) => Promise<void>,
 ): Promise<void> {
-  await load(path.join(directory, "CLAUDE.md"), "Project");
-  await load(path.join(directory, ".claude", "CLAUDE.md"), "Project");
-  for (const rule of await listRules(path.join(directory, ".claude", "rules"))) await load(rule, "Project");
-  await load(path.join(directory, "AGENTS.md"), "Project");
-  await load(path.join(directory, "CLAUDE.local.md"), "Local");
+  const base = await fs.realpath(directory).catch(() => directory);
+  await load(path.join(directory, "CLAUDE.md"), "Project", base);
+  await load(path.join(directory, ".claude", "CLAUDE.md"), "Project", base);
+  for (const rule of await listRules(path.join(directory, ".claude", "rules")))
+    await load(rule, "Project", base);
+  await load(path.join(directory, "AGENTS.md"), "Project", base);
+  await load(path.join(directory, "CLAUDE.local.md"), "Local", base);
 }
 
 /** `/`, `/a`, `/a/b` for cwd `/a/b`: the farthest first, so the instructions nearest cwd come last. */
@@ -171,6 +176,7 @@ async function loadInstructionFile(
   state: LoadState,
   depth: number,
   importedBy?: string,
+  importBase?: string,
 ): Promise<InstructionFile[]> {
   const text = await readTextFile(filePath);
   if (text === null) return [];
@@ -192,13 +198,46 @@ async function loadInstructionFile(
   for (const token of findImports(content)) {
     for (const candidate of importCandidates(token, filePath, state.home)) {
       if ((await readTextFile(candidate)) === null) continue;
-      const imported = await loadInstructionFile(candidate, type, state, depth + 1, filePath);
+      // A hostile repository's `@~/.ssh/id_rsa` must not pull the user's secrets into the model's
+      // context: an import that leaves the repository directory holding the importing file is
+      // followed only when it is not in a credentials folder and holds no secret. Managed and user
+      // files (the user's own) may import from anywhere.
+      if (importBase && !(await safeOutsideImport(importBase, candidate))) {
+        file.skippedImports = [...(file.skippedImports ?? []), candidate];
+        break;
+      }
+      const imported = await loadInstructionFile(candidate, type, state, depth + 1, filePath, importBase);
       if (imported.length > 0) file.imports.push(candidate);
       loaded.push(...imported);
       break;
     }
   }
   return loaded;
+}
+
+const CREDENTIAL_FOLDERS = new Set([
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".kube",
+  ".docker",
+  ".azure",
+  "gcloud",
+  ".password-store",
+]);
+
+async function safeOutsideImport(base: string, candidate: string): Promise<boolean> {
+  const real = await fs.realpath(candidate);
+  if (isInside(base, real)) return true;
+  if (real.split(path.sep).some((part) => CREDENTIAL_FOLDERS.has(part) || /^\.env(\.|$)/.test(part)))
+    return false;
+  const text = await readTextFile(real);
+  return text !== null && findSecrets(text).length === 0;
+}
+
+function isInside(base: string, target: string): boolean {
+  const relative = path.relative(base, target);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
 /** A regular text file's content, or null when it is missing, not a file, unreadable or binary. */

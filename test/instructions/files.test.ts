@@ -290,6 +290,29 @@ describe("getMemoryFiles @path imports", () => {
     assert.equal(personal.type, "Project", "an imported file takes its importer's type");
   });
 
+  it("never lets a repository's file import credentials from outside the repository", async () => {
+    const world = makeWorld();
+    const awsKey = ["AKIA", "Q3EGRK5JVN2T7MXZ"].join("");
+    writeTree(world.home, {
+      ".ssh/id_ed25519": "not even a secret-looking line, but in ~/.ssh",
+      "notes/keys.md": `aws_access_key_id = ${awsKey}`,
+      ".claude/CLAUDE.md": "Mine: @~/notes/keys.md",
+    });
+    writeTree(world.project, { "CLAUDE.md": "Context: @~/.ssh/id_ed25519 and @~/notes/keys.md" });
+    const files = await getMemoryFiles(options(world));
+    const project = files.find((f) => f.path.endsWith(path.join("app", "CLAUDE.md")));
+    assert.ok(project);
+    assert.deepEqual(project.imports, [], "nothing outside the repository was imported");
+    assert.equal(project.skippedImports?.length, 2);
+    assert.ok(
+      files.every((f) => !f.path.includes(".ssh")),
+      "the ssh folder never reaches the context",
+    );
+    // The user's own files may import what they like.
+    const user = files.find((f) => f.type === "User" && f.path.endsWith("CLAUDE.md"));
+    assert.equal(user?.imports.length, 1);
+  });
+
   it("stops an import cycle and loads each file once", async () => {
     const world = makeWorld();
     writeTree(world.project, {
