@@ -10,6 +10,8 @@ export interface ScanFigures {
   coldMs: number;
   warmMs: number;
   warmTouchedMs: number;
+  /** First scan in a fresh process after another process scanned (state it may have persisted). */
+  coldSecondProcessMs: number;
   /** naive / memdir: cold vs naive cold, warm and warmTouched vs naive steady state. */
   ratios: { cold: number; warm: number; warmTouched: number };
   headers: number;
@@ -67,6 +69,7 @@ export function formatReport(result: BenchResult): string {
           "naive",
           "naive cold",
           "cold",
+          "cold, 2nd process",
           "warm",
           "warm 1% touched",
           "cold ×",
@@ -80,6 +83,7 @@ export function formatReport(result: BenchResult): string {
             ms(s.naiveMs),
             ms(s.naiveColdMs),
             ms(s.coldMs),
+            ms(s.coldSecondProcessMs),
             ms(s.warmMs),
             ms(s.warmTouchedMs),
             times(s.ratios.cold),

@@ -32,13 +32,17 @@ const tsxLoader = import.meta.resolve("tsx");
 export function runWorker<T>(
   script: string,
   args: readonly string[],
-  nodeOptions: string[] = [],
+  options: { nodeOptions?: string[]; env?: NodeJS.ProcessEnv } = {},
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [...nodeOptions, "--import", tsxLoader, path.join(repo, "bench", script), ...args],
-      { cwd: repo, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } },
+      [...(options.nodeOptions ?? []), "--import", tsxLoader, path.join(repo, "bench", script), ...args],
+      {
+        cwd: repo,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, NO_COLOR: "1", ...options.env },
+      },
     );
     let stdout = "";
     let stderr = "";
