@@ -11,6 +11,13 @@ import { promisify } from "node:util";
 import { MemdirError } from "../errors.ts";
 import type { MemoryHeader, MemoryType } from "../types.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
+import {
+  codeFingerprint,
+  loadPersistedCache,
+  persistedCacheEnabled,
+  persistedCacheStats,
+  saveInBackground,
+} from "./persisted-cache.ts";
 
 /** The index file's name; never a memory itself (SPEC §1). */
 export const INDEX_FILE_NAME = "MEMORY.md";
@@ -58,6 +65,14 @@ export class HeaderCache {
   reads = 0;
   /** Headers served from the cache. */
   hits = 0;
+  /** Whether scans load and save `<memoryDir>/.memdir-cache/headers.v8` (see {@link HeaderCacheOptions}). */
+  readonly persist: boolean;
+  // Roots whose cache file was loaded (once per process), and whether it needs saving.
+  readonly #persistedRoots = new Map<string, { dirty: boolean }>();
+
+  constructor(options: HeaderCacheOptions = {}) {
+    this.persist = options.persist === true;
+  }
 
   /** The cached header of `filePath` when its mtime and size still match. */
   get(filePath: string, mtimeMs: number, size: number): CachedHeader | undefined {
@@ -73,10 +88,70 @@ export class HeaderCache {
     this.entries.set(filePath, entry);
   }
 
-  /** Drops entries for paths not in `keep` (files deleted since the last scan). */
-  retainOnly(keep: Set<string>, under: string): void {
+  /** Drops entries for paths not in `keep` (files deleted since the last scan); returns how many. */
+  retainOnly(keep: Set<string>, under: string): number {
+    let dropped = 0;
     for (const key of this.entries.keys())
-      if (key.startsWith(under) && !keep.has(key)) this.entries.delete(key);
+      if (key.startsWith(under) && !keep.has(key)) {
+        this.entries.delete(key);
+        dropped++;
+      }
+    return dropped;
+  }
+
+  /**
+   * Loads the cache file of memory directory `root` (absolute) once per process, adding its
+   * entries. Each is still checked against a fresh `stat` by {@link get}, so a file changed
+   * behind the cache's back is read again. No-op unless persisting.
+   */
+  async loadPersisted(root: string): Promise<void> {
+    if (!this.persist || !persistedCacheEnabled() || this.#persistedRoots.has(root)) return;
+    const state = { dirty: false };
+    this.#persistedRoots.set(root, state);
+    const data = (await loadPersistedCache(
+      root,
+      HEADERS_CACHE_NAME,
+      headersFingerprint(),
+    )) as PersistedHeaders | null;
+    if (!isPersistedHeaders(data)) {
+      state.dirty = true; // absent or unusable: write a fresh one after this scan
+      return;
+    }
+    for (let i = 0; i < data.files.length; i++) {
+      const filePath = path.join(root, data.files[i]);
+      if (this.entries.has(filePath)) continue; // this process knows better
+      this.entries.set(filePath, {
+        mtimeMs: data.mtimeMs[i],
+        size: data.sizes[i],
+        type: data.types[i] as MemoryType | null,
+        description: data.descriptions[i],
+      });
+    }
+  }
+
+  /** Marks `root`'s cache file as out of date and saves it in the background (never blocks). */
+  savePersisted(root: string, changed: boolean): void {
+    const state = this.#persistedRoots.get(root);
+    if (!state) return;
+    if (changed) state.dirty = true;
+    if (!state.dirty) return;
+    state.dirty = false;
+    saveInBackground(root, HEADERS_CACHE_NAME, headersFingerprint(), () => this.#snapshot(root));
+  }
+
+  /** The entries under `root`, in the columnar form of the cache file. */
+  #snapshot(root: string): PersistedHeaders {
+    const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+    const rows: [string, CachedHeader][] = [];
+    for (const [filePath, entry] of this.entries)
+      if (filePath.startsWith(prefix)) rows.push([filePath.slice(prefix.length), entry]);
+    return {
+      files: rows.map(([file]) => file),
+      mtimeMs: Float64Array.from(rows, ([, entry]) => entry.mtimeMs),
+      sizes: Float64Array.from(rows, ([, entry]) => entry.size),
+      types: rows.map(([, entry]) => entry.type),
+      descriptions: rows.map(([, entry]) => entry.description),
+    };
   }
 
   get size(): number {
@@ -88,8 +163,60 @@ export class HeaderCache {
   }
 }
 
-/** The process-wide cache used when a caller passes none. */
-export const defaultHeaderCache = new HeaderCache();
+/** Options of {@link HeaderCache}. */
+export interface HeaderCacheOptions {
+  /**
+   * Load and save `<memoryDir>/.memdir-cache/headers.v8`, so a fresh process parses only the
+   * files changed since (off unless asked: a cache of your own stays isolated; the process-wide
+   * {@link defaultHeaderCache} persists). `MEMDIR_NO_CACHE=1` turns it off everywhere.
+   */
+  persist?: boolean;
+}
+
+/** The process-wide cache used when a caller passes none; persisted in the memory directory. */
+export const defaultHeaderCache = new HeaderCache({ persist: true });
+
+const HEADERS_CACHE_NAME = "headers";
+
+/** The cache file's content: one column per field, file names relative to the memory dir. */
+interface PersistedHeaders {
+  files: string[];
+  mtimeMs: Float64Array;
+  sizes: Float64Array;
+  types: (string | null)[];
+  descriptions: (string | null)[];
+}
+
+function isPersistedHeaders(data: PersistedHeaders | null): data is PersistedHeaders {
+  if (data === null || typeof data !== "object") return false;
+  const count = Array.isArray(data.files) ? data.files.length : -1;
+  return (
+    count >= 0 &&
+    data.mtimeMs instanceof Float64Array &&
+    data.mtimeMs.length === count &&
+    data.sizes instanceof Float64Array &&
+    data.sizes.length === count &&
+    Array.isArray(data.types) &&
+    data.types.length === count &&
+    Array.isArray(data.descriptions) &&
+    data.descriptions.length === count
+  );
+}
+
+let cachedHeadersFingerprint: string | null = null;
+/** Changes whenever the header parsing changes, so a cache file from older code is rebuilt. */
+function headersFingerprint(): string {
+  cachedHeadersFingerprint ??= codeFingerprint(
+    "headers/1",
+    HEADER_MAX_LINES,
+    HEADER_MAX_BYTES,
+    parseFrontmatter,
+    parseFrontmatter("---\nname: n\ndescription: a probe, with: colons\ntype: feedback\n---\nbody", {
+      maxLines: HEADER_MAX_LINES,
+    }),
+  );
+  return cachedHeadersFingerprint;
+}
 
 export interface ScanOptions {
   /** Keep only the newest `limit` headers (the selector uses 200); only those are read. */
@@ -128,6 +255,7 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
   const candidates = await statCandidates(listed, options.signal);
   candidates.sort(newestFirst);
   const chosen = options.limit !== undefined ? candidates.slice(0, Math.max(0, options.limit)) : candidates;
+  if (cache?.persist) await cache.loadPersisted(root);
   // Cache hits are resolved synchronously: 20,000 awaited no-op reads cost more than the stats.
   const headers = new Array<MemoryHeader | null>(chosen.length).fill(null);
   const misses: number[] = [];
@@ -137,7 +265,33 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
     if (cached) headers[i] = toHeader(candidate, cached);
     else misses.push(i);
   }
-  await mapBounded(misses, CONCURRENCY, options.signal, async (i) => {
+  if (cache?.persist) {
+    persistedCacheStats.headers.hits += chosen.length - misses.length;
+    persistedCacheStats.headers.misses += misses.length;
+  }
+  const readsBefore = cache?.reads ?? 0;
+  try {
+    await readMissingHeaders(chosen, misses, headers, cache, options.signal);
+  } finally {
+    // Also after an abort (a hook's time bound): the headers read so far are kept for next time.
+    const dropped =
+      cache && options.limit === undefined && !options.signal?.aborted
+        ? cache.retainOnly(new Set(candidates.map((c) => c.path)), root)
+        : 0;
+    if (cache?.persist) cache.savePersisted(root, cache.reads !== readsBefore || dropped > 0);
+  }
+  return headers.filter((h): h is MemoryHeader => h !== null);
+}
+
+/** Reads and parses the headers at `misses` (indexes into `chosen`), filling `headers` and the cache. */
+async function readMissingHeaders(
+  chosen: readonly Candidate[],
+  misses: readonly number[],
+  headers: (MemoryHeader | null)[],
+  cache: HeaderCache | null,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  await mapBounded(misses, CONCURRENCY, signal, async (i) => {
     const candidate = chosen[i];
     const text = await readHeadLines(candidate.path, HEADER_MAX_LINES).catch(() => null);
     if (text === null) return;
@@ -154,8 +308,6 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
     }
     headers[i] = toHeader(candidate, entry);
   });
-  if (cache && options.limit === undefined) cache.retainOnly(new Set(candidates.map((c) => c.path)), root);
-  return headers.filter((h): h is MemoryHeader => h !== null);
 }
 
 /** Stats every listed file (following file symlinks), dropping non-files and files gone since listing. */

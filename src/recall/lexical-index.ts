@@ -1,8 +1,16 @@
 import fs from "node:fs/promises";
+import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
+import {
+  codeFingerprint,
+  loadPersistedCache,
+  persistedCacheEnabled,
+  persistedCacheStats,
+  saveInBackground,
+} from "../memdir/persisted-cache.ts";
 import type { MemoryHeader } from "../types.ts";
-import { tokenize } from "./tokenize.ts";
+import { ENGLISH_STOP_WORDS, stemEnglish, tokenize, tokenizeDetailed } from "./tokenize.ts";
 
 /**
  * An incremental, in-memory index of one memory directory for the lexical selector.
@@ -58,6 +66,10 @@ class TermDictionary {
   lookup(term: string): number | undefined {
     return this.#ids.get(term);
   }
+  /** Every term, in id order. */
+  terms(): string[] {
+    return [...this.#ids.keys()];
+  }
   get size(): number {
     return this.#ids.size;
   }
@@ -100,6 +112,12 @@ export function isOneEditApart(a: string, b: string): boolean {
 /** Counts per term id in a growable typed array. */
 class Counter {
   #counts = new Int32Array(1024);
+  /** Replaces every count (loading a persisted index). */
+  restore(counts: Int32Array): void {
+    const copy = new Int32Array(Math.max(1024, counts.length));
+    copy.set(counts);
+    this.#counts = copy;
+  }
   add(id: number, delta: number): void {
     if (id >= this.#counts.length) {
       const grown = new Int32Array(Math.max(id + 1, this.#counts.length * 2));
@@ -125,7 +143,8 @@ export class LexicalIndex {
   #passageCount = 0;
   #passageLengthTotal = 0;
   // Inverted index: term id → slots of the memories containing it.
-  readonly #postings = new Map<number, number[]>();
+  // Lists adopted from a cache file stay typed-array views until a memory is added to them.
+  readonly #postings = new Map<number, number[] | Uint32Array>();
   #slots: (IndexedMemory | undefined)[] = [];
   #freeSlots: number[] = [];
   #slotOf = new WeakMap<IndexedMemory, number>();
@@ -133,6 +152,16 @@ export class LexicalIndex {
   #stamp = 0;
   #livePostings = 0;
   #stalePostings = 0;
+  // Persistence (see LexicalIndexCache): the memory dir, and whether the cache file needs saving.
+  readonly #root: string | null;
+  #persistLoaded = false;
+  #persistDirty = false;
+  readonly #fromCacheFile = new WeakSet<IndexedMemory>();
+
+  /** `persistRoot`: the absolute memory directory whose `.memdir-cache/lexical.v8` to load and save. */
+  constructor(persistRoot: string | null = null) {
+    this.#root = persistRoot;
+  }
 
   get size(): number {
     return this.#memories.size;
@@ -157,8 +186,23 @@ export class LexicalIndex {
    * does not thrash the cache. Unreadable files are skipped, never fatal.
    */
   async sync(headers: readonly MemoryHeader[], signal?: AbortSignal): Promise<void> {
+    if (this.#root !== null && !this.#persistLoaded) await this.#loadPersisted(this.#root);
+    const sizeBefore = this.#memories.size;
+    let read = 0;
+    try {
+      read = await this.#syncFiles(headers, signal);
+    } finally {
+      // Also after an abort (a hook's time bound): what was indexed so far is kept for next time.
+      if (read > 0 || this.#memories.size !== sizeBefore) this.#persistDirty = true;
+      this.#savePersisted();
+    }
+  }
+
+  /** The body of {@link sync}; returns how many files were read. */
+  async #syncFiles(headers: readonly MemoryHeader[], signal: AbortSignal | undefined): Promise<number> {
     const stale: MemoryHeader[] = [];
     const wanted = new Set<string>();
+    let reused = 0;
     for (const header of headers) {
       wanted.add(header.file);
       const known = this.#memories.get(header.file);
@@ -169,7 +213,13 @@ export class LexicalIndex {
         known.path !== header.path
       ) {
         stale.push(header);
+      } else if (this.#fromCacheFile.delete(known)) {
+        reused++;
       }
+    }
+    if (this.#root !== null) {
+      persistedCacheStats.index.hits += reused;
+      persistedCacheStats.index.misses += stale.length;
     }
     await forEachBounded(stale, READ_CONCURRENCY, async (header) => {
       throwIfAborted(signal);
@@ -194,6 +244,196 @@ export class LexicalIndex {
       );
       if (!exists) this.remove(file);
     });
+    return stale.length;
+  }
+
+  /**
+   * Adopts the cache file of `root` into this (still empty) index: the dictionary with its ids,
+   * every memory's statistics and the collection totals. Nothing is trusted blindly: `sync`
+   * compares every adopted memory with the fresh header (re-reading a changed file) and stats
+   * the ones the caller did not pass (dropping files changed or deleted behind our back).
+   */
+  async #loadPersisted(root: string): Promise<void> {
+    this.#persistLoaded = true;
+    if (!persistedCacheEnabled()) return;
+    const data = (await loadPersistedCache(
+      root,
+      LEXICAL_CACHE_NAME,
+      lexicalFingerprint(),
+    )) as PersistedIndex | null;
+    // Only into an empty index: the file's term ids become this index's ids.
+    if (this.#memories.size > 0 || this.dictionary.size > 0) return;
+    if (!isPersistedIndex(data)) {
+      this.#persistDirty = true;
+      return;
+    }
+    for (const term of data.terms) this.dictionary.intern(term);
+    const { offsets } = data;
+    for (let i = 0; i < data.files.length; i++) {
+      const file = data.files[i];
+      const short = (field: number) => {
+        const counts = new Map<number, number>();
+        const from = offsets.short[i * 3 + field];
+        const to = offsets.short[i * 3 + field + 1];
+        for (let j = from; j < to; j += 2) counts.set(data.short[j], data.short[j + 1]);
+        return counts;
+      };
+      const name = short(0);
+      const description = short(1);
+      const type = short(2);
+      const lineTokens = data.tokens.subarray(offsets.tokens[i], offsets.tokens[i + 1]);
+      const memory: IndexedMemory = {
+        file,
+        path: path.join(root, file),
+        mtimeMs: data.mtimeMs[i],
+        size: data.sizes[i],
+        name,
+        description,
+        type,
+        bodyTerms: data.bodyTerms.subarray(offsets.body[i], offsets.body[i + 1]),
+        bodyFrequencies: data.bodyFrequencies.subarray(offsets.body[i], offsets.body[i + 1]),
+        lengths: {
+          name: sumValues(name),
+          description: sumValues(description),
+          type: sumValues(type),
+          body: lineTokens.length,
+        },
+        lineTokens,
+        lineStarts: data.lineStarts.subarray(offsets.lines[i], offsets.lines[i + 1]),
+      };
+      this.#memories.set(file, memory);
+      this.#fromCacheFile.add(memory);
+    }
+    this.documentFrequency.restore(data.documentFrequency);
+    this.passageFrequency.restore(data.passageFrequency);
+    Object.assign(this.#totalLengths, data.totalLengths);
+    this.#passageCount = data.passageCount;
+    this.#passageLengthTotal = data.passageLengthTotal;
+    this.#adoptPostings(data.postingOffsets, data.postingSlots);
+  }
+
+  /** Takes postings from the cache file: slot i is the i-th memory (in insertion order). */
+  #adoptPostings(offsets: Uint32Array, slots: Uint32Array): void {
+    let slot = 0;
+    for (const memory of this.#memories.values()) {
+      this.#slots.push(memory);
+      this.#slotOf.set(memory, slot++);
+    }
+    this.#slotStamps = new Uint32Array(Math.max(1024, slot));
+    for (let id = 0; id + 1 < offsets.length; id++) {
+      if (offsets[id + 1] > offsets[id]) this.#postings.set(id, slots.subarray(offsets[id], offsets[id + 1]));
+    }
+    this.#livePostings = slots.length;
+  }
+
+  #savePersisted(): void {
+    if (this.#root === null || !this.#persistDirty) return;
+    this.#persistDirty = false;
+    saveInBackground(this.#root, LEXICAL_CACHE_NAME, lexicalFingerprint(), () => this.#snapshot());
+  }
+
+  /**
+   * The index in the cache file's columnar form, with term ids renumbered to the terms live
+   * memories use (so terms of deleted or edited files do not pile up across processes).
+   */
+  #snapshot(): PersistedIndex {
+    const oldSize = this.dictionary.size;
+    const remap = new Int32Array(oldSize).fill(-1);
+    const allTerms = this.dictionary.terms();
+    const terms: string[] = [];
+    for (let id = 0; id < oldSize; id++) {
+      if (this.documentFrequency.get(id) > 0) {
+        remap[id] = terms.length;
+        terms.push(allTerms[id]);
+      }
+    }
+    const memories = [...this.#memories.values()];
+    const count = memories.length;
+    let shortTotal = 0;
+    let bodyTotal = 0;
+    let tokenTotal = 0;
+    let lineTotal = 0;
+    for (const memory of memories) {
+      shortTotal += 2 * (memory.name.size + memory.description.size + memory.type.size);
+      bodyTotal += memory.bodyTerms.length;
+      tokenTotal += memory.lineTokens.length;
+      lineTotal += memory.lineStarts.length;
+    }
+    const short = new Uint32Array(shortTotal);
+    const bodyTerms = new Uint32Array(bodyTotal);
+    const bodyFrequencies = new Uint32Array(bodyTotal);
+    const tokens = new Uint32Array(tokenTotal);
+    const lineStarts = new Uint32Array(lineTotal);
+    const offsets = {
+      short: new Uint32Array(count * 3 + 1),
+      body: new Uint32Array(count + 1),
+      tokens: new Uint32Array(count + 1),
+      lines: new Uint32Array(count + 1),
+    };
+    let s = 0;
+    let b = 0;
+    let t = 0;
+    let l = 0;
+    memories.forEach((memory, i) => {
+      for (const [field, counts] of [memory.name, memory.description, memory.type].entries()) {
+        offsets.short[i * 3 + field] = s;
+        for (const [id, frequency] of counts) {
+          short[s++] = remap[id];
+          short[s++] = frequency;
+        }
+      }
+      offsets.short[i * 3 + 3] = s;
+      // Renumbering keeps the order of ids except where a dead id sat between: re-sort the body.
+      const order = Array.from(memory.bodyTerms.keys()).sort(
+        (x, y) => remap[memory.bodyTerms[x]] - remap[memory.bodyTerms[y]],
+      );
+      for (const k of order) {
+        bodyTerms[b] = remap[memory.bodyTerms[k]];
+        bodyFrequencies[b++] = memory.bodyFrequencies[k];
+      }
+      offsets.body[i + 1] = b;
+      for (const id of memory.lineTokens) tokens[t++] = remap[id];
+      offsets.tokens[i + 1] = t;
+      lineStarts.set(memory.lineStarts, l);
+      l += memory.lineStarts.length;
+      offsets.lines[i + 1] = l;
+    });
+    const documentFrequency = new Int32Array(terms.length);
+    const passageFrequency = new Int32Array(terms.length);
+    for (let id = 0; id < oldSize; id++) {
+      if (remap[id] < 0) continue;
+      documentFrequency[remap[id]] = this.documentFrequency.get(id);
+      passageFrequency[remap[id]] = this.passageFrequency.get(id);
+    }
+    // Postings without stale entries: a term's list holds exactly the memories counted in its
+    // document frequency, so the frequencies size the lists.
+    const postingOffsets = new Uint32Array(terms.length + 1);
+    for (let id = 0; id < terms.length; id++)
+      postingOffsets[id + 1] = postingOffsets[id] + documentFrequency[id];
+    const postingSlots = new Uint32Array(postingOffsets[terms.length]);
+    const filled = postingOffsets.slice(0, terms.length);
+    memories.forEach((memory, i) => {
+      for (const id of termsAnywhere(memory)) postingSlots[filled[remap[id]]++] = i;
+    });
+    return {
+      terms,
+      files: memories.map((memory) => memory.file),
+      mtimeMs: Float64Array.from(memories, (memory) => memory.mtimeMs),
+      sizes: Float64Array.from(memories, (memory) => memory.size),
+      short,
+      bodyTerms,
+      bodyFrequencies,
+      tokens,
+      lineStarts,
+      offsets,
+      documentFrequency,
+      passageFrequency,
+      postingOffsets,
+      postingSlots,
+      totalLengths: { ...this.#totalLengths },
+      passageCount: this.#passageCount,
+      passageLengthTotal: this.#passageLengthTotal,
+    };
   }
 
   /** Indexes one file's text under its header (replacing nothing: call {@link remove} first). */
@@ -302,9 +542,11 @@ export class LexicalIndex {
     this.#slots[slot] = memory;
     this.#slotOf.set(memory, slot);
     for (const id of termIds) {
-      let slots = this.#postings.get(id);
-      if (!slots) {
-        slots = [];
+      const found = this.#postings.get(id);
+      let slots: number[];
+      if (Array.isArray(found)) slots = found;
+      else {
+        slots = found ? Array.from(found) : [];
         this.#postings.set(id, slots);
       }
       slots.push(slot);
@@ -385,11 +627,21 @@ export function forEachPassage(memory: IndexedMemory, visit: (start: number, end
  */
 export class LexicalIndexCache {
   readonly #indexes = new Map<string, LexicalIndex>();
+  readonly #persist: boolean;
+  /**
+   * `persist`: each index loads `<memoryDir>/.memdir-cache/lexical.v8` on first use and saves it
+   * in the background after a sync that read or dropped files, so a fresh process re-reads only
+   * the files changed since. Off unless asked (a cache of your own stays isolated); the
+   * process-wide {@link defaultLexicalIndexCache} persists. `MEMDIR_NO_CACHE=1` turns it off.
+   */
+  constructor(options: { persist?: boolean } = {}) {
+    this.#persist = options.persist === true;
+  }
   /** The index of `memoryDir`, created empty on first use. */
   forDirectory(memoryDir: string): LexicalIndex {
     let index = this.#indexes.get(memoryDir);
     if (!index) {
-      index = new LexicalIndex();
+      index = new LexicalIndex(this.#persist ? path.resolve(memoryDir) : null);
       this.#indexes.set(memoryDir, index);
     }
     return index;
@@ -400,8 +652,103 @@ export class LexicalIndexCache {
   }
 }
 
-/** The process-wide cache `createLexicalSelector()` uses unless given another. */
-export const defaultLexicalIndexCache = new LexicalIndexCache();
+/** The process-wide cache `createLexicalSelector()` uses unless given another; persisted in the memory dir. */
+export const defaultLexicalIndexCache = new LexicalIndexCache({ persist: true });
+
+const LEXICAL_CACHE_NAME = "lexical";
+
+/** The cache file's content: columns over all memories, sliced per memory by `offsets`. */
+interface PersistedIndex {
+  terms: string[];
+  files: string[];
+  mtimeMs: Float64Array;
+  sizes: Float64Array;
+  /** (term id, frequency) pairs of name, description and type, per memory in that order. */
+  short: Uint32Array;
+  bodyTerms: Uint32Array;
+  bodyFrequencies: Uint32Array;
+  tokens: Uint32Array;
+  lineStarts: Uint32Array;
+  offsets: { short: Uint32Array; body: Uint32Array; tokens: Uint32Array; lines: Uint32Array };
+  documentFrequency: Int32Array;
+  passageFrequency: Int32Array;
+  /** Memory indexes containing each term, per term id (`postingOffsets` has one more entry). */
+  postingOffsets: Uint32Array;
+  postingSlots: Uint32Array;
+  totalLengths: Record<FieldName, number>;
+  passageCount: number;
+  passageLengthTotal: number;
+}
+
+function isPersistedIndex(data: PersistedIndex | null): data is PersistedIndex {
+  if (data === null || typeof data !== "object" || !Array.isArray(data.terms) || !Array.isArray(data.files))
+    return false;
+  const count = data.files.length;
+  const offsets = data.offsets;
+  const isU32 = (value: unknown, length?: number) =>
+    value instanceof Uint32Array && (length === undefined || value.length === length);
+  if (
+    !(data.mtimeMs instanceof Float64Array && data.mtimeMs.length === count) ||
+    !(data.sizes instanceof Float64Array && data.sizes.length === count) ||
+    !(data.documentFrequency instanceof Int32Array && data.documentFrequency.length === data.terms.length) ||
+    !(data.passageFrequency instanceof Int32Array && data.passageFrequency.length === data.terms.length) ||
+    !isU32(data.short) ||
+    !isU32(data.postingOffsets, data.terms.length + 1) ||
+    !isU32(data.postingSlots) ||
+    !isU32(data.bodyTerms) ||
+    !isU32(data.bodyFrequencies, data.bodyTerms.length) ||
+    !isU32(data.tokens) ||
+    !isU32(data.lineStarts) ||
+    typeof offsets !== "object" ||
+    offsets === null ||
+    !isU32(offsets.short, count * 3 + 1) ||
+    !isU32(offsets.body, count + 1) ||
+    !isU32(offsets.tokens, count + 1) ||
+    !isU32(offsets.lines, count + 1) ||
+    typeof data.passageCount !== "number" ||
+    typeof data.passageLengthTotal !== "number" ||
+    typeof data.totalLengths !== "object" ||
+    data.totalLengths === null
+  )
+    return false;
+  // Offsets must stay inside their columns and term ids inside the dictionary.
+  const fits = (column: Uint32Array, within: Uint32Array) =>
+    column[0] === 0 &&
+    column.every((value, i) => value <= within.length && (i === 0 || value >= column[i - 1]));
+  if (
+    !fits(offsets.short, data.short) ||
+    !fits(offsets.body, data.bodyTerms) ||
+    !fits(offsets.tokens, data.tokens) ||
+    !fits(offsets.lines, data.lineStarts) ||
+    !fits(data.postingOffsets, data.postingSlots)
+  )
+    return false;
+  const termCount = data.terms.length;
+  return (
+    data.bodyTerms.every((id) => id < termCount) &&
+    data.tokens.every((id) => id < termCount) &&
+    data.postingSlots.every((slot) => slot < count)
+  );
+}
+
+let cachedLexicalFingerprint: string | null = null;
+/** Changes whenever tokenizing or indexing changes, so a cache file from older code is rebuilt. */
+function lexicalFingerprint(): string {
+  const probe =
+    "Integration tests went to the database; login.integration.test.ts paintings ＡＢＣ 登录模块的集成测试 そうですね";
+  cachedLexicalFingerprint ??= codeFingerprint(
+    "lexical/2",
+    PASSAGE_LINES,
+    tokenizeDetailed,
+    stemEnglish,
+    [...ENGLISH_STOP_WORDS],
+    tokenize(probe),
+    parseFrontmatter,
+    LexicalIndex.prototype.add,
+    parseFrontmatter("---\nname: n\ndescription: d\ntype: user\n---\nbody"),
+  );
+  return cachedLexicalFingerprint;
+}
 
 function sumValues(counts: Map<number, number>): number {
   let total = 0;

@@ -1,0 +1,221 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import v8 from "node:v8";
+import { writeFileAtomic } from "./atomic.ts";
+
+/**
+ * A cache file in the memory directory that lets a fresh process reuse the work of earlier ones
+ * (SPEC §9: "nothing re-reads unchanged files"; issue 4: "a persisted index in the memory dir …
+ * if it stays correct when files change behind its back").
+ *
+ * This module only loads and saves opaque values; the caller decides what goes in and must
+ * check every entry it takes out against a fresh `stat` (path, mtimeMs, size), so edits,
+ * deletions and additions made while no process was running are always seen.
+ *
+ * A file that is missing, corrupt, foreign, from another format or written by other parsing
+ * code (the fingerprint) is ignored; the caller then rebuilds and saves a fresh one.
+ */
+
+/** The folder inside a memory directory. A dot-folder: scans, doctor and the dream history skip it. */
+export const CACHE_DIRECTORY_NAME = ".memdir-cache";
+/** Set to `1` to neither read nor write cache files (benchmarks of cold behaviour, tests). */
+export const NO_CACHE_ENV = "MEMDIR_NO_CACHE";
+/** Cache files larger than this are neither written nor read (a bound on disk and load time). */
+export const PERSISTED_CACHE_MAX_BYTES = 256 * 1024 * 1024;
+
+const MAGIC = "memdir-cache";
+/** Bump when the envelope changes; callers put their own schema in their fingerprint. */
+const FORMAT_VERSION = 1;
+
+interface Envelope {
+  magic: string;
+  format: number;
+  name: string;
+  fingerprint: string;
+  data: unknown;
+}
+
+/** True unless `MEMDIR_NO_CACHE` is set to a true value in `env`. */
+export function persistedCacheEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env[NO_CACHE_ENV];
+  return value === undefined || value === "" || value === "0" || value.toLowerCase() === "false";
+}
+
+/** The path of cache `name` inside `memoryDir`. */
+export function persistedCachePath(memoryDir: string, name: string): string {
+  return path.join(memoryDir, CACHE_DIRECTORY_NAME, `${name}.v8`);
+}
+
+/**
+ * A digest of the code and constants that produce cached values. Functions count by their
+ * source text, so a change to a parser invalidates the caches built with the old one.
+ *
+ * @example
+ * const fingerprint = codeFingerprint("headers/1", HEADER_MAX_LINES, parseFrontmatter);
+ */
+export function codeFingerprint(...parts: unknown[]): string {
+  const hash = createHash("sha256");
+  for (const part of parts) {
+    const text = typeof part === "function" ? part.toString() : JSON.stringify(part);
+    hash.update(String(text));
+    hash.update("\u0000");
+  }
+  return hash.digest("hex").slice(0, 32);
+}
+
+/**
+ * Reads cache `name` of `memoryDir`; `null` when absent, unreadable, too large, corrupt, foreign,
+ * of another format or of another `fingerprint`. Never throws.
+ *
+ * @example
+ * const data = await loadPersistedCache(memoryDir, "headers", fingerprint);
+ */
+export async function loadPersistedCache(
+  memoryDir: string,
+  name: string,
+  fingerprint: string,
+): Promise<unknown | null> {
+  const file = persistedCachePath(memoryDir, name);
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile() || stat.size > PERSISTED_CACHE_MAX_BYTES) return null;
+    const envelope = v8.deserialize(await fs.readFile(file)) as Partial<Envelope> | null;
+    if (
+      envelope === null ||
+      typeof envelope !== "object" ||
+      envelope.magic !== MAGIC ||
+      envelope.format !== FORMAT_VERSION ||
+      envelope.name !== name ||
+      envelope.fingerprint !== fingerprint
+    ) {
+      return null;
+    }
+    return envelope.data ?? null;
+  } catch {
+    return null; // missing, unreadable or not a v8 serialization: rebuild
+  }
+}
+
+/** What a save did. `skipped`: the directory is missing or not writable, or the data is too large. */
+export type PersistedSaveOutcome = "saved" | "skipped";
+
+/**
+ * Writes cache `name` of `memoryDir` atomically (readers see the old file or the new one).
+ * Creates `.memdir-cache/` but never the memory directory itself. A memory directory this
+ * process may not write to (read-only mount, another user's) is `skipped`, not an error.
+ *
+ * @example
+ * await savePersistedCache(memoryDir, "headers", fingerprint, entries);
+ */
+export async function savePersistedCache(
+  memoryDir: string,
+  name: string,
+  fingerprint: string,
+  data: unknown,
+): Promise<PersistedSaveOutcome> {
+  const directory = path.join(memoryDir, CACHE_DIRECTORY_NAME);
+  try {
+    await fs.mkdir(directory);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST") {
+      if (code !== undefined && UNWRITABLE.has(code)) return "skipped";
+      throw error;
+    }
+  }
+  const envelope: Envelope = { magic: MAGIC, format: FORMAT_VERSION, name, fingerprint, data };
+  const bytes = v8.serialize(envelope);
+  const file = persistedCachePath(memoryDir, name);
+  if (bytes.byteLength > PERSISTED_CACHE_MAX_BYTES) {
+    // An old, smaller file would still be loaded and mostly miss: drop it.
+    await fs.rm(file, { force: true }).catch(() => undefined);
+    return "skipped";
+  }
+  try {
+    await writeFileAtomic(file, bytes);
+  } catch (error) {
+    const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+    if (code !== undefined && UNWRITABLE.has(code)) return "skipped";
+    throw error;
+  }
+  return "saved";
+}
+
+// ENOENT: the memory directory itself is missing (the scan found nothing; do not create it).
+const UNWRITABLE = new Set(["EACCES", "EPERM", "EROFS", "ENOENT", "ENOTDIR", "ENOSPC", "EDQUOT"]);
+
+/** Reports a failed background save; the default prints only with `MEMDIR_DEBUG=1`. */
+export type CacheLog = (message: string) => void;
+
+const defaultLog: CacheLog = (message) => {
+  if (process.env.MEMDIR_DEBUG) process.stderr.write(`memdir: ${message}\n`);
+};
+
+const pending = new Map<string, { running: Promise<void>; again: boolean }>();
+
+/**
+ * Saves cache `name` after the current work is done, never blocking the caller: `produce` runs
+ * on a later turn of the event loop (after the caller has its result) and its value is written in
+ * the background. Calls while a save of the same file runs coalesce into one more save. Errors
+ * are swallowed and passed to `log`. Resolves when the save (and any coalesced one) is over;
+ * callers normally ignore the promise. Skipped entirely with `MEMDIR_NO_CACHE=1`.
+ *
+ * @example
+ * saveInBackground(memoryDir, "headers", fingerprint, () => cache.snapshot(root));
+ */
+export function saveInBackground(
+  memoryDir: string,
+  name: string,
+  fingerprint: string,
+  produce: () => unknown,
+  log: CacheLog = defaultLog,
+): Promise<void> {
+  if (!persistedCacheEnabled()) return Promise.resolve();
+  const key = persistedCachePath(path.resolve(memoryDir), name);
+  const current = pending.get(key);
+  if (current) {
+    current.again = true;
+    return current.running;
+  }
+  const state = { running: Promise.resolve(), again: false };
+  const once = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      await savePersistedCache(memoryDir, name, fingerprint, produce());
+    } catch (error) {
+      log(`cache ${name}: not saved: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  state.running = (async () => {
+    do {
+      state.again = false;
+      await once();
+    } while (state.again);
+    pending.delete(key);
+  })();
+  pending.set(key, state);
+  return state.running;
+}
+
+/** Resolves when every background save started so far has finished (tests, clean shutdown). */
+export async function flushPersistedCaches(): Promise<void> {
+  while (pending.size > 0) await Promise.all([...pending.values()].map((state) => state.running));
+}
+
+/**
+ * How much a process took from cache files versus read from memory files, for
+ * `recall --explain --json` (evidence that a second process reused the first one's work).
+ */
+export interface PersistedCacheStats {
+  /** Memory headers taken from the cache file / parsed from disk. */
+  headers: { hits: number; misses: number };
+  /** Memories whose lexical statistics came from the cache file / were read and tokenized. */
+  index: { hits: number; misses: number };
+}
+
+/** Process-wide counters, updated by the scan and the lexical index. */
+export const persistedCacheStats: PersistedCacheStats = {
+  headers: { hits: 0, misses: 0 },
+  index: { hits: 0, misses: 0 },
+};
