@@ -17,6 +17,7 @@ import {
   persistedCacheEnabled,
   persistedCacheStats,
   saveInBackground,
+  worthPersisting,
 } from "./persisted-cache.ts";
 
 /** The index file's name; never a memory itself (SPEC §1). */
@@ -129,12 +130,15 @@ export class HeaderCache {
     }
   }
 
-  /** Marks `root`'s cache file as out of date and saves it in the background (never blocks). */
-  savePersisted(root: string, changed: boolean): void {
+  /**
+   * Marks `root`'s cache file as out of date and saves it in the background (never blocks);
+   * `memoryCount` (files in the directory) decides whether a file is worth having at all.
+   */
+  savePersisted(root: string, changed: boolean, memoryCount: number): void {
     const state = this.#persistedRoots.get(root);
     if (!state) return;
     if (changed) state.dirty = true;
-    if (!state.dirty) return;
+    if (!state.dirty || !worthPersisting(memoryCount)) return;
     state.dirty = false;
     saveInBackground(root, HEADERS_CACHE_NAME, headersFingerprint(), () => this.#snapshot(root));
   }
@@ -278,7 +282,8 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
       cache && options.limit === undefined && !options.signal?.aborted
         ? cache.retainOnly(new Set(candidates.map((c) => c.path)), root)
         : 0;
-    if (cache?.persist) cache.savePersisted(root, cache.reads !== readsBefore || dropped > 0);
+    if (cache?.persist)
+      cache.savePersisted(root, cache.reads !== readsBefore || dropped > 0, candidates.length);
   }
   return headers.filter((h): h is MemoryHeader => h !== null);
 }

@@ -8,6 +8,7 @@ import {
   persistedCacheEnabled,
   persistedCacheStats,
   saveInBackground,
+  worthPersisting,
 } from "../memdir/persisted-cache.ts";
 import type { MemoryHeader } from "../types.ts";
 import { ENGLISH_STOP_WORDS, stemEnglish, tokenize, tokenizeDetailed } from "./tokenize.ts";
@@ -327,7 +328,7 @@ export class LexicalIndex {
   }
 
   #savePersisted(): void {
-    if (this.#root === null || !this.#persistDirty) return;
+    if (this.#root === null || !this.#persistDirty || !worthPersisting(this.#memories.size)) return;
     this.#persistDirty = false;
     saveInBackground(this.#root, LEXICAL_CACHE_NAME, lexicalFingerprint(), () => this.#snapshot());
   }

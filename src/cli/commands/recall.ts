@@ -1,3 +1,4 @@
+import { persistedCacheStats } from "../../memdir/persisted-cache.ts";
 import { type RecallCandidate, type RecallResult, recall } from "../../recall/recall.ts";
 import { type SelectorName, selectorFromConfig } from "../../recall/select-from-config.ts";
 import type { Selector } from "../../recall/selector.ts";
@@ -91,6 +92,7 @@ export function recallJson(result: RecallResult, explain: boolean): Record<strin
     ...(explain
       ? {
           candidates: result.candidates,
+          cache: structuredClone(persistedCacheStats),
           ...(result.fallback !== undefined ? { fallback: result.fallback } : {}),
           ...(result.modelFailure !== undefined ? { modelFailure: result.modelFailure } : {}),
         }

@@ -1,0 +1,181 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import {
+  CACHE_DIRECTORY_NAME,
+  loadPersistedCache,
+  PERSIST_MIN_MEMORIES,
+  persistedCachePath,
+  savePersistedCache,
+} from "../../src/memdir/persisted-cache.ts";
+import { runCli } from "../helpers/cli.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+
+// Enough memories for a cache file to be written at all (small dirs get none).
+const MEMORY_COUNT = PERSIST_MIN_MEMORIES + 20;
+
+/** A memory dir of MEMORY_COUNT notes on dull topics, plus one about database migrations. */
+function bigMemoryDir(): { home: string; memoryDir: string } {
+  const home = makeTempDir();
+  const memoryDir = path.join(home, "memory");
+  fs.mkdirSync(memoryDir);
+  const topics = ["lunch menu", "office plants", "parking rules", "coffee machine", "holiday calendar"];
+  for (let i = 0; i < MEMORY_COUNT - 1; i++) {
+    const topic = topics[i % topics.length];
+    fs.writeFileSync(
+      path.join(memoryDir, `note-${String(i).padStart(4, "0")}.md`),
+      `---\nname: note ${i}\ndescription: about the ${topic}\ntype: project\n---\nThe ${topic} note number ${i}.\n`,
+    );
+  }
+  writeMemory(
+    memoryDir,
+    "feedback-migrations.md",
+    "migrations are rehearsed on a staging copy before deploy",
+  );
+  return { home, memoryDir };
+}
+
+function writeMemory(memoryDir: string, file: string, text: string): void {
+  fs.writeFileSync(
+    path.join(memoryDir, file),
+    `---\nname: ${file}\ndescription: ${text}\ntype: feedback\n---\n${text}\n`,
+  );
+}
+
+interface ExplainJson {
+  selected: { file: string }[];
+  cache: { headers: { hits: number; misses: number }; index: { hits: number; misses: number } };
+}
+
+async function recallExplained(
+  home: string,
+  memoryDir: string,
+  query: string,
+  env: Record<string, string> = {},
+): Promise<ExplainJson> {
+  const result = await runCli(["recall", query, "--dir", memoryDir, "--explain", "--json"], {
+    home,
+    env,
+    timeoutMs: 120_000,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout) as ExplainJson;
+}
+
+describe("persisted cache (a second process reuses the first one's work)", () => {
+  it("reuses headers and the lexical index, and sees files changed, removed and added behind its back", async () => {
+    const { home, memoryDir } = bigMemoryDir();
+    const query = "how are database migrations tested before deploy";
+
+    const first = await recallExplained(home, memoryDir, query);
+    assert.equal(first.selected[0]?.file, "feedback-migrations.md");
+    assert.deepEqual(first.cache.index, { hits: 0, misses: MEMORY_COUNT }, "a cold process reads every file");
+    assert.ok(fs.existsSync(persistedCachePath(memoryDir, "lexical")), "the first process saved the index");
+    assert.ok(fs.existsSync(persistedCachePath(memoryDir, "headers")), "and the headers");
+
+    const second = await recallExplained(home, memoryDir, query);
+    assert.deepEqual(second.selected, first.selected, "same answer from the cache");
+    assert.deepEqual(second.cache.index, { hits: MEMORY_COUNT, misses: 0 }, "no memory file re-read");
+    assert.deepEqual(second.cache.headers, { hits: MEMORY_COUNT, misses: 0 }, "no header re-parsed");
+
+    // Behind the cache's back: one note edited, the migrations memory removed, a new one added.
+    const edited = path.join(memoryDir, "note-0007.md");
+    fs.writeFileSync(
+      edited,
+      "---\nname: note 7\ndescription: the zeppelin hangar key\ntype: project\n---\nAsk Ana for the zeppelin hangar key.\n",
+    );
+    fs.utimesSync(edited, new Date(), new Date(Date.now() + 5_000));
+    fs.rmSync(path.join(memoryDir, "feedback-migrations.md"));
+    writeMemory(memoryDir, "feedback-rollbacks.md", "every migration ships with a tested rollback script");
+
+    const editedRecall = await recallExplained(home, memoryDir, "where is the zeppelin hangar key");
+    assert.equal(
+      editedRecall.selected[0]?.file,
+      "note-0007.md",
+      "the edited text is searched, not the cached one",
+    );
+    assert.deepEqual(
+      editedRecall.cache.index,
+      { hits: MEMORY_COUNT - 2, misses: 2 },
+      "only the edited and the added file are read",
+    );
+    const third = await recallExplained(home, memoryDir, query);
+    const picked = third.selected.map((pick) => pick.file);
+    assert.ok(!picked.includes("feedback-migrations.md"), "a removed memory is never recalled");
+    assert.equal(picked[0], "feedback-rollbacks.md", "an added memory is found");
+    assert.deepEqual(third.cache.index, { hits: MEMORY_COUNT, misses: 0 }, "the changes were saved too");
+  });
+
+  it("ignores a corrupt cache file and rebuilds it", async () => {
+    const { home, memoryDir } = bigMemoryDir();
+    const query = "how are database migrations tested before deploy";
+    fs.mkdirSync(path.join(memoryDir, CACHE_DIRECTORY_NAME));
+    fs.writeFileSync(persistedCachePath(memoryDir, "lexical"), "not a cache at all");
+    fs.writeFileSync(persistedCachePath(memoryDir, "headers"), Buffer.from([0xff, 0x0f, 0x00, 0x13, 0x37]));
+
+    const first = await recallExplained(home, memoryDir, query);
+    assert.equal(first.selected[0]?.file, "feedback-migrations.md");
+    assert.deepEqual(first.cache.index, { hits: 0, misses: MEMORY_COUNT });
+    const second = await recallExplained(home, memoryDir, query);
+    assert.deepEqual(second.selected, first.selected);
+    assert.deepEqual(second.cache.index, { hits: MEMORY_COUNT, misses: 0 }, "rebuilt and reused");
+  });
+
+  it("still recalls when the memory dir cannot be written", async () => {
+    const { home, memoryDir } = bigMemoryDir();
+    const query = "how are database migrations tested before deploy";
+    // A file where the cache folder would go blocks writing even for root; for other users the
+    // folder is also made read-only.
+    fs.writeFileSync(path.join(memoryDir, CACHE_DIRECTORY_NAME), "in the way");
+    fs.chmodSync(memoryDir, 0o555);
+    try {
+      const result = await runCli(["recall", query, "--dir", memoryDir, "--explain", "--json"], {
+        home,
+        timeoutMs: 120_000,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal((JSON.parse(result.stdout) as ExplainJson).selected[0]?.file, "feedback-migrations.md");
+      assert.equal(result.stderr, "", "no complaint about the cache");
+    } finally {
+      fs.chmodSync(memoryDir, 0o755);
+    }
+  });
+
+  it("writes nothing with MEMDIR_NO_CACHE=1, and nothing for a small memory dir", async () => {
+    const { home, memoryDir } = bigMemoryDir();
+    const query = "how are database migrations tested before deploy";
+    const result = await recallExplained(home, memoryDir, query, { MEMDIR_NO_CACHE: "1" });
+    assert.equal(result.selected[0]?.file, "feedback-migrations.md");
+    assert.ok(!fs.existsSync(path.join(memoryDir, CACHE_DIRECTORY_NAME)));
+
+    const small = path.join(home, "small");
+    fs.mkdirSync(small);
+    writeMemory(small, "feedback-migrations.md", "migrations are rehearsed on a staging copy before deploy");
+    const smallResult = await recallExplained(home, small, query);
+    assert.equal(smallResult.selected[0]?.file, "feedback-migrations.md");
+    assert.deepEqual(fs.readdirSync(small), ["feedback-migrations.md"], "a few notes get no cache folder");
+  });
+});
+
+describe("loadPersistedCache / savePersistedCache", () => {
+  it("round-trips typed arrays and refuses a file of another name, fingerprint or format", async () => {
+    const memoryDir = makeTempDir();
+    const data = { files: ["a.md"], sizes: new Float64Array([12]), ids: new Uint32Array([1, 2, 3]) };
+    assert.equal(await savePersistedCache(memoryDir, "demo", "fp-1", data), "saved");
+    assert.deepEqual(await loadPersistedCache(memoryDir, "demo", "fp-1"), data);
+    assert.equal(await loadPersistedCache(memoryDir, "demo", "fp-2"), null, "other code wrote it");
+    fs.copyFileSync(persistedCachePath(memoryDir, "demo"), persistedCachePath(memoryDir, "other"));
+    assert.equal(await loadPersistedCache(memoryDir, "other", "fp-1"), null, "a file under the wrong name");
+    fs.writeFileSync(persistedCachePath(memoryDir, "demo"), "{}");
+    assert.equal(await loadPersistedCache(memoryDir, "demo", "fp-1"), null, "corrupt");
+    assert.equal(await loadPersistedCache(memoryDir, "missing", "fp-1"), null, "absent");
+  });
+
+  it("never creates a missing memory dir", async () => {
+    const home = makeTempDir();
+    const memoryDir = path.join(home, "not-yet");
+    assert.equal(await savePersistedCache(memoryDir, "demo", "fp", { a: 1 }), "skipped");
+    assert.ok(!fs.existsSync(memoryDir));
+  });
+});
