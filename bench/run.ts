@@ -227,7 +227,10 @@ async function main(): Promise<void> {
         const queriesFile = path.join(workDir, `queries-${size}.json`);
         const queries = queriesFromManifest(`${dir}.manifest.jsonl`, QUERY_COUNT);
         fs.writeFileSync(queriesFile, JSON.stringify(queries));
-        const recalled = await runWorker<RecallWorkerResult>("recall-worker.ts", [dir, queriesFile]);
+        // firstRecallMs is a cold process: no cache files an earlier worker left in the dir.
+        const recalled = await runWorker<RecallWorkerResult>("recall-worker.ts", [dir, queriesFile], {
+          env: { MEMDIR_NO_CACHE: "1" },
+        });
         result.select[size] = recalled.select;
         result.recall[size] = { ...recalled.recall, firstRecallMs: recalled.firstRecallMs };
         if (size >= (result.peakRss?.memories ?? 0)) {
