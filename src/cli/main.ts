@@ -1,54 +1,44 @@
 import { Command, CommanderError } from "commander";
 import { MemdirError } from "../errors.ts";
-import { registerAddCommand } from "./commands/add.ts";
-import { registerChatCommand } from "./commands/chat.ts";
-import { registerContextCommand } from "./commands/context.ts";
-import { registerDoctorCommand } from "./commands/doctor.ts";
-import { registerDreamCommand } from "./commands/dream.ts";
-import { registerEvalCommand } from "./commands/eval.ts";
-import { registerExtractCommand } from "./commands/extract.ts";
-import { registerForgetCommand } from "./commands/forget.ts";
-import { registerHistoryCommand } from "./commands/history.ts";
-import { registerHookCommand } from "./commands/hook.ts";
-import { registerListCommand } from "./commands/list.ts";
-import { registerMcpCommand } from "./commands/mcp.ts";
-import { registerMigrateCommand } from "./commands/migrate.ts";
-import { registerPathCommand } from "./commands/path.ts";
-import { registerRecallCommand } from "./commands/recall.ts";
-import { registerRememberCommand } from "./commands/remember.ts";
-import { registerRmCommand } from "./commands/rm.ts";
-import { registerRunCommand } from "./commands/run.ts";
-import { registerShowCommand } from "./commands/show.ts";
-import { registerUndoCommand } from "./commands/undo.ts";
 import type { CommandContext } from "./common.ts";
 import { type CliIO, processIO } from "./output.ts";
 
 /** A command module registers itself on the program. One file per command under commands/. */
 export type RegisterCommand = (program: Command, context: CommandContext) => void;
 
-// Each command file adds one line here (keep alphabetical).
-const commands: RegisterCommand[] = [
-  registerAddCommand,
-  registerChatCommand,
-  registerContextCommand,
-  registerDoctorCommand,
-  registerDreamCommand,
-  registerEvalCommand,
-  registerExtractCommand,
-  registerForgetCommand,
-  registerHistoryCommand,
-  registerHookCommand,
-  registerListCommand,
-  registerMcpCommand,
-  registerMigrateCommand,
-  registerPathCommand,
-  registerRecallCommand,
-  registerRememberCommand,
-  registerRmCommand,
-  registerRunCommand,
-  registerShowCommand,
-  registerUndoCommand,
-];
+// Each command file adds one line here (keep alphabetical). Commands load lazily: a run imports
+// only the command it runs (the MCP SDK, model clients and agent tools cost start-up time that
+// `memdir path` should not pay; hooks start a process per agent turn).
+const commands: Record<string, () => Promise<RegisterCommand>> = {
+  add: async () => (await import("./commands/add.ts")).registerAddCommand,
+  chat: async () => (await import("./commands/chat.ts")).registerChatCommand,
+  context: async () => (await import("./commands/context.ts")).registerContextCommand,
+  doctor: async () => (await import("./commands/doctor.ts")).registerDoctorCommand,
+  dream: async () => (await import("./commands/dream.ts")).registerDreamCommand,
+  eval: async () => (await import("./commands/eval.ts")).registerEvalCommand,
+  extract: async () => (await import("./commands/extract.ts")).registerExtractCommand,
+  forget: async () => (await import("./commands/forget.ts")).registerForgetCommand,
+  history: async () => (await import("./commands/history.ts")).registerHistoryCommand,
+  hook: async () => (await import("./commands/hook.ts")).registerHookCommand,
+  list: async () => (await import("./commands/list.ts")).registerListCommand,
+  mcp: async () => (await import("./commands/mcp.ts")).registerMcpCommand,
+  migrate: async () => (await import("./commands/migrate.ts")).registerMigrateCommand,
+  path: async () => (await import("./commands/path.ts")).registerPathCommand,
+  recall: async () => (await import("./commands/recall.ts")).registerRecallCommand,
+  remember: async () => (await import("./commands/remember.ts")).registerRememberCommand,
+  rm: async () => (await import("./commands/rm.ts")).registerRmCommand,
+  run: async () => (await import("./commands/run.ts")).registerRunCommand,
+  show: async () => (await import("./commands/show.ts")).registerShowCommand,
+  undo: async () => (await import("./commands/undo.ts")).registerUndoCommand,
+};
+
+/** The register functions this argv needs: just its command, or all of them for help and errors. */
+async function commandsFor(argv: string[]): Promise<RegisterCommand[]> {
+  const name = argv[2];
+  const loader = name !== undefined && Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (loader) return [await loader()];
+  return Promise.all(Object.values(commands).map((load) => load()));
+}
 
 /**
  * Runs the CLI with `argv` (as `process.argv`: node, script, args…) and resolves to the exit code:
@@ -73,7 +63,7 @@ export async function main(
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError(false);
-  for (const register of commands) register(program, context);
+  for (const register of await commandsFor(argv)) register(program, context);
   try {
     await program.parseAsync(argv);
     return exitCode;
