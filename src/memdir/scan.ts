@@ -255,11 +255,13 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
   const root = path.resolve(memoryDir);
   const realRoot = await fs.realpath(root).catch(() => null);
   if (realRoot === null) return [];
+  // The cache file is read while the tree is listed (it never throws).
+  const loading = cache?.persist ? cache.loadPersisted(root) : null;
   const listed = await listMarkdownFiles(root, realRoot, options.signal);
   const candidates = await statCandidates(listed, options.signal);
   candidates.sort(newestFirst);
   const chosen = options.limit !== undefined ? candidates.slice(0, Math.max(0, options.limit)) : candidates;
-  if (cache?.persist) await cache.loadPersisted(root);
+  await loading;
   // Cache hits are resolved synchronously: 20,000 awaited no-op reads cost more than the stats.
   const headers = new Array<MemoryHeader | null>(chosen.length).fill(null);
   const misses: number[] = [];
