@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
-import { writeFileAtomic } from "./atomic.ts";
+import { tempFileWriterPid, writeFileAtomic } from "./atomic.ts";
 
 /**
  * A cache file in the memory directory that lets a fresh process reuse the work of earlier ones
@@ -136,6 +136,7 @@ export async function savePersistedCache(
       throw error;
     }
   }
+  await removeDeadWritersTemps(directory);
   const envelope: Envelope = { magic: MAGIC, format: FORMAT_VERSION, name, fingerprint, data };
   const bytes = v8.serialize(envelope);
   const file = persistedCachePath(memoryDir, name);
@@ -152,6 +153,28 @@ export async function savePersistedCache(
     throw error;
   }
   return "saved";
+}
+
+/**
+ * Removes temp files of writers that died mid-save (a hook killed at its time limit): each can
+ * be tens of MB, and nothing else looks inside this folder.
+ */
+async function removeDeadWritersTemps(directory: string): Promise<void> {
+  const names = await fs.readdir(directory).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = tempFileWriterPid(name);
+    if (pid === null || pid === process.pid || processIsAlive(pid)) continue;
+    await fs.rm(path.join(directory, name), { force: true }).catch(() => undefined);
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"; // alive, another user's
+  }
 }
 
 // ENOENT: the memory directory itself is missing (the scan found nothing; do not create it).

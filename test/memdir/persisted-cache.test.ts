@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -170,6 +171,16 @@ describe("loadPersistedCache / savePersistedCache", () => {
     fs.writeFileSync(persistedCachePath(memoryDir, "demo"), "{}");
     assert.equal(await loadPersistedCache(memoryDir, "demo", "fp-1"), null, "corrupt");
     assert.equal(await loadPersistedCache(memoryDir, "missing", "fp-1"), null, "absent");
+  });
+
+  it("removes the half-written temp file of a writer that died mid-save", async () => {
+    const memoryDir = makeTempDir();
+    const deadPid = spawnSync(process.execPath, ["-e", ""]).pid;
+    fs.mkdirSync(path.join(memoryDir, CACHE_DIRECTORY_NAME));
+    const leftover = path.join(memoryDir, CACHE_DIRECTORY_NAME, `.lexical.v8.${deadPid}.0a1b2c.memdir-tmp`);
+    fs.writeFileSync(leftover, "half a cache");
+    assert.equal(await savePersistedCache(memoryDir, "demo", "fp", { a: 1 }), "saved");
+    assert.ok(!fs.existsSync(leftover));
   });
 
   it("never creates a missing memory dir", async () => {
