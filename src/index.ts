@@ -139,6 +139,12 @@ export {
   resolveMemoryLocation,
   sanitizeProjectPath,
 } from "./memdir/paths.ts";
+export {
+  flushPersistedCaches,
+  NO_CACHE_ENV,
+  type PersistedCacheStats,
+  persistedCacheStats,
+} from "./memdir/persisted-cache.ts";
 export { type CappedRead, MEMORY_MAX_BYTES, MEMORY_MAX_LINES, readMemoryCapped } from "./memdir/read.ts";
 export { assertInsideMemoryDir, resolveInsideMemoryDir, type SafePathResult } from "./memdir/safe-path.ts";
 export {
