@@ -49,6 +49,12 @@ interface CachedHeader {
   size: number;
   type: MemoryType | null;
   description: string | null;
+  /**
+   * The header object last handed out for this entry: an unchanged file gets the same object
+   * on every rescan (no per-rescan garbage, and the lexical index recognizes an unchanged list
+   * by identity). Headers are treated as read-only by every caller.
+   */
+  header?: MemoryHeader;
 }
 
 /**
@@ -268,8 +274,14 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
   for (let i = 0; i < chosen.length; i++) {
     const candidate = chosen[i];
     const cached = cache?.get(candidate.path, candidate.mtimeMs, candidate.size);
-    if (cached) headers[i] = toHeader(candidate, cached);
-    else misses.push(i);
+    if (cached) {
+      let header = cached.header;
+      if (header === undefined || header.path !== candidate.path || header.file !== candidate.file) {
+        header = toHeader(candidate, cached);
+        cached.header = header;
+      }
+      headers[i] = header;
+    } else misses.push(i);
   }
   if (cache?.persist) {
     persistedCacheStats.headers.hits += chosen.length - misses.length;
@@ -303,17 +315,19 @@ async function readMissingHeaders(
     const text = await readHeadLines(candidate.path, HEADER_MAX_LINES).catch(() => null);
     if (text === null) return;
     const parsed = parseFrontmatter(text, { maxLines: HEADER_MAX_LINES });
-    const entry = {
+    const entry: CachedHeader = {
       mtimeMs: candidate.mtimeMs,
       size: candidate.size,
       type: parsed.type,
       description: parsed.description,
     };
+    const header = toHeader(candidate, entry);
+    entry.header = header;
     if (cache) {
       cache.reads++;
       cache.set(candidate.path, entry);
     }
-    headers[i] = toHeader(candidate, entry);
+    headers[i] = header;
   });
 }
 

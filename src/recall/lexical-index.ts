@@ -1,5 +1,7 @@
+import { close as closeCallback, open as openCallback, read as readCallback } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { MemdirError } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import {
@@ -40,8 +42,11 @@ export interface IndexedMemory {
   bodyTerms: Uint32Array;
   bodyFrequencies: Uint32Array;
   lengths: Record<FieldName, number>;
-  /** Body term ids in reading order, line after line; `lineStarts[i]` is where line i begins. */
-  lineTokens: Uint32Array;
+  /**
+   * Body term ids in reading order, line after line; `lineStarts[i]` is where line i begins.
+   * 16-bit when every id of the memory fits (most of the index's memory at 20,000 files).
+   */
+  lineTokens: Uint32Array | Uint16Array;
   lineStarts: Uint32Array;
 }
 
@@ -50,6 +55,15 @@ export const PASSAGE_LINES = 2;
 
 /** How many files are read at once while (re)indexing. */
 const READ_CONCURRENCY = 16;
+/**
+ * How much of each memory file is read and indexed. Memories are notes (the surfacing caps are
+ * 200 lines / 4 KB); a 50 MB file pasted into the directory must cost no more than a normal one
+ * (it used to be read and tokenized whole: ~5 s CPU and +300 MB resident).
+ */
+export const INDEX_MAX_BYTES = 64 * 1024;
+const openFile = promisify(openCallback);
+const readInto = promisify(readCallback);
+const closeFile = promisify(closeCallback);
 
 /** Term string ↔ dense integer id, shared by all files of one index. */
 class TermDictionary {
@@ -158,6 +172,11 @@ export class LexicalIndex {
   #persistLoaded = false;
   #persistDirty = false;
   readonly #fromCacheFile = new WeakSet<IndexedMemory>();
+  // The last completed sync (see syncedWith): its headers, and the add/remove count then.
+  #syncedHeaders: MemoryHeader[] | null = null;
+  #syncedVersion = 0;
+  #version = 0;
+  #headerByFile: Map<string, MemoryHeader> | null = null;
 
   /** `persistRoot`: the absolute memory directory whose `.memdir-cache/lexical.v8` to load and save. */
   constructor(persistRoot: string | null = null) {
@@ -188,6 +207,10 @@ export class LexicalIndex {
    */
   async sync(headers: readonly MemoryHeader[], signal?: AbortSignal): Promise<void> {
     if (this.#root !== null && !this.#persistLoaded) await this.#loadPersisted(this.#root);
+    // Nothing changed since the last sync: the same header objects (the scan hands back the
+    // same object for an unchanged file) and no add/remove since. Comparing 20,000 references
+    // costs microseconds; the full check below costs ~15 ms of map look-ups.
+    if (this.syncedWith(headers)) return;
     const sizeBefore = this.#memories.size;
     let read = 0;
     try {
@@ -197,6 +220,35 @@ export class LexicalIndex {
       if (read > 0 || this.#memories.size !== sizeBefore) this.#persistDirty = true;
       this.#savePersisted();
     }
+    // Only a complete sync is remembered (an abort or a failed read leaves the next one to redo it).
+    this.#syncedHeaders = headers.slice();
+    this.#syncedVersion = this.#version;
+    this.#headerByFile = null;
+  }
+
+  /**
+   * True when `headers` are exactly the header objects of the last completed {@link sync}, in
+   * order, and no memory was added or removed since: the index is in line with them.
+   */
+  syncedWith(headers: readonly MemoryHeader[]): boolean {
+    const last = this.#syncedHeaders;
+    if (last === null || this.#syncedVersion !== this.#version || last.length !== headers.length)
+      return false;
+    for (let i = 0; i < last.length; i++) if (last[i] !== headers[i]) return false;
+    return true;
+  }
+
+  /**
+   * Header by file name of the last completed {@link sync} (built once, reused by every query
+   * until the next sync that changes something). Callers check {@link syncedWith} first.
+   */
+  syncedHeaderByFile(): ReadonlyMap<string, MemoryHeader> {
+    if (this.#headerByFile === null) {
+      const byFile = new Map<string, MemoryHeader>();
+      for (const header of this.#syncedHeaders ?? []) byFile.set(header.file, header);
+      this.#headerByFile = byFile;
+    }
+    return this.#headerByFile;
   }
 
   /** The body of {@link sync}; returns how many files were read. */
@@ -224,10 +276,8 @@ export class LexicalIndex {
     }
     await forEachBounded(stale, READ_CONCURRENCY, async (header) => {
       throwIfAborted(signal);
-      const text = await fs.readFile(header.path, { encoding: "utf8", signal }).catch((error: unknown) => {
-        if (signal?.aborted) throw error;
-        return null;
-      });
+      const text = await readIndexedPart(header.path).catch(() => null);
+      throwIfAborted(signal);
       this.remove(header.file);
       if (text !== null) this.add(header, text);
     });
@@ -270,7 +320,8 @@ export class LexicalIndex {
     }
     for (const term of data.terms) this.dictionary.intern(term);
     const { offsets } = data;
-    const allTokens = data.tokens instanceof Uint32Array ? data.tokens : new Uint32Array(data.tokens);
+    // 16-bit token columns stay 16-bit (views into the file's buffer, no copy).
+    const allTokens = data.tokens;
     for (let i = 0; i < data.files.length; i++) {
       const file = data.files[i];
       const short = (field: number) => {
@@ -457,7 +508,10 @@ export class LexicalIndex {
       lineStartList.push(lineTokenList.length);
       for (const term of terms) lineTokenList.push(this.dictionary.intern(term));
     }
-    const lineTokens = Uint32Array.from(lineTokenList);
+    let largestId = 0;
+    for (const id of lineTokenList) if (id > largestId) largestId = id;
+    const lineTokens =
+      largestId <= 0xffff ? Uint16Array.from(lineTokenList) : Uint32Array.from(lineTokenList);
     const lineStarts = Uint32Array.from(lineStartList);
     const bodyCounts = new Map<number, number>();
     for (const id of lineTokens) bodyCounts.set(id, (bodyCounts.get(id) ?? 0) + 1);
@@ -484,12 +538,14 @@ export class LexicalIndex {
     };
     this.#memories.set(header.file, memory);
     this.#account(memory, +1);
+    this.#version++;
   }
 
   /** Forgets one file (no-op when unknown). */
   remove(file: string): void {
     const memory = this.#memories.get(file);
     if (!memory) return;
+    this.#version++;
     this.#memories.delete(file);
     this.#account(memory, -1);
     this.#unpost(memory);
@@ -738,8 +794,9 @@ function lexicalFingerprint(): string {
   const probe =
     "Integration tests went to the database; login.integration.test.ts paintings ＡＢＣ 登录模块的集成测试 そうですね";
   cachedLexicalFingerprint ??= codeFingerprint(
-    "lexical/3",
+    "lexical/4",
     PASSAGE_LINES,
+    INDEX_MAX_BYTES,
     tokenizeDetailed,
     stemEnglish,
     [...ENGLISH_STOP_WORDS],
@@ -749,6 +806,30 @@ function lexicalFingerprint(): string {
     parseFrontmatter("---\nname: n\ndescription: d\ntype: user\n---\nbody"),
   );
   return cachedLexicalFingerprint;
+}
+
+/**
+ * The first {@link INDEX_MAX_BYTES} of a file as text, read with one bounded `read` (never the
+ * whole file). A file cut at the cap ends at its last complete line, so no half word or broken
+ * UTF-8 sequence is indexed.
+ */
+async function readIndexedPart(filePath: string): Promise<string> {
+  const fd = await openFile(filePath, "r");
+  try {
+    // One byte past the cap tells a file of exactly the cap from a longer one.
+    const buffer = Buffer.allocUnsafe(INDEX_MAX_BYTES + 1);
+    let total = 0;
+    while (total < buffer.length) {
+      const { bytesRead } = await readInto(fd, buffer, total, buffer.length - total, total);
+      if (bytesRead === 0) return buffer.toString("utf8", 0, total);
+      total += bytesRead;
+    }
+    // Longer than the cap: keep its whole lines (all of the cap when it holds a single line).
+    const lastNewline = buffer.lastIndexOf(0x0a, INDEX_MAX_BYTES - 1);
+    return buffer.toString("utf8", 0, lastNewline > 0 ? lastNewline : INDEX_MAX_BYTES);
+  } finally {
+    await closeFile(fd);
+  }
 }
 
 function sumValues(counts: Map<number, number>): number {

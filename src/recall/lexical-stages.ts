@@ -89,7 +89,7 @@ export function smoothByNeighbors(
   headers: readonly MemoryHeader[],
   tuning: LexicalTuning,
 ): void {
-  const times = headers.map((h) => h.mtimeMs).sort((a, b) => a - b);
+  const times = sortedTimes(headers);
   const burstSize = (time: number) =>
     upperBound(times, time + tuning.neighborWindowMs) - lowerBound(times, time - tuning.neighborWindowMs);
   const byTime = [...candidates].sort((a, b) => a.header.mtimeMs - b.header.mtimeMs);
@@ -137,7 +137,23 @@ export function applyRecencyPrior(
   }
 }
 
-function lowerBound(sorted: number[], value: number): number {
+/**
+ * Every header's mtime, ascending. The scan lists headers newest first, so this is usually a
+ * reversed copy (no sort of 20,000 numbers per query); any other order is sorted.
+ */
+function sortedTimes(headers: readonly MemoryHeader[]): Float64Array {
+  const count = headers.length;
+  const times = new Float64Array(count);
+  let ascending = true;
+  for (let i = 0; i < count; i++) {
+    const time = headers[count - 1 - i].mtimeMs;
+    times[i] = time;
+    if (i > 0 && time < times[i - 1]) ascending = false;
+  }
+  return ascending ? times : times.sort();
+}
+
+function lowerBound(sorted: Float64Array, value: number): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
@@ -148,7 +164,7 @@ function lowerBound(sorted: number[], value: number): number {
   return low;
 }
 
-function upperBound(sorted: number[], value: number): number {
+function upperBound(sorted: Float64Array, value: number): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {

@@ -154,12 +154,14 @@ export function rankLexically(
     number
   >;
 
-  let scored = scoreWholeFiles(index, headers, terms, tuning, averages);
+  // The synced header list's map is built once per sync, not twice per query (20,000 entries).
+  const headerByFile = index.syncedWith(headers) ? index.syncedHeaderByFile() : mapByFile(headers);
+  let scored = scoreWholeFiles(index, headerByFile, terms, tuning, averages);
   const notesAreShort = averages.body <= tuning.feedbackMaxAverageLength;
   if (tuning.feedbackDocuments > 0 && tuning.feedbackWeight > 0 && notesAreShort && scored.length > 0) {
     const expansion = feedbackTerms(index, scored, terms, tuning);
     if (expansion.length > 0)
-      scored = scoreWholeFiles(index, headers, [...terms, ...expansion], tuning, averages);
+      scored = scoreWholeFiles(index, headerByFile, [...terms, ...expansion], tuning, averages);
   }
   if (scored.length === 0) return [];
   scored.sort((a, b) => b.base - a.base);
@@ -188,14 +190,12 @@ export function rankLexically(
 /** BM25F over the four fields for every header; only memories matching an original query term count. */
 function scoreWholeFiles(
   index: LexicalIndex,
-  headers: readonly MemoryHeader[],
+  headerByFile: ReadonlyMap<string, MemoryHeader>,
   terms: QueryTerm[],
   tuning: LexicalTuning,
   averages: Record<FieldName, number>,
 ): Candidate[] {
   const scored: Candidate[] = [];
-  const headerByFile = new Map<string, MemoryHeader>();
-  for (const header of headers) headerByFile.set(header.file, header);
   for (const memory of index.candidates(terms.map((term) => term.id))) {
     const header = headerByFile.get(memory.file);
     // Only files the caller passed, and only as they are now (same key as the scan).
@@ -225,6 +225,12 @@ function scoreWholeFiles(
   }
   scored.sort((a, b) => b.base - a.base);
   return scored;
+}
+
+function mapByFile(headers: readonly MemoryHeader[]): Map<string, MemoryHeader> {
+  const byFile = new Map<string, MemoryHeader>();
+  for (const header of headers) byFile.set(header.file, header);
+  return byFile;
 }
 
 /**
