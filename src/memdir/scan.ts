@@ -331,16 +331,18 @@ async function readMissingHeaders(
   });
 }
 
-/** Stats every listed file (following file symlinks), dropping non-files and files gone since listing. */
-async function statCandidates(
-  listed: readonly { file: string; path: string }[],
-  signal: AbortSignal | undefined,
-): Promise<Candidate[]> {
-  const candidates: Candidate[] = [];
+/**
+ * Stats every listed file (following file symlinks), dropping non-files and files gone since
+ * listing. The listed objects themselves become the candidates (no second object per file).
+ */
+async function statCandidates(listed: Candidate[], signal: AbortSignal | undefined): Promise<Candidate[]> {
+  let kept = 0;
   for (let start = 0; start < listed.length; start += STAT_SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     throwIfAborted(signal);
-    for (const entry of listed.slice(start, start + STAT_SLICE)) {
+    const end = Math.min(listed.length, start + STAT_SLICE);
+    for (let i = start; i < end; i++) {
+      const entry = listed[i];
       let stat: ReturnType<typeof statSync>;
       try {
         stat = statSync(entry.path, { throwIfNoEntry: false });
@@ -348,10 +350,13 @@ async function statCandidates(
         continue; // unreadable (EACCES on a parent, ELOOP)
       }
       if (!stat?.isFile()) continue; // vanished between listing and stat, or not a file
-      candidates.push({ file: entry.file, path: entry.path, mtimeMs: stat.mtimeMs, size: stat.size });
+      entry.mtimeMs = stat.mtimeMs;
+      entry.size = stat.size;
+      listed[kept++] = entry;
     }
   }
-  return candidates;
+  listed.length = kept;
+  return listed;
 }
 
 function toHeader(candidate: Candidate, entry: CachedHeader): MemoryHeader {
@@ -381,8 +386,14 @@ async function listMarkdownFiles(
   root: string,
   realRoot: string,
   signal: AbortSignal | undefined,
-): Promise<{ file: string; path: string }[]> {
-  const found: { file: string; path: string }[] = [];
+): Promise<Candidate[]> {
+  const found: Candidate[] = [];
+  // Plain concatenation: `path.join` normalizes every one of 20,000 names (root is resolved and
+  // listed names hold no `.`/`..` parts, so the result is the same).
+  const joinRoot =
+    path.sep === "/"
+      ? (file: string) => `${root}${root.endsWith("/") ? "" : "/"}${file}`
+      : (file: string) => path.join(root, file);
   let pending: string[] = [""];
   while (pending.length > 0) {
     throwIfAborted(signal);
@@ -399,10 +410,10 @@ async function listMarkdownFiles(
         if (entry.isDirectory()) {
           if (!entry.name.startsWith(".")) next.push(file);
         } else if (entry.isFile()) {
-          if (isMemoryFileName(file)) found.push({ file, path: path.join(root, file) });
+          if (isMemoryFileName(file)) found.push({ file, path: joinRoot(file), mtimeMs: 0, size: 0 });
         } else if (entry.isSymbolicLink() && isMemoryFileName(file)) {
           const full = path.join(root, file);
-          if (await symlinkStaysInside(full, realRoot)) found.push({ file, path: full });
+          if (await symlinkStaysInside(full, realRoot)) found.push({ file, path: full, mtimeMs: 0, size: 0 });
         }
       }
     });
