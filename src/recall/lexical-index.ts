@@ -64,6 +64,8 @@ export const INDEX_MAX_BYTES = 64 * 1024;
 const openFile = promisify(openCallback);
 const readInto = promisify(readCallback);
 const closeFile = promisify(closeCallback);
+/** Read buffers of {@link readIndexedPart}, returned after each read (at most one per concurrent read). */
+const spareBuffers: Buffer[] = [];
 
 /** Term string ↔ dense integer id, shared by all files of one index. */
 class TermDictionary {
@@ -164,6 +166,8 @@ export class LexicalIndex {
   #freeSlots: number[] = [];
   #slotOf = new WeakMap<IndexedMemory, number>();
   #slotStamps = new Uint32Array(1024);
+  #passageStamps = new Uint32Array(1024);
+  #passageStamp = 0;
   #stamp = 0;
   #livePostings = 0;
   #stalePostings = 0;
@@ -561,10 +565,27 @@ export class LexicalIndex {
     forEachPassage(memory, (start, end) => {
       this.#passageCount += sign;
       this.#passageLengthTotal += sign * (end - start);
-      const seen = new Set<number>();
-      for (let i = start; i < end; i++) seen.add(memory.lineTokens[i]);
-      for (const id of seen) this.passageFrequency.add(id, sign);
+      // Each term once per passage: a stamp per term id instead of a Set per passage (1.2
+      // million passages at 20,000 memories, all garbage).
+      const stamp = this.#nextPassageStamp();
+      const stamps = this.#passageStamps;
+      for (let i = start; i < end; i++) {
+        const id = memory.lineTokens[i];
+        if (stamps[id] === stamp) continue;
+        stamps[id] = stamp;
+        this.passageFrequency.add(id, sign);
+      }
     });
+  }
+
+  /** A fresh stamp for {@link #account}, with the stamp array grown to the dictionary. */
+  #nextPassageStamp(): number {
+    if (this.#passageStamps.length < this.dictionary.size) {
+      const grown = new Uint32Array(Math.max(this.dictionary.size, this.#passageStamps.length * 2));
+      grown.set(this.#passageStamps);
+      this.#passageStamps = grown;
+    }
+    return ++this.#passageStamp;
   }
 
   /**
@@ -816,17 +837,22 @@ function lexicalFingerprint(): string {
 async function readIndexedPart(filePath: string): Promise<string> {
   const fd = await openFile(filePath, "r");
   try {
-    // One byte past the cap tells a file of exactly the cap from a longer one.
-    const buffer = Buffer.allocUnsafe(INDEX_MAX_BYTES + 1);
-    let total = 0;
-    while (total < buffer.length) {
-      const { bytesRead } = await readInto(fd, buffer, total, buffer.length - total, total);
-      if (bytesRead === 0) return buffer.toString("utf8", 0, total);
-      total += bytesRead;
+    // One byte past the cap tells a file of exactly the cap from a longer one. Buffers are
+    // reused: a fresh 64 KB per file would be 1.3 GB of short-lived allocations at 20,000 files.
+    const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(INDEX_MAX_BYTES + 1);
+    try {
+      let total = 0;
+      while (total < buffer.length) {
+        const { bytesRead } = await readInto(fd, buffer, total, buffer.length - total, total);
+        if (bytesRead === 0) return buffer.toString("utf8", 0, total);
+        total += bytesRead;
+      }
+      // Longer than the cap: keep its whole lines (all of the cap when it holds a single line).
+      const lastNewline = buffer.lastIndexOf(0x0a, INDEX_MAX_BYTES - 1);
+      return buffer.toString("utf8", 0, lastNewline > 0 ? lastNewline : INDEX_MAX_BYTES);
+    } finally {
+      if (spareBuffers.length < READ_CONCURRENCY) spareBuffers.push(buffer);
     }
-    // Longer than the cap: keep its whole lines (all of the cap when it holds a single line).
-    const lastNewline = buffer.lastIndexOf(0x0a, INDEX_MAX_BYTES - 1);
-    return buffer.toString("utf8", 0, lastNewline > 0 ? lastNewline : INDEX_MAX_BYTES);
   } finally {
     await closeFile(fd);
   }
