@@ -1,8 +1,11 @@
 import {
   close as closeCallback,
+  closeSync,
   type Dirent,
   open as openCallback,
+  openSync,
   read as readCallback,
+  readSync,
   statSync,
 } from "node:fs";
 import fs from "node:fs/promises";
@@ -31,13 +34,15 @@ export const SCAN_DEFAULT_LIMIT = 200;
 // no more than its first lines. The hard cap stops a file of 30 enormous lines from being read whole.
 const CHUNK_BYTES = 8192;
 const HEADER_MAX_BYTES = 256 * 1024;
-// Enough parallel reads to hide disk latency without exhausting file descriptors.
-const CONCURRENCY = 64;
 // Stats run synchronously in slices of this many, yielding to the event loop between slices: a
 // promise `stat` costs ~5× a synchronous one (measured: 20,000 files, 100 ms sync vs 270–520 ms
 // with fs/promises), which made a warm rescan only ~5× faster than re-reading every file. A slice
 // blocks the event loop for about a millisecond, so a running agent loop is not held up.
 const STAT_SLICE = 256;
+// Header reads on a cold scan run synchronously for at most this long between yields.
+const READ_SLICE_MS = 1;
+/** The chunk buffer of the synchronous header reads (one at a time, so one buffer). */
+const syncChunk = Buffer.allocUnsafeSlow(CHUNK_BYTES * 2);
 // The callback API, promisified: `FileHandle` objects (fs/promises `open`) cost 2–3× as much per
 // file in open/read/close bookkeeping (measured on 5,000 files: 570–1,000 ms vs 200–380 ms).
 const openFile = promisify(openCallback);
@@ -310,25 +315,66 @@ async function readMissingHeaders(
   cache: HeaderCache | null,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  await mapBounded(misses, CONCURRENCY, signal, async (i) => {
-    const candidate = chosen[i];
-    const text = await readHeadLines(candidate.path, HEADER_MAX_LINES).catch(() => null);
-    if (text === null) return;
-    const parsed = parseFrontmatter(text, { maxLines: HEADER_MAX_LINES });
-    const entry: CachedHeader = {
-      mtimeMs: candidate.mtimeMs,
-      size: candidate.size,
-      type: parsed.type,
-      description: parsed.description,
-    };
-    const header = toHeader(candidate, entry);
-    entry.header = header;
-    if (cache) {
-      cache.reads++;
-      cache.set(candidate.path, entry);
+  // Synchronous reads in time slices, yielding to the event loop between slices: an awaited
+  // open/read/close costs three thread-pool round trips and three promises per file, which made
+  // a cold scan of 20,000 files slower than the naive reference. A slice stops after
+  // READ_SLICE_MS (measured at 20,000 files on a loaded 2-core box: 3.2–4.0 s → ~1.6 s cold).
+  let next = 0;
+  while (next < misses.length) {
+    if (next > 0) await new Promise((resolve) => setImmediate(resolve));
+    throwIfAborted(signal);
+    const sliceEnd = performance.now() + READ_SLICE_MS;
+    do {
+      const i = misses[next++];
+      const candidate = chosen[i];
+      let text: string;
+      try {
+        text = readHeadLinesSync(candidate.path, HEADER_MAX_LINES);
+      } catch {
+        continue; // unreadable or vanished: skipped
+      }
+      const parsed = parseFrontmatter(text, { maxLines: HEADER_MAX_LINES });
+      const entry: CachedHeader = {
+        mtimeMs: candidate.mtimeMs,
+        size: candidate.size,
+        type: parsed.type,
+        description: parsed.description,
+      };
+      const header = toHeader(candidate, entry);
+      entry.header = header;
+      if (cache) {
+        cache.reads++;
+        cache.set(candidate.path, entry);
+      }
+      headers[i] = header;
+    } while (next < misses.length && performance.now() < sliceEnd);
+  }
+}
+
+/** {@link readHeadLines} without awaiting: the same bytes, read with one reused chunk buffer. */
+function readHeadLinesSync(filePath: string, maxLines: number): string {
+  const fd = openSync(filePath, "r");
+  try {
+    let buffer = syncChunk;
+    let total = 0;
+    let newlines = 0;
+    while (total < HEADER_MAX_BYTES) {
+      if (total + CHUNK_BYTES > buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.min(HEADER_MAX_BYTES, buffer.length * 2) + CHUNK_BYTES);
+        buffer.copy(grown, 0, 0, total);
+        buffer = grown;
+      }
+      const bytesRead = readSync(fd, buffer, total, CHUNK_BYTES, total);
+      if (bytesRead === 0) break;
+      for (let i = total; i < total + bytesRead; i++) {
+        if (buffer[i] === 0x0a && ++newlines === maxLines) return buffer.toString("utf8", 0, i);
+      }
+      total += bytesRead;
     }
-    headers[i] = header;
-  });
+    return buffer.toString("utf8", 0, Math.min(total, HEADER_MAX_BYTES));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
