@@ -297,8 +297,11 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
     await readMissingHeaders(chosen, misses, headers, cache, options.signal);
   } finally {
     // Also after an abort (a hook's time bound): the headers read so far are kept for next time.
+    // Every cached entry is one of this scan's files when the cache holds exactly the hits plus
+    // the reads: then nothing can be stale, and no 20,000-entry set is built per rescan.
+    const present = cache ? chosen.length - misses.length + (cache.reads - readsBefore) : 0;
     const dropped =
-      cache && options.limit === undefined && !options.signal?.aborted
+      cache && options.limit === undefined && !options.signal?.aborted && cache.size > present
         ? cache.retainOnly(new Set(candidates.map((c) => c.path)), root)
         : 0;
     if (cache?.persist)
