@@ -104,6 +104,3 @@ function withDetails(picks: Pick[], details: ModelSelectionDetails): Pick[] {
   (picks as PicksWithDetails)[DETAILS] = details;
   return picks;
 }
-
-// CONTRACTS.md lists sideQuery beside the model selector; it lives in model/ (it is not recall-specific).
-export { sideQuery } from "../model/side-query.ts";
