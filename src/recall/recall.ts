@@ -147,7 +147,7 @@ export async function selectMemories(options: SelectionOptions): Promise<Selecti
   const raw = await options.selector(options.query, fresh, selectorOptions);
   const failure = modelSelectionDetails(raw)?.failure;
   if (failure && options.trace) options.trace.modelFailure = `${failure.kind}: ${failure.message}`;
-  const known = new Set(fresh.map((header) => header.file));
+  const known = headersNamed(fresh, raw);
   const seen = new Set<string>();
   const valid: Pick[] = [];
   for (const pick of raw) {
@@ -199,7 +199,8 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     trace,
   });
 
-  const byFile = new Map(selection.headers.map((header) => [header.file, header]));
+  // Only the picked files are looked up: a map of every header would be 20,000 entries per call.
+  const byFile = headersNamed(selection.fresh, [...selection.picks, ...selection.overflow]);
   const verdicts = new Map<string, RecallCandidate>();
   const skipped: RecallResult["skipped"] = [];
   const memories: SurfacedMemory[] = [];
@@ -279,35 +280,68 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
       : null;
   const modelInvolved = selectorName === "model" || selectorName === "hybrid";
   const modelDecided = modelInvolved && trace.fallback === undefined && trace.modelFailure === undefined;
-  for (const header of selection.fresh) {
-    if (verdicts.has(header.file)) continue;
-    const ranked = rankScores.get(header.file);
-    const score = ranked?.pick.score ?? null;
-    if (shown && !shown.has(header.file)) {
-      setVerdict(header, score, "cap", `not among the ${MODEL_MANIFEST_LIMIT} headers shown to the model`);
-    } else if (trace.modelFailure !== undefined && trace.fallback === undefined) {
-      setVerdict(header, score, "below-floor", `no selection: the model gave no usable answer`);
-    } else if (modelDecided) {
-      setVerdict(header, score, "below-floor", "not chosen by the model");
-    } else if (ranked) {
-      setVerdict(header, score, "beyond-k", `rank ${ranked.rank}, below the ${k} picks`);
-    } else {
-      setVerdict(header, null, "below-floor", "no match above the selector's relevance floor");
+  const judgeRest = () => {
+    for (const header of selection.fresh) {
+      if (verdicts.has(header.file)) continue;
+      const ranked = rankScores.get(header.file);
+      const score = ranked?.pick.score ?? null;
+      if (shown && !shown.has(header.file)) {
+        setVerdict(header, score, "cap", `not among the ${MODEL_MANIFEST_LIMIT} headers shown to the model`);
+      } else if (trace.modelFailure !== undefined && trace.fallback === undefined) {
+        setVerdict(header, score, "below-floor", `no selection: the model gave no usable answer`);
+      } else if (modelDecided) {
+        setVerdict(header, score, "below-floor", "not chosen by the model");
+      } else if (ranked) {
+        setVerdict(header, score, "beyond-k", `rank ${ranked.rank}, below the ${k} picks`);
+      } else {
+        setVerdict(header, null, "below-floor", "no match above the selector's relevance floor");
+      }
     }
-  }
+    return orderCandidates([...verdicts.values()]);
+  };
 
-  const candidates = orderCandidates([...verdicts.values()]);
-  return {
+  const result: RecallResult = {
     query: options.query,
     selector: selectorName,
     selected: memories.map(({ file, path, score }) => ({ file, path, score })),
     messages: memories.map((memory) => memory.message),
     skipped,
-    candidates,
+    candidates: [],
     ...(trace.fallback !== undefined ? { fallback: trace.fallback } : {}),
     ...(trace.modelFailure !== undefined ? { modelFailure: trace.modelFailure } : {}),
     memories,
   };
+  if (rankScores.size > 0) {
+    // A ranking can mark candidates "beyond-k", which also belong in `skipped`: judge now.
+    result.candidates = judgeRest();
+    return result;
+  }
+  // Without a ranking every remaining candidate is "below-floor" or "cap", neither of which is
+  // skipped, so their verdicts (one object per memory, 20,000 at 20,000 memories, then sorted) are
+  // only built when someone reads `candidates` (`--explain`, `--json`). The getter is enumerable,
+  // so JSON and spreads see the same field as before.
+  let candidates: RecallCandidate[] | undefined;
+  Object.defineProperty(result, "candidates", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      candidates ??= judgeRest();
+      return candidates;
+    },
+    set: (value: RecallCandidate[]) => {
+      candidates = value;
+    },
+  });
+  return result;
+}
+
+/** The headers among `headers` whose file one of `picks` names, by file (one pass, small map). */
+function headersNamed(headers: MemoryHeader[], picks: readonly Pick[]): Map<string, MemoryHeader> {
+  const named = new Map<string, MemoryHeader>();
+  if (picks.length === 0) return named;
+  const wanted = new Set(picks.map((pick) => pick.file));
+  for (const header of headers) if (wanted.has(header.file)) named.set(header.file, header);
+  return named;
 }
 
 /** Full ranking for `--explain`: the selector's own trace, else a second, unlimited lexical pass. */
