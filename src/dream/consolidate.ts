@@ -152,9 +152,7 @@ export async function runConsolidation(options: ConsolidationOptions): Promise<C
       });
       const finished = run as ForkedAgentResult | null;
       await lock.release();
-      const improved = proposal
-        ? proposal.changes.filter((c) => !/(^|\/)MEMORY\.md$/.test(c.file)).length
-        : 0;
+      const improved = proposedMemoryChanges(proposal);
       return {
         ...empty,
         status: proposal ? "proposed" : "unchanged",
@@ -223,9 +221,7 @@ export async function runOfflineConsolidation(
           describeGroups((await dedupeMemories(scratchDir, { record: false })).groups),
       });
       await lock.release();
-      const improved = proposal
-        ? proposal.changes.filter((c) => !/(^|\/)MEMORY\.md$/.test(c.file)).length
-        : 0;
+      const improved = proposedMemoryChanges(proposal);
       return {
         ...empty,
         status: proposal ? "proposed" : "unchanged",
@@ -332,3 +328,8 @@ export function maybeStartConsolidation(
 }
 
 export { SessionScanThrottle };
+
+/** Memories a proposal would change; index-only edits do not count as improvements. */
+function proposedMemoryChanges(proposal: { changes: { file: string }[] } | null): number {
+  return proposal ? proposal.changes.filter((change) => !/(^|\/)MEMORY\.md$/.test(change.file)).length : 0;
+}
