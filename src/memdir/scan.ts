@@ -1,17 +1,14 @@
 import {
   close as closeCallback,
   closeSync,
-  type Dirent,
   open as openCallback,
   openSync,
   read as readCallback,
   readSync,
-  statSync,
 } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { MemdirError } from "../errors.ts";
 import type { MemoryHeader, MemoryType } from "../types.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import {
@@ -22,9 +19,17 @@ import {
   saveInBackground,
   worthPersisting,
 } from "./persisted-cache.ts";
+import {
+  type Candidate,
+  listMarkdownFiles,
+  newestFirst,
+  statCandidates,
+  throwIfAborted,
+} from "./scan-list.ts";
+import { startWatching, stopWatching, watchedCandidates, watchingEnabled } from "./scan-watch.ts";
 
-/** The index file's name; never a memory itself (SPEC §1). */
-export const INDEX_FILE_NAME = "MEMORY.md";
+export { INDEX_FILE_NAME, isMemoryFileName } from "./scan-list.ts";
+export { NO_WATCH_ENV } from "./scan-watch.ts";
 /** How many lines of each file the header scan reads (SPEC §3). */
 export const HEADER_MAX_LINES = 30;
 /** The selector's cap on headers (SPEC §3). */
@@ -34,11 +39,6 @@ export const SCAN_DEFAULT_LIMIT = 200;
 // no more than its first lines. The hard cap stops a file of 30 enormous lines from being read whole.
 const CHUNK_BYTES = 8192;
 const HEADER_MAX_BYTES = 256 * 1024;
-// Stats run synchronously in slices of this many, yielding to the event loop between slices: a
-// promise `stat` costs ~5× a synchronous one (measured: 20,000 files, 100 ms sync vs 270–520 ms
-// with fs/promises), which made a warm rescan only ~5× faster than re-reading every file. A slice
-// blocks the event loop for about a millisecond, so a running agent loop is not held up.
-const STAT_SLICE = 256;
 // Header reads on a cold scan run synchronously for at most this long between yields.
 const READ_SLICE_MS = 1;
 /** The chunk buffer of the synchronous header reads (one at a time, so one buffer). */
@@ -239,13 +239,12 @@ export interface ScanOptions {
   signal?: AbortSignal;
   /** Defaults to {@link defaultHeaderCache}; pass `null` to read every file fresh. */
   cache?: HeaderCache | null;
-}
-
-interface Candidate {
-  file: string;
-  path: string;
-  mtimeMs: number;
-  size: number;
+  /**
+   * Keep the folders watched so a rescan in this process re-stats only the files that changed
+   * (default true; off with `cache: null`, on platforms other than Linux, on file systems that
+   * are not local, and everywhere with `MEMDIR_NO_WATCH=1`). See `scan-watch.ts`.
+   */
+  watch?: boolean;
 }
 
 /**
@@ -265,12 +264,14 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
   const cache = options.cache === undefined ? defaultHeaderCache : options.cache;
   const root = path.resolve(memoryDir);
   const realRoot = await fs.realpath(root).catch(() => null);
-  if (realRoot === null) return [];
+  if (realRoot === null) {
+    stopWatching(root);
+    return [];
+  }
   // The cache file is read while the tree is listed (it never throws).
   const loading = cache?.persist ? cache.loadPersisted(root) : null;
-  const listed = await listMarkdownFiles(root, realRoot, options.signal);
-  const candidates = await statCandidates(listed, options.signal);
-  candidates.sort(newestFirst);
+  const watch = cache !== null && options.watch !== false && watchingEnabled();
+  const candidates = await sortedCandidates(root, realRoot, watch, options.signal);
   const chosen = options.limit !== undefined ? candidates.slice(0, Math.max(0, options.limit)) : candidates;
   await loading;
   // Cache hits are resolved synchronously: 20,000 awaited no-op reads cost more than the stats.
@@ -311,6 +312,34 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
   return headers.includes(null)
     ? headers.filter((h): h is MemoryHeader => h !== null)
     : (headers as MemoryHeader[]);
+}
+
+/**
+ * Every memory file under `root` with its `stat`, newest first: from the watched listing when
+ * there is a live one (only changed paths re-stat'ed), else listed and stat'ed in full (and a
+ * watch set built alongside, when `watch`). The array is never changed afterwards.
+ */
+async function sortedCandidates(
+  root: string,
+  realRoot: string,
+  watch: boolean,
+  signal: AbortSignal | undefined,
+): Promise<readonly Candidate[]> {
+  if (watch) {
+    const watched = await watchedCandidates(root, realRoot, signal);
+    if (watched) return watched;
+  }
+  const listing = watch ? startWatching(root, realRoot) : null;
+  try {
+    const listed = await listMarkdownFiles(root, realRoot, signal, listing ?? undefined);
+    const candidates = await statCandidates(listed, signal, listing ?? undefined);
+    candidates.sort(newestFirst);
+    listing?.adopt(candidates);
+    return candidates;
+  } catch (error) {
+    listing?.end();
+    throw error;
+  }
 }
 
 /** Reads and parses the headers at `misses` (indexes into `chosen`), filling `headers` and the cache. */
@@ -383,34 +412,6 @@ function readHeadLinesSync(filePath: string, maxLines: number): string {
   }
 }
 
-/**
- * Stats every listed file (following file symlinks), dropping non-files and files gone since
- * listing. The listed objects themselves become the candidates (no second object per file).
- */
-async function statCandidates(listed: Candidate[], signal: AbortSignal | undefined): Promise<Candidate[]> {
-  let kept = 0;
-  for (let start = 0; start < listed.length; start += STAT_SLICE) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    throwIfAborted(signal);
-    const end = Math.min(listed.length, start + STAT_SLICE);
-    for (let i = start; i < end; i++) {
-      const entry = listed[i];
-      let stat: ReturnType<typeof statSync>;
-      try {
-        stat = statSync(entry.path, { throwIfNoEntry: false });
-      } catch {
-        continue; // unreadable (EACCES on a parent, ELOOP)
-      }
-      if (!stat?.isFile()) continue; // vanished between listing and stat, or not a file
-      entry.mtimeMs = stat.mtimeMs;
-      entry.size = stat.size;
-      listed[kept++] = entry;
-    }
-  }
-  listed.length = kept;
-  return listed;
-}
-
 function toHeader(candidate: Candidate, entry: CachedHeader): MemoryHeader {
   return {
     file: candidate.file,
@@ -420,100 +421,6 @@ function toHeader(candidate: Candidate, entry: CachedHeader): MemoryHeader {
     type: entry.type,
     description: entry.description,
   };
-}
-
-function newestFirst(a: Candidate, b: Candidate): number {
-  if (a.mtimeMs !== b.mtimeMs) return b.mtimeMs - a.mtimeMs;
-  return a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
-}
-
-/** True for a path (relative, `/`-separated) the scan treats as a memory file. */
-export function isMemoryFileName(file: string): boolean {
-  const base = file.slice(file.lastIndexOf("/") + 1);
-  return base.toLowerCase().endsWith(".md") && base !== INDEX_FILE_NAME;
-}
-
-/** Walks the directory tree (not following symlinked folders) and lists `*.md` memory files. */
-async function listMarkdownFiles(
-  root: string,
-  realRoot: string,
-  signal: AbortSignal | undefined,
-): Promise<Candidate[]> {
-  const found: Candidate[] = [];
-  // Plain concatenation: `path.join` normalizes every one of 20,000 names (root is resolved and
-  // listed names hold no `.`/`..` parts, so the result is the same).
-  const join =
-    path.sep === "/"
-      ? (file: string) => `${root}${root.endsWith("/") ? "" : "/"}${file}`
-      : (file: string) => path.join(root, file);
-  // Earlier listings' candidate objects are reused (same name, same path): fresh objects and
-  // path strings per file and rescan outlive the young generation (a scan spans many awaits) and
-  // pile up as old garbage until a full GC (~+2.5 MB per rescan of 20,000 files). Sharing one
-  // object between two overlapping scans is harmless: each writes a real `stat` of that path.
-  const known = listedCandidatesOf(root);
-  const candidateFor = (file: string): Candidate => {
-    let candidate = known.get(file);
-    if (candidate === undefined) {
-      candidate = { file, path: join(file), mtimeMs: 0, size: 0 };
-      known.set(file, candidate);
-    }
-    return candidate;
-  };
-  let pending: string[] = [""];
-  while (pending.length > 0) {
-    throwIfAborted(signal);
-    const next: string[] = [];
-    await mapBounded(pending, 16, signal, async (relativeDir) => {
-      let entries: Dirent[];
-      try {
-        entries = await fs.readdir(path.join(root, relativeDir), { withFileTypes: true });
-      } catch {
-        return; // unreadable folder: skip it, keep the rest
-      }
-      for (const entry of entries) {
-        const file = relativeDir === "" ? entry.name : `${relativeDir}/${entry.name}`;
-        if (entry.isDirectory()) {
-          if (!entry.name.startsWith(".")) next.push(file);
-        } else if (entry.isFile()) {
-          if (isMemoryFileName(file)) found.push(candidateFor(file));
-        } else if (entry.isSymbolicLink() && isMemoryFileName(file)) {
-          const full = path.join(root, file);
-          if (await symlinkStaysInside(full, realRoot)) found.push({ file, path: full, mtimeMs: 0, size: 0 });
-        }
-      }
-    });
-    pending = next;
-  }
-  // Names deleted since are dropped once they outnumber the live ones (the map stays bounded).
-  if (known.size > 2 * found.length + 64) {
-    known.clear();
-    for (const candidate of found) known.set(candidate.file, candidate);
-  }
-  return found;
-}
-
-/** Candidates by file name for the few most recently listed roots (see {@link listMarkdownFiles}). */
-const listedCandidates = new Map<string, Map<string, Candidate>>();
-const LISTED_ROOTS_KEPT = 4;
-
-function listedCandidatesOf(root: string): Map<string, Candidate> {
-  let known = listedCandidates.get(root);
-  if (known)
-    listedCandidates.delete(root); // re-inserted last: most recently used
-  else known = new Map();
-  listedCandidates.set(root, known);
-  if (listedCandidates.size > LISTED_ROOTS_KEPT)
-    listedCandidates.delete(listedCandidates.keys().next().value as string);
-  return known;
-}
-
-async function symlinkStaysInside(linkPath: string, realRoot: string): Promise<boolean> {
-  try {
-    const target = await fs.realpath(linkPath);
-    return target.startsWith(realRoot + path.sep);
-  } catch {
-    return false; // dangling link or loop (ELOOP)
-  }
 }
 
 /**
@@ -576,28 +483,4 @@ export function isoTime(mtimeMs: number): string {
 /** The manifest of many headers: one {@link manifestLine} per header, joined by newlines. */
 export function formatManifest(headers: readonly MemoryHeader[]): string {
   return headers.map(manifestLine).join("\n");
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new MemdirError("aborted", "scan: aborted", { cause: signal.reason });
-}
-
-/** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */
-async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  signal: AbortSignal | undefined,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      throwIfAborted(signal);
-      const index = next++;
-      results[index] = await fn(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
