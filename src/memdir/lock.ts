@@ -163,3 +163,77 @@ async function release(lockPath: string, body: string): Promise<void> {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** A lock file taken with {@link tryLockFile}. */
+export interface HeldLockFile {
+  readonly path: string;
+  /** Touches the lock so a long holder is not judged stale by age (a heartbeat). */
+  refresh(): Promise<void>;
+  /** Removes the lock if it is still this holder's. */
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the lock file at `lockPath` without waiting: the same O_EXCL file, PID body and stale
+ * takeover as {@link withMemoryLock} (a holder that is dead on this host, or whose lock was not
+ * touched for `staleMs`, is replaced), but when a live holder has it the answer is `null` at
+ * once. For long, one-at-a-time jobs (background extraction, cache warm-up) that skip or queue
+ * rather than wait. Creates the lock's folder.
+ *
+ * @example
+ * const lock = await tryLockFile(path.join(memoryDir, ".memdir-extract", "lock"), { staleMs: 120_000 });
+ * if (lock === null) return "another run is in progress";
+ * try { … } finally { await lock.release(); }
+ */
+export async function tryLockFile(
+  lockPath: string,
+  options: { staleMs: number },
+): Promise<HeldLockFile | null> {
+  const token = Math.random().toString(36).slice(2);
+  const body = `${process.pid}\n${os.hostname()}\n${new Date().toISOString()}\n${token}\n`;
+  // A few rounds: each stale takeover may lose to another process taking the lock first.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const handle = await fs.open(lockPath, "wx");
+      try {
+        await handle.writeFile(body);
+      } finally {
+        await handle.close();
+      }
+      return {
+        path: lockPath,
+        refresh: async () => {
+          const current = await fs.readFile(lockPath, "utf8").catch(() => null);
+          if (current === body) await fs.utimes(lockPath, new Date(), new Date()).catch(() => undefined);
+        },
+        release: () => release(lockPath, body),
+      };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") {
+        await fs.mkdir(path.dirname(lockPath), { recursive: true });
+        continue;
+      }
+      if (code !== "EEXIST") {
+        throw new MemdirError("io", `lock: cannot create ${lockPath}: ${code ?? String(error)}`, {
+          cause: error,
+        });
+      }
+    }
+    const holder = await readHolder(lockPath);
+    if (holder === null) continue; // released meanwhile: try again
+    if (!isStale(holder, options.staleMs)) return null;
+    await removeStale(lockPath, holder);
+  }
+  return null;
+}
+
+/**
+ * The PID in the lock file at `lockPath` when a live process on this host holds it, else null
+ * (no lock, a dead holder's, or one older than `staleMs`). A cheap look for "is one running?".
+ */
+export async function liveLockHolder(lockPath: string, options: { staleMs: number }): Promise<number | null> {
+  const holder = await readHolder(lockPath);
+  if (holder === null || isStale(holder, options.staleMs)) return null;
+  return holder.pid;
+}
