@@ -3,13 +3,16 @@
  * prints one JSON line:
  * - naive: `{coldMs, warmMs, headers}` — the first call in this process, then the median of
  *   `repetitions` further calls (the naive scan reads everything every time).
- * - memdir: `{coldMs, warmMs, warmTouchedMs, headers, touched}` — the first `scanHeaders` in this
- *   process (empty cache), the median rescan of the unchanged dir, and the median rescan after
- *   new mtimes on 1% of the files (a different 1% each time). Original mtimes are restored.
+ * - memdir: `{coldMs, warmMs, warmTouchedMs, headers, touched, watchedRescans}` — the first
+ *   `scanHeaders` in this process (empty cache), the median rescan of the unchanged dir, and the
+ *   median rescan after new mtimes on 1% of the files (a different 1% each time). Original mtimes
+ *   are restored. Rescans are served by the folder watchers (src/memdir/scan-watch.ts) unless
+ *   `MEMDIR_NO_WATCH=1`; `watchedRescans` counts the rescans that were.
  */
 import fs from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { scanHeaders } from "../src/memdir/scan.ts";
+import { scanWatchStats } from "../src/memdir/scan-watch.ts";
 import { naiveScanHeaders } from "./naive-scan.ts";
 import { median, round } from "./stats.ts";
 
@@ -60,6 +63,7 @@ if (mode === "naive") {
       warmTouchedMs: round(median(touchedTimes)),
       headers: headers.length,
       touched: touchCount,
+      watchedRescans: scanWatchStats.watchedRescans,
     }),
   );
 } else {
