@@ -256,6 +256,10 @@ export interface ScanOptions {
  * symlinked folders (never followed, so no loops), and symlinked files whose real path leaves
  * the memory directory. A missing directory yields `[]`.
  *
+ * A rescan in the same process is served by folder watchers where it can (Linux, local file
+ * systems; see `scan-watch.ts` and {@link ScanOptions.watch}): only the paths that changed are
+ * `stat`ed again, and the result is the one a full scan would give.
+ *
  * @example
  * const headers = await scanHeaders("/home/me/.claude/projects/-work-shop/memory", { limit: 200 });
  * console.log(formatManifest(headers));
