@@ -13,6 +13,18 @@ import {
   worthPersisting,
 } from "../memdir/persisted-cache.ts";
 import type { MemoryHeader } from "../types.ts";
+import {
+  type FieldName,
+  forEachPassage,
+  forEachTermAnywhere,
+  IndexedMemory,
+  type MemoryRecord,
+  PASSAGE_LINES,
+  packRecord,
+  RECORD_HEADER,
+  recordLength,
+} from "./memory-record.ts";
+import { PostingLists } from "./posting-lists.ts";
 import { ENGLISH_STOP_WORDS, stemEnglish, tokenize, tokenizeDetailed } from "./tokenize.ts";
 
 /**
@@ -20,41 +32,10 @@ import { ENGLISH_STOP_WORDS, stemEnglish, tokenize, tokenizeDetailed } from "./t
  *
  * Each file is read and tokenized once per `(path, mtimeMs, size)`; a file that changes behind
  * our back gets a new key from the next header scan and is re-read, a file that disappears is
- * dropped. Only token statistics are kept (term ids in typed arrays), never raw text, so 20,000
- * memories cost tens of MB rather than the files' size in UTF-16 strings.
+ * dropped. Only token statistics are kept (one packed record per memory, see memory-record.ts),
+ * never raw text, so 20,000 memories cost tens of MB rather than the files' size in UTF-16 strings.
  */
 
-/** Field of a memory that the ranker weighs separately (BM25F). */
-export type FieldName = "name" | "description" | "type" | "body";
-export const FIELD_NAMES: readonly FieldName[] = ["name", "description", "type", "body"];
-
-/** Token statistics of one memory file. */
-export interface IndexedMemory {
-  file: string;
-  path: string;
-  mtimeMs: number;
-  size: number;
-  /** Term id → frequency for the three short fields. */
-  name: Map<number, number>;
-  description: Map<number, number>;
-  type: Map<number, number>;
-  /** Sorted unique body term ids with their frequencies (binary-searched at query time). */
-  bodyTerms: Uint32Array;
-  bodyFrequencies: Uint32Array;
-  lengths: Record<FieldName, number>;
-  /**
-   * Body term ids in reading order, line after line; `lineStarts[i]` is where line i begins.
-   * 16-bit when every id of the memory fits (most of the index's memory at 20,000 files).
-   */
-  lineTokens: Uint32Array | Uint16Array;
-  lineStarts: Uint32Array;
-}
-
-/** Body lines per passage (sliding by one line): a question usually lands on one or two turns. */
-export const PASSAGE_LINES = 2;
-
-/** A sync that read at least this many files compacts the posting lists afterwards. */
-const COMPACT_AFTER_READS = 256;
 /** How many files are read at once while (re)indexing. */
 const READ_CONCURRENCY = 16;
 /**
@@ -161,12 +142,13 @@ export class LexicalIndex {
   readonly #totalLengths: Record<FieldName, number> = { name: 0, description: 0, type: 0, body: 0 };
   #passageCount = 0;
   #passageLengthTotal = 0;
-  // Inverted index: term id → slots of the memories containing it.
-  // Lists adopted from a cache file stay typed-array views until a memory is added to them.
-  readonly #postings = new Map<number, number[] | Uint32Array>();
+  // Inverted index: term id → slots of the memories containing it (a slot is an index into #slots).
+  readonly #postings = new PostingLists();
   #slots: (IndexedMemory | undefined)[] = [];
   #freeSlots: number[] = [];
-  #slotOf = new WeakMap<IndexedMemory, number>();
+  // Per term id: the stamp of the memory last counted (each term once per memory in #account).
+  #termStamps: Uint32Array = new Uint32Array(1024);
+  #termStamp = 0;
   #slotStamps = new Uint32Array(1024);
   #passageStamps = new Uint32Array(1024);
   #passageStamp = 0;
@@ -224,7 +206,6 @@ export class LexicalIndex {
     } finally {
       // Also after an abort (a hook's time bound): what was indexed so far is kept for next time.
       if (read > 0 || this.#memories.size !== sizeBefore) this.#persistDirty = true;
-      if (read >= COMPACT_AFTER_READS) this.#compactPostings();
       this.#savePersisted();
     }
     // Only a complete sync is remembered (an abort or a failed read leaves the next one to redo it).
@@ -326,41 +307,13 @@ export class LexicalIndex {
       return;
     }
     for (const term of data.terms) this.dictionary.intern(term);
-    const { offsets } = data;
-    // 16-bit token columns stay 16-bit (views into the file's buffer, no copy).
-    const allTokens = data.tokens;
     for (let i = 0; i < data.files.length; i++) {
       const file = data.files[i];
-      const short = (field: number) => {
-        const counts = new Map<number, number>();
-        const from = offsets.short[i * 3 + field];
-        const to = offsets.short[i * 3 + field + 1];
-        for (let j = from; j < to; j += 2) counts.set(data.short[j], data.short[j + 1]);
-        return counts;
-      };
-      const name = short(0);
-      const description = short(1);
-      const type = short(2);
-      const lineTokens = allTokens.subarray(offsets.tokens[i], offsets.tokens[i + 1]);
-      const memory: IndexedMemory = {
-        file,
-        path: path.join(root, file),
-        mtimeMs: data.mtimeMs[i],
-        size: data.sizes[i],
-        name,
-        description,
-        type,
-        bodyTerms: data.bodyTerms.subarray(offsets.body[i], offsets.body[i + 1]),
-        bodyFrequencies: data.bodyFrequencies.subarray(offsets.body[i], offsets.body[i + 1]),
-        lengths: {
-          name: sumValues(name),
-          description: sumValues(description),
-          type: sumValues(type),
-          body: lineTokens.length,
-        },
-        lineTokens,
-        lineStarts: data.lineStarts.subarray(offsets.lines[i], offsets.lines[i + 1]),
-      };
+      // Records stay views into the file's two columns (no copy).
+      const column = data.recordWide[i] === 1 ? data.wideRecords : data.narrowRecords;
+      const start = data.recordStarts[i];
+      const record = column.subarray(start, start + recordLength(column, start));
+      const memory = new IndexedMemory(file, path.join(root, file), data.mtimeMs[i], data.sizes[i], record);
       this.#memories.set(file, memory);
       this.#fromCacheFile.add(memory);
     }
@@ -377,12 +330,10 @@ export class LexicalIndex {
     let slot = 0;
     for (const memory of this.#memories.values()) {
       this.#slots.push(memory);
-      this.#slotOf.set(memory, slot++);
+      memory.slot = slot++;
     }
     this.#slotStamps = new Uint32Array(Math.max(1024, slot));
-    for (let id = 0; id + 1 < offsets.length; id++) {
-      if (offsets[id + 1] > offsets[id]) this.#postings.set(id, slots.subarray(offsets[id], offsets[id + 1]));
-    }
+    this.#postings.adopt(offsets, slots);
     this.#livePostings = slots.length;
   }
 
@@ -409,56 +360,29 @@ export class LexicalIndex {
     }
     const memories = [...this.#memories.values()];
     const count = memories.length;
-    let shortTotal = 0;
-    let bodyTotal = 0;
-    let tokenTotal = 0;
-    let lineTotal = 0;
+    // Each record keeps its width (renumbering only lowers ids): 16-bit ones in one column,
+    // 32-bit ones in the other.
+    let narrowTotal = 0;
+    let wideTotal = 0;
     for (const memory of memories) {
-      shortTotal += 2 * (memory.name.size + memory.description.size + memory.type.size);
-      bodyTotal += memory.bodyTerms.length;
-      tokenTotal += memory.lineTokens.length;
-      lineTotal += memory.lineStarts.length;
+      if (memory.record instanceof Uint16Array) narrowTotal += memory.record.length;
+      else wideTotal += memory.record.length;
     }
-    const short = new Uint32Array(shortTotal);
-    const bodyTerms = new Uint32Array(bodyTotal);
-    const bodyFrequencies = new Uint32Array(bodyTotal);
-    // Token ids are most of the file: 16 bits each while the dictionary allows (23,552 terms at
-    // 20,000 generated memories: 95 → 64 MB, and less to read and deserialize).
-    const tokens = terms.length <= 0xffff ? new Uint16Array(tokenTotal) : new Uint32Array(tokenTotal);
-    const lineStarts = new Uint32Array(lineTotal);
-    const offsets = {
-      short: new Uint32Array(count * 3 + 1),
-      body: new Uint32Array(count + 1),
-      tokens: new Uint32Array(count + 1),
-      lines: new Uint32Array(count + 1),
-    };
-    let s = 0;
-    let b = 0;
-    let t = 0;
-    let l = 0;
+    const narrowRecords = new Uint16Array(narrowTotal);
+    const wideRecords = new Uint32Array(wideTotal);
+    const recordStarts = new Uint32Array(count);
+    const recordWide = new Uint8Array(count);
+    let narrowAt = 0;
+    let wideAt = 0;
     memories.forEach((memory, i) => {
-      for (const [field, counts] of [memory.name, memory.description, memory.type].entries()) {
-        offsets.short[i * 3 + field] = s;
-        for (const [id, frequency] of counts) {
-          short[s++] = remap[id];
-          short[s++] = frequency;
-        }
-      }
-      offsets.short[i * 3 + 3] = s;
-      // Renumbering keeps the order of ids except where a dead id sat between: re-sort the body.
-      const order = Array.from(memory.bodyTerms.keys()).sort(
-        (x, y) => remap[memory.bodyTerms[x]] - remap[memory.bodyTerms[y]],
-      );
-      for (const k of order) {
-        bodyTerms[b] = remap[memory.bodyTerms[k]];
-        bodyFrequencies[b++] = memory.bodyFrequencies[k];
-      }
-      offsets.body[i + 1] = b;
-      for (const id of memory.lineTokens) tokens[t++] = remap[id];
-      offsets.tokens[i + 1] = t;
-      lineStarts.set(memory.lineStarts, l);
-      l += memory.lineStarts.length;
-      offsets.lines[i + 1] = l;
+      const wide = !(memory.record instanceof Uint16Array);
+      const target = wide ? wideRecords : narrowRecords;
+      const at = wide ? wideAt : narrowAt;
+      recordStarts[i] = at;
+      recordWide[i] = wide ? 1 : 0;
+      writeRenumbered(memory, remap, target, at);
+      if (wide) wideAt += memory.record.length;
+      else narrowAt += memory.record.length;
     });
     const documentFrequency = new Int32Array(terms.length);
     const passageFrequency = new Int32Array(terms.length);
@@ -475,19 +399,19 @@ export class LexicalIndex {
     const postingSlots = new Uint32Array(postingOffsets[terms.length]);
     const filled = postingOffsets.slice(0, terms.length);
     memories.forEach((memory, i) => {
-      for (const id of termsAnywhere(memory)) postingSlots[filled[remap[id]]++] = i;
+      this.#forEachUniqueTerm(memory, (id) => {
+        postingSlots[filled[remap[id]]++] = i;
+      });
     });
     return {
       terms,
       files: memories.map((memory) => memory.file),
       mtimeMs: Float64Array.from(memories, (memory) => memory.mtimeMs),
       sizes: Float64Array.from(memories, (memory) => memory.size),
-      short,
-      bodyTerms,
-      bodyFrequencies,
-      tokens,
-      lineStarts,
-      offsets,
+      narrowRecords,
+      wideRecords,
+      recordStarts,
+      recordWide,
       documentFrequency,
       passageFrequency,
       postingOffsets,
@@ -507,42 +431,25 @@ export class LexicalIndex {
     const descriptionTerms = this.#countTerms(tokenize(description));
     const typeTerms = this.#countTerms(tokenize(type));
     const lines = parsed.body.split("\n");
-    const lineTokenList: number[] = [];
-    const lineStartList: number[] = [];
+    let tokenCount = 0;
+    let lineCount = 0;
     for (const line of lines) {
       const terms = tokenize(line);
       if (terms.length === 0) continue;
-      lineStartList.push(lineTokenList.length);
-      for (const term of terms) lineTokenList.push(this.dictionary.intern(term));
+      if (lineCount >= lineScratch.length) lineScratch = grow(lineScratch, lineCount + 1);
+      lineScratch[lineCount++] = tokenCount;
+      if (tokenCount + terms.length > tokenScratch.length)
+        tokenScratch = grow(tokenScratch, tokenCount + terms.length);
+      for (const term of terms) tokenScratch[tokenCount++] = this.dictionary.intern(term);
     }
-    let largestId = 0;
-    for (const id of lineTokenList) if (id > largestId) largestId = id;
-    const lineTokens =
-      largestId <= 0xffff ? Uint16Array.from(lineTokenList) : Uint32Array.from(lineTokenList);
-    const lineStarts = Uint32Array.from(lineStartList);
-    const bodyCounts = new Map<number, number>();
-    for (const id of lineTokens) bodyCounts.set(id, (bodyCounts.get(id) ?? 0) + 1);
-    const bodyTerms = Uint32Array.from(bodyCounts.keys()).sort();
-    const bodyFrequencies = bodyTerms.map((id) => bodyCounts.get(id) ?? 0);
-    const memory: IndexedMemory = {
-      file: header.file,
-      path: header.path,
-      mtimeMs: header.mtimeMs,
-      size: header.size,
-      name,
-      description: descriptionTerms,
-      type: typeTerms,
-      bodyTerms,
-      bodyFrequencies,
-      lengths: {
-        name: sumValues(name),
-        description: sumValues(descriptionTerms),
-        type: sumValues(typeTerms),
-        body: lineTokens.length,
-      },
-      lineTokens,
-      lineStarts,
-    };
+    const record = packRecord({
+      shortFields: [name, descriptionTerms, typeTerms],
+      tokens: tokenScratch,
+      tokenCount,
+      lineStarts: lineScratch,
+      lineCount,
+    });
+    const memory = new IndexedMemory(header.file, header.path, header.mtimeMs, header.size, record);
     this.#memories.set(header.file, memory);
     this.#account(memory, +1);
     this.#version++;
@@ -560,11 +467,19 @@ export class LexicalIndex {
 
   /** Adds (+1) or subtracts (-1) a memory's share of the collection statistics. */
   #account(memory: IndexedMemory, sign: 1 | -1): void {
-    for (const field of FIELD_NAMES) this.#totalLengths[field] += sign * memory.lengths[field];
-    const anywhere = termsAnywhere(memory);
-    for (const id of anywhere) this.documentFrequency.add(id, sign);
-    if (sign > 0) this.#post(memory, anywhere);
-    else this.#stalePostings += anywhere.size;
+    this.#totalLengths.name += sign * memory.nameLength;
+    this.#totalLengths.description += sign * memory.descriptionLength;
+    this.#totalLengths.type += sign * memory.typeLength;
+    this.#totalLengths.body += sign * memory.tokenCount;
+    let distinct = 0;
+    this.#forEachUniqueTerm(memory, (id) => {
+      this.documentFrequency.add(id, sign);
+      distinct++;
+    });
+    if (sign > 0) this.#post(memory, distinct);
+    else this.#stalePostings += distinct;
+    const record = memory.record;
+    const tokensAt = memory.tokensAt;
     forEachPassage(memory, (start, end) => {
       this.#passageCount += sign;
       this.#passageLengthTotal += sign * (end - start);
@@ -572,12 +487,25 @@ export class LexicalIndex {
       // million passages at 20,000 memories, all garbage).
       const stamp = this.#nextPassageStamp();
       const stamps = this.#passageStamps;
-      for (let i = start; i < end; i++) {
-        const id = memory.lineTokens[i];
+      for (let i = tokensAt + start; i < tokensAt + end; i++) {
+        const id = record[i];
         if (stamps[id] === stamp) continue;
         stamps[id] = stamp;
         this.passageFrequency.add(id, sign);
       }
+    });
+  }
+
+  /** Calls `visit` once per distinct term id of `memory` (a term may sit in several fields). */
+  #forEachUniqueTerm(memory: IndexedMemory, visit: (termId: number) => void): void {
+    if (this.#termStamps.length < this.dictionary.size)
+      this.#termStamps = grow(this.#termStamps, this.dictionary.size);
+    const stamps = this.#termStamps;
+    const stamp = ++this.#termStamp;
+    forEachTermAnywhere(memory, (termId) => {
+      if (stamps[termId] === stamp) return;
+      stamps[termId] = stamp;
+      visit(termId);
     });
   }
 
@@ -599,20 +527,17 @@ export class LexicalIndex {
   candidates(termIds: readonly number[]): IndexedMemory[] {
     const stamp = ++this.#stamp;
     const found: IndexedMemory[] = [];
-    for (const id of termIds) {
-      const slots = this.#postings.get(id);
-      if (!slots) continue;
-      for (const slot of slots) {
-        if (this.#slotStamps[slot] === stamp) continue;
-        this.#slotStamps[slot] = stamp;
-        const memory = this.#slots[slot];
-        if (memory) found.push(memory);
-      }
-    }
+    const visit = (slot: number) => {
+      if (this.#slotStamps[slot] === stamp) return;
+      this.#slotStamps[slot] = stamp;
+      const memory = this.#slots[slot];
+      if (memory) found.push(memory);
+    };
+    for (const id of termIds) this.#postings.forEachSlot(id, visit);
     return found;
   }
 
-  #post(memory: IndexedMemory, termIds: Iterable<number>): void {
+  #post(memory: IndexedMemory, distinctTerms: number): void {
     let slot = this.#freeSlots.pop();
     if (slot === undefined) {
       slot = this.#slots.length;
@@ -624,34 +549,15 @@ export class LexicalIndex {
       }
     }
     this.#slots[slot] = memory;
-    this.#slotOf.set(memory, slot);
-    for (const id of termIds) {
-      const found = this.#postings.get(id);
-      let slots: number[];
-      if (Array.isArray(found)) slots = found;
-      else {
-        slots = found ? Array.from(found) : [];
-        this.#postings.set(id, slots);
-      }
-      slots.push(slot);
-      this.#livePostings++;
-    }
-  }
-
-  /**
-   * Turns the posting lists grown as arrays into typed arrays: ~2 million entries at 20,000
-   * memories take 8 bytes each plus growth slack as arrays, 4 as a Uint32Array — and a smaller
-   * live heap also lowers how far V8 lets garbage pile up before collecting (peak RSS).
-   */
-  #compactPostings(): void {
-    for (const [id, slots] of this.#postings)
-      if (Array.isArray(slots)) this.#postings.set(id, Uint32Array.from(slots));
+    memory.slot = slot;
+    this.#postings.post(memory, slot);
+    this.#livePostings += distinctTerms;
   }
 
   #unpost(memory: IndexedMemory): void {
-    const slot = this.#slotOf.get(memory);
-    if (slot === undefined) return;
-    this.#slotOf.delete(memory);
+    const slot = memory.slot;
+    if (slot < 0) return;
+    memory.slot = -1;
     this.#slots[slot] = undefined;
     this.#freeSlots.push(slot);
     // Rebuild once stale entries outnumber live ones: amortized O(1) per change.
@@ -660,59 +566,63 @@ export class LexicalIndex {
 
   #rebuildPostings(): void {
     this.#postings.clear();
+    for (const memory of this.#slots) if (memory) memory.slot = -1;
     this.#slots = [];
     this.#freeSlots = [];
-    this.#slotOf = new WeakMap();
     this.#livePostings = 0;
     this.#stalePostings = 0;
-    for (const memory of this.#memories.values()) this.#post(memory, termsAnywhere(memory));
+    for (const memory of this.#memories.values()) {
+      let distinct = 0;
+      this.#forEachUniqueTerm(memory, () => {
+        distinct++;
+      });
+      this.#post(memory, distinct);
+    }
   }
 
-  #countTerms(terms: string[]): Map<number, number> {
-    const counts = new Map<number, number>();
+  /** (term id, frequency) pairs in first-occurrence order. */
+  #countTerms(terms: string[]): number[] {
+    const pairs: number[] = [];
     for (const term of terms) {
       const id = this.dictionary.intern(term);
-      counts.set(id, (counts.get(id) ?? 0) + 1);
+      let i = 0;
+      while (i < pairs.length && pairs[i] !== id) i += 2;
+      if (i < pairs.length) pairs[i + 1]++;
+      else pairs.push(id, 1);
     }
-    return counts;
+    return pairs;
   }
 }
 
-/** Every term id of a memory, in any field. */
-function termsAnywhere(memory: IndexedMemory): Set<number> {
-  const anywhere = new Set<number>(memory.bodyTerms);
-  for (const id of memory.name.keys()) anywhere.add(id);
-  for (const id of memory.description.keys()) anywhere.add(id);
-  for (const id of memory.type.keys()) anywhere.add(id);
-  return anywhere;
+// Scratch buffers of LexicalIndex.add (body tokens and line starts of the file being indexed):
+// reused, so indexing 20,000 files builds no per-file number arrays.
+let tokenScratch: Uint32Array = new Uint32Array(16 * 1024);
+let lineScratch: Uint32Array = new Uint32Array(1024);
+
+function grow(array: Uint32Array, atLeast: number): Uint32Array {
+  const grown = new Uint32Array(Math.max(atLeast, array.length * 2));
+  grown.set(array);
+  return grown;
 }
 
-/** Frequency of `termId` in a memory's body (0 when absent). */
-export function bodyFrequency(memory: IndexedMemory, termId: number): number {
-  const terms = memory.bodyTerms;
-  let low = 0;
-  let high = terms.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const value = terms[middle];
-    if (value === termId) return memory.bodyFrequencies[middle];
-    if (value < termId) low = middle + 1;
-    else high = middle - 1;
+/**
+ * Writes `memory`'s record into `target` at `at` with term ids renumbered by `remap`. Body terms
+ * are re-sorted: renumbering keeps the order of ids except where a dead id sat between.
+ */
+function writeRenumbered(memory: IndexedMemory, remap: Int32Array, target: MemoryRecord, at: number): void {
+  const record = memory.record;
+  target.set(record, at);
+  for (let i = RECORD_HEADER; i < memory.bodyTermsAt; i += 2) target[at + i] = remap[record[i]];
+  const count = memory.bodyTermCount;
+  const order = Array.from({ length: count }, (_, k) => k).sort(
+    (x, y) => remap[record[memory.bodyTermsAt + x]] - remap[record[memory.bodyTermsAt + y]],
+  );
+  for (let k = 0; k < count; k++) {
+    target[at + memory.bodyTermsAt + k] = remap[record[memory.bodyTermsAt + order[k]]];
+    target[at + memory.bodyFrequenciesAt + k] = record[memory.bodyFrequenciesAt + order[k]];
   }
-  return 0;
-}
-
-/** Calls `visit(start, end)` with token offsets of each passage: windows of {@link PASSAGE_LINES} lines. */
-export function forEachPassage(memory: IndexedMemory, visit: (start: number, end: number) => void): void {
-  const lineCount = memory.lineStarts.length;
-  if (lineCount === 0) return;
-  const windows = Math.max(1, lineCount - PASSAGE_LINES + 1);
-  for (let w = 0; w < windows; w++) {
-    const start = memory.lineStarts[w];
-    const endLine = w + PASSAGE_LINES;
-    const end = endLine < lineCount ? memory.lineStarts[endLine] : memory.lineTokens.length;
-    visit(start, end);
-  }
+  for (let i = memory.tokensAt; i < memory.tokensAt + memory.tokenCount; i++)
+    target[at + i] = remap[record[i]];
 }
 
 /**
@@ -751,20 +661,17 @@ export const defaultLexicalIndexCache = new LexicalIndexCache({ persist: true })
 
 const LEXICAL_CACHE_NAME = "lexical";
 
-/** The cache file's content: columns over all memories, sliced per memory by `offsets`. */
+/** The cache file's content: one record per memory (see memory-record.ts) in two columns by width. */
 interface PersistedIndex {
   terms: string[];
   files: string[];
   mtimeMs: Float64Array;
   sizes: Float64Array;
-  /** (term id, frequency) pairs of name, description and type, per memory in that order. */
-  short: Uint32Array;
-  bodyTerms: Uint32Array;
-  bodyFrequencies: Uint32Array;
-  /** Body token ids in reading order; 16-bit when the dictionary fits. */
-  tokens: Uint32Array | Uint16Array;
-  lineStarts: Uint32Array;
-  offsets: { short: Uint32Array; body: Uint32Array; tokens: Uint32Array; lines: Uint32Array };
+  narrowRecords: Uint16Array;
+  wideRecords: Uint32Array;
+  /** Where memory i's record starts in the column `recordWide[i]` names (1: wide). */
+  recordStarts: Uint32Array;
+  recordWide: Uint8Array;
   documentFrequency: Int32Array;
   passageFrequency: Int32Array;
   /** Memory indexes containing each term, per term id (`postingOffsets` has one more entry). */
@@ -779,7 +686,6 @@ function isPersistedIndex(data: PersistedIndex | null): data is PersistedIndex {
   if (data === null || typeof data !== "object" || !Array.isArray(data.terms) || !Array.isArray(data.files))
     return false;
   const count = data.files.length;
-  const offsets = data.offsets;
   const isU32 = (value: unknown, length?: number) =>
     value instanceof Uint32Array && (length === undefined || value.length === length);
   if (
@@ -787,39 +693,30 @@ function isPersistedIndex(data: PersistedIndex | null): data is PersistedIndex {
     !(data.sizes instanceof Float64Array && data.sizes.length === count) ||
     !(data.documentFrequency instanceof Int32Array && data.documentFrequency.length === data.terms.length) ||
     !(data.passageFrequency instanceof Int32Array && data.passageFrequency.length === data.terms.length) ||
-    !isU32(data.short) ||
+    !(data.narrowRecords instanceof Uint16Array) ||
+    !isU32(data.wideRecords) ||
+    !isU32(data.recordStarts, count) ||
+    !(data.recordWide instanceof Uint8Array && data.recordWide.length === count) ||
     !isU32(data.postingOffsets, data.terms.length + 1) ||
     !isU32(data.postingSlots) ||
-    !isU32(data.bodyTerms) ||
-    !isU32(data.bodyFrequencies, data.bodyTerms.length) ||
-    !(data.tokens instanceof Uint32Array || data.tokens instanceof Uint16Array) ||
-    !isU32(data.lineStarts) ||
-    typeof offsets !== "object" ||
-    offsets === null ||
-    !isU32(offsets.short, count * 3 + 1) ||
-    !isU32(offsets.body, count + 1) ||
-    !isU32(offsets.tokens, count + 1) ||
-    !isU32(offsets.lines, count + 1) ||
     typeof data.passageCount !== "number" ||
     typeof data.passageLengthTotal !== "number" ||
     typeof data.totalLengths !== "object" ||
     data.totalLengths === null
   )
     return false;
-  // Offsets must stay inside their columns. Term ids and slots are not checked one by one (24
+  // Every record must lie inside its column. Term ids and slots are not checked one by one (17
   // million at 20,000 memories): one out of range only reads as a term no memory has.
-  const fits = (column: Uint32Array, within: { length: number }) =>
-    column[0] === 0 &&
-    column.every((value, i) => value <= within.length && (i === 0 || value >= column[i - 1]));
-  if (
-    !fits(offsets.short, data.short) ||
-    !fits(offsets.body, data.bodyTerms) ||
-    !fits(offsets.tokens, data.tokens) ||
-    !fits(offsets.lines, data.lineStarts) ||
-    !fits(data.postingOffsets, data.postingSlots)
-  )
-    return false;
-  return true;
+  for (let i = 0; i < count; i++) {
+    const column = data.recordWide[i] === 1 ? data.wideRecords : data.narrowRecords;
+    const length = recordLength(column, data.recordStarts[i]);
+    if (length < 0 || data.recordStarts[i] + length > column.length) return false;
+  }
+  const offsets = data.postingOffsets;
+  return (
+    offsets[0] === 0 &&
+    offsets.every((value, i) => value <= data.postingSlots.length && (i === 0 || value >= offsets[i - 1]))
+  );
 }
 
 let cachedLexicalFingerprint: string | null = null;
@@ -828,7 +725,7 @@ function lexicalFingerprint(): string {
   const probe =
     "Integration tests went to the database; login.integration.test.ts paintings ＡＢＣ 登录模块的集成测试 そうですね";
   cachedLexicalFingerprint ??= codeFingerprint(
-    "lexical/4",
+    "lexical/5",
     PASSAGE_LINES,
     INDEX_MAX_BYTES,
     tokenizeDetailed,
@@ -837,11 +734,11 @@ function lexicalFingerprint(): string {
     tokenize(probe),
     parseFrontmatter,
     LexicalIndex.prototype.add,
+    packRecord,
     parseFrontmatter("---\nname: n\ndescription: d\ntype: user\n---\nbody"),
   );
   return cachedLexicalFingerprint;
 }
-
 /**
  * The first {@link INDEX_MAX_BYTES} of a file as text, read with one bounded `read` (never the
  * whole file). A file cut at the cap ends at its last complete line, so no half word or broken
@@ -869,12 +766,6 @@ async function readIndexedPart(filePath: string): Promise<string> {
   } finally {
     await closeFile(fd);
   }
-}
-
-function sumValues(counts: Map<number, number>): number {
-  let total = 0;
-  for (const value of counts.values()) total += value;
-  return total;
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

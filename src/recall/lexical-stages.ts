@@ -1,6 +1,7 @@
 import type { MemoryHeader } from "../types.ts";
 import { inverseDocumentFrequency } from "./bm25.ts";
-import { bodyFrequency, type IndexedMemory, type LexicalIndex, PASSAGE_LINES } from "./lexical-index.ts";
+import type { LexicalIndex } from "./lexical-index.ts";
+import { bodyFrequency, forEachDescriptionTerm, type IndexedMemory, PASSAGE_LINES } from "./memory-record.ts";
 import type { LexicalTuning } from "./select-lexical.ts";
 
 /**
@@ -49,15 +50,17 @@ export function bestPassageScore(
   }
   if (wanted.length === 0) return 0;
   // Count query terms line by line once; a passage is PASSAGE_LINES consecutive lines.
-  const lineCount = memory.lineStarts.length;
+  const lineCount = memory.lineCount;
+  const record = memory.record;
+  const tokensAt = memory.tokensAt;
   const counts = new Uint16Array(lineCount * wanted.length);
   const lineLength = new Uint32Array(lineCount);
   for (let line = 0; line < lineCount; line++) {
-    const start = memory.lineStarts[line];
-    const end = line + 1 < lineCount ? memory.lineStarts[line + 1] : memory.lineTokens.length;
+    const start = memory.lineStart(line);
+    const end = line + 1 < lineCount ? memory.lineStart(line + 1) : memory.tokenCount;
     lineLength[line] = end - start;
-    for (let i = start; i < end; i++) {
-      const slot = slots.get(memory.lineTokens[i]);
+    for (let i = tokensAt + start; i < tokensAt + end; i++) {
+      const slot = slots.get(record[i]);
       if (slot !== undefined) counts[line * wanted.length + slot]++;
     }
   }
@@ -193,13 +196,15 @@ export function feedbackTerms(
   for (const candidate of ranked.slice(0, tuning.feedbackDocuments)) {
     const memory = candidate.memory;
     const share = candidate.base / best;
-    const length = memory.lengths.description + memory.lengths.body || 1;
+    const length = memory.descriptionLength + memory.tokenCount || 1;
     const add = (id: number, frequency: number) => {
       if (original.has(id)) return;
       weights.set(id, (weights.get(id) ?? 0) + (share * frequency) / length);
     };
-    for (const [id, frequency] of memory.description) add(id, frequency);
-    for (let i = 0; i < memory.bodyTerms.length; i++) add(memory.bodyTerms[i], memory.bodyFrequencies[i]);
+    forEachDescriptionTerm(memory, add);
+    const record = memory.record;
+    for (let i = 0; i < memory.bodyTermCount; i++)
+      add(record[memory.bodyTermsAt + i], record[memory.bodyFrequenciesAt + i]);
   }
   const documentCount = index.size;
   const expansion = [...weights]

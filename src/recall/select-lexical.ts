@@ -1,15 +1,7 @@
 import { MemdirError } from "../errors.ts";
 import type { MemoryHeader } from "../types.ts";
 import { inverseDocumentFrequency, normalizedFieldFrequency, saturate } from "./bm25.ts";
-import {
-  bodyFrequency,
-  defaultLexicalIndexCache,
-  FIELD_NAMES,
-  type FieldName,
-  type IndexedMemory,
-  type LexicalIndex,
-  type LexicalIndexCache,
-} from "./lexical-index.ts";
+import { defaultLexicalIndexCache, type LexicalIndex, type LexicalIndexCache } from "./lexical-index.ts";
 import {
   applyRecencyPrior,
   bestPassageScore,
@@ -18,6 +10,7 @@ import {
   type QueryTerm,
   smoothByNeighbors,
 } from "./lexical-stages.ts";
+import { FIELD_NAMES, type FieldName, fieldFrequency, fieldLength } from "./memory-record.ts";
 import type { Pick, Selector } from "./selector.ts";
 import { BIGRAM_MARK, tokenizeDetailed } from "./tokenize.ts";
 
@@ -169,7 +162,7 @@ export function rankLexically(
 
   if (tuning.passageWeight > 0) {
     for (const candidate of top.slice(0, tuning.passageDepth)) {
-      if (candidate.memory.lineStarts.length < tuning.passageMinLines) continue;
+      if (candidate.memory.lineCount < tuning.passageMinLines) continue;
       candidate.passage = bestPassageScore(index, candidate.memory, terms, tuning.k1);
       candidate.score = candidate.base + tuning.passageWeight * candidate.passage;
     }
@@ -208,7 +201,7 @@ function scoreWholeFiles(
         const frequency = fieldFrequency(memory, field, term.id);
         pseudo += normalizedFieldFrequency(
           frequency,
-          memory.lengths[field],
+          fieldLength(memory, field),
           averages[field],
           tuning.fieldWeight[field],
           tuning.lengthNormalization[field],
@@ -284,11 +277,6 @@ const QUESTION_WORDS: ReadonlySet<string> = new Set(
 
 /** Only longer Latin-script words get typo matching: short words have too many neighbors. */
 const TYPO_CANDIDATE = /^[a-z]{5,}$/;
-
-function fieldFrequency(memory: IndexedMemory, field: FieldName, termId: number): number {
-  if (field === "body") return bodyFrequency(memory, termId);
-  return memory[field].get(termId) ?? 0;
-}
 
 function toPick(candidate: Candidate, allTerms: QueryTerm[]): LexicalPick {
   const terms = allTerms.filter((term) => !term.expansion);
