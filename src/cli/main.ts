@@ -30,6 +30,7 @@ const commands: Record<string, () => Promise<RegisterCommand>> = {
   run: async () => (await import("./commands/run.ts")).registerRunCommand,
   show: async () => (await import("./commands/show.ts")).registerShowCommand,
   undo: async () => (await import("./commands/undo.ts")).registerUndoCommand,
+  "warm-up": async () => (await import("./commands/warm-up.ts")).registerWarmUpCommand,
 };
 
 /** The register functions this argv needs: just its command, or all of them for help and errors. */

@@ -5,6 +5,7 @@ import { HOOK_EVENTS, type HookEvent, hookOutput, isHookEvent, parseHookInput } 
 import { sessionStartContext } from "../../hooks/session-start.ts";
 import { planStopHook, spawnDetachedMemdir } from "../../hooks/stop.ts";
 import { userPromptContext } from "../../hooks/user-prompt-submit.ts";
+import { warmUpDecision } from "../../hooks/warm-up.ts";
 import { resolveMemoryLocation } from "../../memdir/paths.ts";
 import { selectorFromConfig } from "../../recall/select-from-config.ts";
 import {
@@ -94,8 +95,35 @@ async function answerHook(
     return null;
   }
   const location = await resolveMemoryLocation({ cwd, root: options.root, dir: options.dir, env, home });
-  if (event === "session-start") return sessionStartContext({ config, location });
+  if (event === "session-start") {
+    // Side by side: the warm-up check only lists folders, and never fails the hook.
+    const [context] = await Promise.all([
+      sessionStartContext({ config, location }),
+      config.autoMemory ? startWarmUpIfNeeded(location.memoryDir, env, log) : null,
+    ]);
+    return context;
+  }
   if (input.prompt === undefined || input.prompt.trim() === "") return null;
   const { selector, name } = selectorFromConfig(undefined, config);
   return userPromptContext({ prompt: input.prompt, config, location, selector, selectorName: name, signal });
+}
+
+/**
+ * Starts `memdir warm-up` in the background when the memory dir is big and its caches are
+ * missing or stale, so the session's first `user-prompt-submit` finds them ready instead of
+ * running out of its time bound while building them. Never delays or fails the hook.
+ */
+async function startWarmUpIfNeeded(
+  memoryDir: string,
+  env: NodeJS.ProcessEnv,
+  log: (reason: string) => void,
+): Promise<void> {
+  try {
+    const decision = await warmUpDecision(memoryDir, env);
+    if (!decision.warm) return;
+    const pid = spawnDetachedMemdir(["warm-up", "--dir", memoryDir], env);
+    log(`cache warm-up started in the background (pid ${pid}): ${decision.reason}`);
+  } catch (error) {
+    log(`no cache warm-up: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

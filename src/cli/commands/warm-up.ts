@@ -1,0 +1,35 @@
+import { warmUp } from "../../hooks/warm-up.ts";
+import { type CommonOptions, withCommonOptions } from "../common.ts";
+import { locationFromOptions } from "../location.ts";
+import type { RegisterCommand } from "../main.ts";
+import { printJson } from "../output.ts";
+
+/**
+ * `memdir warm-up`: fills the memory dir's persisted caches (`.memdir-cache/`: headers and the
+ * lexical index) so the first recall of a fresh process — above all a hook with a 3 s bound — is
+ * fast. `memdir hook session-start` starts it in the background when a big dir's caches are
+ * missing or stale; by hand it is useful after a large import. One at a time per memory dir.
+ */
+export const registerWarmUpCommand: RegisterCommand = (program, context) => {
+  withCommonOptions(
+    program
+      .command("warm-up")
+      .description("fill the memory dir's caches so the first recall of a new process is fast"),
+  ).action(async (options: CommonOptions) => {
+    const location = await locationFromOptions(options, context);
+    const started = Date.now();
+    const outcome = await warmUp(location.memoryDir, context.env);
+    const ms = Date.now() - started;
+    if (options.json) {
+      printJson(context.io, { ...outcome, ms });
+      return;
+    }
+    if (outcome.status === "warmed")
+      context.io.stdout(`Caches of ${outcome.memories} memories are warm (${ms} ms)\n`);
+    else if (outcome.status === "busy")
+      context.io.stdout(
+        `Another warm-up is running for this memory dir${outcome.holder === null ? "" : ` (pid ${outcome.holder})`}\n`,
+      );
+    else context.io.stdout(`Nothing to warm: ${outcome.reason}\n`);
+  });
+};
