@@ -82,7 +82,8 @@ function applyStepsWith(fileSystem: typeof fs, paths: typeof path, steps: Step[]
       else fileSystem.linkSync(step.existing, step.file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? "";
-      if (!["ENOENT", "EEXIST", "ENOTDIR", "EISDIR", "ENOTEMPTY", "EINVAL"].includes(code)) throw error;
+      if (!["ENOENT", "EEXIST", "ENOTDIR", "EISDIR", "ENOTEMPTY", "EINVAL", "ELOOP"].includes(code))
+        throw error;
     }
   }
 }
@@ -97,10 +98,16 @@ function applyInChild(steps: Step[]): void {
 function entries(dir: string): { files: string[]; folders: string[] } {
   const files: string[] = [];
   const folders: string[] = [];
-  for (const name of fs.readdirSync(dir, { recursive: true }) as string[]) {
-    const stat = fs.lstatSync(path.join(dir, name));
-    (stat.isDirectory() ? folders : files).push(name);
-  }
+  const walk = (relative: string) => {
+    for (const entry of fs.readdirSync(path.join(dir, relative), { withFileTypes: true })) {
+      const name = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) {
+        folders.push(name);
+        walk(name);
+      } else files.push(name);
+    }
+  };
+  walk("");
   return { files: files.sort(), folders: folders.sort() };
 }
 
@@ -162,10 +169,25 @@ function randomChange(
     case 11:
       return file ? [{ op: "symlink", target: at(file), file: at(folder(), `link-${name}`) }] : [];
     case 12:
-      return [
-        { op: "write", file: path.join(outside, name), content: memory("outside") },
-        { op: "symlink", target: path.join(outside, name), file: at(folder(), `leak-${name}`) },
-      ];
+      switch (pick(3)) {
+        case 0: // refused: leaves the memory dir
+          return [
+            { op: "write", file: path.join(outside, name), content: memory("outside") },
+            { op: "symlink", target: path.join(outside, name), file: at(folder(), `leak-${name}`) },
+          ];
+        case 1: // never followed: a symlinked folder, inside or out
+          return [
+            {
+              op: "symlink",
+              target: pick(2) ? outside : at(folder()),
+              file: at(folder(), `dirlink${round}`),
+            },
+          ];
+        default: // dangling, until a later round may create its target
+          return [
+            { op: "symlink", target: at(folder(), `later-${name}`), file: at(folder(), `dangling-${name}`) },
+          ];
+      }
     case 13:
       return [{ op: "write", file: at(folder(), "MEMORY.md"), content: memory("an index") }];
     case 14: {
@@ -230,7 +252,7 @@ describe("scanHeaders with watched folders", () => {
     const sweep = scanWatchTuning.sweepPerRescan;
     scanWatchTuning.sweepPerRescan = 0; // nothing re-stat'ed unless an event named it
     try {
-      await randomRounds({ rounds: 150, seed: 20_260_110, hardLinks: false });
+      await randomRounds({ rounds: 100, seed: 20_260_110, hardLinks: false });
     } finally {
       scanWatchTuning.sweepPerRescan = sweep;
     }
