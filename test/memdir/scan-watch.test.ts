@@ -367,6 +367,23 @@ describe("scanHeaders with watched folders", () => {
     assert.equal(scanWatchStats.watchedRescans, rescansBefore, "no rescan used watchers");
   });
 
+  it("lists in full again after a change too big to re-check path by path, then watches again", async () => {
+    const dir = makeTempDir();
+    writeTree(dir, { "a.md": memory("a") });
+    const cache = new HeaderCache();
+    await scanHeaders(dir, { cache });
+    const builtBefore = scanWatchStats.watchSetsBuilt;
+    const bulk: Record<string, string> = {};
+    for (let i = 0; i < 2500; i++) bulk[`bulk/m${i}.md`] = memory(`bulk ${i}`);
+    writeTree(dir, bulk);
+    await assertSameAsFullScan(dir, cache, "after 2,500 new files");
+    assert.equal(scanWatchStats.watchSetsBuilt, builtBefore + 1, "a new watch set was built");
+    const rescansBefore = scanWatchStats.watchedRescans;
+    fs.writeFileSync(path.join(dir, "bulk/m7.md"), memory("edited"));
+    await assertSameAsFullScan(dir, cache, "after an edit in the bulk folder");
+    assert.equal(scanWatchStats.watchedRescans, rescansBefore + 1, "the edit was seen by the new watchers");
+  });
+
   it("gives every overlapping scan the same, whole result", async () => {
     const dir = makeTempDir();
     writeTree(dir, { "a.md": memory("a"), "b.md": memory("b") });
