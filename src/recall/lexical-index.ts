@@ -13,6 +13,7 @@ import {
   worthPersisting,
 } from "../memdir/persisted-cache.ts";
 import type { MemoryHeader } from "../types.ts";
+import { sortedTimes } from "./lexical-stages.ts";
 import {
   type FieldName,
   forEachPassage,
@@ -165,6 +166,7 @@ export class LexicalIndex {
   #syncedVersion = 0;
   #version = 0;
   #headerByFile: Map<string, MemoryHeader> | null = null;
+  #sortedTimes: Float64Array | null = null;
 
   /** `persistRoot`: the absolute memory directory whose `.memdir-cache/lexical.v8` to load and save. */
   constructor(persistRoot: string | null = null) {
@@ -212,6 +214,7 @@ export class LexicalIndex {
     this.#syncedHeaders = headers.slice();
     this.#syncedVersion = this.#version;
     this.#headerByFile = null;
+    this.#sortedTimes = null;
   }
 
   /**
@@ -237,6 +240,15 @@ export class LexicalIndex {
       this.#headerByFile = byFile;
     }
     return this.#headerByFile;
+  }
+
+  /**
+   * Every mtime of the last completed {@link sync}'s headers, ascending (built once, reused by
+   * every query until the next sync that changes something). Callers check {@link syncedWith} first.
+   */
+  syncedSortedTimes(): Float64Array {
+    this.#sortedTimes ??= sortedTimes(this.#syncedHeaders ?? []);
+    return this.#sortedTimes;
   }
 
   /** The body of {@link sync}; returns how many files were read. */
@@ -520,20 +532,22 @@ export class LexicalIndex {
   }
 
   /**
-   * Memories that may contain at least one of `termIds` (an inverted index, so a query touches
+   * Memories that may contain at least one of `terms` (an inverted index, so a query touches
    * only the files sharing a word with it, not all 20,000). May include a file that no longer has
    * the term (postings are cleaned lazily); callers score from the file's own statistics anyway.
    */
-  candidates(termIds: readonly number[]): IndexedMemory[] {
+  candidates(terms: readonly { id: number }[]): IndexedMemory[] {
     const stamp = ++this.#stamp;
+    const stamps = this.#slotStamps;
+    const slots = this.#slots;
     const found: IndexedMemory[] = [];
     const visit = (slot: number) => {
-      if (this.#slotStamps[slot] === stamp) return;
-      this.#slotStamps[slot] = stamp;
-      const memory = this.#slots[slot];
+      if (stamps[slot] === stamp) return;
+      stamps[slot] = stamp;
+      const memory = slots[slot];
       if (memory) found.push(memory);
     };
-    for (const id of termIds) this.#postings.forEachSlot(id, visit);
+    for (let t = 0; t < terms.length; t++) this.#postings.forEachSlot(terms[t].id, visit);
     return found;
   }
 

@@ -85,14 +85,10 @@ export function bestPassageScore(
 /**
  * Cluster smoothing over save time: each candidate gains `neighborWeight` × the best score of
  * another candidate saved within `neighborWindowMs`, when that burst is small enough to be one
- * extraction run. Related facts from one conversation are saved together.
+ * extraction run. Related facts from one conversation are saved together. `times`: every
+ * header's mtime, ascending ({@link sortedTimes}).
  */
-export function smoothByNeighbors(
-  candidates: Candidate[],
-  headers: readonly MemoryHeader[],
-  tuning: LexicalTuning,
-): void {
-  const times = sortedTimes(headers);
+export function smoothByNeighbors(candidates: Candidate[], times: Float64Array, tuning: LexicalTuning): void {
   const burstSize = (time: number) =>
     upperBound(times, time + tuning.neighborWindowMs) - lowerBound(times, time - tuning.neighborWindowMs);
   const byTime = [...candidates].sort((a, b) => a.header.mtimeMs - b.header.mtimeMs);
@@ -121,19 +117,11 @@ export function smoothByNeighbors(
   }
 }
 
-export function applyRecencyPrior(
-  candidates: Candidate[],
-  headers: readonly MemoryHeader[],
-  weight: number,
-): void {
-  if (weight <= 0 || headers.length < 2) return;
-  let oldest = Number.POSITIVE_INFINITY;
-  let newest = Number.NEGATIVE_INFINITY;
-  for (const header of headers) {
-    if (header.mtimeMs < oldest) oldest = header.mtimeMs;
-    if (header.mtimeMs > newest) newest = header.mtimeMs;
-  }
-  const span = newest - oldest;
+/** Mild recency prior over the span of `times` (every header's mtime, ascending: {@link sortedTimes}). */
+export function applyRecencyPrior(candidates: Candidate[], times: Float64Array, weight: number): void {
+  if (weight <= 0 || times.length < 2) return;
+  const oldest = times[0];
+  const span = times[times.length - 1] - oldest;
   if (span <= 0) return;
   for (const candidate of candidates) {
     candidate.score *= 1 + (weight * (candidate.header.mtimeMs - oldest)) / span;
@@ -144,7 +132,7 @@ export function applyRecencyPrior(
  * Every header's mtime, ascending. The scan lists headers newest first, so this is usually a
  * reversed copy (no sort of 20,000 numbers per query); any other order is sorted.
  */
-function sortedTimes(headers: readonly MemoryHeader[]): Float64Array {
+export function sortedTimes(headers: readonly MemoryHeader[]): Float64Array {
   const count = headers.length;
   const times = new Float64Array(count);
   let ascending = true;

@@ -9,8 +9,15 @@ import {
   feedbackTerms,
   type QueryTerm,
   smoothByNeighbors,
+  sortedTimes,
 } from "./lexical-stages.ts";
-import { FIELD_NAMES, type FieldName, fieldFrequency, fieldLength } from "./memory-record.ts";
+import {
+  FIELD_NAMES,
+  type FieldName,
+  fieldFrequency,
+  fieldLength,
+  type IndexedMemory,
+} from "./memory-record.ts";
 import type { Pick, Selector } from "./selector.ts";
 import { BIGRAM_MARK, tokenizeDetailed } from "./tokenize.ts";
 
@@ -148,16 +155,18 @@ export function rankLexically(
   >;
 
   // The synced header list's map is built once per sync, not twice per query (20,000 entries).
-  const headerByFile = index.syncedWith(headers) ? index.syncedHeaderByFile() : mapByFile(headers);
-  let scored = scoreWholeFiles(index, headerByFile, terms, tuning, averages);
+  const synced = index.syncedWith(headers);
+  const headerByFile = synced ? index.syncedHeaderByFile() : mapByFile(headers);
+  // Only the best `depth` whole-file candidates go on (the stages below and feedback's top few).
+  const depth = Math.max(tuning.rerankDepth, options.k, tuning.feedbackDocuments);
+  let scored = scoreWholeFiles(index, headerByFile, terms, tuning, averages, depth);
   const notesAreShort = averages.body <= tuning.feedbackMaxAverageLength;
   if (tuning.feedbackDocuments > 0 && tuning.feedbackWeight > 0 && notesAreShort && scored.length > 0) {
     const expansion = feedbackTerms(index, scored, terms, tuning);
     if (expansion.length > 0)
-      scored = scoreWholeFiles(index, headerByFile, [...terms, ...expansion], tuning, averages);
+      scored = scoreWholeFiles(index, headerByFile, [...terms, ...expansion], tuning, averages, depth);
   }
   if (scored.length === 0) return [];
-  scored.sort((a, b) => b.base - a.base);
   const top = scored.slice(0, Math.max(tuning.rerankDepth, options.k));
 
   if (tuning.passageWeight > 0) {
@@ -172,32 +181,51 @@ export function rankLexically(
   // worked example, two memories saved together must not both be recalled for a login-test fix).
   const ownScore = new Map(top.map((candidate) => [candidate, candidate.score]));
   const bestOwn = Math.max(...ownScore.values());
-  if (tuning.neighborWeight > 0 && tuning.neighborWindowMs > 0) smoothByNeighbors(top, headers, tuning);
-  applyRecencyPrior(top, headers, tuning.recencyWeight);
+  // Every mtime in order, sorted once per sync rather than per query (20,000 numbers).
+  const times = synced ? index.syncedSortedTimes() : sortedTimes(headers);
+  if (tuning.neighborWeight > 0 && tuning.neighborWindowMs > 0) smoothByNeighbors(top, times, tuning);
+  applyRecencyPrior(top, times, tuning.recencyWeight);
 
   top.sort((a, b) => b.score - a.score || b.header.mtimeMs - a.header.mtimeMs);
   const kept = top.filter((candidate) => (ownScore.get(candidate) ?? 0) >= bestOwn * tuning.relativeFloor);
   return kept.slice(0, options.k).map((candidate) => toPick(candidate, terms));
 }
 
-/** BM25F over the four fields for every header; only memories matching an original query term count. */
+/**
+ * BM25F over the four fields for every memory sharing a word with the query; only memories
+ * matching an original query term count. Returns the best `depth`, best first (ties in
+ * posting order). Every match gets a score in a reused buffer, but only the best `depth` become
+ * {@link Candidate} objects: up to 20,000 candidate objects per query were most of the garbage
+ * a query left (several MB), and garbage that survives into the old generation is peak RSS.
+ */
 function scoreWholeFiles(
   index: LexicalIndex,
   headerByFile: ReadonlyMap<string, MemoryHeader>,
   terms: QueryTerm[],
   tuning: LexicalTuning,
   averages: Record<FieldName, number>,
+  depth: number,
 ): Candidate[] {
-  const scored: Candidate[] = [];
-  for (const memory of index.candidates(terms.map((term) => term.id))) {
+  const memories: IndexedMemory[] = [];
+  const headers: MemoryHeader[] = [];
+  const found = index.candidates(terms);
+  if (scoreBuffer.length < found.length)
+    scoreBuffer = new Float64Array(Math.max(found.length, scoreBuffer.length * 2));
+  const bases = scoreBuffer;
+  // Indexed loops, and the scores in a typed array: this runs for up to 20,000 memories per
+  // query, and iterator objects or boxed numbers per memory were MB of garbage per query.
+  for (let c = 0; c < found.length; c++) {
+    const memory = found[c];
     const header = headerByFile.get(memory.file);
     // Only files the caller passed, and only as they are now (same key as the scan).
     if (!header || header.mtimeMs !== memory.mtimeMs || header.size !== memory.size) continue;
     let base = 0;
     let matchedIdf = 0;
-    for (const term of terms) {
+    for (let t = 0; t < terms.length; t++) {
+      const term = terms[t];
       let pseudo = 0;
-      for (const field of FIELD_NAMES) {
+      for (let f = 0; f < FIELD_NAMES.length; f++) {
+        const field = FIELD_NAMES[f];
         const frequency = fieldFrequency(memory, field, term.id);
         pseudo += normalizedFieldFrequency(
           frequency,
@@ -213,12 +241,33 @@ function scoreWholeFiles(
       }
     }
     if (matchedIdf > 0 && matchedIdf >= tuning.minMatchedIdf) {
-      scored.push({ memory, header, base, passage: 0, neighbor: null, score: base });
+      bases[memories.length] = base;
+      memories.push(memory);
+      headers.push(header);
     }
   }
-  scored.sort((a, b) => b.base - a.base);
-  return scored;
+  // Best first; equal scores keep posting order (what a stable sort of the candidates gave).
+  // The comparator returns small integers: a returned double is a boxed number per comparison.
+  const order = Array.from({ length: memories.length }, (_, position) => position);
+  order.sort((a, b) => (bases[a] < bases[b] ? 1 : bases[a] > bases[b] ? -1 : a - b));
+  const best: Candidate[] = [];
+  for (let i = 0; i < order.length && i < depth; i++) {
+    const position = order[i];
+    const base = bases[position];
+    best.push({
+      memory: memories[position],
+      header: headers[position],
+      base,
+      passage: 0,
+      neighbor: null,
+      score: base,
+    });
+  }
+  return best;
 }
+
+/** Whole-file scores of the current query's matches, reused across queries (ranking is synchronous). */
+let scoreBuffer = new Float64Array(1024);
 
 function mapByFile(headers: readonly MemoryHeader[]): Map<string, MemoryHeader> {
   const byFile = new Map<string, MemoryHeader>();
