@@ -191,6 +191,7 @@ export function startWatching(root: string, realRoot: string): WatchedListing | 
   const existing = listings.get(root);
   if (existing === "unwatchable" || (existing instanceof WatchedListing && existing.building)) return null;
   existing?.end();
+  if (listings.get(root) === "unwatchable") return null; // what ended it rules watching out here
   let rootStat: Stats;
   try {
     rootStat = statSync(root);
@@ -398,17 +399,23 @@ export class WatchedListing implements ListingObserver {
 
   #watchFolder(relativeDir: string): "watched" | "skip" | "failed" {
     const folderPath = this.#absolute(relativeDir);
-    if (this.#folders.size >= MAX_WATCHED_FOLDERS || !onLocalFileSystem(folderPath)) {
+    if (this.#folders.size >= MAX_WATCHED_FOLDERS) {
       this.#fail("unwatchable");
       return "failed";
     }
     let stat: Stats;
+    let fileSystem: number;
     try {
       stat = relativeDir === "" ? statSync(folderPath) : lstatSync(folderPath);
+      fileSystem = Number(statfsSync(folderPath).type);
     } catch {
       return "skip"; // vanished or unreadable: the parent's watcher reports when that changes
     }
     if (!stat.isDirectory()) return "skip";
+    if (!LOCAL_FILE_SYSTEMS.has(fileSystem)) {
+      this.#fail("unwatchable"); // a mount of a remote file system inside the memory dir
+      return "failed";
+    }
     const folderName = path.basename(folderPath);
     let watcher: FSWatcher;
     try {
