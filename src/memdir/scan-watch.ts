@@ -38,9 +38,11 @@ import {
  *   silently on overflow, and libuv ignores the overflow notice), too many changes at once.
  *
  * Symlinked memory files (and files with several hard links) can change without any event in
- * their folder, so they are re-checked on every rescan. Only Linux (inotify) on local file systems is watched: elsewhere events arrive
- * late (macOS FSEvents) or not at all for remote writers (NFS, SMB, 9p, FUSE), and the plain stat
- * scan runs. `MEMDIR_NO_WATCH=1` turns watching off.
+ * their folder, so they are re-checked on every rescan; a sweep re-stats a few more files per
+ * rescan for what no event reports at all (a hard link made from outside after the listing).
+ * Only Linux (inotify) on local file systems is watched: elsewhere events arrive late (macOS
+ * FSEvents) or not at all for remote writers (NFS, SMB, 9p, FUSE), and the plain stat scan runs.
+ * `MEMDIR_NO_WATCH=1` turns watching off.
  */
 
 /** Set to `1` to never watch memory folders: every scan lists and stats the whole tree. */
