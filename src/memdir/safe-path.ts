@@ -134,6 +134,9 @@ type RealPath = { ok: true; real: string } | { ok: false; rule: UnsafePathRule; 
 async function realPathOf(target: string): Promise<RealPath> {
   const tail: string[] = [];
   let current = target;
+  // A concurrent writer may create `current` (rename of its temp file) between the failed
+  // realpath and the lstat below: then it is looked at again, a bounded number of times.
+  let retries = 3;
   for (;;) {
     try {
       const real = await fsp.realpath(current);
@@ -145,6 +148,7 @@ async function realPathOf(target: string): Promise<RealPath> {
       if (code !== "ENOENT") throw error;
     }
     const link = await fsp.lstat(current).catch(() => null);
+    if (link && retries-- > 0) continue;
     if (link) return { ok: false, rule: "dangling-symlink", at: current };
     const parent = path.dirname(current);
     if (parent === current) return { ok: true, real: path.join(current, ...tail) };
