@@ -26,7 +26,7 @@ import {
   recordLength,
 } from "./memory-record.ts";
 import { PostingLists } from "./posting-lists.ts";
-import { ENGLISH_STOP_WORDS, stemEnglish, tokenize, tokenizeDetailed } from "./tokenize.ts";
+import { ENGLISH_STOP_WORDS, forEachTerm, stemEnglish, tokenize, tokenizeDetailed } from "./tokenize.ts";
 
 /**
  * An incremental, in-memory index of one memory directory for the lexical selector.
@@ -274,13 +274,23 @@ export class LexicalIndex {
       persistedCacheStats.index.hits += reused;
       persistedCacheStats.index.misses += stale.length;
     }
-    await forEachBounded(stale, READ_CONCURRENCY, async (header) => {
+    // Up to READ_CONCURRENCY reads in flight, but files are indexed in the order given: term ids
+    // and posting order then never depend on which read finished first, so equal scores break
+    // the same way in every process (feedback words of equal weight, equal whole-file scores).
+    const reads = new Array<Promise<string | null> | undefined>(stale.length);
+    const startRead = (i: number) => {
+      if (i < stale.length) reads[i] = readIndexedPart(stale[i].path).catch(() => null);
+    };
+    for (let i = 0; i < READ_CONCURRENCY; i++) startRead(i);
+    for (let i = 0; i < stale.length; i++) {
       throwIfAborted(signal);
-      const text = await readIndexedPart(header.path).catch(() => null);
+      const text = await reads[i];
+      reads[i] = undefined;
+      startRead(i + READ_CONCURRENCY);
       throwIfAborted(signal);
-      this.remove(header.file);
-      if (text !== null) this.add(header, text);
-    });
+      this.remove(stale[i].file);
+      if (text !== null && text !== undefined) this.add(stale[i], text);
+    }
     // Common case: the caller passed every indexed file, so nothing can be missing.
     const missing =
       this.#memories.size <= wanted.size && headers.every((h) => this.#memories.has(h.file))
@@ -445,14 +455,18 @@ export class LexicalIndex {
     const lines = parsed.body.split("\n");
     let tokenCount = 0;
     let lineCount = 0;
+    const dictionary = this.dictionary;
+    // Terms go straight into the scratch buffer (no array per line, no object per token).
+    const internTerm = (term: string) => {
+      if (tokenCount >= tokenScratch.length) tokenScratch = grow(tokenScratch, tokenCount + 1);
+      tokenScratch[tokenCount++] = dictionary.intern(term);
+    };
     for (const line of lines) {
-      const terms = tokenize(line);
-      if (terms.length === 0) continue;
+      const lineStart = tokenCount;
+      forEachTerm(line, internTerm);
+      if (tokenCount === lineStart) continue;
       if (lineCount >= lineScratch.length) lineScratch = grow(lineScratch, lineCount + 1);
-      lineScratch[lineCount++] = tokenCount;
-      if (tokenCount + terms.length > tokenScratch.length)
-        tokenScratch = grow(tokenScratch, tokenCount + terms.length);
-      for (const term of terms) tokenScratch[tokenCount++] = this.dictionary.intern(term);
+      lineScratch[lineCount++] = lineStart;
     }
     const record = packRecord({
       shortFields: [name, descriptionTerms, typeTerms],
@@ -743,6 +757,7 @@ function lexicalFingerprint(): string {
     PASSAGE_LINES,
     INDEX_MAX_BYTES,
     tokenizeDetailed,
+    forEachTerm,
     stemEnglish,
     [...ENGLISH_STOP_WORDS],
     tokenize(probe),
