@@ -57,15 +57,21 @@ export async function withMemoryLock<T>(
   }
 }
 
-async function acquire(lockPath: string, options: LockOptions): Promise<string> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
-  // PID first (SPEC: "holder PID inside"), then host and time for people; the token makes each
-  // acquisition's body unique so release and stale removal never mistake one lock for another.
+/**
+ * A lock file's content. PID first (SPEC: "holder PID inside"), then host and time for people;
+ * the token makes each acquisition's body unique so release and stale removal never mistake one
+ * lock for another.
+ */
+function lockBody(): string {
   const token = Math.random().toString(36).slice(2);
-  const body = `${process.pid}\n${os.hostname()}\n${new Date().toISOString()}\n${token}\n`;
-  const deadline = Date.now() + timeoutMs;
-  let delay = 1;
+  return `${process.pid}\n${os.hostname()}\n${new Date().toISOString()}\n${token}\n`;
+}
+
+/**
+ * Creates `lockPath` exclusively (O_EXCL) holding `body`, making its folder when missing: true
+ * when this call created it, false when it already exists.
+ */
+async function createLockFile(lockPath: string, body: string): Promise<boolean> {
   for (;;) {
     try {
       const handle = await fs.open(lockPath, "wx");
@@ -74,19 +80,29 @@ async function acquire(lockPath: string, options: LockOptions): Promise<string> 
       } finally {
         await handle.close();
       }
-      return body;
+      return true;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") return false;
       if (code === "ENOENT") {
         await fs.mkdir(path.dirname(lockPath), { recursive: true });
         continue;
       }
-      if (code !== "EEXIST") {
-        throw new MemdirError("io", `lock: cannot create ${lockPath}: ${code ?? String(error)}`, {
-          cause: error,
-        });
-      }
+      throw new MemdirError("io", `lock: cannot create ${lockPath}: ${code ?? String(error)}`, {
+        cause: error,
+      });
     }
+  }
+}
+
+async function acquire(lockPath: string, options: LockOptions): Promise<string> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
+  const body = lockBody();
+  const deadline = Date.now() + timeoutMs;
+  let delay = 1;
+  for (;;) {
+    if (await createLockFile(lockPath, body)) return body;
     const holder = await readHolder(lockPath);
     if (holder && isStale(holder, staleMs)) {
       await removeStale(lockPath, holder);
@@ -189,17 +205,10 @@ export async function tryLockFile(
   lockPath: string,
   options: { staleMs: number },
 ): Promise<HeldLockFile | null> {
-  const token = Math.random().toString(36).slice(2);
-  const body = `${process.pid}\n${os.hostname()}\n${new Date().toISOString()}\n${token}\n`;
+  const body = lockBody();
   // A few rounds: each stale takeover may lose to another process taking the lock first.
   for (let attempt = 0; attempt < 5; attempt++) {
-    try {
-      const handle = await fs.open(lockPath, "wx");
-      try {
-        await handle.writeFile(body);
-      } finally {
-        await handle.close();
-      }
+    if (await createLockFile(lockPath, body)) {
       return {
         path: lockPath,
         refresh: async () => {
@@ -208,17 +217,6 @@ export async function tryLockFile(
         },
         release: () => release(lockPath, body),
       };
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") {
-        await fs.mkdir(path.dirname(lockPath), { recursive: true });
-        continue;
-      }
-      if (code !== "EEXIST") {
-        throw new MemdirError("io", `lock: cannot create ${lockPath}: ${code ?? String(error)}`, {
-          cause: error,
-        });
-      }
     }
     const holder = await readHolder(lockPath);
     if (holder === null) continue; // released meanwhile: try again
