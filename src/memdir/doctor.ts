@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { tempFileWriterPid } from "./atomic.ts";
 import { type FileIssue, fileContentIssue, skippedFileIssues } from "./doctor-files.ts";
-import { parseFrontmatter } from "./frontmatter.ts";
+import { type FrontmatterIssue, parseFrontmatter } from "./frontmatter.ts";
 import {
   INDEX_FILE,
   INDEX_MAX_BYTES,
@@ -24,13 +24,7 @@ export interface DoctorIssue {
     | "dead-pointer"
     | "duplicate-pointer"
     | "missing-pointer"
-    | "no-frontmatter"
-    | "unclosed"
-    | "yaml"
-    | "not-a-map"
-    | "missing-type"
-    | "invalid-type"
-    | "missing-description"
+    | FrontmatterIssue["code"]
     | "index-too-long"
     | "index-too-large"
     | "secret"
