@@ -1,7 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { loadTranscript } from "../../agent/transcript.ts";
-import { resolveConfig } from "../../config.ts";
 import { MemdirError } from "../../errors.ts";
 import { extractionTicket, runOneAtATime } from "../../extract/extraction-queue.ts";
 import { extractionNotice } from "../../extract/run-extraction.ts";
@@ -11,12 +10,11 @@ import {
   type CommandContext,
   type CommonOptions,
   type ModelOptions,
-  modelConfigOptions,
   usageError,
   withCommonOptions,
   withModelOptions,
 } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { configFromOptions, locationFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
@@ -49,14 +47,7 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
     if (!options.transcript) throw usageError("extract: --transcript <session.jsonl> is required");
     const cwd = path.resolve(options.cwd ?? process.cwd());
     const location = await locationFromOptions(options, context);
-    const config = resolveConfig({
-      ...modelConfigOptions(options),
-      cwd,
-      root: options.root,
-      env: context.env,
-      home: context.env.HOME || undefined,
-      projectRoot: location.projectRoot ?? cwd,
-    });
+    const config = configFromOptions(options, context, location);
     const client = requireModel(config.model);
     // Read before queueing, so a missing or empty transcript fails here, in front of the user.
     const transcript = loadTranscript(path.resolve(cwd, options.transcript));

@@ -1,20 +1,13 @@
 import path from "node:path";
-import { resolveConfig } from "../../config.ts";
 import { bounded } from "../../hooks/bounded.ts";
 import { HOOK_EVENTS, type HookEvent, hookOutput, isHookEvent, parseHookInput } from "../../hooks/events.ts";
 import { sessionStartContext } from "../../hooks/session-start.ts";
 import { planStopHook, spawnDetachedMemdir } from "../../hooks/stop.ts";
 import { userPromptContext } from "../../hooks/user-prompt-submit.ts";
 import { warmUpDecision } from "../../hooks/warm-up.ts";
-import { resolveMemoryLocation } from "../../memdir/paths.ts";
 import { selectorFromConfig } from "../../recall/select-from-config.ts";
-import {
-  type CommandContext,
-  type ModelOptions,
-  modelConfigOptions,
-  usageError,
-  withModelOptions,
-} from "../common.ts";
+import { type CommandContext, type ModelOptions, usageError, withModelOptions } from "../common.ts";
+import { configFromOptions, locationFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
 
 interface HookOptions extends ModelOptions {
@@ -79,9 +72,8 @@ async function answerHook(
     return null;
   }
   const env = context.env;
-  const home = env.HOME || undefined;
   const cwd = path.resolve(options.cwd ?? input.cwd ?? process.cwd());
-  const config = resolveConfig({ ...modelConfigOptions(options), cwd, root: options.root, env, home });
+  const config = configFromOptions({ ...options, cwd }, context);
   if (event === "stop") {
     const plan = planStopHook({
       transcriptPath: input.transcript_path,
@@ -94,7 +86,7 @@ async function answerHook(
     else log(`extraction started in the background (pid ${spawnDetachedMemdir(plan.run, env)})`);
     return null;
   }
-  const location = await resolveMemoryLocation({ cwd, root: options.root, dir: options.dir, env, home });
+  const location = await locationFromOptions({ ...options, cwd }, context);
   if (event === "session-start") {
     // Side by side: the warm-up check only lists folders, and never fails the hook.
     const [context] = await Promise.all([

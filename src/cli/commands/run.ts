@@ -2,30 +2,31 @@ import path from "node:path";
 import type { Command } from "commander";
 import type { LoopEvent } from "../../agent/loop.ts";
 import { type AgentSession, createAgentSession } from "../../agent/session.ts";
-import { type CommandContext, type CommonOptions, withCommonOptions } from "../common.ts";
+import {
+  type CommandContext,
+  type CommonOptions,
+  type ModelOptions,
+  withCommonOptions,
+  withModelOptions,
+} from "../common.ts";
 import type { RegisterCommand } from "../main.ts";
 import { colors } from "../output.ts";
 
 /** Options shared by `memdir run` and `memdir chat`. */
-export interface AgentCommandOptions extends CommonOptions {
+export interface AgentCommandOptions extends CommonOptions, ModelOptions {
   resume?: string;
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
   addDir?: string[];
   maxTurns?: string;
 }
 
 /** Adds the session options both agent commands take. */
 export function withAgentOptions(command: Command): Command {
-  return withCommonOptions(command)
-    .option("--resume <session-id>", "continue an earlier session (its transcript)")
-    .option(
-      "--provider <name>",
-      "anthropic | openai (default: $MEMDIR_PROVIDER, else whichever API key is set)",
-    )
-    .option("--model <id>", "model id (default: $MEMDIR_MODEL, else the provider's default)")
-    .option("--base-url <url>", "API base URL (a proxy, or a local OpenAI-compatible server)")
+  return withModelOptions(
+    withCommonOptions(command).option(
+      "--resume <session-id>",
+      "continue an earlier session (its transcript)",
+    ),
+  )
     .option("--add-dir <dir...>", "also load the instruction files of these directories")
     .option("--max-turns <n>", "model calls per turn before giving up", "20");
 }
