@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
 import { tempFileWriterPid, writeFileAtomic } from "./atomic.ts";
+import { processIsAlive } from "./lock.ts";
 
 /**
  * A cache file in the memory directory that lets a fresh process reuse the work of earlier ones
@@ -165,15 +166,6 @@ async function removeDeadWritersTemps(directory: string): Promise<void> {
     const pid = tempFileWriterPid(name);
     if (pid === null || pid === process.pid || processIsAlive(pid)) continue;
     await fs.rm(path.join(directory, name), { force: true }).catch(() => undefined);
-  }
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"; // alive, another user's
   }
 }
 
