@@ -1,10 +1,9 @@
 import path from "node:path";
 import { type EvalReport, type EvalScores, runEval } from "../../recall/eval.ts";
-import { selectorFromConfig } from "../../recall/select-from-config.ts";
-import { type ModelOptions, usageError, withModelOptions } from "../common.ts";
-import { configFromOptions } from "../location.ts";
+import { type ModelOptions, withModelOptions } from "../common.ts";
 import type { RegisterCommand } from "../main.ts";
 import { type CliIO, printJson } from "../output.ts";
+import { parsePickCount, selectorForCommand } from "./recall.ts";
 
 interface EvalCommandOptions extends ModelOptions {
   data: string;
@@ -36,11 +35,8 @@ export const registerEvalCommand: RegisterCommand = (program, context) => {
       "memory root whose settings configure the model (default: $MEMDIR_ROOT, then ~/.claude)",
     )
     .action(async (options: EvalCommandOptions) => {
-      const k = Number(options.k);
-      if (!Number.isInteger(k) || k < 1)
-        throw usageError(`eval: --k must be a positive whole number, got "${options.k}"`);
-      const config = configFromOptions(options, context);
-      const { selector, name } = selectorFromConfig(options.selector, config);
+      const k = parsePickCount(options.k, "eval");
+      const { selector, name } = selectorForCommand(options, context);
       const dataDir = path.resolve(options.cwd ?? process.cwd(), options.data);
       const report = await runEval({ dataDir, selector, selectorName: name, k });
       if (options.json) printJson(context.io, report);

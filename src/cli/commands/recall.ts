@@ -14,8 +14,6 @@ import { configFromOptions, locationFromOptions } from "../location.ts";
 import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
-export { SELECTOR_NAMES, type SelectorName, selectorFromConfig } from "../../recall/select-from-config.ts";
-
 /** `--k` as a positive whole number, else a usage error (exit 2) naming the command. */
 export function parsePickCount(value: string, command: string): number {
   const k = Number(value);
