@@ -177,7 +177,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 }
 
 /** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */
-async function mapBounded<T, R>(
+export async function mapBounded<T, R>(
   items: readonly T[],
   limit: number,
   signal: AbortSignal | undefined,

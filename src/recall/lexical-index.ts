@@ -12,6 +12,7 @@ import {
   saveInBackground,
   worthPersisting,
 } from "../memdir/persisted-cache.ts";
+import { mapBounded } from "../memdir/scan-list.ts";
 import type { MemoryHeader } from "../types.ts";
 import { sortedTimes } from "./lexical-stages.ts";
 import {
@@ -296,7 +297,7 @@ export class LexicalIndex {
       this.#memories.size <= wanted.size && headers.every((h) => this.#memories.has(h.file))
         ? []
         : [...this.#memories.keys()].filter((file) => !wanted.has(file));
-    await forEachBounded(missing, READ_CONCURRENCY, async (file) => {
+    await mapBounded(missing, READ_CONCURRENCY, undefined, async (file) => {
       const memory = this.#memories.get(file);
       if (!memory) return;
       const exists = await fs.stat(memory.path).then(
@@ -800,19 +801,4 @@ async function readIndexedPart(filePath: string): Promise<string> {
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted)
     throw new MemdirError("aborted", "recall: lexical selection aborted", { cause: signal.reason });
-}
-
-async function forEachBounded<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++];
-      await work(item);
-    }
-  });
-  await Promise.all(workers);
 }
