@@ -159,12 +159,15 @@ export function rankLexically(
   const headerByFile = synced ? index.syncedHeaderByFile() : mapByFile(headers);
   // Only the best `depth` whole-file candidates go on (the stages below and feedback's top few).
   const depth = Math.max(tuning.rerankDepth, options.k, tuning.feedbackDocuments);
-  let scored = scoreWholeFiles(index, headerByFile, terms, tuning, averages, depth);
+  const matches = scoreWholeFiles(index, headerByFile, terms, tuning, averages);
+  let scored = bestMatches(matches, depth);
   const notesAreShort = averages.body <= tuning.feedbackMaxAverageLength;
   if (tuning.feedbackDocuments > 0 && tuning.feedbackWeight > 0 && notesAreShort && scored.length > 0) {
     const expansion = feedbackTerms(index, scored, terms, tuning);
-    if (expansion.length > 0)
-      scored = scoreWholeFiles(index, headerByFile, [...terms, ...expansion], tuning, averages, depth);
+    if (expansion.length > 0) {
+      addExpansionScores(matches, expansion, tuning, averages);
+      scored = bestMatches(matches, depth);
+    }
   }
   if (scored.length === 0) return [];
   const top = scored.slice(0, Math.max(tuning.rerankDepth, options.k));
@@ -191,12 +194,18 @@ export function rankLexically(
   return kept.slice(0, options.k).map((candidate) => toPick(candidate, terms));
 }
 
+/** The memories matching an original query term, with their whole-file scores in {@link scoreBuffer}. */
+interface WholeFileMatches {
+  memories: IndexedMemory[];
+  headers: MemoryHeader[];
+}
+
 /**
  * BM25F over the four fields for every memory sharing a word with the query; only memories
- * matching an original query term count. Returns the best `depth`, best first (ties in
- * posting order). Every match gets a score in a reused buffer, but only the best `depth` become
- * {@link Candidate} objects: up to 20,000 candidate objects per query were most of the garbage
- * a query left (several MB), and garbage that survives into the old generation is peak RSS.
+ * matching an original query term count. Every match gets a score in a reused buffer, but only
+ * the best few later become {@link Candidate} objects ({@link bestMatches}): up to 20,000
+ * candidate objects per query were most of the garbage a query left (several MB), and garbage
+ * that survives into the old generation is peak RSS.
  */
 function scoreWholeFiles(
   index: LexicalIndex,
@@ -204,8 +213,7 @@ function scoreWholeFiles(
   terms: QueryTerm[],
   tuning: LexicalTuning,
   averages: Record<FieldName, number>,
-  depth: number,
-): Candidate[] {
+): WholeFileMatches {
   const memories: IndexedMemory[] = [];
   const headers: MemoryHeader[] = [];
   const found = index.candidates(terms);
@@ -223,18 +231,7 @@ function scoreWholeFiles(
     let matchedIdf = 0;
     for (let t = 0; t < terms.length; t++) {
       const term = terms[t];
-      let pseudo = 0;
-      for (let f = 0; f < FIELD_NAMES.length; f++) {
-        const field = FIELD_NAMES[f];
-        const frequency = fieldFrequency(memory, field, term.id);
-        pseudo += normalizedFieldFrequency(
-          frequency,
-          fieldLength(memory, field),
-          averages[field],
-          tuning.fieldWeight[field],
-          tuning.lengthNormalization[field],
-        );
-      }
+      const pseudo = pseudoFrequency(memory, term, tuning, averages);
       if (pseudo > 0) {
         base += term.idf * saturate(pseudo, tuning.k1);
         if (!term.expansion) matchedIdf += term.idf;
@@ -246,17 +243,66 @@ function scoreWholeFiles(
       headers.push(header);
     }
   }
-  // Best first; equal scores keep posting order (what a stable sort of the candidates gave).
+  return { memories, headers };
+}
+
+/**
+ * Adds feedback words to the scores of the first pass. Feedback words never make a memory a
+ * match, and each score is a sum over the terms in order, so this gives exactly what scoring
+ * all terms afresh would, without walking the original terms' postings and fields again.
+ */
+function addExpansionScores(
+  matches: WholeFileMatches,
+  expansion: QueryTerm[],
+  tuning: LexicalTuning,
+  averages: Record<FieldName, number>,
+): void {
+  const bases = scoreBuffer;
+  for (let m = 0; m < matches.memories.length; m++) {
+    const memory = matches.memories[m];
+    let base = bases[m];
+    for (let t = 0; t < expansion.length; t++) {
+      const pseudo = pseudoFrequency(memory, expansion[t], tuning, averages);
+      if (pseudo > 0) base += expansion[t].idf * saturate(pseudo, tuning.k1);
+    }
+    bases[m] = base;
+  }
+}
+
+/** BM25F's length-normalized, weighted frequency of `term` over the four fields of `memory`. */
+function pseudoFrequency(
+  memory: IndexedMemory,
+  term: QueryTerm,
+  tuning: LexicalTuning,
+  averages: Record<FieldName, number>,
+): number {
+  let pseudo = 0;
+  for (let f = 0; f < FIELD_NAMES.length; f++) {
+    const field = FIELD_NAMES[f];
+    pseudo += normalizedFieldFrequency(
+      fieldFrequency(memory, field, term.id),
+      fieldLength(memory, field),
+      averages[field],
+      tuning.fieldWeight[field],
+      tuning.lengthNormalization[field],
+    );
+  }
+  return pseudo;
+}
+
+/** The best `depth` matches as candidates, best first (equal scores keep posting order). */
+function bestMatches(matches: WholeFileMatches, depth: number): Candidate[] {
+  const bases = scoreBuffer;
   // The comparator returns small integers: a returned double is a boxed number per comparison.
-  const order = Array.from({ length: memories.length }, (_, position) => position);
+  const order = Array.from({ length: matches.memories.length }, (_, position) => position);
   order.sort((a, b) => (bases[a] < bases[b] ? 1 : bases[a] > bases[b] ? -1 : a - b));
   const best: Candidate[] = [];
   for (let i = 0; i < order.length && i < depth; i++) {
     const position = order[i];
     const base = bases[position];
     best.push({
-      memory: memories[position],
-      header: headers[position],
+      memory: matches.memories[position],
+      header: matches.headers[position],
       base,
       passage: 0,
       neighbor: null,
