@@ -52,15 +52,16 @@ export function fileContentIssue(file: string, bytes: Uint8Array): FileIssue | n
 /**
  * `*.md` files the header scan skipped without a word — symbolic links that loop, dangle or
  * leave the memory dir, and files that cannot be opened — each with why. `scanned` holds the
- * files the scan did return (relative paths). Dot-folders are left out, as the scan does.
+ * files the scan did return, `names` every path in the memory dir (both relative, `/`-separated;
+ * see {@link listTree}). Dot-folders are left out, as the scan does.
  */
 export async function skippedFileIssues(
   memoryDir: string,
   scanned: ReadonlySet<string>,
+  names: readonly string[],
 ): Promise<FileIssue[]> {
   const issues: FileIssue[] = [];
-  const names = await fs.readdir(memoryDir, { recursive: true }).catch(() => [] as string[]);
-  for (const name of names.map((n) => String(n).split(path.sep).join("/")).sort()) {
+  for (const name of [...names].sort()) {
     if (scanned.has(name) || !isMemoryFileName(name)) continue;
     if (name.split("/").some((part) => part.startsWith("."))) continue;
     const full = path.join(memoryDir, name);
@@ -102,4 +103,10 @@ async function linkProblem(linkPath: string): Promise<string> {
   if (code === "ELOOP") return "is a symbolic link loop";
   if (code === "ENOENT") return "is a symbolic link to a file that does not exist";
   return `is a symbolic link that cannot be followed (${code})`;
+}
+
+/** Every path below `memoryDir`, relative and `/`-separated (none when it cannot be read). */
+export async function listTree(memoryDir: string): Promise<string[]> {
+  const names = await fs.readdir(memoryDir, { recursive: true }).catch(() => [] as string[]);
+  return names.map((name) => String(name).split(path.sep).join("/"));
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { tempFileWriterPid } from "./atomic.ts";
-import { type FileIssue, fileContentIssue, skippedFileIssues } from "./doctor-files.ts";
+import { type FileIssue, fileContentIssue, listTree, skippedFileIssues } from "./doctor-files.ts";
 import { type FrontmatterIssue, parseFrontmatter } from "./frontmatter.ts";
 import {
   INDEX_FILE,
@@ -102,8 +102,10 @@ export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[
     }
     issues.push(...secretIssues(header.file, text));
   }
-  issues.push(...(await skippedFileIssues(memoryDir, new Set(headers.map((h) => h.file)))));
-  for (const name of await staleTempFiles(memoryDir)) {
+  // One listing of the tree serves both checks below.
+  const names = await listTree(memoryDir);
+  issues.push(...(await skippedFileIssues(memoryDir, new Set(headers.map((h) => h.file)), names)));
+  for (const name of staleTempFiles(names)) {
     issues.push({
       code: "stale-temp",
       file: name,
@@ -128,14 +130,11 @@ async function isMemoryFile(memoryDir: string, entry: IndexEntry): Promise<boole
 }
 
 /** Temp files of `writeFileAtomic` whose writer process is gone. */
-async function staleTempFiles(memoryDir: string): Promise<string[]> {
-  const names = await fs.readdir(memoryDir, { recursive: true }).catch(() => [] as string[]);
-  return names
-    .map((name) => String(name).split(path.sep).join("/"))
-    .filter((name) => {
-      const pid = tempFileWriterPid(path.posix.basename(name));
-      return pid !== null && (pid === process.pid ? false : !processIsAlive(pid));
-    });
+function staleTempFiles(names: readonly string[]): string[] {
+  return names.filter((name) => {
+    const pid = tempFileWriterPid(path.posix.basename(name));
+    return pid !== null && (pid === process.pid ? false : !processIsAlive(pid));
+  });
 }
 
 /**
