@@ -55,6 +55,8 @@ const spareBuffers: Buffer[] = [];
 /** Term string ↔ dense integer id, shared by all files of one index. */
 class TermDictionary {
   readonly #ids = new Map<string, number>();
+  /** The term of each id (the same strings as the map's keys, so ~8 bytes per term). */
+  readonly #terms: string[] = [];
   /** Typo look-ups, valid while the dictionary has not grown (ids are never reused). */
   readonly #nearMemo = new Map<string, { size: number; ids: number[] }>();
   intern(term: string): number {
@@ -62,6 +64,7 @@ class TermDictionary {
     if (id === undefined) {
       id = this.#ids.size;
       this.#ids.set(term, id);
+      this.#terms.push(term);
     }
     return id;
   }
@@ -70,7 +73,11 @@ class TermDictionary {
   }
   /** Every term, in id order. */
   terms(): string[] {
-    return [...this.#ids.keys()];
+    return [...this.#terms];
+  }
+  /** The term of `id` (`undefined` for an id never handed out). */
+  term(id: number): string | undefined {
+    return this.#terms[id];
   }
   get size(): number {
     return this.#ids.size;

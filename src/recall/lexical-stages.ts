@@ -25,6 +25,8 @@ export interface Candidate {
   base: number;
   passage: number;
   neighbor: string | null;
+  /** The strongest related-word match ("leaning≈liberal"), from the related-word stage. */
+  related: string | null;
   score: number;
 }
 

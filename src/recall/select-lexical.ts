@@ -2,6 +2,7 @@ import { MemdirError } from "../errors.ts";
 import type { MemoryHeader } from "../types.ts";
 import { inverseDocumentFrequency, normalizedFieldFrequency, saturate } from "./bm25.ts";
 import { defaultLexicalIndexCache, type LexicalIndex, type LexicalIndexCache } from "./lexical-index.ts";
+import { addRelatedWordScores, type RelatedWordTuning, relatedQueryWords } from "./lexical-related.ts";
 import {
   applyRecencyPrior,
   bestPassageScore,
@@ -19,13 +20,14 @@ import {
   type IndexedMemory,
 } from "./memory-record.ts";
 import type { Pick, Selector } from "./selector.ts";
-import { BIGRAM_MARK, tokenizeDetailed } from "./tokenize.ts";
+import { BIGRAM_MARK, type Token, tokenizeDetailed } from "./tokenize.ts";
+import { bundledWordVectors, type WordVectors } from "./word-vectors.ts";
 
 /**
  * Knobs of the lexical ranker. The defaults were measured on the LoCoMo development split
  * (`bench/eval-locomo.ts`; the log is in the issue 4 report) and are not tuned per data set.
  */
-export interface LexicalTuning {
+export interface LexicalTuning extends RelatedWordTuning {
   /** BM25 term-frequency saturation. */
   k1: number;
   /** BM25F weight and length normalization (b) per field. */
@@ -97,6 +99,10 @@ export const DEFAULT_LEXICAL_TUNING: LexicalTuning = {
   recencyWeight: 0.02,
   minMatchedIdf: 0,
   relativeFloor: 0.25,
+  relatedWeight: 3,
+  relatedPassageWeight: 1,
+  relatedThreshold: 0.35,
+  relatedDepth: 40,
 };
 
 /** Options of {@link createLexicalSelector}. */
@@ -105,6 +111,11 @@ export interface LexicalSelectorOptions {
   cache?: LexicalIndexCache;
   /** Override some ranking knobs (benchmarks and experiments). */
   tuning?: Partial<LexicalTuning>;
+  /**
+   * Word vectors of the related-word stage (default: the bundled GloVe table, read on first
+   * use); `null` ranks by shared words alone.
+   */
+  wordVectors?: WordVectors | null;
 }
 
 /** A pick with the detail `recall --explain` prints. */
@@ -135,7 +146,8 @@ export function createLexicalSelector(options: LexicalSelectorOptions = {}): Sel
         cause: selectorOptions.signal.reason,
       });
     }
-    return rankLexically(index, query, headers, selectorOptions, tuning);
+    const vectors = options.wordVectors === undefined ? bundledWordVectors() : options.wordVectors;
+    return rankLexically(index, query, headers, selectorOptions, tuning, vectors);
   };
 }
 
@@ -146,8 +158,10 @@ export function rankLexically(
   headers: readonly MemoryHeader[],
   options: { k: number },
   tuning: LexicalTuning = DEFAULT_LEXICAL_TUNING,
+  vectors: WordVectors | null = null,
 ): LexicalPick[] {
-  const terms = queryTerms(index, query, tuning.typoWeight);
+  const tokens = tokenizeDetailed(query).filter((token) => !QUESTION_WORDS.has(token.surface));
+  const terms = queryTerms(index, tokens, tuning.typoWeight);
   if (terms.length === 0 || options.k <= 0) return [];
   const averages = Object.fromEntries(FIELD_NAMES.map((f) => [f, index.averageLength(f)])) as Record<
     FieldName,
@@ -179,6 +193,7 @@ export function rankLexically(
       candidate.score = candidate.base + tuning.passageWeight * candidate.passage;
     }
   }
+  if (vectors) addRelatedWordScores(index, top, relatedQueryWords(index, tokens, vectors), vectors, tuning);
   // The floor judges each memory on its own evidence: the save-burst and recency stages may
   // reorder relevant memories, but never lift one that barely matches over the floor (in SPEC's
   // worked example, two memories saved together must not both be recalled for a login-test fix).
@@ -306,6 +321,7 @@ function bestMatches(matches: WholeFileMatches, depth: number): Candidate[] {
       base,
       passage: 0,
       neighbor: null,
+      related: null,
       score: base,
     });
   }
@@ -326,7 +342,7 @@ function mapByFile(headers: readonly MemoryHeader[]): Map<string, MemoryHeader> 
  * (often a typo: "fesetival", "Tennesee") is replaced by the indexed words one edit away, at
  * `typoWeight` of their usual weight.
  */
-function queryTerms(index: LexicalIndex, query: string, typoWeight: number): QueryTerm[] {
+function queryTerms(index: LexicalIndex, tokens: readonly Token[], typoWeight: number): QueryTerm[] {
   const documentCount = index.size;
   const passageCount = index.passageCount;
   const terms = new Map<number, QueryTerm>();
@@ -341,7 +357,6 @@ function queryTerms(index: LexicalIndex, query: string, typoWeight: number): Que
       passageIdf: weight * inverseDocumentFrequency(passageCount, index.passageFrequency.get(id)),
     });
   };
-  const tokens = tokenizeDetailed(query).filter((token) => !QUESTION_WORDS.has(token.surface));
   for (const token of tokens) {
     const id = index.dictionary.lookup(token.term);
     if (id !== undefined && index.documentFrequency.get(id) > 0) addTerm(id, token.surface, 1);
@@ -388,6 +403,7 @@ function toPick(candidate: Candidate, allTerms: QueryTerm[]): LexicalPick {
     (field) => `${field}: ${abbreviate(matched[field] ?? [])}`,
   );
   let reason = `matched ${parts.join("; ")}`;
+  if (candidate.related) reason += `; related: ${candidate.related}`;
   if (candidate.neighbor) reason += `; saved together with ${candidate.neighbor}`;
   return { file: candidate.header.file, score: round(candidate.score), reason, matched };
 }

@@ -148,9 +148,17 @@ function visitLine(line: string, visit: TermVisitor): void {
 }
 
 function addWord(part: string, visit: TermVisitor): void {
-  if (!part || ENGLISH_STOP_WORDS.has(part)) return;
-  const lemma = IRREGULAR_FORMS.get(part) ?? part;
-  visit(stemEnglish(lemma), part);
+  const term = termOfWord(part);
+  if (term !== undefined) visit(term, part);
+}
+
+/**
+ * The search term of one lower-case word, as {@link tokenize} makes it (`undefined` for a stop
+ * word). For callers with many single words (the word-vector table), without tokenizing text.
+ */
+export function termOfWord(word: string): string | undefined {
+  if (!word || ENGLISH_STOP_WORDS.has(word)) return undefined;
+  return stemEnglish(IRREGULAR_FORMS.get(word) ?? word);
 }
 
 function addCjkWord(segment: string, visit: TermVisitor): void {

@@ -1,0 +1,153 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { MemdirError } from "../errors.ts";
+import { termOfWord } from "./tokenize.ts";
+
+/**
+ * Static English word vectors (GloVe 6B, 100 dimensions, 50,000 most frequent words; built by
+ * scripts/build-word-vectors.ts). They let the lexical selector see that "political leaning"
+ * is about "liberal" and "martial arts" about "karate" without any model call: bag-of-words
+ * ranking cannot, and those misses were most of what it got wrong on LoCoMo.
+ *
+ * File format (`data/word-vectors.bin`, little-endian): the 4 bytes `MDWV`, a version byte (1),
+ * dimensions (u16), rows (u32), byte length of the word list (u32), the words in UTF-8 joined
+ * by "\n", then rows × dimensions signed bytes.
+ */
+
+const MAGIC = "MDWV";
+const VERSION = 1;
+const HEADER_BYTES = 4 + 1 + 2 + 4 + 4;
+
+/** Vectors looked up by search term (the tokenizer's stemmed form), compared by cosine. */
+export class WordVectors {
+  readonly dimensions: number;
+  readonly #rows: Int8Array;
+  readonly #inverseNorms: Float32Array;
+  readonly #rowOfTerm = new Map<string, number>();
+  readonly #words: readonly string[];
+
+  /** `rows` holds `words.length` rows of `dimensions` values, most frequent word first. */
+  constructor(words: readonly string[], rows: Int8Array, dimensions: number) {
+    if (rows.length !== words.length * dimensions)
+      throw new MemdirError("invalid-input", "word vectors: row data does not match the word list");
+    this.dimensions = dimensions;
+    this.#words = words;
+    this.#rows = rows;
+    this.#inverseNorms = new Float32Array(words.length);
+    for (let row = 0; row < words.length; row++) {
+      let sum = 0;
+      for (let d = row * dimensions; d < (row + 1) * dimensions; d++) sum += rows[d] * rows[d];
+      this.#inverseNorms[row] = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+      // Keyed by the tokenizer's term, so a query or memory word finds its row by the id the
+      // index already has; the more frequent word wins when two stem alike.
+      const term = termOfWord(words[row]);
+      if (term !== undefined && !this.#rowOfTerm.has(term)) this.#rowOfTerm.set(term, row);
+    }
+  }
+
+  /** How many terms have a vector. */
+  get size(): number {
+    return this.#rowOfTerm.size;
+  }
+
+  /** The row of a search term, or -1 when it has no vector (rare words, names, CJK). */
+  rowOf(term: string): number {
+    return this.#rowOfTerm.get(term) ?? -1;
+  }
+
+  /** The word a row was made from (its most frequent spelling, e.g. "liberal" for the term "liber"). */
+  word(row: number): string {
+    return this.#words[row] ?? "";
+  }
+
+  /** Cosine similarity of two rows. */
+  similarity(a: number, b: number): number {
+    const rows = this.#rows;
+    const dimensions = this.dimensions;
+    let dot = 0;
+    for (let i = a * dimensions, j = b * dimensions, end = i + dimensions; i < end; i++, j++)
+      dot += rows[i] * rows[j];
+    return dot * this.#inverseNorms[a] * this.#inverseNorms[b];
+  }
+}
+
+/** Encodes vectors in the `data/word-vectors.bin` format, each row scaled to unit length and quantized to int8. */
+export function encodeWordVectors(
+  words: readonly string[],
+  rows: readonly number[][],
+  dimensions: number,
+): Buffer {
+  const wordBytes = Buffer.from(words.join("\n"), "utf8");
+  const out = Buffer.alloc(HEADER_BYTES + wordBytes.length + words.length * dimensions);
+  out.write(MAGIC, 0, "latin1");
+  out.writeUInt8(VERSION, 4);
+  out.writeUInt16LE(dimensions, 5);
+  out.writeUInt32LE(words.length, 7);
+  out.writeUInt32LE(wordBytes.length, 11);
+  wordBytes.copy(out, HEADER_BYTES);
+  let at = HEADER_BYTES + wordBytes.length;
+  for (const row of rows) {
+    const norm = Math.sqrt(row.reduce((sum, value) => sum + value * value, 0)) || 1;
+    for (let d = 0; d < dimensions; d++) out.writeInt8(Math.round((127 * (row[d] ?? 0)) / norm), at++);
+  }
+  return out;
+}
+
+/** Decodes a `data/word-vectors.bin` buffer; throws `MemdirError` (`invalid-input`) on anything else. */
+export function decodeWordVectors(buffer: Buffer, source = "word vectors"): WordVectors {
+  const fail = (why: string) => new MemdirError("invalid-input", `word vectors: ${source}: ${why}`);
+  if (buffer.length < HEADER_BYTES || buffer.toString("latin1", 0, 4) !== MAGIC)
+    throw fail("not a memdir word-vector file");
+  if (buffer.readUInt8(4) !== VERSION) throw fail(`unsupported version ${buffer.readUInt8(4)}`);
+  const dimensions = buffer.readUInt16LE(5);
+  const rowCount = buffer.readUInt32LE(7);
+  const wordBytes = buffer.readUInt32LE(11);
+  if (dimensions === 0 || buffer.length !== HEADER_BYTES + wordBytes + rowCount * dimensions)
+    throw fail("truncated or padded (sizes in the header do not add up)");
+  const words = buffer.toString("utf8", HEADER_BYTES, HEADER_BYTES + wordBytes).split("\n");
+  if (words.length !== rowCount) throw fail(`${words.length} words for ${rowCount} rows`);
+  const start = HEADER_BYTES + wordBytes;
+  const rows = new Int8Array(buffer.buffer, buffer.byteOffset + start, rowCount * dimensions);
+  return new WordVectors(words, rows, dimensions);
+}
+
+/** Reads and decodes a word-vector file. */
+export function readWordVectors(file: string): WordVectors {
+  return decodeWordVectors(fs.readFileSync(file), file);
+}
+
+/** File name of the bundled vectors, in the package's `data` folder. */
+export const BUNDLED_WORD_VECTORS = "word-vectors.bin";
+
+let bundled: WordVectors | null | undefined;
+
+/**
+ * The vectors shipped with memdir, read on first use (3.5 MB, ~40 ms) and kept for the
+ * process. `null` when the file is not there (a copy of `dist` without `data`): the lexical
+ * selector then ranks by words alone, as it did before the vectors existed.
+ */
+export function bundledWordVectors(): WordVectors | null {
+  if (bundled === undefined) {
+    const file = findBundledFile();
+    bundled = file ? readWordVectors(file) : null;
+  }
+  return bundled;
+}
+
+/**
+ * `data/word-vectors.bin` of the package this module belongs to: the nearest ancestor folder
+ * with a package.json (src/, dist/ and the test build sit at different depths below it).
+ */
+function findBundledFile(): string | null {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (fs.existsSync(path.join(dir, "package.json"))) {
+      const candidate = path.join(dir, "data", BUNDLED_WORD_VECTORS);
+      return fs.existsSync(candidate) ? candidate : null;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}

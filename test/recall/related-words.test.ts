@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { HeaderCache, scanHeaders } from "../../src/memdir/scan.ts";
+import { LexicalIndexCache } from "../../src/recall/lexical-index.ts";
+import { createLexicalSelector, type LexicalPick } from "../../src/recall/select-lexical.ts";
+import { tokenize } from "../../src/recall/tokenize.ts";
+import {
+  bundledWordVectors,
+  decodeWordVectors,
+  encodeWordVectors,
+  readWordVectors,
+  type WordVectors,
+} from "../../src/recall/word-vectors.ts";
+import { makeTempDir, writeTree } from "../helpers/temp.ts";
+
+function memory(description: string, body: string): string {
+  return `---\ndescription: ${description}\ntype: user\n---\n${body}\n`;
+}
+
+async function select(memoryDir: string, query: string, wordVectors: WordVectors | null, k = 1) {
+  const headers = await scanHeaders(memoryDir, { cache: new HeaderCache() });
+  const selector = createLexicalSelector({ cache: new LexicalIndexCache(), wordVectors });
+  return (await selector(query, headers, { k, memoryDir })) as LexicalPick[];
+}
+
+/** Notes about one user: only one answers a question that repeats none of its words but "user". */
+function userNotes(dir: string): void {
+  writeTree(dir, {
+    "user-dog.md": memory("the user's dog", "The user walks Biscuit, a beagle, every morning."),
+    "user-coffee.md": memory("the user's coffee", "The user drinks oat-milk coffee; the user hates sugar."),
+    "user-editor.md": memory("the user's editor", "The user edits in neovim with vim keybindings."),
+  });
+}
+
+const term = (word: string) => tokenize(word)[0];
+
+describe("related words (bundled word vectors)", () => {
+  const vectors = bundledWordVectors();
+
+  it("ships with the package and relates words that share no letters", () => {
+    assert.ok(vectors, "data/word-vectors.bin should be found from the module's package root");
+    const similarity = (a: string, b: string) =>
+      vectors.similarity(vectors.rowOf(term(a)), vectors.rowOf(term(b)));
+    assert.ok(similarity("liberal", "conservative") > 0.8);
+    assert.ok(similarity("pets", "dogs") > 0.6);
+    assert.ok(similarity("martial", "karate") > 0.5);
+    assert.ok(similarity("liberal", "camping") < 0.35, "unrelated words fall under the threshold");
+    // Rare names and CJK have no vector: they only ever match exactly.
+    assert.equal(vectors.rowOf(term("Biscuitson")), -1);
+    assert.equal(vectors.rowOf("数据库"), -1);
+    // One row per search term, named after its most frequent word.
+    assert.equal(vectors.rowOf(term("painted")), vectors.rowOf(term("painting")));
+    assert.equal(vectors.word(vectors.rowOf(term("paints"))), "painting");
+  });
+
+  it("finds the memory that answers with a related word, which word matching alone misses", async () => {
+    const dir = makeTempDir();
+    userNotes(dir);
+    const query = "Which pets does the user have?";
+    const plain = await select(dir, query, null);
+    assert.equal(plain[0].file, "user-coffee.md", "without vectors the note saying 'user' most often wins");
+    const [pick] = await select(dir, query, vectors);
+    assert.equal(pick.file, "user-dog.md");
+    assert.match(pick.reason, /related: pets≈(dog|beagle)/);
+  });
+
+  it("leaves queries without English content words as they were (the worked example is Chinese)", async () => {
+    const dir = makeTempDir();
+    writeTree(dir, {
+      "feedback-db.md": memory(
+        "登录模块的集成测试不得 mock 数据库",
+        "登录模块的集成测试必须连接真实数据库。",
+      ),
+      "project-auth.md": memory("认证模块迁移到新的会话服务", "认证迁移在三月完成。"),
+    });
+    const query = "修复登录测试";
+    assert.deepEqual(await select(dir, query, vectors, 5), await select(dir, query, null, 5));
+  });
+
+  it("adds no pick for a query that shares no word with any memory", async () => {
+    const dir = makeTempDir();
+    userNotes(dir);
+    assert.deepEqual(
+      await select(dir, "Which programming language does the compiler target?", vectors, 5),
+      [],
+    );
+  });
+});
+
+describe("word-vector files", () => {
+  it("round-trip through the file format", () => {
+    const file = path.join(makeTempDir(), "vectors.bin");
+    fs.writeFileSync(
+      file,
+      encodeWordVectors(
+        ["cats", "dogs", "taxes"],
+        [
+          [1, 0.9, 0],
+          [0.9, 1, 0.1],
+          [0, 0, 1],
+        ],
+        3,
+      ),
+    );
+    const vectors = readWordVectors(file);
+    assert.equal(vectors.size, 3);
+    const row = (word: string) => vectors.rowOf(term(word));
+    assert.ok(
+      vectors.similarity(row("cat"), row("dog")) > 0.95,
+      "looked up by search term, so 'cat' finds 'cats'",
+    );
+    assert.ok(vectors.similarity(row("cat"), row("tax")) < 0.1);
+    assert.ok(Math.abs(vectors.similarity(row("tax"), row("tax")) - 1) < 1e-6);
+  });
+
+  it("refuses a file that is not one, is truncated or is of an unknown version, naming it", () => {
+    const good = encodeWordVectors(
+      ["cats", "dogs"],
+      [
+        [1, 0],
+        [0, 1],
+      ],
+      2,
+    );
+    assert.throws(
+      () => decodeWordVectors(Buffer.from("hello world, not vectors"), "x.bin"),
+      /x\.bin: not a memdir word-vector file/,
+    );
+    assert.throws(() => decodeWordVectors(good.subarray(0, good.length - 1), "x.bin"), /truncated/);
+    const future = Buffer.from(good);
+    future.writeUInt8(9, 4);
+    assert.throws(() => decodeWordVectors(future, "x.bin"), /unsupported version 9/);
+    assert.throws(() => readWordVectors(path.join(makeTempDir(), "missing.bin")), /ENOENT/);
+  });
+});
