@@ -91,6 +91,8 @@ export function addRelatedWordScores(
   tuning: RelatedWordTuning,
 ): void {
   if (words.length === 0 || (tuning.relatedWeight <= 0 && tuning.relatedPassageWeight <= 0)) return;
+  // The scratch buffers hold MAX_QUERY_WORDS words; relatedQueryWords keeps the rarest that many.
+  if (words.length > MAX_QUERY_WORDS) words = words.slice(0, MAX_QUERY_WORDS);
   const similarities = similaritiesFor(index, vectors, words);
   const threshold = tuning.relatedThreshold;
   const gain = (similarity: number) => (similarity - threshold) / (1 - threshold);
@@ -101,20 +103,24 @@ export function addRelatedWordScores(
     const best = bestOtherWords(memory, words, similarities);
     let wholeScore = 0;
     let strongest = 0;
+    let strongestPair: string | null = null;
     for (let q = 0; q < words.length; q++) {
-      if (best.similarity[q] <= threshold) continue;
+      if (best.similarity[q] <= threshold || best.row[q] < 0) continue;
       const contribution = words[q].idf * gain(best.similarity[q]);
       wholeScore += contribution;
       if (contribution > strongest) {
         strongest = contribution;
-        candidate.related = `${words[q].surface}≈${vectors.word(best.row[q])}`;
+        strongestPair = `${words[q].surface}≈${vectors.word(best.row[q])}`;
       }
     }
+    let added = 0;
     if (tuning.relatedWeight > 0 && memory.lineCount >= tuning.passageMinLines)
-      candidate.score += tuning.relatedWeight * wholeScore;
+      added += tuning.relatedWeight * wholeScore;
     if (tuning.relatedPassageWeight > 0)
-      candidate.score +=
-        tuning.relatedPassageWeight * bestRelatedPassage(memory, words, similarities, gain, threshold);
+      added += tuning.relatedPassageWeight * bestRelatedPassage(memory, words, similarities, gain, threshold);
+    candidate.score += added;
+    // Named only when related words changed the score (not for exact passage matches alone).
+    if (added > 0 && strongestPair) candidate.related = strongestPair;
   }
 }
 
@@ -125,7 +131,7 @@ function bestOtherWords(
   similarities: Similarities,
 ): { similarity: Float64Array; row: Int32Array } {
   const similarity = bestScratch.similarity.fill(0, 0, words.length);
-  const row = bestScratch.row;
+  const row = bestScratch.row.fill(-1, 0, words.length);
   const consider = (id: number) => {
     const at = similarities.of(id);
     if (at < 0) return;
@@ -168,7 +174,10 @@ function bestRelatedPassage(
   const descriptionBest = descriptionScratch.fill(0, 0, width);
   forEachDescriptionTerm(memory, (id) => {
     const at = similarities.of(id);
-    for (let q = 0; q < width; q++) descriptionBest[q] = Math.max(descriptionBest[q], matchOf(id, at, q));
+    for (let q = 0; q < width; q++) {
+      const s = matchOf(id, at, q);
+      if (s > descriptionBest[q]) descriptionBest[q] = s;
+    }
   });
   let best = 0;
   for (let q = 0; q < width; q++)
@@ -195,7 +204,8 @@ function bestRelatedPassage(
     let score = 0;
     for (let q = 0; q < width; q++) {
       let top = 0;
-      for (let line = first; line < last; line++) top = Math.max(top, lineBest[line * width + q]);
+      for (let line = first; line < last; line++)
+        if (lineBest[line * width + q] > top) top = lineBest[line * width + q];
       if (top > threshold) score += words[q].idf * gain(top);
     }
     if (score > best) best = score;
@@ -238,7 +248,10 @@ function similaritiesFor(
   memo.used = 0;
   const width = words.length;
   const query = memo.query;
+  // A persisted index may hold ids its dictionary never handed out (they read as terms no
+  // memory has): anything outside the row table has no vector.
   const rowOfTerm = (id: number): number => {
+    if (id < 0 || id >= rows.byId.length) return -1;
     let row = rows.byId[id];
     if (row === UNKNOWN_ROW) {
       const term = index.dictionary.term(id);
@@ -253,7 +266,7 @@ function similaritiesFor(
     },
     rowOfTerm,
     of(id: number): number {
-      if (id >= memo.stamp.length) return -1;
+      if (id < 0 || id >= size) return -1;
       if (memo.stamp[id] === query) return memo.slot[id];
       memo.stamp[id] = query;
       const row = rowOfTerm(id);

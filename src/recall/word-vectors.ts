@@ -105,7 +105,8 @@ export function decodeWordVectors(buffer: Buffer, source = "word vectors"): Word
   const wordBytes = buffer.readUInt32LE(11);
   if (dimensions === 0 || buffer.length !== HEADER_BYTES + wordBytes + rowCount * dimensions)
     throw fail("truncated or padded (sizes in the header do not add up)");
-  const words = buffer.toString("utf8", HEADER_BYTES, HEADER_BYTES + wordBytes).split("\n");
+  const words =
+    wordBytes === 0 ? [] : buffer.toString("utf8", HEADER_BYTES, HEADER_BYTES + wordBytes).split("\n");
   if (words.length !== rowCount) throw fail(`${words.length} words for ${rowCount} rows`);
   const start = HEADER_BYTES + wordBytes;
   const rows = new Int8Array(buffer.buffer, buffer.byteOffset + start, rowCount * dimensions);
@@ -123,16 +124,35 @@ export const BUNDLED_WORD_VECTORS = "word-vectors.bin";
 let bundled: WordVectors | null | undefined;
 
 /**
- * The vectors shipped with memdir, read on first use (3.5 MB, ~40 ms) and kept for the
- * process. `null` when the file is not there (a copy of `dist` without `data`): the lexical
- * selector then ranks by words alone, as it did before the vectors existed.
+ * The vectors shipped with memdir, read on first use (3.9 MB, ~50 ms) and kept for the
+ * process. `null` when the file is missing or damaged (a copy of `dist` without `data`): the
+ * lexical selector then ranks by words alone, as it did before the vectors existed.
  */
 export function bundledWordVectors(): WordVectors | null {
   if (bundled === undefined) {
     const file = findBundledFile();
-    bundled = file ? readWordVectors(file) : null;
+    bundled = file ? readWordVectorsOrNull(file, warnOnce) : null;
   }
   return bundled;
+}
+
+/**
+ * {@link readWordVectors}, but a file that cannot be read or decoded gives `null` and one
+ * call of `warn`: recall must keep working on words alone rather than fail every query.
+ */
+export function readWordVectorsOrNull(file: string, warn: (message: string) => void): WordVectors | null {
+  try {
+    return readWordVectors(file);
+  } catch (error) {
+    warn(
+      `memdir: word vectors unusable, recall ranks by shared words only: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return null;
+  }
+}
+
+function warnOnce(message: string): void {
+  process.emitWarning(message, { code: "MEMDIR_WORD_VECTORS" });
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   decodeWordVectors,
   encodeWordVectors,
   readWordVectors,
+  readWordVectorsOrNull,
   type WordVectors,
 } from "../../src/recall/word-vectors.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
@@ -50,9 +51,8 @@ describe("related words (bundled word vectors)", () => {
     // Rare names and CJK have no vector: they only ever match exactly.
     assert.equal(vectors.rowOf(term("Biscuitson")), -1);
     assert.equal(vectors.rowOf("数据库"), -1);
-    // One row per search term, named after its most frequent word.
+    // One row per search term: every form of a word finds the same vector.
     assert.equal(vectors.rowOf(term("painted")), vectors.rowOf(term("painting")));
-    assert.equal(vectors.word(vectors.rowOf(term("paints"))), "painting");
   });
 
   it("finds the memory that answers with a related word, which word matching alone misses", async () => {
@@ -60,10 +60,42 @@ describe("related words (bundled word vectors)", () => {
     userNotes(dir);
     const query = "Which pets does the user have?";
     const plain = await select(dir, query, null);
-    assert.equal(plain[0].file, "user-coffee.md", "without vectors the note saying 'user' most often wins");
+    assert.notEqual(plain[0].file, "user-dog.md", "by shared words alone the dog note is not the best");
+    assert.doesNotMatch(plain[0].reason, /related:/);
     const [pick] = await select(dir, query, vectors);
     assert.equal(pick.file, "user-dog.md");
     assert.match(pick.reason, /related: pets≈(dog|beagle)/);
+  });
+
+  it("keeps working when the query has more words than the stage weighs", async () => {
+    const dir = makeTempDir();
+    userNotes(dir);
+    const query =
+      "Before the quarterly planning meeting tomorrow afternoon, remind me which pets the user " +
+      "owns, whether anything changed recently, and what breed and name the animal has";
+    const picks = await select(dir, query, vectors, 3);
+    assert.equal(picks[0].file, "user-dog.md");
+    for (const pick of picks) assert.ok(Number.isFinite(pick.score), `${pick.file}: ${pick.score}`);
+  });
+
+  it("gives the same picks for a directory after another directory was ranked (shared buffers)", async () => {
+    const small = makeTempDir();
+    userNotes(small);
+    const large = makeTempDir();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 60; i++)
+      files[`note-${i}.md`] = memory(
+        `note ${i}`,
+        `The user owns ${i} cats, ${i} parrots and word${i} gadgets.`,
+      );
+    writeTree(large, files);
+    const headers = await scanHeaders(small, { cache: new HeaderCache() });
+    const selector = createLexicalSelector({ cache: new LexicalIndexCache(), wordVectors: vectors });
+    const query = "Which pets does the user have?";
+    const first = await selector(query, headers, { k: 3, memoryDir: small });
+    const largeHeaders = await scanHeaders(large, { cache: new HeaderCache() });
+    assert.ok((await selector(query, largeHeaders, { k: 3, memoryDir: large })).length > 0);
+    assert.deepEqual(await selector(query, headers, { k: 3, memoryDir: small }), first);
   });
 
   it("leaves queries without English content words as they were (the worked example is Chinese)", async () => {
@@ -132,6 +164,31 @@ describe("word-vector files", () => {
     const future = Buffer.from(good);
     future.writeUInt8(9, 4);
     assert.throws(() => decodeWordVectors(future, "x.bin"), /unsupported version 9/);
+    const badCount = Buffer.from(good);
+    badCount.writeUInt32LE(3, 7); // 3 rows announced, 2 words and 2 rows' bytes present
+    assert.throws(() => decodeWordVectors(badCount, "x.bin"), /sizes in the header do not add up/);
     assert.throws(() => readWordVectors(path.join(makeTempDir(), "missing.bin")), /ENOENT/);
+  });
+
+  it("fall back to words alone, with one warning, when the file is damaged", () => {
+    const file = path.join(makeTempDir(), "vectors.bin");
+    fs.writeFileSync(
+      file,
+      encodeWordVectors(
+        ["cats", "dogs"],
+        [
+          [1, 0],
+          [0, 1],
+        ],
+        2,
+      ).subarray(0, 20),
+    );
+    const warnings: string[] = [];
+    assert.equal(
+      readWordVectorsOrNull(file, (message) => warnings.push(message)),
+      null,
+    );
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /word vectors unusable, recall ranks by shared words only: .*vectors\.bin: /);
   });
 });
