@@ -169,13 +169,17 @@ function bestRelatedPassage(
 ): number {
   const lineCount = memory.lineCount;
   const width = words.length;
-  const matchOf = (id: number, at: number, q: number) =>
-    id === words[q].id ? 1 : at < 0 ? 0 : similarities.values[at + q];
+  // Every term of this memory already has its similarities (bestOtherWords ran first), so the
+  // buffer does not grow below and can be read directly in the per-token loop.
+  const values = similarities.values;
+  const ids = queryIdScratch;
+  for (let q = 0; q < width; q++) ids[q] = words[q].id;
   const descriptionBest = descriptionScratch.fill(0, 0, width);
   forEachDescriptionTerm(memory, (id) => {
     const at = similarities.of(id);
+    if (at < 0) return; // no vector: not a query word either (those all have one)
     for (let q = 0; q < width; q++) {
-      const s = matchOf(id, at, q);
+      const s = id === ids[q] ? 1 : values[at + q];
       if (s > descriptionBest[q]) descriptionBest[q] = s;
     }
   });
@@ -189,12 +193,14 @@ function bestRelatedPassage(
   for (let line = 0; line < lineCount; line++) {
     const start = memory.tokensAt + memory.lineStart(line);
     const end = memory.tokensAt + (line + 1 < lineCount ? memory.lineStart(line + 1) : memory.tokenCount);
+    const base = line * width;
     for (let i = start; i < end; i++) {
       const id = record[i];
       const at = similarities.of(id);
+      if (at < 0) continue;
       for (let q = 0; q < width; q++) {
-        const s = matchOf(id, at, q);
-        if (s > lineBest[line * width + q]) lineBest[line * width + q] = s;
+        const s = id === ids[q] ? 1 : values[at + q];
+        if (s > lineBest[base + q]) lineBest[base + q] = s;
       }
     }
   }
@@ -215,6 +221,7 @@ function bestRelatedPassage(
 
 let lineScratch = new Float32Array(1024);
 const descriptionScratch = new Float64Array(MAX_QUERY_WORDS);
+const queryIdScratch = new Int32Array(MAX_QUERY_WORDS);
 
 /**
  * Similarities of index terms to the query words, computed once per term per query (memories
