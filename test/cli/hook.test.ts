@@ -85,6 +85,26 @@ describe("memdir hook user-prompt-submit", () => {
     assert.deepEqual(JSON.parse(result.stdout), {});
   });
 
+  it("honours the project's settings when the agent works in a sub-folder", async () => {
+    const { home, project } = workedExample();
+    fs.mkdirSync(path.join(project, ".git")); // the project root is the repository's root
+    fs.mkdirSync(path.join(project, ".claude"));
+    fs.writeFileSync(
+      path.join(project, ".claude", "settings.json"),
+      JSON.stringify({ autoMemoryEnabled: false }),
+    );
+    const subFolder = path.join(project, "src", "auth");
+    fs.mkdirSync(subFolder, { recursive: true });
+    for (const event of ["user-prompt-submit", "session-start"]) {
+      const result = await runCli(["hook", event], {
+        home,
+        input: hookInput({ cwd: subFolder, prompt: WORKED_EXAMPLE_PROMPT }),
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(JSON.parse(result.stdout), {}, `${event}: auto memory is off for this project`);
+    }
+  });
+
   it("asks the configured model to select (hybrid) and surfaces its pick", async () => {
     const { home, project } = workedExample();
     const server = await startFakeModelServer([

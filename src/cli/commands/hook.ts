@@ -73,7 +73,10 @@ async function answerHook(
   }
   const env = context.env;
   const cwd = path.resolve(options.cwd ?? input.cwd ?? process.cwd());
-  const config = configFromOptions({ ...options, cwd }, context);
+  // Project settings (auto memory off, the model) are read from the project root, as `extract`
+  // and `dream` read them: an agent working in a sub-folder must not escape them.
+  const location = await locationFromOptions({ ...options, cwd }, context);
+  const config = configFromOptions({ ...options, cwd }, context, location);
   if (event === "stop") {
     const plan = planStopHook({
       transcriptPath: input.transcript_path,
@@ -86,7 +89,6 @@ async function answerHook(
     else log(`extraction started in the background (pid ${spawnDetachedMemdir(plan.run, env)})`);
     return null;
   }
-  const location = await locationFromOptions({ ...options, cwd }, context);
   if (event === "session-start") {
     // Side by side: the warm-up check only lists folders, and never fails the hook.
     const [context] = await Promise.all([
