@@ -73,6 +73,18 @@ function lockPath(memoryDir: string): string {
   return path.join(extractionStateDir(memoryDir), "lock");
 }
 
+/**
+ * Takes the memory dir's extraction lock without waiting, for an extractor that runs in a
+ * long-lived process (`memdir run`/`chat`) rather than through {@link runOneAtATime}; `null`
+ * when another live process is extracting. Hold it with {@link withLockHeartbeat}.
+ */
+export function tryExtractionLock(
+  memoryDir: string,
+  staleMs: number = EXTRACTION_LOCK_STALE_MS,
+): Promise<HeldLockFile | null> {
+  return tryLockFile(lockPath(memoryDir), { staleMs });
+}
+
 function pendingPath(memoryDir: string): string {
   return path.join(extractionStateDir(memoryDir), "pending.json");
 }
@@ -129,7 +141,7 @@ export async function runOneAtATime<R>(
   };
   let own: { value: R } | { error: unknown };
   try {
-    own = await withHeartbeat(lock, options.heartbeatMs, async () => {
+    own = await withLockHeartbeat(lock, options.heartbeatMs, async () => {
       // Our own run's failure is the caller's to report, after the queue behind it has run.
       const result = await run(ticket).then(
         (value) => ({ value }),
@@ -151,7 +163,7 @@ export async function runOneAtATime<R>(
     const again = await tryLockFile(lockPath(memoryDir), { staleMs });
     if (again === null) break;
     try {
-      await withHeartbeat(again, options.heartbeatMs, runQueued);
+      await withLockHeartbeat(again, options.heartbeatMs, runQueued);
     } finally {
       await again.release();
     }
@@ -160,7 +172,12 @@ export async function runOneAtATime<R>(
   return { status: "ran", own: own.value, trailing };
 }
 
-async function withHeartbeat<T>(lock: HeldLockFile, heartbeatMs: number | undefined, work: () => Promise<T>) {
+/** Runs `work` while touching `lock` every `heartbeatMs`, so other processes do not judge it stale. */
+export async function withLockHeartbeat<T>(
+  lock: HeldLockFile,
+  heartbeatMs: number | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   const timer = setInterval(() => void lock.refresh(), heartbeatMs ?? EXTRACTION_HEARTBEAT_MS);
   timer.unref();
   try {
