@@ -102,29 +102,39 @@ export function addRelatedWordScores(
     const memory = candidate.memory;
     const best = bestOtherWords(memory, words, similarities);
     let wholeScore = 0;
-    let strongest = 0;
-    let strongestPair: string | null = null;
+    let strongestWhole = -1;
     for (let q = 0; q < words.length; q++) {
       if (best.similarity[q] <= threshold || best.row[q] < 0) continue;
       const contribution = words[q].idf * gain(best.similarity[q]);
       wholeScore += contribution;
-      if (contribution > strongest) {
-        strongest = contribution;
-        strongestPair = `${words[q].surface}≈${vectors.word(best.row[q])}`;
-      }
+      if (
+        strongestWhole < 0 ||
+        contribution > words[strongestWhole].idf * gain(best.similarity[strongestWhole])
+      )
+        strongestWhole = q;
     }
     let added = 0;
-    if (tuning.relatedWeight > 0 && memory.lineCount >= tuning.passageMinLines)
+    // The query word `--explain` names: the strongest related (not exact) evidence that scored.
+    let named = -1;
+    if (tuning.relatedWeight > 0 && memory.lineCount >= tuning.passageMinLines && wholeScore > 0) {
       added += tuning.relatedWeight * wholeScore;
-    if (tuning.relatedPassageWeight > 0)
-      added += tuning.relatedPassageWeight * bestRelatedPassage(memory, words, similarities, gain, threshold);
+      named = strongestWhole;
+    }
+    if (tuning.relatedPassageWeight > 0) {
+      const passage = bestRelatedPassage(memory, words, similarities, gain, threshold);
+      added += tuning.relatedPassageWeight * passage.score;
+      if (named < 0) named = passage.strongestRelated;
+    }
     candidate.score += added;
-    // Named only when related words changed the score (not for exact passage matches alone).
-    if (added > 0 && strongestPair) candidate.related = strongestPair;
+    if (named >= 0 && best.row[named] >= 0)
+      candidate.related = `${words[named].surface}≈${vectors.word(best.row[named])}`;
   }
 }
 
-/** Per query word, the most similar word of the description or body other than itself, and that word's vector row. */
+/**
+ * Per query word, the most similar word of the description or body that is not a query word
+ * (those are exact evidence, already counted), and that word's vector row.
+ */
 function bestOtherWords(
   memory: IndexedMemory,
   words: readonly RelatedQueryWord[],
@@ -134,9 +144,8 @@ function bestOtherWords(
   const row = bestScratch.row.fill(-1, 0, words.length);
   const consider = (id: number) => {
     const at = similarities.of(id);
-    if (at < 0) return;
+    if (at < 0 || isQueryWord(id, words)) return;
     for (let q = 0; q < words.length; q++) {
-      if (id === words[q].id) continue;
       const s = similarities.values[at + q];
       if (s > similarity[q]) {
         similarity[q] = s;
@@ -150,6 +159,11 @@ function bestOtherWords(
   return { similarity, row };
 }
 
+function isQueryWord(id: number, words: readonly RelatedQueryWord[]): boolean {
+  for (let q = 0; q < words.length; q++) if (words[q].id === id) return true;
+  return false;
+}
+
 /** Scratch of {@link bestOtherWords} (one result per query word; ranking is synchronous). */
 const bestScratch = {
   similarity: new Float64Array(MAX_QUERY_WORDS),
@@ -158,7 +172,11 @@ const bestScratch = {
 
 /**
  * Best passage: the description on its own (a memory's one-line summary) or two body lines;
- * per query word its best exact (1) or related match in the passage.
+ * per query word its best exact (1) or related match in the passage. `strongestRelated`: the
+ * query word whose related (not exact) match adds most to that passage, or -1. (Unlike the
+ * whole-memory score, another query word counts as a related match here: in a passage, "art"
+ * next to "painting" is evidence for both; measured, excluding it changed nothing on sessions
+ * and cost 0.003 on observations.)
  */
 function bestRelatedPassage(
   memory: IndexedMemory,
@@ -166,7 +184,7 @@ function bestRelatedPassage(
   similarities: Similarities,
   gain: (similarity: number) => number,
   threshold: number,
-): number {
+): { score: number; strongestRelated: number } {
   const lineCount = memory.lineCount;
   const width = words.length;
   // Every term of this memory already has its similarities (bestOtherWords ran first), so the
@@ -174,51 +192,77 @@ function bestRelatedPassage(
   const values = similarities.values;
   const ids = queryIdScratch;
   for (let q = 0; q < width; q++) ids[q] = words[q].id;
-  const descriptionBest = descriptionScratch.fill(0, 0, width);
-  forEachDescriptionTerm(memory, (id) => {
+  const matchInto = (target: Float32Array | Float64Array, base: number, id: number) => {
     const at = similarities.of(id);
     if (at < 0) return; // no vector: not a query word either (those all have one)
     for (let q = 0; q < width; q++) {
       const s = id === ids[q] ? 1 : values[at + q];
-      if (s > descriptionBest[q]) descriptionBest[q] = s;
+      if (s > target[base + q]) target[base + q] = s;
     }
-  });
-  let best = 0;
-  for (let q = 0; q < width; q++)
-    if (descriptionBest[q] > threshold) best += words[q].idf * gain(descriptionBest[q]);
-  if (lineCount === 0) return best;
+  };
+  const result = passageResult;
+  result.score = 0;
+  result.strongestRelated = -1;
+  const descriptionBest = descriptionScratch.fill(0, 0, width);
+  forEachDescriptionTerm(memory, (id) => matchInto(descriptionBest, 0, id));
+  scorePassage(descriptionBest, 0, 1, width, words, gain, threshold, result);
+  if (lineCount === 0) return result;
   if (lineScratch.length < lineCount * width) lineScratch = new Float32Array(lineCount * width * 2);
   const lineBest = lineScratch.fill(0, 0, lineCount * width);
   const record = memory.record;
   for (let line = 0; line < lineCount; line++) {
     const start = memory.tokensAt + memory.lineStart(line);
     const end = memory.tokensAt + (line + 1 < lineCount ? memory.lineStart(line + 1) : memory.tokenCount);
-    const base = line * width;
-    for (let i = start; i < end; i++) {
-      const id = record[i];
-      const at = similarities.of(id);
-      if (at < 0) continue;
-      for (let q = 0; q < width; q++) {
-        const s = id === ids[q] ? 1 : values[at + q];
-        if (s > lineBest[base + q]) lineBest[base + q] = s;
-      }
-    }
+    for (let i = start; i < end; i++) matchInto(lineBest, line * width, record[i]);
   }
   const windows = Math.max(1, lineCount - PASSAGE_LINES + 1);
-  for (let first = 0; first < windows; first++) {
-    const last = Math.min(lineCount, first + PASSAGE_LINES);
-    let score = 0;
-    for (let q = 0; q < width; q++) {
-      let top = 0;
-      for (let line = first; line < last; line++)
-        if (lineBest[line * width + q] > top) top = lineBest[line * width + q];
-      if (top > threshold) score += words[q].idf * gain(top);
-    }
-    if (score > best) best = score;
-  }
-  return best;
+  for (let first = 0; first < windows; first++)
+    scorePassage(
+      lineBest,
+      first,
+      Math.min(lineCount, first + PASSAGE_LINES),
+      width,
+      words,
+      gain,
+      threshold,
+      result,
+    );
+  return result;
 }
 
+/** Scores lines [first, last) of `lineBest` as one passage; keeps it in `result` when it is the best so far. */
+function scorePassage(
+  lineBest: Float32Array | Float64Array,
+  first: number,
+  last: number,
+  width: number,
+  words: readonly RelatedQueryWord[],
+  gain: (similarity: number) => number,
+  threshold: number,
+  result: { score: number; strongestRelated: number },
+): void {
+  let score = 0;
+  let strongest = -1;
+  let strongestContribution = 0;
+  for (let q = 0; q < width; q++) {
+    let top = 0;
+    for (let line = first; line < last; line++)
+      if (lineBest[line * width + q] > top) top = lineBest[line * width + q];
+    if (top <= threshold) continue;
+    const contribution = words[q].idf * gain(top);
+    score += contribution;
+    if (top < 1 && contribution > strongestContribution) {
+      strongestContribution = contribution;
+      strongest = q;
+    }
+  }
+  if (score > result.score) {
+    result.score = score;
+    result.strongestRelated = strongest;
+  }
+}
+
+const passageResult = { score: 0, strongestRelated: -1 };
 let lineScratch = new Float32Array(1024);
 const descriptionScratch = new Float64Array(MAX_QUERY_WORDS);
 const queryIdScratch = new Int32Array(MAX_QUERY_WORDS);

@@ -62,9 +62,12 @@ describe("related words (bundled word vectors)", () => {
     const plain = await select(dir, query, null);
     assert.notEqual(plain[0].file, "user-dog.md", "by shared words alone the dog note is not the best");
     assert.doesNotMatch(plain[0].reason, /related:/);
-    const [pick] = await select(dir, query, vectors);
-    assert.equal(pick.file, "user-dog.md");
-    assert.match(pick.reason, /related: pets≈(dog|beagle)/);
+    const picks = await select(dir, query, vectors, 3);
+    assert.equal(picks[0].file, "user-dog.md");
+    assert.match(picks[0].reason, /related: pets≈(dog|beagle)/);
+    // Named only when a related word added to the score: nothing in the editor note relates to pets.
+    const editor = picks.find((pick) => pick.file === "user-editor.md");
+    assert.ok(editor && !editor.reason.includes("related:"), editor?.reason);
   });
 
   it("keeps working when the query has more words than the stage weighs", async () => {
