@@ -97,6 +97,19 @@ describe("memdir recall", () => {
     assert.match(result.stdout, /no memories would be recalled/);
   });
 
+  it("says on stderr that agents recall nothing while auto memory is off, and still shows the picks", async () => {
+    const { home, memoryDir } = workedExample();
+    const result = await runCli(["recall", QUERY, "--dir", memoryDir], {
+      home,
+      env: { MEMDIR_DISABLE: "1" },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /auto memory is off \(.*MEMDIR_DISABLE.*\): agents recall nothing/);
+    assert.match(result.stdout, /feedback-real-database\.md/);
+    const on = await runCli(["recall", QUERY, "--dir", memoryDir], { home });
+    assert.equal(on.stderr, "", "no note while memory is on");
+  });
+
   it("--selector model without a model exits 1 naming the variable to set", async () => {
     const { home, memoryDir } = workedExample();
     for (const selector of ["model", "hybrid"]) {

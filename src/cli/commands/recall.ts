@@ -61,6 +61,12 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
     const k = parsePickCount(options.k, "recall");
     const { selector, name } = selectorForCommand(options, context);
     const location = await locationFromOptions(options, context);
+    // A diagnostic: it still shows what would be recalled, but says that agents get nothing.
+    const config = configFromOptions(options, context, location);
+    if (!config.autoMemory)
+      context.io.stderr(
+        `memdir: auto memory is off (${config.autoMemoryOffReason}): agents recall nothing; showing what would be recalled if it were on\n`,
+      );
     const result = await recall({
       memoryDir: location.memoryDir,
       query,
