@@ -8,6 +8,8 @@
  *
  * `LEXICAL_TUNING='{"passageWeight":0}'` overrides ranking knobs for an experiment.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { runEval } from "../src/recall/eval.ts";
 import { createLexicalSelector, type LexicalTuning } from "../src/recall/select-lexical.ts";
 
@@ -16,6 +18,15 @@ const dataDirs = dirs.length > 0 ? dirs : ["/tmp/locomo-sessions", "/tmp/locomo-
 const tuning = JSON.parse(process.env.LEXICAL_TUNING ?? "{}") as Partial<LexicalTuning>;
 
 for (const dataDir of dataDirs) {
+  if (!fs.existsSync(path.join(dataDir, "queries.jsonl"))) {
+    const variant = path.basename(dataDir).replace(/^locomo-/, "");
+    console.error(
+      `${dataDir}: no queries.jsonl. Materialize it first:\n` +
+        `  node ../shared/bench/materialize.mjs ../shared/bench/locomo/${variant} ${dataDir}`,
+    );
+    process.exitCode = 1;
+    continue;
+  }
   const report = await runEval({
     dataDir,
     selector: createLexicalSelector({ tuning }),
