@@ -23,9 +23,13 @@ export function extractionStateDir(memoryDir: string): string {
   return path.join(path.resolve(memoryDir), EXTRACTION_STATE_DIR);
 }
 
+/** A file-name-safe key of a transcript path (its cursor and its pending request are named by it). */
+export function transcriptKey(transcript: string): string {
+  return createHash("sha256").update(path.resolve(transcript)).digest("hex").slice(0, 24);
+}
+
 function cursorFile(memoryDir: string, transcript: string): string {
-  const key = createHash("sha256").update(path.resolve(transcript)).digest("hex").slice(0, 24);
-  return path.join(extractionStateDir(memoryDir), "cursors", `${key}.json`);
+  return path.join(extractionStateDir(memoryDir), "cursors", `${transcriptKey(transcript)}.json`);
 }
 
 /**

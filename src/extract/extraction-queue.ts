@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../memdir/atomic.ts";
 import { type HeldLockFile, liveLockHolder, tryLockFile } from "../memdir/lock.ts";
-import { extractionStateDir } from "./cursor-store.ts";
+import { extractionStateDir, transcriptKey } from "./cursor-store.ts";
 
 /**
  * One extraction at a time per memory dir, across processes (SPEC §5 coalescing, for agents whose
@@ -13,11 +13,14 @@ import { extractionStateDir } from "./cursor-store.ts";
  *   A killed holder's lock is taken over at once (dead PID); a live one is touched every
  *   {@link EXTRACTION_HEARTBEAT_MS}, so one left untouched for {@link EXTRACTION_LOCK_STALE_MS}
  *   (a hung process, or a holder on another machine) is taken over too.
- * - A request that finds the lock held is written to `.memdir-extract/pending.json` (the latest
- *   wins: each write replaces the previous one) and its process exits at once.
- * - The holder, after its own run, takes the pending request and runs it: ONE trailing run over
- *   whatever arrived meanwhile, then again while requests keep arriving. After releasing the lock
- *   it looks once more, so a request written between its last look and the release is not lost.
+ * - A request that finds the lock held is written to `.memdir-extract/pending/<transcript key>.json`
+ *   and its process exits at once. Per transcript the latest wins (each write replaces that
+ *   session's previous one); requests of different sessions wait side by side, so a session
+ *   whose last turn ended while another session's extraction ran is not forgotten.
+ * - The holder, after its own run, takes the pending requests oldest first and runs them: ONE
+ *   trailing run per session over whatever arrived meanwhile, then again while requests keep
+ *   arriving. After releasing the lock it looks once more, so a request written between its last
+ *   look and the release is not lost.
  */
 
 /** The holder touches its lock this often. */
@@ -85,8 +88,13 @@ export function tryExtractionLock(
   return tryLockFile(lockPath(memoryDir), { staleMs });
 }
 
-function pendingPath(memoryDir: string): string {
-  return path.join(extractionStateDir(memoryDir), "pending.json");
+function pendingDir(memoryDir: string): string {
+  return path.join(extractionStateDir(memoryDir), "pending");
+}
+
+/** Where a queued request for `transcript` waits (tests and people reading the state folder). */
+export function pendingRequestFile(memoryDir: string, transcript: string): string {
+  return path.join(pendingDir(memoryDir), `${transcriptKey(transcript)}.json`);
 }
 
 /**
@@ -108,7 +116,6 @@ export async function runOneAtATime<R>(
   const staleMs = options.staleMs ?? EXTRACTION_LOCK_STALE_MS;
   const log = options.log ?? (() => {});
   let lock = await tryLockFile(lockPath(memoryDir), { staleMs });
-  let carried: ExtractionTicket | null = null;
   if (lock === null) {
     await writePending(memoryDir, ticket);
     // The holder may have released between our attempt and the write (and already looked for
@@ -116,9 +123,10 @@ export async function runOneAtATime<R>(
     lock = await tryLockFile(lockPath(memoryDir), { staleMs });
     if (lock === null)
       return { status: "queued", holder: await liveLockHolder(lockPath(memoryDir), { staleMs }) };
-    const taken = await takePending(memoryDir);
-    // A newer request may have replaced ours: then it runs after ours.
-    if (taken !== null && taken.id !== ticket.id) carried = taken;
+    // Our own session's request (ours, or a newer one that replaced it) is covered by our run,
+    // which reads the transcript as it is now; other sessions' requests stay for the queue.
+    const own = await takePendingFile(pendingRequestFile(memoryDir, ticket.transcript));
+    if (own?.all) ticket = { ...ticket, all: true };
   }
   const safeRun = async (next: ExtractionTicket): Promise<R | null> => {
     try {
@@ -147,10 +155,6 @@ export async function runOneAtATime<R>(
         (value) => ({ value }),
         (error: unknown) => ({ error }),
       );
-      if (carried !== null) {
-        const outcome = await safeRun(carried);
-        if (outcome !== null) trailing.push(outcome);
-      }
       await runQueued();
       return result;
     });
@@ -188,24 +192,44 @@ export async function withLockHeartbeat<T>(
 }
 
 async function writePending(memoryDir: string, ticket: ExtractionTicket): Promise<void> {
-  const file = pendingPath(memoryDir);
+  const file = pendingRequestFile(memoryDir, ticket.transcript);
   await fs.mkdir(path.dirname(file), { recursive: true });
   await writeFileAtomic(file, `${JSON.stringify(ticket)}\n`);
 }
 
+/** Names of the waiting requests (not the ones another process has set aside to run). */
+async function pendingFiles(memoryDir: string): Promise<string[]> {
+  const names = await fs.readdir(pendingDir(memoryDir)).catch(() => [] as string[]);
+  return names.filter((name) => name.endsWith(".json"));
+}
+
 async function pendingExists(memoryDir: string): Promise<boolean> {
-  return fs.stat(pendingPath(memoryDir)).then(
-    () => true,
-    () => false,
+  return (await pendingFiles(memoryDir)).length > 0;
+}
+
+/** Takes the oldest waiting request (by modification time), if any. */
+async function takePending(memoryDir: string): Promise<ExtractionTicket | null> {
+  const dir = pendingDir(memoryDir);
+  const waiting = await Promise.all(
+    (await pendingFiles(memoryDir)).map(async (name) => {
+      const stat = await fs.stat(path.join(dir, name)).catch(() => null);
+      return { file: path.join(dir, name), mtimeMs: stat?.mtimeMs ?? Number.POSITIVE_INFINITY };
+    }),
   );
+  waiting.sort((a, b) => a.mtimeMs - b.mtimeMs || a.file.localeCompare(b.file));
+  for (const { file } of waiting) {
+    const ticket = await takePendingFile(file);
+    if (ticket !== null) return ticket;
+  }
+  return null;
 }
 
 /**
- * Takes the pending request, if any: renamed aside first (only one rename of a file succeeds,
- * and a request written after it lands in a fresh `pending.json`), then read and removed.
+ * Takes one waiting request: renamed aside first (only one rename of a file succeeds, and a
+ * request written after it lands in a fresh file), then read and removed. Null when another
+ * process took it first or it is unreadable.
  */
-async function takePending(memoryDir: string): Promise<ExtractionTicket | null> {
-  const file = pendingPath(memoryDir);
+async function takePendingFile(file: string): Promise<ExtractionTicket | null> {
   const aside = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.taken`;
   try {
     await fs.rename(file, aside);

@@ -252,7 +252,9 @@ describe("memdir extract: one extraction at a time per memory dir", () => {
       "the trailing run covers only the new turn",
     );
     assert.deepEqual(memoryFiles(memoryDir), ["feedback-real-database.md", "project-tuesday-deploys.md"]);
-    assert.deepEqual(fs.readdirSync(path.join(memoryDir, ".memdir-extract")).sort(), ["cursors"]);
+    const state = path.join(memoryDir, ".memdir-extract");
+    assert.deepEqual(fs.readdirSync(state).sort(), ["cursors", "pending"], "the lock is gone");
+    assert.deepEqual(fs.readdirSync(path.join(state, "pending")), [], "no request left waiting");
   });
 
   it("two processes started at once: one model run, the other queued, its trailing run finds nothing new", async () => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
+import { pendingRequestFile } from "../../src/extract/extraction-queue.ts";
 import { type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
 import type { Message } from "../../src/types.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -107,7 +108,7 @@ describe("memdir hook stop → background extraction", () => {
 
     await stop();
     await reached;
-    const pendingFile = path.join(memoryDir, ".memdir-extract", "pending.json");
+    const pendingFile = pendingRequestFile(memoryDir, transcript);
     fs.appendFileSync(
       transcript,
       line({ id: "m3", role: "user", content: "The release freeze starts on the 20th." }) +

@@ -18,7 +18,7 @@ function deferred() {
 }
 
 describe("runOneAtATime", () => {
-  it("queues requests made during a run and runs only the latest of them, once, afterwards", async () => {
+  it("queues requests made during a run and runs each session's latest once afterwards, oldest first", async () => {
     const memoryDir = makeTempDir("memdir-queue-");
     const started = deferred();
     const gate = deferred();
@@ -47,12 +47,20 @@ describe("runOneAtATime", () => {
       extractionTicket({ transcript: "/s/c.jsonl", cwd: "/p" }),
       run,
     );
-    assert.equal(second.status, "queued");
-    assert.equal(third.status, "queued");
+    // b's session ends another turn: its newer request replaces its first one.
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a later modification time than c's
+    const fourth = await runOneAtATime(
+      memoryDir,
+      extractionTicket({ transcript: "/s/b.jsonl", cwd: "/p" }),
+      run,
+    );
+    assert.deepEqual([second.status, third.status, fourth.status], ["queued", "queued", "queued"]);
     gate.resolve();
-    assert.deepEqual(await first, { status: "ran", own: "a.jsonl", trailing: ["c.jsonl"] });
-    assert.deepEqual(ran, ["a.jsonl", "c.jsonl"], "b was replaced by the later c");
-    assert.deepEqual(fs.readdirSync(path.join(memoryDir, ".memdir-extract")), [], "lock and request gone");
+    assert.deepEqual(await first, { status: "ran", own: "a.jsonl", trailing: ["c.jsonl", "b.jsonl"] });
+    assert.deepEqual(ran, ["a.jsonl", "c.jsonl", "b.jsonl"], "one run per session; none forgotten");
+    const state = path.join(memoryDir, ".memdir-extract");
+    assert.deepEqual(fs.readdirSync(state), ["pending"], "the lock is gone");
+    assert.deepEqual(fs.readdirSync(path.join(state, "pending")), [], "and every request taken");
   });
 
   it("when its own run throws: releases the lock, still runs the queued request, then reports the error", async () => {
