@@ -71,3 +71,48 @@ export async function saveTranscriptCursor(
   };
   await writeFileAtomic(file, `${JSON.stringify(stored)}\n`);
 }
+
+/** Below this many saved cursors, {@link pruneOrphanCursors} does not look (one small file each). */
+export const CURSOR_PRUNE_THRESHOLD = 100;
+
+/** A cursor untouched this long whose transcript is gone may be removed. */
+export const CURSOR_PRUNE_AGE_MS = 30 * 24 * 3_600_000;
+
+/**
+ * Removes the saved cursors of transcripts that no longer exist (sessions deleted by the agent
+ * or by hand) and that no extraction has moved for {@link CURSOR_PRUNE_AGE_MS}: one small file per
+ * session ever extracted would otherwise pile up for good. The age rule spares a memory dir
+ * synced between machines, whose other machine's live sessions are "missing" here. Only looks
+ * once there are more than `threshold` cursors, so an extraction normally pays one directory
+ * listing. Returns how many were removed; never throws.
+ */
+export async function pruneOrphanCursors(
+  memoryDir: string,
+  options: { threshold?: number; now?: () => number } = {},
+): Promise<number> {
+  const threshold = options.threshold ?? CURSOR_PRUNE_THRESHOLD;
+  const now = (options.now ?? Date.now)();
+  const dir = path.join(extractionStateDir(memoryDir), "cursors");
+  const names = (await fs.readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"));
+  if (names.length <= threshold) return 0;
+  let removed = 0;
+  for (const name of names) {
+    const file = path.join(dir, name);
+    try {
+      const stored = JSON.parse(await fs.readFile(file, "utf8")) as Partial<StoredCursor>;
+      if (typeof stored.transcript !== "string") continue; // not ours to judge
+      const updated = Date.parse(stored.updatedAt ?? "");
+      if (!(now - updated > CURSOR_PRUNE_AGE_MS)) continue; // recent, or no date: keep
+      const exists = await fs.stat(stored.transcript).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => error.code !== "ENOENT",
+      );
+      if (exists) continue;
+      await fs.rm(file, { force: true });
+      removed++;
+    } catch {
+      // unreadable or removed meanwhile: leave it
+    }
+  }
+  return removed;
+}

@@ -3,7 +3,7 @@ import { loadTranscript } from "../agent/transcript.ts";
 import { MemdirError } from "../errors.ts";
 import type { ModelClient } from "../model/client.ts";
 import type { Clock, Message } from "../types.ts";
-import { loadTranscriptCursor, saveTranscriptCursor } from "./cursor-store.ts";
+import { loadTranscriptCursor, pruneOrphanCursors, saveTranscriptCursor } from "./cursor-store.ts";
 import { createExtractor, type ExtractionReport } from "./extractor.ts";
 import type { ExtractionRunResult } from "./run-extraction.ts";
 
@@ -71,8 +71,10 @@ export async function extractTranscript(options: TranscriptExtractionOptions): P
     extractor.dispose();
   }
   const cursor = extractor.cursor;
-  if (cursor !== null && (cursor !== start || options.all))
+  if (cursor !== null && (cursor !== start || options.all)) {
     await saveTranscriptCursor(options.memoryDir, transcript, cursor, options.now);
+    await pruneOrphanCursors(options.memoryDir, { now: options.now });
+  }
   const final = report as ExtractionReport | null;
   if (final === null) {
     // The extractor reports every pass over a non-empty conversation; no report means it threw.
