@@ -76,18 +76,6 @@ function lockPath(memoryDir: string): string {
   return path.join(extractionStateDir(memoryDir), "lock");
 }
 
-/**
- * Takes the memory dir's extraction lock without waiting, for an extractor that runs in a
- * long-lived process (`memdir run`/`chat`) rather than through {@link runOneAtATime}; `null`
- * when another live process is extracting. Hold it with {@link withLockHeartbeat}.
- */
-export function tryExtractionLock(
-  memoryDir: string,
-  staleMs: number = EXTRACTION_LOCK_STALE_MS,
-): Promise<HeldLockFile | null> {
-  return tryLockFile(lockPath(memoryDir), { staleMs });
-}
-
 function pendingDir(memoryDir: string): string {
   return path.join(extractionStateDir(memoryDir), "pending");
 }
@@ -116,6 +104,7 @@ export async function runOneAtATime<R>(
   const staleMs = options.staleMs ?? EXTRACTION_LOCK_STALE_MS;
   const log = options.log ?? (() => {});
   let lock = await tryLockFile(lockPath(memoryDir), { staleMs });
+  let carried: ExtractionTicket | null = null;
   if (lock === null) {
     await writePending(memoryDir, ticket);
     // The holder may have released between our attempt and the write (and already looked for
@@ -123,10 +112,11 @@ export async function runOneAtATime<R>(
     lock = await tryLockFile(lockPath(memoryDir), { staleMs });
     if (lock === null)
       return { status: "queued", holder: await liveLockHolder(lockPath(memoryDir), { staleMs }) };
-    // Our own session's request (ours, or a newer one that replaced it) is covered by our run,
-    // which reads the transcript as it is now; other sessions' requests stay for the queue.
-    const own = await takePendingFile(pendingRequestFile(memoryDir, ticket.transcript));
-    if (own?.all) ticket = { ...ticket, all: true };
+    // Take our session's request back. A newer one of the same session may have replaced it
+    // (a later turn ended meanwhile): that one runs right after ours, since the caller may run
+    // ours on the transcript as it read it before queueing. Other sessions' requests stay queued.
+    const taken = await takePendingFile(pendingRequestFile(memoryDir, ticket.transcript));
+    if (taken !== null && taken.id !== ticket.id) carried = taken;
   }
   const safeRun = async (next: ExtractionTicket): Promise<R | null> => {
     try {
@@ -149,12 +139,16 @@ export async function runOneAtATime<R>(
   };
   let own: { value: R } | { error: unknown };
   try {
-    own = await withLockHeartbeat(lock, options.heartbeatMs, async () => {
+    own = await withHeartbeat(lock, options.heartbeatMs, async () => {
       // Our own run's failure is the caller's to report, after the queue behind it has run.
       const result = await run(ticket).then(
         (value) => ({ value }),
         (error: unknown) => ({ error }),
       );
+      if (carried !== null) {
+        const outcome = await safeRun(carried);
+        if (outcome !== null) trailing.push(outcome);
+      }
       await runQueued();
       return result;
     });
@@ -167,7 +161,7 @@ export async function runOneAtATime<R>(
     const again = await tryLockFile(lockPath(memoryDir), { staleMs });
     if (again === null) break;
     try {
-      await withLockHeartbeat(again, options.heartbeatMs, runQueued);
+      await withHeartbeat(again, options.heartbeatMs, runQueued);
     } finally {
       await again.release();
     }
@@ -176,12 +170,7 @@ export async function runOneAtATime<R>(
   return { status: "ran", own: own.value, trailing };
 }
 
-/** Runs `work` while touching `lock` every `heartbeatMs`, so other processes do not judge it stale. */
-export async function withLockHeartbeat<T>(
-  lock: HeldLockFile,
-  heartbeatMs: number | undefined,
-  work: () => Promise<T>,
-): Promise<T> {
+async function withHeartbeat<T>(lock: HeldLockFile, heartbeatMs: number | undefined, work: () => Promise<T>) {
   const timer = setInterval(() => void lock.refresh(), heartbeatMs ?? EXTRACTION_HEARTBEAT_MS);
   timer.unref();
   try {

@@ -3,7 +3,6 @@ import type { ToolSpec } from "../agent/tools/spec.ts";
 import type { ModelClient } from "../model/client.ts";
 import type { Clock, Message } from "../types.ts";
 import { countNewMessages, mainAgentWroteMemory, messagesAfterCursor } from "./cursor.ts";
-import { tryExtractionLock, withLockHeartbeat } from "./extraction-queue.ts";
 import { type ExtractionRunResult, extractionNotice, runExtraction } from "./run-extraction.ts";
 
 /** SPEC §5: on exit, a running extraction gets this long to finish. */
@@ -30,14 +29,6 @@ export interface ExtractorOptions {
   signal?: AbortSignal;
   /** Start from this cursor (a message id) instead of the beginning. */
   cursor?: string | null;
-  /**
-   * Take the memory dir's cross-process extraction lock around each model run (the lock
-   * `memdir extract` uses). When another process holds it, the pass is reported `busy` and
-   * left for the next turn: the cursor stays, so those messages are counted again then. For
-   * long-lived sessions (`memdir run`/`chat`) that may share a memory dir with another session
-   * or a hook-started extraction; callers already inside the lock leave it off.
-   */
-  exclusive?: boolean;
 }
 
 /** What the stop hook hands over: the conversation as it stands when a turn ended. */
@@ -54,9 +45,7 @@ export type ExtractionReport =
   /** The main agent wrote into the memory dir itself since the cursor: nothing to do, cursor advanced. */
   | { status: "skipped"; newMessages: number; reason: "main-agent-wrote-memory" }
   /** Nothing after the cursor. */
-  | { status: "up-to-date"; newMessages: 0 }
-  /** Another process was extracting in this memory dir (`exclusive`): left for the next turn, cursor unchanged. */
-  | { status: "busy"; newMessages: number };
+  | { status: "up-to-date"; newMessages: 0 };
 
 /** Background extraction with a cursor, the skip rule and coalescing (SPEC §5). */
 export interface Extractor {
@@ -127,35 +116,19 @@ export function createExtractor(options: ExtractorOptions): Extractor {
       report({ status: "skipped", newMessages, reason: "main-agent-wrote-memory" });
       return;
     }
-    const run = () =>
-      runExtraction({
-        messages: request.messages,
-        newMessageCount: newMessages,
-        memoryDir: options.memoryDir,
-        client: options.client,
-        model: options.model,
-        cwd,
-        tools: options.tools,
-        maxTurns: options.maxTurns,
-        signal: controller.signal,
-        now: options.now,
-        onEvent: options.onEvent,
-      });
-    let result: ExtractionRunResult;
-    if (options.exclusive) {
-      const lock = await tryExtractionLock(options.memoryDir);
-      if (lock === null) {
-        report({ status: "busy", newMessages });
-        return;
-      }
-      try {
-        result = await withLockHeartbeat(lock, undefined, run);
-      } finally {
-        await lock.release();
-      }
-    } else {
-      result = await run();
-    }
+    const result = await runExtraction({
+      messages: request.messages,
+      newMessageCount: newMessages,
+      memoryDir: options.memoryDir,
+      client: options.client,
+      model: options.model,
+      cwd,
+      tools: options.tools,
+      maxTurns: options.maxTurns,
+      signal: controller.signal,
+      now: options.now,
+      onEvent: options.onEvent,
+    });
     if (!result.ok) {
       const error = result.error ?? new Error("extraction failed");
       if (!controller.signal.aborted) log(`memdir: extraction failed: ${error.message}`);

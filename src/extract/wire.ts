@@ -106,8 +106,6 @@ export function installMemoryHooks(options: MemoryHooksOptions): MemoryHooks {
   if (options.client !== null && !options.bare && options.extract !== false) {
     extractor = createExtractor({
       memoryDir: options.memoryDir,
-      // Another chat on the same project, or an agent's Stop hook, may extract into this dir too.
-      exclusive: true,
       client: options.client,
       model: options.model,
       now: options.now,

@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -8,7 +6,6 @@ import { createExtractor, type ExtractionReport } from "../../src/extract/extrac
 import { createAnthropicClient } from "../../src/model/anthropic.ts";
 import { type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
 import type { Message } from "../../src/types.ts";
-import { nodeArgsFor } from "../helpers/node-entry.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 const MEMORY_TEXT =
@@ -285,46 +282,6 @@ describe("createExtractor", () => {
     await extractor.schedule({ messages: [...first, ...turn("ok", "ok")] });
     assert.match(promptsSeen(server)[1], /newest 4 messages/);
     assert.equal(reports[1].status, "done");
-  });
-
-  it("with exclusive, leaves a turn for later while another process extracts into the dir", async () => {
-    const { project, memoryDir } = setup();
-    const { server, client } = await fakeModel(["Nothing worth keeping."]);
-    const holder = spawn(
-      process.execPath,
-      [...nodeArgsFor(path.join(import.meta.dirname, "workers/hold-extraction-lock.ts")), memoryDir],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    after(() => holder.kill("SIGKILL"));
-    const [line] = (await once(holder.stdout, "data")) as [Buffer];
-    assert.equal(line.toString().trim(), "locked");
-
-    const reports: ExtractionReport[] = [];
-    const extractor = createExtractor({
-      memoryDir,
-      client,
-      cwd: project,
-      exclusive: true,
-      onReport: (report) => reports.push(report),
-    });
-    const first = turn("we ship on Fridays", "noted");
-    await extractor.schedule({ messages: first });
-    assert.deepEqual(reports, [{ status: "busy", newMessages: 2 }]);
-    assert.equal(server.requests.length, 0, "no model call while the other process extracts");
-    assert.equal(extractor.cursor, null, "the turn waits for the next one");
-
-    holder.kill("SIGKILL"); // a dead holder's lock is taken over
-    await once(holder, "exit");
-    const both = [...first, ...turn("and freeze deploys in December", "ok")];
-    await extractor.schedule({ messages: both });
-    assert.equal(reports.at(-1)?.status, "done");
-    assert.match(promptsSeen(server)[0], /newest 4 messages/, "the waiting turn is counted with the new one");
-    assert.equal(extractor.cursor, both.at(-1)?.id);
-    assert.equal(
-      fs.existsSync(path.join(memoryDir, ".memdir-extract", "lock")),
-      false,
-      "released after the run",
-    );
   });
 
   it("counts every message when the cursor's message is gone (compaction)", async () => {
