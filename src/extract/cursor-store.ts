@@ -77,14 +77,17 @@ export const CURSOR_PRUNE_THRESHOLD = 100;
 
 /** A cursor untouched this long whose transcript is gone may be removed. */
 export const CURSOR_PRUNE_AGE_MS = 30 * 24 * 3_600_000;
+/** Pruning looks at most this often per memory dir (it reads every cursor file). */
+export const CURSOR_PRUNE_INTERVAL_MS = 24 * 3_600_000;
 
 /**
  * Removes the saved cursors of transcripts that no longer exist (sessions deleted by the agent
  * or by hand) and that no extraction has moved for {@link CURSOR_PRUNE_AGE_MS}: one small file per
  * session ever extracted would otherwise pile up for good. The age rule spares a memory dir
  * synced between machines, whose other machine's live sessions are "missing" here. Only looks
- * once there are more than `threshold` cursors, so an extraction normally pays one directory
- * listing. Returns how many were removed; never throws.
+ * once there are more than `threshold` cursors, and at most once per
+ * {@link CURSOR_PRUNE_INTERVAL_MS} (the time of the last look is the mtime of `cursors/.pruned`),
+ * so an extraction normally pays one directory listing. Returns how many were removed; never throws.
  */
 export async function pruneOrphanCursors(
   memoryDir: string,
@@ -95,6 +98,18 @@ export async function pruneOrphanCursors(
   const dir = path.join(extractionStateDir(memoryDir), "cursors");
   const names = (await fs.readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"));
   if (names.length <= threshold) return 0;
+  const marker = path.join(dir, ".pruned");
+  const lastLook = await fs.stat(marker).then(
+    (stat) => stat.mtimeMs,
+    () => Number.NEGATIVE_INFINITY,
+  );
+  if (now - lastLook < CURSOR_PRUNE_INTERVAL_MS) return 0;
+  try {
+    await fs.writeFile(marker, "");
+    await fs.utimes(marker, new Date(now), new Date(now));
+  } catch {
+    return 0; // cannot record the look: do not pay for it on every extraction
+  }
   let removed = 0;
   for (const name of names) {
     const file = path.join(dir, name);

@@ -49,5 +49,12 @@ describe("transcript cursors", () => {
     for (const file of goneOld) assert.equal(await loadTranscriptCursor(memoryDir, file), null);
     assert.equal(await loadTranscriptCursor(memoryDir, goneRecent), "m1");
     assert.equal(await loadTranscriptCursor(memoryDir, keptOld), "m1");
+
+    // At most one look a day: it reads every cursor file.
+    const another = transcript("gone-old-3.jsonl", false);
+    await saveTranscriptCursor(memoryDir, another, "m1", old);
+    const later = (hours: number) => () => NOW + hours * 3_600_000;
+    assert.equal(await pruneOrphanCursors(memoryDir, { threshold: 2, now: later(1) }), 0);
+    assert.equal(await pruneOrphanCursors(memoryDir, { threshold: 2, now: later(25) }), 1);
   });
 });
