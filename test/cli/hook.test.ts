@@ -103,6 +103,15 @@ describe("memdir hook user-prompt-submit", () => {
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(JSON.parse(result.stdout), {}, `${event}: auto memory is off for this project`);
     }
+    const transcript = path.join(home, "s-1.jsonl");
+    fs.writeFileSync(transcript, `${JSON.stringify({ id: "m1", role: "user", content: "hi" })}\n`);
+    const stop = await runCli(["hook", "stop"], {
+      home,
+      input: hookInput({ cwd: subFolder, transcript_path: transcript, hook_event_name: "Stop" }),
+    });
+    assert.equal(stop.code, 0, stop.stderr);
+    assert.match(stop.stderr, /no extraction: .*auto memory is off/i);
+    assert.doesNotMatch(stop.stderr, /extraction started/);
   });
 
   it("asks the configured model to select (hybrid) and surfaces its pick", async () => {
