@@ -40,13 +40,16 @@ function cursorFile(memoryDir: string, transcript: string): string {
  * await loadTranscriptCursor(memoryDir, "/…/projects/-work-shop/3f2c.jsonl") // "m42" or null
  */
 export async function loadTranscriptCursor(memoryDir: string, transcript: string): Promise<string | null> {
+  const stored = await readStoredCursor(cursorFile(memoryDir, transcript));
+  // A hash collision (or a hand-copied file) must not move another session's cursor.
+  if (stored?.transcript !== path.resolve(transcript) || typeof stored.cursor !== "string") return null;
+  return stored.cursor;
+}
+
+/** A cursor file's fields as stored, or null when it is missing or not JSON. */
+async function readStoredCursor(file: string): Promise<Partial<StoredCursor> | null> {
   try {
-    const stored = JSON.parse(
-      await fs.readFile(cursorFile(memoryDir, transcript), "utf8"),
-    ) as Partial<StoredCursor>;
-    // A hash collision (or a hand-copied file) must not move another session's cursor.
-    if (stored.transcript !== path.resolve(transcript) || typeof stored.cursor !== "string") return null;
-    return stored.cursor;
+    return JSON.parse(await fs.readFile(file, "utf8")) as Partial<StoredCursor>;
   } catch {
     return null;
   }
@@ -113,9 +116,9 @@ export async function pruneOrphanCursors(
   let removed = 0;
   for (const name of names) {
     const file = path.join(dir, name);
+    const stored = await readStoredCursor(file);
+    if (typeof stored?.transcript !== "string") continue; // unreadable, or not ours to judge
     try {
-      const stored = JSON.parse(await fs.readFile(file, "utf8")) as Partial<StoredCursor>;
-      if (typeof stored.transcript !== "string") continue; // not ours to judge
       const updated = Date.parse(stored.updatedAt ?? "");
       if (!(now - updated > CURSOR_PRUNE_AGE_MS)) continue; // recent, or no date: keep
       const exists = await fs.stat(stored.transcript).then(
@@ -126,7 +129,7 @@ export async function pruneOrphanCursors(
       await fs.rm(file, { force: true });
       removed++;
     } catch {
-      // unreadable or removed meanwhile: leave it
+      // removed meanwhile, or cannot be removed: leave it
     }
   }
   return removed;

@@ -103,15 +103,15 @@ export function addRelatedWordScores(
     const best = bestOtherWords(memory, words, similarities);
     let wholeScore = 0;
     let strongestWhole = -1;
+    let strongestContribution = 0;
     for (let q = 0; q < words.length; q++) {
       if (best.similarity[q] <= threshold || best.row[q] < 0) continue;
       const contribution = words[q].idf * gain(best.similarity[q]);
       wholeScore += contribution;
-      if (
-        strongestWhole < 0 ||
-        contribution > words[strongestWhole].idf * gain(best.similarity[strongestWhole])
-      )
+      if (strongestWhole < 0 || contribution > strongestContribution) {
         strongestWhole = q;
+        strongestContribution = contribution;
+      }
     }
     let added = 0;
     // The query word `--explain` names: the strongest related (not exact) evidence that scored.
