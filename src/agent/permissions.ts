@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { resolveInsideMemoryDir } from "../memdir/safe-path.ts";
+import { memoryFileRefusal, resolveInsideMemoryDir } from "../memdir/safe-path.ts";
 import type { ToolContext } from "./tools/spec.ts";
 import { realPathOfTarget } from "./tools/write-file.ts";
 
@@ -44,6 +44,16 @@ function refuse(message: string): PermissionDecision {
 }
 
 /**
+ * Inside the memory dir only memory files may change (`*.md`, no dot-path): memdir's own state
+ * (`.git/config`, `.memdir-project`, lock files) and non-memory files such as `run.sh` are
+ * refused, so no agent can plant a command that a later git call runs (issue 22).
+ */
+export function memoryFileDecision(toolName: string, file: string): PermissionDecision {
+  const refusal = memoryFileRefusal(file);
+  return refusal === null ? { allow: true } : refuse(`${toolName} refused: ${refusal}`);
+}
+
+/**
  * The main agent: reads anywhere; Write/Edit inside the project root or the memory dir (real
  * paths); any other tool or place is refused with a message the model can read.
  *
@@ -60,7 +70,7 @@ export function mainAgentPermissions(options: {
     if (requested === null) return refuse(`${toolName}: file_path is missing`);
     if (options.memoryDir !== null) {
       const inMemory = await resolveInsideMemoryDir(options.memoryDir, requested);
-      if (inMemory.ok) return { allow: true };
+      if (inMemory.ok) return memoryFileDecision(toolName, inMemory.file);
     }
     if (await isInsideDirectory(options.projectRoot, requested)) return { allow: true };
     const places =
@@ -72,8 +82,9 @@ export function mainAgentPermissions(options: {
 }
 
 /**
- * Forked agents (extraction, consolidation): Read/Grep/Glob anywhere, Write/Edit only inside
- * the memory dir (SPEC §5), everything else refused. A write to `src/auth/login.ts` is refused.
+ * Forked agents (extraction, consolidation): Read/Grep/Glob anywhere, Write/Edit only on memory
+ * files inside the memory dir (SPEC §5), everything else refused. A write to `src/auth/login.ts`
+ * is refused, and so is one to the memory dir's `.git/config` or `run.sh`.
  */
 export function memoryOnlyPermissions(options: { memoryDir: string }): PermissionCheck {
   return async (toolName, input, context) => {
@@ -82,7 +93,7 @@ export function memoryOnlyPermissions(options: { memoryDir: string }): Permissio
     const requested = requestedPath(input, context);
     if (requested === null) return refuse(`${toolName}: file_path is missing`);
     const inMemory = await resolveInsideMemoryDir(options.memoryDir, requested);
-    if (inMemory.ok) return { allow: true };
+    if (inMemory.ok) return memoryFileDecision(toolName, inMemory.file);
     return refuse(
       `${toolName} refused: this agent may write only inside the memory directory ${options.memoryDir} (${inMemory.reason})`,
     );

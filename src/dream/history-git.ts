@@ -2,6 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
+import { writeFileAtomic } from "../memdir/atomic.ts";
 import type { Clock } from "../types.ts";
 import { type FileChange, type HistoryEntry, type HistoryKind, parseKindPrefix } from "./history-types.ts";
 
@@ -19,6 +20,72 @@ export function gitAvailable(): boolean {
   return gitVersionChecked;
 }
 
+/**
+ * The whole repository config memdir runs git with, written over whatever `.git/config` holds
+ * before every git call. Repository-local config can make git run programs (`core.fsmonitor`,
+ * `core.hooksPath`, `core.pager`, `core.sshCommand`, filter and diff drivers, aliases,
+ * `include.path`), and `.git/config` sits inside the memory dir, where an agent or a copied
+ * file could have planted one (issue 22): memdir never runs git with a config it did not write.
+ */
+const REPOSITORY_CONFIG = [
+  "[core]",
+  "\trepositoryformatversion = 0",
+  "\tfilemode = true",
+  "\tbare = false",
+  "\tlogallrefupdates = true",
+  "\tautocrlf = false",
+  "\tfsmonitor = false",
+  "\thooksPath = /dev/null",
+  "[user]",
+  "\tname = memdir",
+  "\temail = memdir@localhost",
+  "[commit]",
+  "\tgpgsign = false",
+  "",
+].join("\n");
+
+/**
+ * Settings passed on git's command line as well: they win over every config file, so even a
+ * config changed between {@link pinRepositoryConfig} and git reading it cannot run a program.
+ */
+const COMMAND_LINE_CONFIG = [
+  "core.quotepath=false",
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "core.pager=cat",
+  "core.editor=true",
+  "core.sshCommand=false",
+  "core.askPass=false",
+  "core.attributesFile=/dev/null",
+  "diff.external=",
+  "credential.helper=",
+  "protocol.allow=never",
+].flatMap((setting) => ["-c", setting]);
+
+/**
+ * Makes `.git` safe to run git in: a real folder (not a symbolic link, not a `gitdir:` file),
+ * without a `commondir` that would send git to another repository's config, holding exactly
+ * {@link REPOSITORY_CONFIG}.
+ */
+async function pinRepositoryConfig(memoryDir: string): Promise<void> {
+  const gitDir = path.join(memoryDir, ".git");
+  const stat = await fs.lstat(gitDir).catch(() => null);
+  if (stat === null) return;
+  if (!stat.isDirectory())
+    throw new MemdirError(
+      "io",
+      `history: ${gitDir} is not a folder; memdir runs git only in its own repository`,
+    );
+  if (await fs.lstat(path.join(gitDir, "commondir")).catch(() => null))
+    throw new MemdirError(
+      "io",
+      `history: ${path.join(gitDir, "commondir")} points git at another repository; memdir refuses to run git there (remove the file)`,
+    );
+  const configPath = path.join(gitDir, "config");
+  const current = await fs.readFile(configPath, "utf8").catch(() => null);
+  if (current !== REPOSITORY_CONFIG) await writeFileAtomic(configPath, REPOSITORY_CONFIG);
+}
+
 interface GitResult {
   code: number;
   stdout: string;
@@ -31,7 +98,8 @@ interface GitResult {
  * variables (from a hook) are dropped and the user's global and system config are ignored, so
  * signing, hooks or autocrlf settings cannot change what we record.
  */
-function runGit(memoryDir: string, args: string[], options: { now?: Clock } = {}): Promise<GitResult> {
+async function runGit(memoryDir: string, args: string[], options: { now?: Clock } = {}): Promise<GitResult> {
+  await pinRepositoryConfig(memoryDir);
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("GIT_")) env[key] = value;
   Object.assign(env, {
@@ -40,6 +108,7 @@ function runGit(memoryDir: string, args: string[], options: { now?: Clock } = {}
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: process.platform === "win32" ? "NUL" : "/dev/null",
     GIT_TERMINAL_PROMPT: "0",
+    GIT_PAGER: "cat",
     LC_ALL: "C",
   });
   if (options.now) {
@@ -48,8 +117,9 @@ function runGit(memoryDir: string, args: string[], options: { now?: Clock } = {}
     env.GIT_COMMITTER_DATE = date;
   }
   return new Promise((resolve, reject) => {
-    // No hooks: a hook file planted in .git/hooks must never run on our commits.
-    const child = spawn("git", ["-c", "core.quotepath=false", "-c", "core.hooksPath=/dev/null", ...args], {
+    // No hooks (a hook file planted in .git/hooks must never run on our commits), no pager, no
+    // fsmonitor, no external programs: see COMMAND_LINE_CONFIG.
+    const child = spawn("git", ["--no-pager", ...COMMAND_LINE_CONFIG, ...args], {
       cwd: memoryDir,
       env,
     });
@@ -88,13 +158,8 @@ export async function initGitHistory(memoryDir: string): Promise<void> {
   if (await gitHistoryExists(memoryDir)) return;
   await fs.mkdir(memoryDir, { recursive: true });
   await git(memoryDir, ["init", "-q"]);
-  for (const [key, value] of [
-    ["user.name", "memdir"],
-    ["user.email", "memdir@localhost"],
-    ["commit.gpgsign", "false"],
-    ["core.autocrlf", "false"],
-  ])
-    await git(memoryDir, ["config", key, value]);
+  // The local identity and settings come from REPOSITORY_CONFIG, written before every git call.
+  await pinRepositoryConfig(memoryDir);
   await fs.mkdir(path.join(memoryDir, ".git", "info"), { recursive: true });
   await fs.writeFile(path.join(memoryDir, ".git", "info", "exclude"), EXCLUDES);
 }

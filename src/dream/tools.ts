@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import { memoryOnlyPermissions, type PermissionCheck } from "../agent/permissions.ts";
+import { memoryFileDecision, memoryOnlyPermissions, type PermissionCheck } from "../agent/permissions.ts";
 import { createSearchTranscriptsTool } from "../agent/search-transcripts.ts";
 import type { ToolSpec } from "../agent/tools/spec.ts";
 import { editTool, globTool, grepTool, readTool, writeTool } from "../agent/tools.ts";
@@ -45,11 +45,6 @@ export const deleteMemoryTool: ToolSpec<z.infer<typeof deleteInput>> = {
   },
 };
 
-/** True when a path inside the memory dir goes through a dot-folder or is a dot-file (`.git`, `.history`, locks). */
-function touchesMemdirState(file: string): boolean {
-  return file.split("/").some((part) => part.startsWith("."));
-}
-
 /**
  * The consolidating agent's permissions: the forked agents' memory-only rule (read anywhere,
  * write only in the memory dir), plus `SearchTranscripts` (read-only) and `Delete` (memory dir
@@ -72,12 +67,8 @@ export function consolidationPermissions(options: { memoryDir: string }): Permis
           allow: false,
           message: `${toolName} refused: this agent may change only files inside the memory directory ${options.memoryDir} (${inside.reason})`,
         };
-      if (touchesMemdirState(inside.file))
-        return {
-          allow: false,
-          message: `${toolName} refused: ${inside.file} is memdir's own state, not a memory`,
-        };
-      if (toolName === "Delete") return { allow: true };
+      const decision = memoryFileDecision(toolName, inside.file);
+      if (!decision.allow || toolName === "Delete") return decision;
     }
     return base(toolName, input, context);
   };

@@ -277,3 +277,22 @@ export async function assertInsideMemoryDir(
   if (!result.ok) throw new MemdirError("path-outside", `memdir: path: ${result.reason}`);
   return { path: result.path, file: result.file };
 }
+
+/**
+ * Why `file` (relative to the memory dir, `/`-separated, as {@link resolveInsideMemoryDir}
+ * returns it) is not a memory file, or null when it is one: a memory file ends in `.md` and no
+ * part of its path starts with `.`. Everything else in a memory dir is memdir's own state (the
+ * history repository `.git`, `.memdir-project`, lock files, the extraction queue, caches) or not
+ * memory at all (`run.sh`); an automatic writer that could change those could plant a command
+ * that a later git call runs (issue 22: `.git/config` with `core.fsmonitor`), so every writer
+ * applies this one rule.
+ *
+ * @example memoryFileRefusal(".git/config") // "… is memdir's own state (a name starts with \".\") …"
+ */
+export function memoryFileRefusal(file: string): string | null {
+  if (file.split("/").some((segment) => segment.startsWith(".")))
+    return `${file} is memdir's own state or hidden (a name starts with "."), not a memory file`;
+  if (!path.posix.basename(file).toLowerCase().endsWith(".md"))
+    return `${file} is not a memory file (memory files end in .md)`;
+  return null;
+}

@@ -15,7 +15,7 @@ import {
   upsertIndexLine,
 } from "./index-file.ts";
 import { type LockOptions, withMemoryLock } from "./lock.ts";
-import { resolveInsideMemoryDir } from "./safe-path.ts";
+import { memoryFileRefusal, resolveInsideMemoryDir } from "./safe-path.ts";
 import { assertNoSecrets } from "./secrets.ts";
 
 export { writeFileAtomic } from "./atomic.ts";
@@ -174,7 +174,7 @@ export async function writeMemoryText(
   options: WriteOptions = {},
 ): Promise<{ file: string; path: string; created: boolean }> {
   await prepareMemoryDir(memoryDir);
-  const target = await resolveOrThrow(memoryDir, file);
+  const target = await memoryFileTarget(memoryDir, file);
   assertNoSecrets(text, target.file);
   return withMemoryLock(
     memoryDir,
@@ -317,6 +317,18 @@ async function checkedTarget(memoryDir: string, file: string): Promise<{ file: s
 async function prepareMemoryDir(memoryDir: string): Promise<void> {
   await fs.mkdir(memoryDir, { recursive: true });
   await resolveOrThrow(memoryDir, INDEX_FILE);
+}
+
+/**
+ * `file` resolved inside the memory dir and checked to be a memory file (`*.md`, MEMORY.md
+ * included, no dot-path): raw-text writes come from agents, and memdir's own state must stay
+ * out of their reach (issue 22, `memoryFileRefusal`).
+ */
+async function memoryFileTarget(memoryDir: string, file: string): Promise<{ file: string; path: string }> {
+  const target = await resolveOrThrow(memoryDir, file);
+  const refusal = memoryFileRefusal(target.file);
+  if (refusal) throw new MemdirError("invalid-input", `write: ${refusal}`);
+  return target;
 }
 
 async function resolveOrThrow(memoryDir: string, file: string): Promise<{ file: string; path: string }> {
