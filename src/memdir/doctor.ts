@@ -116,11 +116,20 @@ export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[
 }
 
 function secretIssues(file: string, text: string): DoctorIssue[] {
-  return findSecrets(text).map((found) => ({
+  // The name is checked too: a token used as a file name also sits in MEMORY.md (issue 22).
+  const inName = findSecrets(file).map((found) => ({
     code: "secret" as const,
     file,
-    message: `${file} line ${found.line} holds what looks like ${secretKindPhrase(found.kind)}; remove it by hand`,
+    message: `the file name ${file} holds what looks like ${secretKindPhrase(found.kind)}; rename it by hand`,
   }));
+  return [
+    ...inName,
+    ...findSecrets(text).map((found) => ({
+      code: "secret" as const,
+      file,
+      message: `${file} line ${found.line} holds what looks like ${secretKindPhrase(found.kind)}; remove it by hand`,
+    })),
+  ];
 }
 
 async function isMemoryFile(memoryDir: string, entry: IndexEntry): Promise<boolean> {

@@ -76,7 +76,12 @@ export function isPlaceholderValue(value: string): boolean {
   if (/^(?:[xX*.\-_#•]+|0+)$/.test(trimmed)) return true;
   if (DUMMY_WORDS.test(trimmed) || /replace|insert|fixme|change_me|here$/i.test(trimmed)) return true;
   if (PLACEHOLDER_WORDS.has(lower)) return true;
-  if (/^(?:https?|file):\/\//i.test(trimmed) || /^(?:\/|\.\.?\/|~\/)/.test(trimmed)) return true;
+  // A URL or a secret-manager reference (`op://vault/item/field`, `vault://…`): where the
+  // secret lives, not the secret. URLs with an embedded password have their own rule.
+  if (/^[a-z][a-z0-9+.-]{1,20}:\/\//i.test(trimmed) || /^(?:\/|\.\.?\/|~\/)/.test(trimmed)) return true;
+  // A lower_snake_case name without digits (`pw_from_vault`, `db_password_secret`) is a
+  // variable or key name in code and config; generated passwords mix cases or digits.
+  if (/^[a-z]{2,}(?:_[a-z]{2,})+$/.test(trimmed)) return true;
   if (trimmed.includes("(")) return true; // a function call: getToken(), jwt.sign(payload, …)
   // A code reference such as config.password or req.body.token (a first segment without digits,
   // unlike a random password that merely contains a dot).
@@ -142,7 +147,17 @@ function keyNamesSecret(key: string): boolean {
   const last = words[words.length - 1];
   if (!last) return false;
   if (SECRET_KEY_LAST_WORDS.has(last)) return true;
+  // Run-together names: PGPASSWORD, MYSQL_ROOTPASSWORD, authtoken.
+  if (/.(?:password|passwd|passphrase|secret|token)$/.test(last)) return true;
   return last === "key" && SECRET_KEY_QUALIFIERS.has(words[words.length - 2] ?? "");
+}
+
+/** True when base64 `encoded` decodes to `user:password` with a real password (HTTP basic, Docker). */
+function decodesToUserAndPassword(encoded: string): boolean {
+  const decoded = Buffer.from(encoded, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon <= 0 || /[\u0000-\u001f]/.test(decoded)) return false;
+  return isNonTrivialSecretValue(decoded.slice(colon + 1)) || decoded.length - colon > 12;
 }
 
 function hasBase64Body(text: string, from: number): boolean {
@@ -185,7 +200,7 @@ const GITHUB_PREFIXES: Record<string, Described> = {
 };
 
 /**
- * The credential kinds memdir refuses (issue 2, issue 10). Specific token formats first; the
+ * The credential kinds memdir refuses (issues 2, 10 and 22). Specific token formats first; the
  * generic `password = …` assignment last. Each pattern is linear: anchored on a literal prefix
  * or made of bounded runs over classes that exclude the following delimiter.
  */
@@ -255,7 +270,8 @@ const RULES: SecretRule[] = [
     hints: ["q~"],
   },
   {
-    pattern: /\b(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}\b/g,
+    // 36 characters today; GitHub says they may grow, and text run on after one is still one.
+    pattern: /\b(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,251}/g,
     hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
     describe: (match) => GITHUB_PREFIXES[match[1]],
   },
@@ -385,7 +401,12 @@ const RULES: SecretRule[] = [
       /\b(postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|s?ftp|smtps?|ldaps?|https?):\/\/([^\s:/@"'<>]{0,128}):([^\s@/"'<>]{1,256})@[\w[.-]/gi,
     hints: ["://"],
     describe: (match) => connectionScheme(match[1]),
-    validate: (match) => !isPlaceholderValue(match[3]) && !isPlaceholderValue(match[2] || "x-user"),
+    // `http://host:8080@proxy` names a port, not a password: an all-digit "password" of at most
+    // five digits after a host-like user is read as one.
+    validate: (match) =>
+      !isPlaceholderValue(match[3]) &&
+      !isPlaceholderValue(match[2] || "x-user") &&
+      !(/^\d{1,5}$/.test(match[3]) && /^[\w.-]+$/.test(match[2])),
   },
   {
     kind: "HTTP bearer token",
@@ -393,6 +414,88 @@ const RULES: SecretRule[] = [
     pattern: /\bBearer\s{1,4}([A-Za-z0-9._~+/-]{20,}=*)/g,
     hints: ["bearer"],
     validate: (match) => !isDummyToken(match[1]) && /\d/.test(match[1]) && /[A-Za-z]/.test(match[1]),
+  },
+  {
+    kind: "HashiCorp Vault token",
+    article: "a",
+    pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{24,}/g,
+    hints: ["hvs.", "hvb.", "hvr."],
+  },
+  {
+    kind: "Sentry DSN",
+    article: "a",
+    pattern:
+      /\bhttps?:\/\/([0-9a-f]{32})(?::[0-9a-f]{32})?@[A-Za-z0-9.-]{1,200}(?::\d{1,5})?\/(?:[\w-]{1,50}\/)?\d{1,20}\b/g,
+    hints: ["@"],
+    validate: (match) => !isDummyToken(match[1]),
+  },
+  {
+    kind: "kubeconfig client key",
+    article: "a",
+    pattern: /\bclient-key-data\s{0,4}:\s{0,4}["']?([A-Za-z0-9+/]{20,}={0,2})/g,
+    hints: ["client-key-data"],
+    validate: (match) => !isDummyToken(match[1]),
+  },
+  {
+    kind: "Kubernetes secret value",
+    article: "a",
+    // Reported on the `value:` line (where the secret is); the `name:` line before it says what it is.
+    pattern:
+      /(?<=\bname\s{0,4}:\s{0,4}["']?([A-Za-z_][A-Za-z0-9_.-]{0,60})["']?[ \t]{0,20}\r?\n[ \t-]{0,20})value\s{0,4}:\s{0,4}(?:"([^"\n]{1,300})"|'([^'\n]{1,300})'|([^\s"'#]{1,300}))/g,
+    hints: ["value"],
+    validate: (match) =>
+      keyNamesSecret(match[1]) && isNonTrivialSecretValue(match[2] ?? match[3] ?? match[4] ?? ""),
+  },
+  {
+    kind: "Docker registry credentials",
+    article: "a",
+    pattern: /"auth"\s{0,4}:\s{0,4}"([A-Za-z0-9+/]{8,}={0,2})"/g,
+    hints: ['"auth"'],
+    validate: (match) => decodesToUserAndPassword(match[1]),
+  },
+  {
+    kind: "npm auth token",
+    article: "an",
+    pattern: /(?<![A-Za-z0-9_])_(?:auth|password)\s{0,4}=\s{0,4}["']?([A-Za-z0-9+/]{8,}={0,2})/g,
+    hints: ["_auth", "_password"],
+    validate: (match) => !isDummyToken(match[1]) && !isPlaceholderValue(match[1]),
+  },
+  {
+    kind: "HTTP basic-auth password",
+    article: "an",
+    pattern: /\bAuthorization\s{0,4}:\s{0,4}Basic\s{1,4}([A-Za-z0-9+/]{8,}={0,2})/gi,
+    hints: ["basic"],
+    validate: (match) => decodesToUserAndPassword(match[1]),
+  },
+  {
+    kind: "HTTP basic-auth password",
+    article: "an",
+    pattern:
+      /\b(?:curl|wget|http)\b[^\n]{0,300}?\s(?:-u|--user)(?:=|\s{1,4})["']?([^\s:"']{1,100}):([^\s"']{1,300})/g,
+    hints: ["-u", "--user"],
+    validate: (match) => isNonTrivialSecretValue(match[2]),
+  },
+  {
+    kind: "password on a command line",
+    article: "a",
+    pattern:
+      /(?:^|\s)--?(?:[a-z0-9]+-){0,4}(?:password|passwd|pass|token|secret|api-?key)(?:=|\s{1,4})["']?([^\s"']{1,300})/gim,
+    hints: ["pass", "token", "secret", "key"],
+    validate: (match) => isNonTrivialSecretValue(match[1]),
+  },
+  {
+    kind: "password on a command line",
+    article: "a",
+    pattern: /\b(?:mysql(?:dump|admin|sh)?|mariadb)\b[^\n]{0,200}?\s-p([^\s"']{1,300})/g,
+    hints: ["mysql", "mariadb"],
+    validate: (match) => isNonTrivialSecretValue(match[1]),
+  },
+  {
+    kind: "password on a command line",
+    article: "a",
+    pattern: /\bsshpass\s{1,4}-p\s{0,4}["']?([^\s"']{1,300})/g,
+    hints: ["sshpass"],
+    validate: (match) => isNonTrivialSecretValue(match[1]),
   },
   {
     kind: "password or secret assignment",
@@ -438,9 +541,15 @@ function findWithArticles(text: string): InternalFinding[] {
   const flaggedLines = new Set<number>();
   RULES.forEach((rule, order) => {
     if (rule.hints && !rule.hints.some((hint) => lower.includes(hint))) return;
-    for (const match of text.matchAll(rule.pattern)) {
+    const pattern = new RegExp(rule.pattern.source, rule.pattern.flags);
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
       const valid = rule.validate ? rule.validate(match, text) : !isDummyToken(match[0]);
-      if (!valid) continue;
+      // A match that is not a secret may hide one inside it (`env: DB_PASSWORD=…` first matches
+      // the key `env`): look again one character further on instead of after the whole match.
+      if (!valid) {
+        pattern.lastIndex = match.index + 1;
+        continue;
+      }
       const line = lineOf(match.index);
       if (rule.generic && flaggedLines.has(line)) continue;
       const described = rule.describe ? rule.describe(match) : { kind: rule.kind!, article: rule.article! };

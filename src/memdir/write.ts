@@ -81,6 +81,8 @@ export async function saveMemory(
   const description = oneLine(input.description ?? "");
   if (description === "") throw new MemdirError("invalid-input", "write: the description is empty");
   const body = input.body ?? "";
+  // The file name is scanned like the text: it is also written into MEMORY.md.
+  if (input.file) assertNoSecrets(input.file, "file name");
   assertNoSecrets(description, "description");
   if (input.title) assertNoSecrets(input.title, "title");
   if (input.hook) assertNoSecrets(input.hook, "hook");
@@ -175,6 +177,7 @@ export async function writeMemoryText(
 ): Promise<{ file: string; path: string; created: boolean }> {
   await prepareMemoryDir(memoryDir);
   const target = await memoryFileTarget(memoryDir, file);
+  assertNoSecrets(target.file, "file name");
   assertNoSecrets(text, target.file);
   return withMemoryLock(
     memoryDir,

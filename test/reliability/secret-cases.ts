@@ -141,8 +141,58 @@ function build(): SecretCase[] {
     mixed(40, `${ALNUM}._-`),
     (v) => `curl -H "Authorization: Bearer ${v}" https://api.internal`,
   );
+  // Issue 22, item 3: credentials the scanner used to let through.
+  add("password or secret assignment", `Pg${mixed(12)}`, (v) => `env: DB_PASSWORD=${v}`);
+  add("password or secret assignment", mixed(24), (v) => `note:API_TOKEN=${v}`);
+  add("password or secret assignment", mixed(32), (v) => `https://h/x?access_token=${v}`);
+  add("password or secret assignment", `Pg${mixed(12)}`, (v) => `PGPASSWORD=${v} psql -h db.internal shop`);
+  add("password on a command line", `Pw${mixed(12)}`, (v) => `./deploy --password=${v}`);
+  add("password on a command line", `My${mixed(12)}`, (v) => `mysql -u root -p${v} shop`);
+  add("password on a command line", `Ss${mixed(12)}`, (v) => `sshpass -p ${v} ssh deploy@build-1`);
+  add(
+    "Kubernetes secret value",
+    `Kv${mixed(16)}`,
+    (v) => `env:\n  - name: DB_PASSWORD\n    value: ${v}\n  - name: LOG_LEVEL\n    value: info`,
+  );
+  add(
+    "kubeconfig client key",
+    Buffer.from(privateKeyBlock("RSA PRIVATE KEY")).toString("base64"),
+    (v) => `users:\n- name: admin\n  user:\n    client-key-data: ${v}`,
+  );
+  add(
+    "npm auth token",
+    Buffer.from(`ci-bot:${mixed(16)}`).toString("base64"),
+    (v) => `//registry.internal/:_auth=${v}`,
+  );
+  add("HTTP basic-auth password", `Cu${mixed(12)}`, (v) => `curl -u admin:${v} https://api.internal/v1`);
+  add(
+    "HTTP basic-auth password",
+    Buffer.from(`admin:${mixed(14)}`).toString("base64"),
+    (v) => `curl -H "Authorization: Basic ${v}" https://api.internal`,
+  );
+  add("HashiCorp Vault token", `hvs.${mixed(90, `${ALNUM}_-`)}`, (v) => `VAULT_TOKEN ${v}`);
+  add(
+    "Sentry DSN",
+    random(HEX, 32),
+    (v) => `SENTRY_DSN: https://${v}@o${random(DIGITS, 6)}.ingest.sentry.io/${random(DIGITS, 7)}`,
+  );
+  add(
+    "Docker registry credentials",
+    Buffer.from(`bot:${mixed(20)}`).toString("base64"),
+    (v) => `{"auths": {"ghcr.io": {"auth": "${v}"}}}`,
+  );
+  add("GitHub personal access token", `ghp_${mixed(40)}`, (v) => `token ${v}_suffix`);
   return cases;
 }
+
+/**
+ * Credentials used as a memory's file name (issue 22): the name also sits in `MEMORY.md`, so
+ * it is scanned like the text.
+ */
+export const SECRET_FILE_NAMES: readonly SecretCase[] = [
+  { kind: "GitHub personal access token", value: `ghp_${mixed(36)}` },
+  { kind: "Slack token", value: `xoxb-${random(DIGITS, 12)}-${random(DIGITS, 13)}-${mixed(24)}` },
+].map((c) => ({ ...c, text: `reference-${c.value}.md` }));
 
 /** ≥ 20 kinds of credentials, each as one realistic line. */
 export const SECRET_CASES: readonly SecretCase[] = build();
@@ -177,4 +227,12 @@ export const NOT_SECRETS: readonly string[] = [
   "passwordHash = await bcrypt.hash(password, 12)",
   "https://docs.example.com/guide?page=2#password-reset",
   "integration tests of the login module must not mock the database",
+  // Issue 22, item 3: harmless lines the scanner used to refuse.
+  "password: op://vault/db/password",
+  "password=pw_from_vault",
+  "http://host:8080@proxy",
+  "mysql -u root -p shop (it prompts for the password)",
+  "run ./deploy --password-file=/run/secrets/db",
+  "- name: LOG_LEVEL\n  value: debug",
+  "sentry is at https://sentry.internal/organizations/shop/issues/",
 ];

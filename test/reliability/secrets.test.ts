@@ -7,7 +7,7 @@ import { assertNoSecrets, findSecrets } from "../../src/memdir/secrets.ts";
 import { saveMemory, writeMemoryText } from "../../src/memdir/write.ts";
 import { runCli } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
-import { NOT_SECRETS, SECRET_CASES, type SecretCase } from "./secret-cases.ts";
+import { NOT_SECRETS, SECRET_CASES, SECRET_FILE_NAMES, type SecretCase } from "./secret-cases.ts";
 
 // runCli resolves `--import tsx` from the child's cwd, so children run from the repository.
 const repo = path.resolve(import.meta.dirname, "../..");
@@ -105,6 +105,86 @@ describe("secrets", () => {
       (error: unknown) => assertRefusal(error, testCase),
     );
     assert.deepEqual(snapshot(memoryDir), before);
+  });
+
+  it("saveMemory refuses a secret in the title or the index hook", async () => {
+    const testCase = SECRET_CASES.find((c) => c.kind === "Slack token")!;
+    for (const field of ["title", "hook"] as const) {
+      const memoryDir = memoryDirWithIndex();
+      const before = snapshot(memoryDir);
+      await assert.rejects(
+        saveMemory(memoryDir, {
+          type: "reference",
+          description: "slack",
+          body: "body",
+          [field]: testCase.text,
+        }),
+        (error: unknown) => assertRefusal(error, testCase),
+      );
+      assert.deepEqual(snapshot(memoryDir), before, field);
+    }
+  });
+
+  describe("a token used as the file name is refused by every writer (issue 22)", () => {
+    for (const testCase of SECRET_FILE_NAMES) {
+      it(`${testCase.kind}: saveMemory, writeMemoryText, memdir add`, async () => {
+        const memoryDir = memoryDirWithIndex();
+        const before = snapshot(memoryDir);
+        await assert.rejects(
+          saveMemory(memoryDir, {
+            file: testCase.text,
+            type: "reference",
+            description: "chat",
+            body: "body",
+          }),
+          (error: unknown) => assertRefusal(error, testCase),
+        );
+        const text = "---\ndescription: chat\ntype: reference\n---\nbody\n";
+        await assert.rejects(writeMemoryText(memoryDir, testCase.text, text), (error: unknown) =>
+          assertRefusal(error, testCase),
+        );
+        const home = makeTempDir();
+        const result = await runCli(
+          [
+            "add",
+            "--dir",
+            memoryDir,
+            "--type",
+            "reference",
+            "--description",
+            "chat",
+            "--file",
+            testCase.text,
+            "body",
+          ],
+          { home, cwd: repo },
+        );
+        assert.equal(result.code, 1, result.stderr);
+        assert.match(result.stderr, /file name/);
+        assert.ok(!result.stderr.includes(testCase.value));
+        assert.deepEqual(snapshot(memoryDir), before);
+      });
+    }
+
+    it("memdir doctor reports a token in a file name at rest", async () => {
+      const memoryDir = memoryDirWithIndex();
+      const testCase = SECRET_FILE_NAMES[0];
+      fs.writeFileSync(
+        path.join(memoryDir, testCase.text),
+        "---\ndescription: chat\ntype: reference\n---\nbody\n",
+      );
+      const result = await runCli(["doctor", "--json", "--dir", memoryDir], {
+        home: makeTempDir(),
+        cwd: repo,
+      });
+      const report = JSON.parse(result.stdout) as { issues: { code: string; message: string }[] };
+      assert.ok(
+        report.issues.some(
+          (issue) => issue.code === "secret" && /the file name .* GitHub/.test(issue.message),
+        ),
+        result.stdout,
+      );
+    });
   });
 
   describe("writeMemoryText (agent tools) refuses and writes nothing", () => {
