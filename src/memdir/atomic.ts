@@ -6,6 +6,12 @@ import { MemdirError } from "../errors.ts";
 // Temp files: `.NAME.PID.RANDOM.memdir-tmp` in the target's folder. The leading dot and the
 // suffix keep them out of scans; the PID lets `doctor --fix` tell a dead writer's leftovers apart.
 const TEMP_SUFFIX = ".memdir-tmp";
+/**
+ * Bytes a temp name adds to its target's name: the leading and separating dots, a PID of up to
+ * 7 digits (Linux's pid_max is 4,194,304), 12 hex digits and the suffix. A file name longer than
+ * 255 bytes minus this cannot be written atomically on file systems with a 255-byte name limit.
+ */
+export const TEMP_NAME_OVERHEAD_BYTES = 1 + 1 + 7 + 1 + 12 + TEMP_SUFFIX.length;
 const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]+\.memdir-tmp$/;
 
 /**

@@ -117,7 +117,8 @@ export function indexWarning(limits: IndexLimit[], lines: number, bytes: number)
 
 // `- [Title](file.md) — hook`: the title may hold escaped brackets, the target may be `<…>`
 // (spaces or parentheses in a file name), the hook separator may be an em dash, en dash, hyphen or colon.
-const ENTRY = /^\s*[-*+]\s+\[((?:\\.|[^\]\\])*)\]\((?:<([^>]+)>|([^()\s]+))\)(.*)$/;
+// The `s` flag: a hook holding U+2028 or U+2029 (which `.` would stop at) still parses.
+const ENTRY = /^\s*[-*+]\s+\[((?:\\.|[^\]\\])*)\]\((?:<([^>]+)>|([^()\s]+))\)(.*)$/s;
 
 /**
  * Parses the pointer lines of an index (pure). Lines that are not pointers (headings, prose,
@@ -151,7 +152,7 @@ function normalizeTarget(target: string): string {
   } catch {
     // keep it as written
   }
-  return decoded.replace(/^(\.\/)+/, "");
+  return decoded.replace(/^(\.\/)+/, "").normalize("NFC");
 }
 
 /**
@@ -165,8 +166,9 @@ export function formatIndexLine(entry: { title: string; file: string; hook?: str
   return hook ? `- [${title}](${target}) — ${hook}` : `- [${title}](${target})`;
 }
 
+// \s covers U+2028/U+2029 but not NEL (U+0085): all three end a line for some readers.
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return text.replace(/[\s\u0085]+/g, " ").trim();
 }
 
 /**

@@ -1,6 +1,7 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
+import { TEMP_NAME_OVERHEAD_BYTES } from "./atomic.ts";
 
 /** Which rule refused a path; stable, for callers and tests that need to tell them apart. */
 export type UnsafePathRule =
@@ -294,5 +295,38 @@ export function memoryFileRefusal(file: string): string | null {
     return `${file} is memdir's own state or hidden (a name starts with "."), not a memory file`;
   if (!path.posix.basename(file).toLowerCase().endsWith(".md"))
     return `${file} is not a memory file (memory files end in .md)`;
+  return null;
+}
+
+// Names Windows reserves for devices, with any extension (`con.md`, `LPT1.notes.md`).
+const WINDOWS_RESERVED =
+  /^(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(?:\..*)?$/i;
+// Characters NTFS, exFAT and FAT cannot hold; `<` and `>` also end an index line's `<…>` target.
+const NOT_PORTABLE = /[<>:"|?*]/;
+
+/**
+ * Why `file` (relative, `/`-separated, NFC) cannot be the name of a new memory, or null when it
+ * can: every part must be a name that the common file systems hold (no `<>:"|?*`, no Windows
+ * device name, no trailing dot or space, at most 255 bytes) and that an index line carries back
+ * unchanged; the file's own name must leave room for the writer's temp name (issue 22).
+ *
+ * @example fileNameRefusal("a>b.md") // "… has \">\" …"
+ */
+export function fileNameRefusal(file: string): string | null {
+  const segments = file.split("/");
+  for (const [index, segment] of segments.entries()) {
+    if (segment === "." || segment === "..") continue; // the containment check's business
+    const bad = NOT_PORTABLE.exec(segment);
+    if (bad)
+      return `${JSON.stringify(file)} has "${bad[0]}", which common file systems and index lines cannot hold`;
+    if (WINDOWS_RESERVED.test(segment))
+      return `${JSON.stringify(file)} uses the reserved device name "${segment.split(".")[0]}" (Windows cannot hold it)`;
+    if (/[. ]$/.test(segment))
+      return `${JSON.stringify(file)} has a name ending in a dot or a space (Windows cannot hold it)`;
+    const limit =
+      index === segments.length - 1 ? MAX_COMPONENT_BYTES - TEMP_NAME_OVERHEAD_BYTES : MAX_COMPONENT_BYTES;
+    if (Buffer.byteLength(segment, "utf8") > limit)
+      return `${JSON.stringify(file)} has a name over ${limit} bytes (the limit is 255 bytes with the writer's temp name)`;
+  }
   return null;
 }

@@ -37,7 +37,7 @@ export interface ListingObserver {
 /** True for a path (relative, `/`-separated) the scan treats as a memory file. */
 export function isMemoryFileName(file: string): boolean {
   const base = file.slice(file.lastIndexOf("/") + 1);
-  return base.toLowerCase().endsWith(".md") && base !== INDEX_FILE_NAME;
+  return base.toLowerCase().endsWith(".md") && base.toLowerCase() !== INDEX_FILE_NAME.toLowerCase();
 }
 
 /** The scan's order: newest first, ties by file name. */

@@ -15,7 +15,7 @@ import {
   upsertIndexLine,
 } from "./index-file.ts";
 import { type LockOptions, withMemoryLock } from "./lock.ts";
-import { memoryFileRefusal, resolveInsideMemoryDir } from "./safe-path.ts";
+import { fileNameRefusal, memoryFileRefusal, resolveInsideMemoryDir } from "./safe-path.ts";
 import { assertNoSecrets } from "./secrets.ts";
 
 export { writeFileAtomic } from "./atomic.ts";
@@ -81,8 +81,9 @@ export async function saveMemory(
   const description = oneLine(input.description ?? "");
   if (description === "") throw new MemdirError("invalid-input", "write: the description is empty");
   const body = input.body ?? "";
+  const file = input.file?.normalize("NFC");
   // The file name is scanned like the text: it is also written into MEMORY.md.
-  if (input.file) assertNoSecrets(input.file, "file name");
+  if (file) assertNoSecrets(file, "file name");
   assertNoSecrets(description, "description");
   if (input.title) assertNoSecrets(input.title, "title");
   if (input.hook) assertNoSecrets(input.hook, "hook");
@@ -92,8 +93,8 @@ export async function saveMemory(
   return withMemoryLock(
     memoryDir,
     async () => {
-      const target = input.file
-        ? await checkedTarget(memoryDir, input.file)
+      const target = file
+        ? await checkedTarget(memoryDir, file, { newName: true })
         : await freeTarget(memoryDir, slugFor(type, description));
       const existing = await fs.readFile(target.path, "utf8").catch(() => null);
       const extra = existing === null ? {} : extraFields(existing);
@@ -176,7 +177,10 @@ export async function writeMemoryText(
   options: WriteOptions = {},
 ): Promise<{ file: string; path: string; created: boolean }> {
   await prepareMemoryDir(memoryDir);
-  const target = await memoryFileTarget(memoryDir, file);
+  const target = await memoryFileTarget(memoryDir, file.normalize("NFC"));
+  // A new file's name must be one the index and other file systems carry; an existing file
+  // with an old, odd name can still be edited (and renamed by hand).
+  if (!isIndexFile(target.file) && !(await exists(target.path))) portableName(target.file);
   assertNoSecrets(target.file, "file name");
   assertNoSecrets(text, target.file);
   return withMemoryLock(
@@ -295,10 +299,19 @@ export function defaultTitle(file: string, description: string): string {
 
 // ---- helpers ----
 
-async function checkedTarget(memoryDir: string, file: string): Promise<{ file: string; path: string }> {
+/**
+ * `file` resolved inside the memory dir and checked to be a memory file other than the index;
+ * with `newName`, also a name the index and common file systems carry (a removal must still
+ * reach an old file with an odd name).
+ */
+async function checkedTarget(
+  memoryDir: string,
+  file: string,
+  options: { newName?: boolean } = {},
+): Promise<{ file: string; path: string }> {
   const target = await resolveOrThrow(memoryDir, file);
   const base = path.posix.basename(target.file);
-  if (base === INDEX_FILE) {
+  if (base.toLowerCase() === INDEX_FILE.toLowerCase()) {
     throw new MemdirError("invalid-input", `write: ${target.file} is the index, not a memory file`);
   }
   if (!base.toLowerCase().endsWith(".md")) {
@@ -310,6 +323,7 @@ async function checkedTarget(memoryDir: string, file: string): Promise<{ file: s
       `write: ${target.file} is hidden (a name starts with "."), so recall would never see it`,
     );
   }
+  if (options.newName) portableName(target.file);
   return target;
 }
 
@@ -331,7 +345,31 @@ async function memoryFileTarget(memoryDir: string, file: string): Promise<{ file
   const target = await resolveOrThrow(memoryDir, file);
   const refusal = memoryFileRefusal(target.file);
   if (refusal) throw new MemdirError("invalid-input", `write: ${refusal}`);
+  if (
+    !isIndexFile(target.file) &&
+    path.posix.basename(target.file).toLowerCase() === INDEX_FILE.toLowerCase()
+  )
+    throw new MemdirError(
+      "invalid-input",
+      `write: ${target.file} is the index's name in another case, not a memory file`,
+    );
   return target;
+}
+
+/** True for an index file, spelled exactly `MEMORY.md` (`memory.md` is refused, not taken for it). */
+function isIndexFile(file: string): boolean {
+  return path.posix.basename(file) === INDEX_FILE;
+}
+
+/**
+ * `file` in NFC (macOS and Linux would otherwise hold two spellings of one name), refused with
+ * `invalid-input` when the index or a common file system cannot carry it (`fileNameRefusal`).
+ */
+function portableName(file: string): string {
+  const normalized = file.normalize("NFC");
+  const refusal = fileNameRefusal(normalized);
+  if (refusal) throw new MemdirError("invalid-input", `write: ${refusal}`);
+  return normalized;
 }
 
 async function resolveOrThrow(memoryDir: string, file: string): Promise<{ file: string; path: string }> {
@@ -379,8 +417,9 @@ function asIoError(error: unknown, filePath: string): unknown {
   return new MemdirError("io", `write: ${filePath}: ${code ?? String(error)}`, { cause: error });
 }
 
+// \s covers U+2028/U+2029 but not NEL (U+0085): all three end a line for some readers.
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return text.replace(/[\s\u0085]+/g, " ").trim();
 }
 
 function shorten(text: string, max: number): string {
