@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
 import type { LoopEvent } from "../../agent/loop.ts";
-import { type AgentSession, createAgentSession } from "../../agent/session.ts";
+import { type AgentSession, createAgentSession } from "../../session/agent-session.ts";
 import {
   type CommandContext,
   type CommonOptions,

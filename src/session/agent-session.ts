@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
+import { createHookRegistry, type HookRegistry } from "../agent/hooks.ts";
+import { type LoopEvent, type LoopMemory, queryLoop } from "../agent/loop.ts";
+import { mainAgentPermissions, type PermissionCheck } from "../agent/permissions.ts";
+import { createToolContext, type ToolContext, type ToolSpec } from "../agent/tools/spec.ts";
+import { defaultTools } from "../agent/tools.ts";
+import { loadTranscript, openTranscript, type Transcript, transcriptPath } from "../agent/transcript.ts";
 import { type ResolvedConfig, resolveConfig } from "../config.ts";
 import { maybeStartConsolidation } from "../dream/consolidate.ts";
 import { SessionScanThrottle } from "../dream/gate.ts";
@@ -13,12 +19,6 @@ import { requireModel } from "../model/factory.ts";
 import { selectorFromConfig } from "../recall/select-from-config.ts";
 import type { Selector } from "../recall/selector.ts";
 import type { Clock, Message } from "../types.ts";
-import { createHookRegistry, type HookRegistry } from "./hooks.ts";
-import { type LoopEvent, type LoopMemory, queryLoop } from "./loop.ts";
-import { mainAgentPermissions, type PermissionCheck } from "./permissions.ts";
-import { createToolContext, type ToolContext, type ToolSpec } from "./tools/spec.ts";
-import { defaultTools } from "./tools.ts";
-import { loadTranscript, openTranscript, type Transcript, transcriptPath } from "./transcript.ts";
 
 export interface AgentSessionOptions {
   cwd?: string;
