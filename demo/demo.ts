@@ -12,12 +12,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type AgentSession, createAgentSession } from "../src/agent/session.ts";
 import { applyExplicitMemory } from "../src/extract/explicit.ts";
 import { EXPLICIT_MEMORY_HOOK } from "../src/extract/wire.ts";
 import { saveMemory } from "../src/memdir/write.ts";
 import { recall } from "../src/recall/recall.ts";
 import { createLexicalSelector } from "../src/recall/select-lexical.ts";
+import { type AgentSession, createAgentSession } from "../src/session/agent-session.ts";
 import { type FakeRequest, startFakeModelServer } from "../src/testing/index.ts";
 
 const REMEMBER = "记住：登录模块的集成测试不得 mock 数据库";

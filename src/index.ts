@@ -20,14 +20,13 @@ export {
   queryLoop,
   type TurnEndReason,
 } from "./agent/loop.ts";
-export { createMemoryTools } from "./agent/memory-tools.ts";
+export { createMemoryTools } from "./agent/memory-tools/index.ts";
 export {
   mainAgentPermissions,
   memoryOnlyPermissions,
   type PermissionCheck,
   type PermissionDecision,
 } from "./agent/permissions.ts";
-export { type AgentSession, type AgentSessionOptions, createAgentSession } from "./agent/session.ts";
 // The reference agent
 export {
   createToolContext,
@@ -225,6 +224,7 @@ export {
   wrapSystemReminder,
 } from "./recall/surface.ts";
 export { countWords } from "./recall/words.ts";
+export { type AgentSession, type AgentSessionOptions, createAgentSession } from "./session/agent-session.ts";
 export {
   type Clock,
   type ContentBlock,

@@ -27,6 +27,12 @@ export interface CommandContext {
   setExitCode: (code: number) => void;
 }
 
+/**
+ * A command module registers itself on the program. One file per command under commands/; the
+ * type lives here, not in main.ts, so that commands never import the file that loads them.
+ */
+export type RegisterCommand = (program: Command, context: CommandContext) => void;
+
 /** Thrown for bad usage; main() maps it to exit code 2. */
 export function usageError(message: string): MemdirError {
   return new MemdirError("usage", message);

@@ -1,10 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { MemdirError } from "../errors.ts";
-import type { CommandContext } from "./common.ts";
+import type { CommandContext, RegisterCommand } from "./common.ts";
 import { type CliIO, processIO } from "./output.ts";
-
-/** A command module registers itself on the program. One file per command under commands/. */
-export type RegisterCommand = (program: Command, context: CommandContext) => void;
 
 // Each command file adds one line here (keep alphabetical). Commands load lazily: a run imports
 // only the command it runs (the MCP SDK, model clients and agent tools cost start-up time that

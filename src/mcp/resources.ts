@@ -1,6 +1,6 @@
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { readMemoryFile } from "../agent/memory-tools.ts";
+import { readMemoryFile } from "../agent/memory-tools/index.ts";
 import { readIndex } from "../memdir/index-file.ts";
 import { scanHeaders } from "../memdir/scan.ts";
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { createMemoryTools } from "../agent/memory-tools.ts";
+import { createMemoryTools } from "../agent/memory-tools/index.ts";
 import { createToolContext } from "../agent/tools/spec.ts";
 import type { ResolvedConfig } from "../config.ts";
 import { ensureMemoryDir, type MemoryLocation } from "../memdir/paths.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { createMemoryTools, isMemoryTool } from "../../src/agent/memory-tools.ts";
+import { createMemoryTools, isMemoryTool } from "../../src/agent/memory-tools/index.ts";
 import { createToolContext, toolDefinition } from "../../src/agent/tools.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { createLexicalSelector } from "../../src/recall/select-lexical.ts";

@@ -2,9 +2,8 @@ import { Option } from "commander";
 import { ensureMemoryDir } from "../../memdir/paths.ts";
 import { saveMemory } from "../../memdir/write.ts";
 import { MEMORY_TYPES } from "../../types.ts";
-import { type CommonOptions, usageError, withCommonOptions } from "../common.ts";
+import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 interface AddOptions extends CommonOptions {

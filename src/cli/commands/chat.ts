@@ -1,13 +1,13 @@
 import readline from "node:readline";
-import type { RegisterCommand } from "../main.ts";
-import { colors } from "../output.ts";
 import {
   type AgentCommandOptions,
   memoryLine,
   sessionFromOptions,
   summarizeInput,
   withAgentOptions,
-} from "./run.ts";
+} from "../agent-command.ts";
+import type { RegisterCommand } from "../common.ts";
+import { colors } from "../output.ts";
 
 const EXIT_COMMANDS = new Set(["/exit", "/quit"]);
 

@@ -6,8 +6,7 @@ import { getMemoryFiles, type InstructionFile } from "../../instructions/files.t
 import { formatUserContext } from "../../instructions/user-context.ts";
 import { type MemoryLocation, resolveMemoryLocation } from "../../memdir/paths.ts";
 import { memorySystemPrompt } from "../../prompts/memory-rules.ts";
-import { type CommandContext, withCommonOptions } from "../common.ts";
-import type { RegisterCommand } from "../main.ts";
+import { type CommandContext, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { printJson } from "../output.ts";
 
 interface ContextOptions {

@@ -1,8 +1,7 @@
 import fs from "node:fs/promises";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../memdir/doctor.ts";
-import { type CommonOptions, withCommonOptions } from "../common.ts";
+import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 interface DoctorOptions extends CommonOptions {

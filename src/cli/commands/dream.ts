@@ -11,12 +11,12 @@ import { createModelClientFromConfig } from "../../model/factory.ts";
 import {
   type CommonOptions,
   type ModelOptions,
+  type RegisterCommand,
   usageError,
   withCommonOptions,
   withModelOptions,
 } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 interface DreamCommandOptions extends CommonOptions, ModelOptions {

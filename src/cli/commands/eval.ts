@@ -1,7 +1,6 @@
 import path from "node:path";
 import { type EvalReport, type EvalScores, runEval } from "../../recall/eval.ts";
-import { type ModelOptions, withModelOptions } from "../common.ts";
-import type { RegisterCommand } from "../main.ts";
+import { type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { type CliIO, printJson } from "../output.ts";
 import { parsePickCount, selectorForCommand } from "./recall.ts";
 

@@ -10,12 +10,12 @@ import {
   type CommandContext,
   type CommonOptions,
   type ModelOptions,
+  type RegisterCommand,
   usageError,
   withCommonOptions,
   withModelOptions,
 } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 interface ExtractOptions extends CommonOptions, ModelOptions {

@@ -2,9 +2,8 @@ import { MemdirError } from "../../errors.ts";
 import { findMemoryToForget } from "../../extract/explicit.ts";
 import { cleanStatement, parseExplicitMemory } from "../../extract/explicit-intent.ts";
 import { removeMemory } from "../../memdir/write.ts";
-import { type CommonOptions, usageError, withCommonOptions } from "../common.ts";
+import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 interface ForgetOptions extends CommonOptions {

@@ -1,7 +1,6 @@
 import { type HistoryEntry, historyBackend, listHistory } from "../../dream/history.ts";
-import { type CommonOptions, withCommonOptions } from "../common.ts";
+import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 const MARK = { added: "+", modified: "~", deleted: "-" } as const;

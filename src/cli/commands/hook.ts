@@ -6,9 +6,14 @@ import { planStopHook, spawnDetachedMemdir } from "../../hooks/stop.ts";
 import { userPromptContext } from "../../hooks/user-prompt-submit.ts";
 import { warmUpDecision } from "../../hooks/warm-up.ts";
 import { selectorFromConfig } from "../../recall/select-from-config.ts";
-import { type CommandContext, type ModelOptions, usageError, withModelOptions } from "../common.ts";
+import {
+  type CommandContext,
+  type ModelOptions,
+  type RegisterCommand,
+  usageError,
+  withModelOptions,
+} from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 
 interface HookOptions extends ModelOptions {
   root?: string;

@@ -1,8 +1,7 @@
 import { serveStdio } from "../../mcp/stdio.ts";
 import { selectorFromConfig } from "../../recall/select-from-config.ts";
-import { type CommonOptions, type ModelOptions, withModelOptions } from "../common.ts";
+import { type CommonOptions, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 
 /**
  * `memdir mcp [--cwd --root --dir]`: an MCP server on stdio for the project's memory (the

@@ -5,8 +5,7 @@ import {
   migrateMemory,
   resolveMemoryLocation,
 } from "../../memdir/paths.ts";
-import { type CommonOptions, usageError, withCommonOptions } from "../common.ts";
-import type { RegisterCommand } from "../main.ts";
+import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
 import { printJson } from "../output.ts";
 
 interface MigrateOptions extends CommonOptions {

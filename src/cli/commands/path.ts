@@ -1,6 +1,5 @@
-import { type CommonOptions, withCommonOptions } from "../common.ts";
+import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 /** `memdir path`: where this project's memory lives (`--json`: `{memoryDir, projectRoot, index}`). */

@@ -6,12 +6,12 @@ import {
   type CommandContext,
   type CommonOptions,
   type ModelOptions,
+  type RegisterCommand,
   usageError,
   withCommonOptions,
   withModelOptions,
 } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 /** `--k` as a positive whole number, else a usage error (exit 2) naming the command. */

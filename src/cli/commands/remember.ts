@@ -3,9 +3,8 @@ import { MemdirError } from "../../errors.ts";
 import { rememberStatement } from "../../extract/explicit.ts";
 import { ensureMemoryDir } from "../../memdir/paths.ts";
 import { MEMORY_TYPES, type MemoryType } from "../../types.ts";
-import { type CommonOptions, usageError, withCommonOptions } from "../common.ts";
+import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 interface RememberOptions extends CommonOptions {

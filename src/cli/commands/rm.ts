@@ -1,7 +1,6 @@
 import { removeMemory } from "../../memdir/write.ts";
-import { type CommonOptions, withCommonOptions } from "../common.ts";
+import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 /** `memdir rm <file>`: removes a memory file and its index line (`--json`: `{file, path}`). */

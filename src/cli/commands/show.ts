@@ -3,9 +3,8 @@ import { MemdirError } from "../../errors.ts";
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
 import { assertInsideMemoryDir } from "../../memdir/safe-path.ts";
 import { isoTime } from "../../memdir/scan.ts";
-import { type CommonOptions, withCommonOptions } from "../common.ts";
+import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 /**

@@ -1,7 +1,6 @@
 import { undoChange } from "../../dream/history.ts";
-import { type CommonOptions, withCommonOptions } from "../common.ts";
+import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 import { formatHistoryEntry } from "./history.ts";
 

@@ -1,7 +1,6 @@
 import { warmUp } from "../../hooks/warm-up.ts";
-import { type CommonOptions, withCommonOptions } from "../common.ts";
+import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
-import type { RegisterCommand } from "../main.ts";
 import { printJson } from "../output.ts";
 
 /**

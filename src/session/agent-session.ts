@@ -1,9 +1,15 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
+import { createHookRegistry, type HookRegistry } from "../agent/hooks.ts";
+import { type LoopEvent, type LoopMemory, queryLoop } from "../agent/loop.ts";
+import { mainAgentPermissions, type PermissionCheck } from "../agent/permissions.ts";
+import { createToolContext, type ToolContext, type ToolSpec } from "../agent/tools/spec.ts";
+import { defaultTools } from "../agent/tools.ts";
+import { loadTranscript, openTranscript, type Transcript, transcriptPath } from "../agent/transcript.ts";
 import { type ResolvedConfig, resolveConfig } from "../config.ts";
 import { maybeStartConsolidation } from "../dream/consolidate.ts";
 import { SessionScanThrottle } from "../dream/gate.ts";
-import { installMemoryHooks } from "../extract/wire.ts";
+import { installMemoryHooks, type MemoryHooks } from "../extract/wire.ts";
 import { createInstructionLoader } from "../instructions/loader.ts";
 import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
@@ -13,12 +19,6 @@ import { requireModel } from "../model/factory.ts";
 import { selectorFromConfig } from "../recall/select-from-config.ts";
 import type { Selector } from "../recall/selector.ts";
 import type { Clock, Message } from "../types.ts";
-import { createHookRegistry, type HookRegistry } from "./hooks.ts";
-import { type LoopEvent, type LoopMemory, queryLoop } from "./loop.ts";
-import { mainAgentPermissions, type PermissionCheck } from "./permissions.ts";
-import { createToolContext, type ToolContext, type ToolSpec } from "./tools/spec.ts";
-import { defaultTools } from "./tools.ts";
-import { loadTranscript, openTranscript, type Transcript, transcriptPath } from "./transcript.ts";
 
 export interface AgentSessionOptions {
   cwd?: string;
@@ -103,6 +103,59 @@ export function referenceAgentPrompt(projectRoot: string): string {
  * await session.close();
  */
 export async function createAgentSession(options: AgentSessionOptions = {}): Promise<AgentSession> {
+  const basis = await resolveSessionBasis(options);
+  const { config, location, projectRoot, client, now, log } = basis;
+  const { rules, userContext } = await loadSessionInstructions(basis, options);
+  const memoryDir = config.autoMemory ? location.memoryDir : null;
+  const toolContext = createToolContext({ cwd: basis.cwd, memoryDir, now });
+  const memory = sessionMemory(basis, options, { memoryDir, rules, toolContext });
+  const hooks = createHookRegistry({ log });
+  const permissions = mainAgentPermissions({ projectRoot, memoryDir });
+  const memoryHooks = installMemoryHooks({
+    hooks,
+    memoryDir: options.memoryHooks === false ? null : memoryDir,
+    client,
+    model: options.model,
+    bare: config.bare,
+    now,
+    log,
+    notify: options.notify,
+  });
+  const messages = options.resume
+    ? loadTranscript(transcriptPath(location.projectDir, options.resume)).messages
+    : [];
+  const transcript = openTranscript({ projectDir: location.projectDir, sessionId: options.resume });
+  if (memoryDir !== null && options.memoryHooks !== false && config.autoDream.enabled)
+    installConsolidationHook(hooks, basis, options, { memoryDir, sessionId: transcript.sessionId });
+  return assembleSession(basis, options, {
+    memory,
+    tools: options.tools ?? defaultTools,
+    permissions,
+    toolContext,
+    hooks,
+    memoryHooks,
+    transcript,
+    systemPrompt: options.systemPrompt ?? referenceAgentPrompt(projectRoot),
+    userContext,
+    messages,
+  });
+}
+
+/** What every later step of building a session reads: settings, the memory location, the client. */
+interface SessionBasis {
+  env: NodeJS.ProcessEnv;
+  home: string | undefined;
+  now: Clock;
+  cwd: string;
+  location: MemoryLocation;
+  projectRoot: string;
+  config: ResolvedConfig;
+  client: ModelClient;
+  log: (message: string) => void;
+}
+
+/** Step 1: where memory lives, the configuration, and the model client (no provider → clear error). */
+async function resolveSessionBasis(options: AgentSessionOptions): Promise<SessionBasis> {
   const env = options.env ?? process.env;
   const home = options.home ?? (env.HOME || undefined);
   const now = options.now ?? Date.now;
@@ -120,12 +173,20 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
     baseURL: options.baseURL,
   });
   const client = options.client ?? requireModel(config.model);
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  return { env, home, now, cwd, location, projectRoot, config, client, log };
+}
 
+/** Step 2: the memory rules (null when auto memory is off) and the user context, read once per session. */
+async function loadSessionInstructions(
+  basis: SessionBasis,
+  options: AgentSessionOptions,
+): Promise<{ rules: string | null; userContext: string }> {
+  const { config, location, home, env } = basis;
   const rules = await loadMemoryRules({ config, location });
-  const loader = createInstructionLoader();
-  const files = await loader.getMemoryFiles({
+  const files = await createInstructionLoader().getMemoryFiles({
     config,
-    cwd,
+    cwd: basis.cwd,
     home,
     root: options.root,
     addDirs: options.addDirs,
@@ -133,70 +194,84 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
     memoryDir: options.dir ? location.memoryDir : undefined,
     env,
   });
-  const userContext = formatUserContext(files, { now });
+  return { rules, userContext: formatUserContext(files, { now: basis.now }) };
+}
 
-  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
-  const memoryDir = config.autoMemory ? location.memoryDir : null;
-  const toolContext = createToolContext({ cwd, memoryDir, now });
-  const memory: LoopMemory | null =
-    memoryDir === null || rules === null
-      ? null
-      : {
-          memoryDir,
-          rules,
-          prefetch: {
-            location,
-            selector: options.selector ?? selectorFromConfig(undefined, config).selector,
-            autoMemory: config.autoMemory,
-            readFileState: toolContext.readFileState,
-            now,
-            onError: (error) =>
-              log(`memdir: recall failed: ${error instanceof Error ? error.message : String(error)}`),
-          },
-        };
-  const hooks = createHookRegistry({ log });
-  const permissions = mainAgentPermissions({ projectRoot, memoryDir });
-  const memoryHooks = installMemoryHooks({
-    hooks,
-    memoryDir: options.memoryHooks === false ? null : memoryDir,
-    client,
-    model: options.model,
-    bare: config.bare,
-    now,
-    log,
-    notify: options.notify,
-  });
-  const tools = options.tools ?? defaultTools;
-  const systemPrompt = options.systemPrompt ?? referenceAgentPrompt(projectRoot);
+/** Step 3: what the loop needs for memory (rules and the recall prefetch), or null when memory is off. */
+function sessionMemory(
+  basis: SessionBasis,
+  options: AgentSessionOptions,
+  parts: { memoryDir: string | null; rules: string | null; toolContext: ToolContext },
+): LoopMemory | null {
+  const { memoryDir, rules } = parts;
+  if (memoryDir === null || rules === null) return null;
+  const { config, location, now, log } = basis;
+  return {
+    memoryDir,
+    rules,
+    prefetch: {
+      location,
+      selector: options.selector ?? selectorFromConfig(undefined, config).selector,
+      autoMemory: config.autoMemory,
+      readFileState: parts.toolContext.readFileState,
+      now,
+      onError: (error) =>
+        log(`memdir: recall failed: ${error instanceof Error ? error.message : String(error)}`),
+    },
+  };
+}
 
-  let messages: Message[] = [];
-  if (options.resume) messages = loadTranscript(transcriptPath(location.projectDir, options.resume)).messages;
-  const transcript = openTranscript({ projectDir: location.projectDir, sessionId: options.resume });
-  if (memoryDir !== null && options.memoryHooks !== false && config.autoDream.enabled) {
-    const throttle = new SessionScanThrottle();
-    hooks.onStop("dream", async (context) => {
-      await maybeStartConsolidation({
-        settings: config.autoDream,
-        memoryDir,
-        projectDir: location.projectDir,
-        client,
-        model: options.model,
-        currentSessionId: transcript.sessionId,
-        isMainAgent: context.isMainAgent,
-        throttle,
-        notify: context.notify,
-        log,
-        now,
-      });
+/** Step 4: consolidation as a stop hook, after extraction's (the gates decide whether it runs). */
+function installConsolidationHook(
+  hooks: HookRegistry,
+  basis: SessionBasis,
+  options: AgentSessionOptions,
+  parts: { memoryDir: string; sessionId: string },
+): void {
+  const { config, location, client, log, now } = basis;
+  const throttle = new SessionScanThrottle();
+  hooks.onStop("dream", async (context) => {
+    await maybeStartConsolidation({
+      settings: config.autoDream,
+      memoryDir: parts.memoryDir,
+      projectDir: location.projectDir,
+      client,
+      model: options.model,
+      currentSessionId: parts.sessionId,
+      isMainAgent: context.isMainAgent,
+      throttle,
+      notify: context.notify,
+      log,
+      now,
     });
-  }
+  });
+}
 
+/** Step 5: the session object; each turn goes through the loop and into the transcript. */
+function assembleSession(
+  basis: SessionBasis,
+  options: AgentSessionOptions,
+  parts: {
+    memory: LoopMemory | null;
+    tools: readonly ToolSpec[];
+    permissions: PermissionCheck;
+    toolContext: ToolContext;
+    hooks: HookRegistry;
+    memoryHooks: MemoryHooks;
+    transcript: Transcript;
+    systemPrompt: string;
+    userContext: string;
+    messages: Message[];
+  },
+): AgentSession {
+  const { client, now } = basis;
+  const { memory, tools, permissions, toolContext, hooks, memoryHooks, transcript, systemPrompt } = parts;
   const session: AgentSession = {
     sessionId: transcript.sessionId,
-    config,
-    location,
+    config: basis.config,
+    location: basis.location,
     memory,
-    projectRoot,
+    projectRoot: basis.projectRoot,
     client,
     tools,
     permissions,
@@ -204,7 +279,7 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
     hooks,
     transcript,
     systemPrompt,
-    messages,
+    messages: parts.messages,
     async *runTurn(text, turnOptions = {}) {
       const userMessage: Message = {
         id: randomUUID(),
@@ -217,7 +292,7 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
       for await (const event of queryLoop({
         messages: session.messages,
         systemPrompt,
-        userContext,
+        userContext: parts.userContext,
         tools,
         client,
         memory,

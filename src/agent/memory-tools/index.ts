@@ -5,16 +5,17 @@
  * loop can register the same objects. Every path a caller gives is checked by
  * `resolveInsideMemoryDir`, and every write goes through the single writer.
  */
-import { createContextTool } from "./memory-tools/context.ts";
-import { createDeleteTool } from "./memory-tools/delete.ts";
-import { createListTool } from "./memory-tools/list.ts";
-import { createReadTool } from "./memory-tools/read.ts";
-import { createRecallTool } from "./memory-tools/recall.ts";
-import { createSaveTool } from "./memory-tools/save.ts";
-import type { MemoryToolSpec, MemoryToolsOptions } from "./memory-tools/spec.ts";
-import type { ToolSpec } from "./tools/spec.ts";
 
-export { readMemoryFile } from "./memory-tools/read.ts";
+import type { ToolSpec } from "../tools/spec.ts";
+import { createContextTool } from "./context.ts";
+import { createDeleteTool } from "./delete.ts";
+import { createListTool } from "./list.ts";
+import { createReadTool } from "./read.ts";
+import { createRecallTool } from "./recall.ts";
+import { createSaveTool } from "./save.ts";
+import type { MemoryToolSpec, MemoryToolsOptions } from "./spec.ts";
+
+export { readMemoryFile } from "./read.ts";
 export {
   defineMemoryTool,
   type MemoryToolAnnotations,
@@ -22,7 +23,7 @@ export {
   type MemoryToolSpec,
   type MemoryToolsOptions,
   runSafely,
-} from "./memory-tools/spec.ts";
+} from "./spec.ts";
 
 /**
  * The six memory tools for one configuration (selector, settings). Calls take the memory dir,

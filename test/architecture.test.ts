@@ -1,0 +1,245 @@
+// Keeps the folder layering of src/ honest (issue 15, item 4): reads every import of every file
+// (static, `export … from`, dynamic `import(…)` and type-position `import(…)`, through the
+// TypeScript scanner, so imports inside comments and strings do not count) and fails on an arrow
+// that points up or sideways in the layer table, on a cycle between folders, and on a cycle
+// between files.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import ts from "typescript";
+
+const SRC = path.resolve(import.meta.dirname, "../src");
+
+/**
+ * The layers of src/, top to bottom. A file may import from its own folder and from any folder
+ * in a lower layer; never from a higher layer, and never from another folder of its own layer
+ * (siblings stay independent). A top-level file is a "folder" of its own, named with `.ts`.
+ * A new folder must be placed here before its first import is accepted.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  // Public entry points: the root export re-exports everything below; the fake model server
+  // (`memdir/testing`) is a test double, so nothing in src/ may depend on it.
+  ["index.ts", "testing"],
+  // The `memdir` command: it starts the MCP server (`memdir mcp`) and runs the hooks (`memdir hook`).
+  ["cli"],
+  // The other entry points: the MCP server and the hook handlers.
+  ["mcp", "hooks"],
+  // One agent session: the agent loop with extraction and consolidation wired in as hooks.
+  ["session"],
+  // Background extraction and consolidation: both run forked agents, neither knows the other.
+  ["extract", "dream"],
+  // The agent engine every agent runs on (the main one and the forks): the loop, forked agents,
+  // hooks, permissions, the file tools and the memory tools, transcripts.
+  ["agent"],
+  // What the loop calls: recall (prefetch, selectors, surfacing) and the instruction files.
+  ["recall", "instructions"],
+  // Prompt text (pure functions) and the neutral model client with its providers.
+  ["prompts", "model"],
+  // The on-disk format: paths, frontmatter, scan, read, MEMORY.md, the single writer.
+  ["memdir"],
+  // The base every layer uses.
+  ["errors.ts", "types.ts", "config.ts"],
+];
+
+/**
+ * File cycles that are known and owned elsewhere. A cycle is tolerated only when every file in
+ * it is listed here; one that reaches any other file fails. The lexical engine's knot is
+ * untangled by issue 15 item 3 (`src/recall/lexical/`): delete the entry when that lands.
+ */
+const KNOWN_FILE_CYCLES: readonly (readonly string[])[] = [
+  [
+    "recall/lexical-index.ts",
+    "recall/lexical-related.ts",
+    "recall/lexical-stages.ts",
+    "recall/select-lexical.ts",
+  ],
+];
+
+/** One import: `from` imports `to`; both relative to src/. */
+interface ImportEdge {
+  from: string;
+  to: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => file.split(path.sep).join("/"))
+    .sort();
+}
+
+/** Every import between two files of src/ (packages and `node:` modules are left out). */
+function importEdges(): ImportEdge[] {
+  const edges: ImportEdge[] = [];
+  for (const file of sourceFiles(SRC)) {
+    const text = fs.readFileSync(path.join(SRC, file), "utf8");
+    const { importedFiles } = ts.preProcessFile(text, true, true);
+    for (const { fileName } of importedFiles) {
+      if (!fileName.startsWith(".")) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), fileName));
+      if (target.startsWith("..")) continue;
+      edges.push({ from: file, to: target.replace(/\.js$/, ".ts") });
+    }
+  }
+  return edges;
+}
+
+/** The folder a file belongs to: its first path segment, or the file itself at the top. */
+function folderOf(file: string): string {
+  const slash = file.indexOf("/");
+  return slash === -1 ? file : file.slice(0, slash);
+}
+
+/** Each arrow the layer table forbids, as a readable line. */
+function layerViolations(edges: readonly ImportEdge[], layers: readonly (readonly string[])[]): string[] {
+  const layerOf = new Map<string, number>();
+  layers.forEach((folders, index) => {
+    for (const folder of folders) layerOf.set(folder, index);
+  });
+  const problems = new Set<string>();
+  for (const { from, to } of edges) {
+    const source = folderOf(from);
+    const target = folderOf(to);
+    for (const folder of [source, target])
+      if (!layerOf.has(folder)) problems.add(`${folder} is in no layer: add it to LAYERS (${from} → ${to})`);
+    if (source === target || !layerOf.has(source) || !layerOf.has(target)) continue;
+    const sourceLayer = layerOf.get(source) as number;
+    const targetLayer = layerOf.get(target) as number;
+    if (targetLayer === sourceLayer) problems.add(`${from} → ${to}: ${source} and ${target} are siblings`);
+    else if (targetLayer < sourceLayer) problems.add(`${from} → ${to}: ${target} is above ${source}`);
+  }
+  return [...problems];
+}
+
+/** The strongly connected groups of more than one node (Tarjan), each sorted. */
+function cycles(edges: readonly { from: string; to: string }[]): string[][] {
+  const next = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    if (from === to) continue;
+    if (!next.has(from)) next.set(from, new Set());
+    if (!next.has(to)) next.set(to, new Set());
+    next.get(from)?.add(to);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) as number);
+    stack.push(node);
+    onStack.add(node);
+    for (const target of next.get(node) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(node, Math.min(low.get(node) as number, low.get(target) as number));
+      } else if (onStack.has(target)) {
+        low.set(node, Math.min(low.get(node) as number, index.get(target) as number));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    let member: string | undefined;
+    do {
+      member = stack.pop() as string;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== node);
+    if (group.length > 1) groups.push(group.sort());
+  };
+  for (const node of next.keys()) if (!index.has(node)) visit(node);
+  return groups;
+}
+
+describe("the checker", () => {
+  const layers = [["cli"], ["agent", "extract"], ["memdir"], ["types.ts"]];
+
+  it("accepts arrows that point down and imports inside a folder", () => {
+    const edges = [
+      { from: "cli/main.ts", to: "cli/common.ts" },
+      { from: "cli/main.ts", to: "memdir/write.ts" },
+      { from: "agent/loop.ts", to: "types.ts" },
+    ];
+    assert.deepEqual(layerViolations(edges, layers), []);
+  });
+
+  it("reports an arrow up, an arrow to a sibling and a folder missing from the table", () => {
+    const edges = [
+      { from: "memdir/write.ts", to: "agent/loop.ts" },
+      { from: "extract/run.ts", to: "agent/fork.ts" },
+      { from: "cli/main.ts", to: "bench/run.ts" },
+    ];
+    assert.deepEqual(layerViolations(edges, layers), [
+      "memdir/write.ts → agent/loop.ts: agent is above memdir",
+      "extract/run.ts → agent/fork.ts: extract and agent are siblings",
+      "bench is in no layer: add it to LAYERS (cli/main.ts → bench/run.ts)",
+    ]);
+  });
+
+  it("finds a cycle however long, and only the files in it", () => {
+    const edges = [
+      { from: "a.ts", to: "b.ts" },
+      { from: "b.ts", to: "c.ts" },
+      { from: "c.ts", to: "a.ts" },
+      { from: "c.ts", to: "d.ts" },
+    ];
+    assert.deepEqual(cycles(edges), [["a.ts", "b.ts", "c.ts"]]);
+    assert.deepEqual(cycles(edges.slice(0, 2)), []);
+  });
+
+  it("sees dynamic imports and export-from, and skips imports in comments", () => {
+    const text = [
+      '// import { x } from "./commented.ts";',
+      'export { a } from "./a.ts";',
+      'const b = async () => (await import("./b.ts")).b;',
+      'let c: import("./c.ts").C;',
+    ].join("\n");
+    const names = ts.preProcessFile(text, true, true).importedFiles.map((file) => file.fileName);
+    assert.deepEqual(names.sort(), ["./a.ts", "./b.ts", "./c.ts"]);
+  });
+});
+
+describe("src/", () => {
+  const edges = importEdges();
+
+  it("has its imports read (a sanity check on the reader)", () => {
+    assert.ok(edges.length > 300, `only ${edges.length} imports found`);
+    assert.ok(
+      edges.some((edge) => edge.from === "cli/main.ts" && edge.to === "cli/commands/run.ts"),
+      "the CLI's lazy import(...) of its commands was not seen",
+    );
+  });
+
+  it("imports only down the layer table", () => {
+    assert.deepEqual(layerViolations(edges, LAYERS), []);
+  });
+
+  it("has no cycle between folders", () => {
+    const folderEdges = edges.map(({ from, to }) => ({ from: folderOf(from), to: folderOf(to) }));
+    assert.deepEqual(cycles(folderEdges), []);
+  });
+
+  it("has no cycle between files (besides the known ones listed above)", () => {
+    const known = new Set(KNOWN_FILE_CYCLES.flat());
+    const unknown = cycles(edges).filter((group) => !group.every((file) => known.has(file)));
+    assert.deepEqual(unknown, []);
+  });
+
+  it("has CLI commands that never import main.ts (main.ts loads them)", () => {
+    const wrong = edges.filter(({ from, to }) => from.startsWith("cli/commands/") && to === "cli/main.ts");
+    assert.deepEqual(wrong, []);
+  });
+
+  it("has every folder of src/ in the layer table", () => {
+    const placed = new Set(LAYERS.flat());
+    const folders = new Set(sourceFiles(SRC).map(folderOf));
+    assert.deepEqual(
+      [...folders].filter((folder) => !placed.has(folder)),
+      [],
+    );
+  });
+});
