@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { MemdirError } from "../errors.ts";
 import { prependUserContext, USER_CONTEXT_MESSAGE_ID } from "../instructions/user-context.ts";
-import type { ModelClient, ModelRequest, ModelResponse, Usage } from "../model/client.ts";
+import type { ModelClient, ModelRequest, ModelResponse, ToolDefinition, Usage } from "../model/client.ts";
 import {
   collectSettledMemories,
   type PrefetchContext,
@@ -153,6 +153,172 @@ async function runTool(
 }
 
 /**
+ * What the steps of one turn share. `messages` is replaced (never mutated) as messages are added,
+ * so an array handed out in an event stays as it was.
+ */
+interface TurnState {
+  messages: Message[];
+  /** Model calls made so far in this turn. */
+  turns: number;
+  /** The text of the latest assistant message. */
+  finalText: string;
+  total: Usage;
+  /** The system prompt and tool definitions, the same in every request of the turn. */
+  system: string | undefined;
+  tools: ToolDefinition[] | undefined;
+  newId: () => string;
+  timestamp: () => string;
+}
+
+function turnEnd(state: TurnState, reason: TurnEndReason): LoopEvent {
+  return { type: "turn_end", reason, text: state.finalText, messages: state.messages, turns: state.turns };
+}
+
+/** A new message of this turn: a fresh id, the current time. */
+function newMessage(state: TurnState, role: Message["role"], content: ContentBlock[]): Message {
+  return { id: state.newId(), role, content, timestamp: state.timestamp() };
+}
+
+function addMessage(state: TurnState, message: Message): LoopEvent {
+  state.messages = [...state.messages, message];
+  return { type: "message", message };
+}
+
+/**
+ * (1) The user context goes first, so the index is in the very first request. A context already
+ * in the conversation (earlier turns, a resumed session) is moved first, not repeated; only a new
+ * or changed one is reported (and so written to the transcript).
+ */
+function* placeUserContext(state: TurnState, userContext: string | null | undefined): Generator<LoopEvent> {
+  if (!userContext) return;
+  const existing = state.messages.find((m) => m.id === USER_CONTEXT_MESSAGE_ID);
+  state.messages = prependUserContext(state.messages, userContext);
+  if (!existing || existing.content !== userContext) {
+    const added = state.messages[0];
+    added.timestamp ??= state.timestamp();
+    yield { type: "message", message: added };
+  }
+}
+
+/** The explicit "remember …" rule (issue 7) and other before-model hooks run first, awaited. */
+async function* runBeforeModelHooks(
+  hooks: HookRegistry,
+  state: TurnState,
+  userMessage: Message,
+  memory: LoopMemory | null,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<LoopEvent> {
+  const result = await hooks.runBeforeModel({
+    messages: state.messages,
+    userMessage,
+    memoryDir: memory?.memoryDir ?? null,
+    signal,
+  });
+  if (result.saved?.length) {
+    yield { type: "memory_saved", files: result.saved };
+    // Tell the model, so it refines the saved file instead of saving the statement again.
+    yield addMessage(state, {
+      id: state.newId(),
+      role: "user",
+      isMeta: true,
+      timestamp: state.timestamp(),
+      content: wrapSystemReminder(
+        `memdir already saved the user's request to remember as ${result.saved.join(", ")} in ${memory?.memoryDir ?? "the memory directory"}, with its MEMORY.md line. Do not save it again; edit that file only to improve it.`,
+      ),
+    });
+  }
+  for (const text of result.notices ?? []) yield { type: "notice", text };
+}
+
+/** (3) One model call: usage counted, the assistant message added; returns the response. */
+async function* modelRound(
+  options: QueryLoopOptions,
+  state: TurnState,
+): AsyncGenerator<LoopEvent, ModelResponse> {
+  state.turns += 1;
+  const response: ModelResponse = yield* callModel(options.client, {
+    model: options.model,
+    system: state.system,
+    messages: state.messages,
+    tools: state.tools,
+    maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    signal: options.signal,
+  });
+  state.total.inputTokens += response.usage.inputTokens;
+  state.total.outputTokens += response.usage.outputTokens;
+  yield { type: "usage", usage: response.usage, total: { ...state.total } };
+
+  const assistant = newMessage(state, "assistant", response.content);
+  state.finalText = textOf(response.content);
+  yield addMessage(state, assistant);
+  yield { type: "assistant_message", message: assistant };
+  return response;
+}
+
+/** (4) The turn ended normally: stop hooks run in the background, not awaited. */
+function fireStopHooks(options: QueryLoopOptions, state: TurnState): void {
+  if (!options.hooks || !(options.isMainAgent ?? true)) return;
+  options.hooks.runStopHooks({
+    messages: state.messages,
+    memoryDir: options.memory?.memoryDir ?? null,
+    toolContext: options.toolContext,
+    isMainAgent: options.isMainAgent ?? true,
+    notify: options.notify ?? (() => {}),
+  });
+}
+
+/** Runs the round's tool calls in order and adds one message with every result. */
+async function* runToolCalls(
+  options: QueryLoopOptions,
+  state: TurnState,
+  calls: readonly ToolUseBlock[],
+): AsyncGenerator<LoopEvent> {
+  const results: ToolResultBlock[] = [];
+  for (const call of calls) {
+    yield { type: "tool_call", id: call.id, name: call.name, input: call.input };
+    const result = await runTool(call, options);
+    results.push({
+      type: "tool_result",
+      toolUseId: call.id,
+      content: result.content,
+      isError: result.isError,
+    });
+    yield {
+      type: "tool_result",
+      id: call.id,
+      name: call.name,
+      content: result.content,
+      isError: result.isError === true,
+      refused: result.refused,
+      writtenPath: result.writtenPath,
+      memoryFile: result.memoryFile,
+    };
+    if (options.signal?.aborted) break;
+  }
+  // Every tool_use needs its result, even when the user aborted halfway.
+  for (const call of calls.slice(results.length))
+    results.push({ type: "tool_result", toolUseId: call.id, content: "aborted by the user", isError: true });
+  yield addMessage(state, newMessage(state, "user", results));
+}
+
+/** After a round's tool results: the recalled memories are attached only if already settled. */
+function* attachSettledMemories(
+  prefetch: ReturnType<typeof startRelevantMemoryPrefetch>,
+  state: TurnState,
+  toolContext: ToolContext,
+  now: Clock,
+): Generator<LoopEvent> {
+  const memoryMessages = collectSettledMemories(prefetch, toolContext.readFileState, state.turns, now);
+  if (memoryMessages.length === 0) return;
+  for (const message of memoryMessages) {
+    message.timestamp ??= state.timestamp();
+    yield addMessage(state, message);
+  }
+  const files = memoryMessages.map(surfacedMemoryPath).filter((p): p is string => p !== null);
+  yield { type: "memory_surfaced", files };
+}
+
+/**
  * The reference agent loop (SPEC §2–§5): user context first, memory rules in the system prompt,
  * the relevance prefetch started before the first model call and never waited for, tools run
  * under a permission check, settled memories attached after each round of tool results, and the
@@ -164,74 +330,35 @@ async function runTool(
  * }
  */
 export async function* queryLoop(options: QueryLoopOptions): AsyncGenerator<LoopEvent, void> {
-  const newId = options.newId ?? randomUUID;
   const now = options.now ?? Date.now;
   const memory = options.memory ?? null;
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const signal = options.signal;
-  const timestamp = () => new Date(now()).toISOString();
-  let messages = [...options.messages];
-
-  // (1) The user context goes first, so the index is in the very first request. A context
-  // already in the conversation (earlier turns, a resumed session) is moved first, not repeated;
-  // only a new or changed one is reported (and so written to the transcript).
-  if (options.userContext) {
-    const existing = messages.find((m) => m.id === USER_CONTEXT_MESSAGE_ID);
-    messages = prependUserContext(messages, options.userContext);
-    if (!existing || existing.content !== options.userContext) {
-      const added = messages[0];
-      added.timestamp ??= timestamp();
-      yield { type: "message", message: added };
-    }
-  }
   const system = [options.systemPrompt, memory?.rules]
     .filter((part) => part && part.trim() !== "")
     .join("\n\n");
-  const toolDefinitions = options.tools.map(toolDefinition);
-  const userMessage = lastRealUserMessage(messages);
+  const tools = options.tools.map(toolDefinition);
+  const state: TurnState = {
+    messages: [...options.messages],
+    turns: 0,
+    finalText: "",
+    total: { inputTokens: 0, outputTokens: 0 },
+    system: system === "" ? undefined : system,
+    tools: tools.length > 0 ? tools : undefined,
+    newId: options.newId ?? randomUUID,
+    timestamp: () => new Date(now()).toISOString(),
+  };
 
-  let turns = 0;
-  let finalText = "";
-  const total: Usage = { inputTokens: 0, outputTokens: 0 };
+  yield* placeUserContext(state, options.userContext);
+  const userMessage = lastRealUserMessage(state.messages);
   let prefetch: ReturnType<typeof startRelevantMemoryPrefetch> | null = null;
-  const end = (reason: TurnEndReason): LoopEvent => ({
-    type: "turn_end",
-    reason,
-    text: finalText,
-    messages,
-    turns,
-  });
 
   try {
-    // The explicit "remember …" rule (issue 7) and other before-model hooks run first, awaited.
-    if (options.hooks && userMessage) {
-      const result = await options.hooks.runBeforeModel({
-        messages,
-        userMessage,
-        memoryDir: memory?.memoryDir ?? null,
-        signal,
-      });
-      if (result.saved?.length) {
-        yield { type: "memory_saved", files: result.saved };
-        // Tell the model, so it refines the saved file instead of saving the statement again.
-        const saved: Message = {
-          id: newId(),
-          role: "user",
-          isMeta: true,
-          timestamp: timestamp(),
-          content: wrapSystemReminder(
-            `memdir already saved the user's request to remember as ${result.saved.join(", ")} in ${memory?.memoryDir ?? "the memory directory"}, with its MEMORY.md line. Do not save it again; edit that file only to improve it.`,
-          ),
-        };
-        messages = [...messages, saved];
-        yield { type: "message", message: saved };
-      }
-      for (const text of result.notices ?? []) yield { type: "notice", text };
-    }
-
+    if (options.hooks && userMessage)
+      yield* runBeforeModelHooks(options.hooks, state, userMessage, memory, signal);
     // (2) Start the prefetch before the first model call; it is disposed in `finally`.
     if (memory?.prefetch && userMessage) {
-      prefetch = startRelevantMemoryPrefetch(messages, {
+      prefetch = startRelevantMemoryPrefetch(state.messages, {
         ...memory.prefetch,
         signal: signal ?? memory.prefetch.signal,
         readFileState: memory.prefetch.readFileState ?? options.toolContext.readFileState,
@@ -241,113 +368,29 @@ export async function* queryLoop(options: QueryLoopOptions): AsyncGenerator<Loop
 
     for (;;) {
       if (signal?.aborted) throw abortError();
-      if (turns >= maxTurns) {
+      if (state.turns >= maxTurns) {
         yield { type: "notice", text: `agent: stopped after ${maxTurns} model calls in one turn` };
-        yield end("max_turns");
+        yield turnEnd(state, "max_turns");
         return;
       }
-      turns += 1;
-      // (3) Call the model.
-      const response: ModelResponse = yield* callModel(options.client, {
-        model: options.model,
-        system: system === "" ? undefined : system,
-        messages,
-        tools: toolDefinitions.length > 0 ? toolDefinitions : undefined,
-        maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-        signal,
-      });
-      total.inputTokens += response.usage.inputTokens;
-      total.outputTokens += response.usage.outputTokens;
-      yield { type: "usage", usage: response.usage, total: { ...total } };
-
-      const assistant: Message = {
-        id: newId(),
-        role: "assistant",
-        content: response.content,
-        timestamp: timestamp(),
-      };
-      messages = [...messages, assistant];
-      finalText = textOf(response.content);
-      yield { type: "message", message: assistant };
-      yield { type: "assistant_message", message: assistant };
-
+      const response = yield* modelRound(options, state);
       const calls = response.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
       if (calls.length === 0) {
-        // (4) The turn ended normally: stop hooks run in the background, the answer returns now.
-        if (options.hooks && (options.isMainAgent ?? true)) {
-          options.hooks.runStopHooks({
-            messages,
-            memoryDir: memory?.memoryDir ?? null,
-            toolContext: options.toolContext,
-            isMainAgent: options.isMainAgent ?? true,
-            notify: options.notify ?? (() => {}),
-          });
-        }
-        yield end(response.stopReason === "max_tokens" ? "max_tokens" : "end_turn");
+        fireStopHooks(options, state);
+        yield turnEnd(state, response.stopReason === "max_tokens" ? "max_tokens" : "end_turn");
         return;
       }
-
-      const results: ToolResultBlock[] = [];
-      for (const call of calls) {
-        yield { type: "tool_call", id: call.id, name: call.name, input: call.input };
-        const result = await runTool(call, options);
-        results.push({
-          type: "tool_result",
-          toolUseId: call.id,
-          content: result.content,
-          isError: result.isError,
-        });
-        yield {
-          type: "tool_result",
-          id: call.id,
-          name: call.name,
-          content: result.content,
-          isError: result.isError === true,
-          refused: result.refused,
-          writtenPath: result.writtenPath,
-          memoryFile: result.memoryFile,
-        };
-        if (signal?.aborted) break;
-      }
-      // Every tool_use needs its result, even when the user aborted halfway.
-      for (const call of calls.slice(results.length))
-        results.push({
-          type: "tool_result",
-          toolUseId: call.id,
-          content: "aborted by the user",
-          isError: true,
-        });
-      const toolMessage: Message = { id: newId(), role: "user", content: results, timestamp: timestamp() };
-      messages = [...messages, toolMessage];
-      yield { type: "message", message: toolMessage };
-
-      // After this iteration's tool results: take the recalled memories only if already settled.
-      if (prefetch) {
-        const memoryMessages = collectSettledMemories(
-          prefetch,
-          options.toolContext.readFileState,
-          turns,
-          now,
-        );
-        if (memoryMessages.length > 0) {
-          for (const message of memoryMessages) {
-            message.timestamp ??= timestamp();
-            messages = [...messages, message];
-            yield { type: "message", message };
-          }
-          const files = memoryMessages.map(surfacedMemoryPath).filter((p): p is string => p !== null);
-          yield { type: "memory_surfaced", files };
-        }
-      }
+      yield* runToolCalls(options, state, calls);
+      if (prefetch) yield* attachSettledMemories(prefetch, state, options.toolContext, now);
     }
   } catch (error) {
     if (signal?.aborted) {
-      yield end("aborted");
+      yield turnEnd(state, "aborted");
       return;
     }
     const wrapped = error instanceof Error ? error : new Error(String(error));
     yield { type: "error", error: wrapped };
-    yield end("error");
+    yield turnEnd(state, "error");
   } finally {
     prefetch?.[Symbol.dispose]();
   }

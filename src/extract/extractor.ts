@@ -68,6 +68,102 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
+/** What the steps of one extractor share. */
+interface ExtractorState {
+  readonly options: ExtractorOptions;
+  readonly log: (message: string) => void;
+  /** Aborted by `dispose` or by the caller's signal; every run gets its signal. */
+  readonly controller: AbortController;
+  cursor: string | null;
+  /** The latest request that arrived during a run: the one trailing run. */
+  pending: ExtractionRequest | null;
+  /** Set while a run (and its trailing run) goes on; resolves when the extractor is idle. */
+  idle: Promise<void> | null;
+}
+
+/** Hands `value` to `onReport`; a failing handler is logged, never thrown. */
+function report(state: ExtractorState, value: ExtractionReport): void {
+  try {
+    state.options.onReport?.(value);
+  } catch (error) {
+    state.log(`memdir: extraction report handler failed: ${asError(error).message}`);
+  }
+}
+
+/** One pass over a request: the cursor, the skip rule, the extraction, the cursor advanced on success. */
+async function processRequest(state: ExtractorState, request: ExtractionRequest): Promise<void> {
+  const { options, controller } = state;
+  const last = request.messages.at(-1);
+  if (last === undefined) return;
+  const fresh = messagesAfterCursor(request.messages, state.cursor);
+  if (fresh.length === 0) {
+    report(state, { status: "up-to-date", newMessages: 0 });
+    return;
+  }
+  const newMessages = countNewMessages(fresh);
+  const cwd = request.cwd ?? options.cwd ?? process.cwd();
+  if (await mainAgentWroteMemory(fresh, { memoryDir: options.memoryDir, cwd })) {
+    state.cursor = last.id;
+    report(state, { status: "skipped", newMessages, reason: "main-agent-wrote-memory" });
+    return;
+  }
+  const result = await runExtraction({
+    messages: request.messages,
+    newMessageCount: newMessages,
+    memoryDir: options.memoryDir,
+    client: options.client,
+    model: options.model,
+    cwd,
+    tools: options.tools,
+    maxTurns: options.maxTurns,
+    signal: controller.signal,
+    now: options.now,
+    onEvent: options.onEvent,
+  });
+  if (!result.ok) {
+    const error = result.error ?? new Error("extraction failed");
+    if (!controller.signal.aborted) state.log(`memdir: extraction failed: ${error.message}`);
+    report(state, { status: "failed", newMessages, error, result });
+    return;
+  }
+  state.cursor = last.id;
+  const notice = extractionNotice(result);
+  if (notice) (options.notify ?? request.notify)?.(notice);
+  report(state, { status: "done", newMessages, notice, result });
+}
+
+/** Runs `first`, then the request that arrived meanwhile, until none did. */
+async function runUntilIdle(state: ExtractorState, first: ExtractionRequest): Promise<void> {
+  let next: ExtractionRequest | null = first;
+  while (next !== null && !state.controller.signal.aborted) {
+    state.pending = null;
+    try {
+      await processRequest(state, next);
+    } catch (error) {
+      state.log(`memdir: extraction failed: ${asError(error).message}`);
+    }
+    // Whatever arrived during the run (only the latest) becomes the one trailing run.
+    next = state.pending;
+  }
+  // Cleared in the same synchronous step as the last look at `pending`, so a request arriving
+  // now starts a new run instead of waiting for a loop that has already decided to stop.
+  state.pending = null;
+  state.idle = null;
+}
+
+/** True once `idle` settles, false after `timeoutMs` (the timer keeps no process alive). */
+async function settlesWithin(idle: Promise<void>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref();
+  });
+  const finished = idle.then(() => true as const);
+  const outcome = await Promise.race([finished, timedOut]);
+  clearTimeout(timer);
+  return outcome;
+}
+
 /**
  * Creates the background extractor of one session.
  *
@@ -83,115 +179,43 @@ function asError(error: unknown): Error {
  * await extractor.drain(); // before exiting
  */
 export function createExtractor(options: ExtractorOptions): Extractor {
-  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const controller = new AbortController();
   const onParentAbort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) controller.abort(options.signal.reason);
   else options.signal?.addEventListener("abort", onParentAbort, { once: true });
-
-  let cursor: string | null = options.cursor ?? null;
-  let pending: ExtractionRequest | null = null;
-  let idle: Promise<void> | null = null;
-
-  const report = (value: ExtractionReport) => {
-    try {
-      options.onReport?.(value);
-    } catch (error) {
-      log(`memdir: extraction report handler failed: ${asError(error).message}`);
-    }
+  const state: ExtractorState = {
+    options,
+    log: options.log ?? ((message: string) => process.stderr.write(`${message}\n`)),
+    controller,
+    cursor: options.cursor ?? null,
+    pending: null,
+    idle: null,
   };
-
-  async function processRequest(request: ExtractionRequest): Promise<void> {
-    const last = request.messages.at(-1);
-    if (last === undefined) return;
-    const fresh = messagesAfterCursor(request.messages, cursor);
-    if (fresh.length === 0) {
-      report({ status: "up-to-date", newMessages: 0 });
-      return;
-    }
-    const newMessages = countNewMessages(fresh);
-    const cwd = request.cwd ?? options.cwd ?? process.cwd();
-    if (await mainAgentWroteMemory(fresh, { memoryDir: options.memoryDir, cwd })) {
-      cursor = last.id;
-      report({ status: "skipped", newMessages, reason: "main-agent-wrote-memory" });
-      return;
-    }
-    const result = await runExtraction({
-      messages: request.messages,
-      newMessageCount: newMessages,
-      memoryDir: options.memoryDir,
-      client: options.client,
-      model: options.model,
-      cwd,
-      tools: options.tools,
-      maxTurns: options.maxTurns,
-      signal: controller.signal,
-      now: options.now,
-      onEvent: options.onEvent,
-    });
-    if (!result.ok) {
-      const error = result.error ?? new Error("extraction failed");
-      if (!controller.signal.aborted) log(`memdir: extraction failed: ${error.message}`);
-      report({ status: "failed", newMessages, error, result });
-      return;
-    }
-    cursor = last.id;
-    const notice = extractionNotice(result);
-    if (notice) (options.notify ?? request.notify)?.(notice);
-    report({ status: "done", newMessages, notice, result });
-  }
-
-  async function runUntilIdle(first: ExtractionRequest): Promise<void> {
-    let next: ExtractionRequest | null = first;
-    while (next !== null && !controller.signal.aborted) {
-      pending = null;
-      try {
-        await processRequest(next);
-      } catch (error) {
-        log(`memdir: extraction failed: ${asError(error).message}`);
-      }
-      // Whatever arrived during the run (only the latest) becomes the one trailing run.
-      next = pending;
-    }
-    // Cleared in the same synchronous step as the last look at `pending`, so a request arriving
-    // now starts a new run instead of waiting for a loop that has already decided to stop.
-    pending = null;
-    idle = null;
-  }
 
   return {
     schedule(request) {
       if (controller.signal.aborted) return Promise.resolve();
-      if (idle !== null) {
-        pending = request;
-        return idle;
+      if (state.idle !== null) {
+        state.pending = request;
+        return state.idle;
       }
       // runUntilIdle always awaits before it finishes, so `idle` is set before it is cleared.
-      idle = runUntilIdle(request);
-      return idle;
+      state.idle = runUntilIdle(state, request);
+      return state.idle;
     },
     async drain(timeoutMs = EXTRACTION_DRAIN_TIMEOUT_MS) {
-      if (idle === null) return true;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
-        timer.unref();
-      });
-      const finished = idle.then(() => true as const);
-      const outcome = await Promise.race([finished, timedOut]);
-      clearTimeout(timer);
-      return outcome;
+      return state.idle === null ? true : settlesWithin(state.idle, timeoutMs);
     },
     dispose() {
-      pending = null;
+      state.pending = null;
       options.signal?.removeEventListener("abort", onParentAbort);
       controller.abort();
     },
     get cursor() {
-      return cursor;
+      return state.cursor;
     },
     get running() {
-      return idle !== null;
+      return state.idle !== null;
     },
   };
 }

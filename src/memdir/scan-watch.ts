@@ -226,7 +226,8 @@ function remember(root: string, value: WatchedListing | "unwatchable"): void {
   }
 }
 
-function onLocalFileSystem(folderPath: string): boolean {
+/** True when `folderPath` is on a local file system, the only kind watched (exported for the tests' watch probe). */
+export function onLocalFileSystem(folderPath: string): boolean {
   try {
     return LOCAL_FILE_SYSTEMS.has(Number(statfsSync(folderPath).type));
   } catch {

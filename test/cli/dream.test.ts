@@ -5,12 +5,10 @@ import { describe, it } from "node:test";
 import { CONSOLIDATE_LOCK_FILE } from "../../src/dream/lock.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runCli } from "../helpers/cli.ts";
+import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 const HOUR = 60 * 60 * 1000;
-const memory = (description: string, body: string, type = "feedback") =>
-  `---\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
-
 /** A project dir (transcripts) holding a memory dir with two duplicates and one other memory. */
 function fixture(options: { hoursAgo?: number; sessions?: number } = {}) {
   const home = makeTempDir();

@@ -3,10 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { runCli } from "../helpers/cli.ts";
+import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
-
-const memory = (description: string, body: string) =>
-  `---\ndescription: ${description}\ntype: feedback\n---\n${body}\n`;
 
 function fixture() {
   const home = makeTempDir();

@@ -6,7 +6,9 @@ import { pendingRequestFile } from "../../src/extract/extraction-queue.ts";
 import { type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
 import type { Message } from "../../src/types.ts";
 import { runCli } from "../helpers/cli.ts";
+import { memory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 // `memdir hook stop` after every turn of an agent with hooks: each call starts a detached
 // `memdir extract`; across those processes only one extracts at a time, turns that end meanwhile
@@ -16,18 +18,8 @@ function line(message: Message): string {
   return `${JSON.stringify({ type: "message", sessionId: "s-1", message })}\n`;
 }
 
-function memory(description: string): string {
-  return `---\ndescription: ${description}\ntype: project\n---\n${description}.\n`;
-}
-
-/** Polls until `done()` (bounded: the extraction runs in detached processes we cannot await). */
-async function waitFor(done: () => boolean, what: string, boundMs = 60_000): Promise<void> {
-  for (const deadline = Date.now() + boundMs; Date.now() < deadline; ) {
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.ok(done(), `timed out waiting for ${what}`);
-}
+// The extraction runs in detached processes we cannot await: polled, with a bound for a loaded machine.
+const DETACHED = { timeout: 60_000, interval: 100 };
 
 /** True once `pid` has exited (an exited orphan nobody reaped yet counts as gone). */
 function processGone(pid: number): boolean {
@@ -73,7 +65,10 @@ describe("memdir hook stop → background extraction", () => {
     const write = (file: string, description: string): FakeStep => ({
       toolCall: {
         name: "Write",
-        input: { file_path: path.join(memoryDir, file), content: memory(description) },
+        input: {
+          file_path: path.join(memoryDir, file),
+          content: memory(description, `${description}.`, "project"),
+        },
       },
     });
     const server = await startFakeModelServer([
@@ -117,7 +112,10 @@ describe("memdir hook stop → background extraction", () => {
     // Two more turns end while it runs; each one's extraction leaves its request and exits.
     for (const _ of [1, 2]) {
       const pid = await stop();
-      await waitFor(() => readJson(pendingFile)?.pid === pid, `the request of pid ${pid}`);
+      await waitFor(() => readJson(pendingFile)?.pid === pid, {
+        ...DETACHED,
+        what: `the request of pid ${pid}`,
+      });
       assert.equal(server.requests.length, 1, "no second extraction while one runs");
     }
 
@@ -129,7 +127,7 @@ describe("memdir hook stop → background extraction", () => {
     };
     await waitFor(
       () => cursor() === "m4" && !fs.existsSync(path.join(memoryDir, ".memdir-extract", "lock")),
-      "the trailing run to finish",
+      { ...DETACHED, what: "the trailing run to finish" },
     );
     assert.equal(fs.existsSync(pendingFile), false);
     assert.equal(server.requests.length, 4, "one run and one trailing run, two model calls each");
@@ -149,7 +147,7 @@ describe("memdir hook stop → background extraction", () => {
 
     // The next turn's hook over an unchanged transcript: nothing new, no model call.
     const last = await stop();
-    await waitFor(() => processGone(last), "the last extraction process to exit");
+    await waitFor(() => processGone(last), { ...DETACHED, what: "the last extraction process to exit" });
     assert.equal(server.requests.length, 4);
     assert.equal(cursor(), "m4");
   });

@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { runCli } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 // A big memory dir's caches are warmed in the background at session start, so the session's first
 // prompt finds them ready (issue 9 follow-up: at 2,000+ memories a cold first prompt ran out of
@@ -48,13 +49,8 @@ function hookInput(project: string, fields: Record<string, unknown> = {}): strin
 }
 
 /** Polls until `done()` (bounded: the warm-up runs in another process that we cannot await). */
-async function waitFor(done: () => boolean, boundMs = 60_000): Promise<boolean> {
-  for (const deadline = Date.now() + boundMs; Date.now() < deadline; ) {
-    if (done()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return done();
-}
+// The warm-up runs in a detached process we cannot await: polled, with a bound for a loaded machine.
+const DETACHED = { timeout: 60_000, interval: 100 };
 
 const cacheDir = (memoryDir: string) => path.join(memoryDir, ".memdir-cache");
 
@@ -78,10 +74,10 @@ describe("memdir hook session-start: cache warm-up", () => {
     // The hook has answered and exited; the warm-up finishes on its own and leaves its marker.
     const markerFile = path.join(cacheDir(memoryDir), "warm-up.json");
     const lockFile = path.join(cacheDir(memoryDir), "warm-up.lock");
-    assert.ok(
-      await waitFor(() => fs.existsSync(markerFile) && !fs.existsSync(lockFile)),
-      "the warm-up finished",
-    );
+    await waitFor(() => fs.existsSync(markerFile) && !fs.existsSync(lockFile), {
+      ...DETACHED,
+      what: "the warm-up to finish",
+    });
     const marker = JSON.parse(fs.readFileSync(markerFile, "utf8"));
     assert.equal(marker.pid, Number(started[1]), "done by the detached process, not the hook");
     assert.equal(marker.memories, 601);
@@ -117,6 +113,7 @@ describe("memdir hook session-start: cache warm-up", () => {
     await waitFor(
       () =>
         JSON.parse(fs.readFileSync(markerFile, "utf8")).pid === Number(rewarmed) && !fs.existsSync(lockFile),
+      { ...DETACHED, what: "the second warm-up to finish" },
     );
     assert.equal(JSON.parse(fs.readFileSync(markerFile, "utf8")).memories, 602);
   });

@@ -13,10 +13,8 @@ import { CONSOLIDATE_LOCK_FILE, readLastConsolidatedAt } from "../../src/dream/l
 import { applyProposal } from "../../src/dream/proposal.ts";
 import { createAnthropicClient } from "../../src/model/anthropic.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
+import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
-
-const memory = (description: string, body: string, type = "feedback") =>
-  `---\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
 
 const HOUR = 60 * 60 * 1000;
 

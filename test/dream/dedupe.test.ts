@@ -10,10 +10,8 @@ import {
   mergeBodies,
 } from "../../src/dream/dedupe.ts";
 import { listHistory, undoChange } from "../../src/dream/history.ts";
+import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
-
-const file = (description: string, body: string, type = "feedback") =>
-  `---\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
 
 const doc = (file: string, description: string, body: string, type = "feedback"): MemoryDocument => ({
   file,
@@ -90,9 +88,9 @@ describe("dedupeMemories", () => {
         "- [Real DB](feedback-real-db.md) — tests hit a real database\n" +
         "- [Real DB again](feedback-real-db-2.md) — tests hit a real database\n" +
         "- [Fridays](project-fridays.md) — deploys on fridays\n",
-      "feedback-real-db.md": file("tests hit a real database", "Never mock the database."),
-      "feedback-real-db-2.md": file("Tests hit a real database.", "never mock the database"),
-      "project-fridays.md": file("deploys on fridays", "We deploy on Fridays.", "project"),
+      "feedback-real-db.md": memory("tests hit a real database", "Never mock the database."),
+      "feedback-real-db-2.md": memory("Tests hit a real database.", "never mock the database"),
+      "project-fridays.md": memory("deploys on fridays", "We deploy on Fridays.", "project"),
     });
     const before = fs.readFileSync(path.join(dir, "MEMORY.md"), "utf8");
     const result = await dedupeMemories(dir);
@@ -117,8 +115,8 @@ describe("dedupeMemories", () => {
   it("does nothing and records nothing when there are no duplicates", async () => {
     const dir = makeTempDir();
     writeTree(dir, {
-      "a.md": file("alpha rule for tests", "Alpha."),
-      "b.md": file("beta rule for deploys", "Beta."),
+      "a.md": memory("alpha rule for tests", "Alpha."),
+      "b.md": memory("beta rule for deploys", "Beta."),
     });
     const result = await dedupeMemories(dir);
     assert.equal(result.entry, null);

@@ -10,10 +10,8 @@ import {
   undoChange,
 } from "../../src/dream/history.ts";
 import { listTrackedFiles } from "../../src/dream/history-journal.ts";
+import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
-
-const memory = (description: string, body: string, type = "feedback") =>
-  `---\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
 
 function seed(): string {
   const dir = makeTempDir();

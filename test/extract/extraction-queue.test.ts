@@ -5,6 +5,7 @@ import { describe, it } from "node:test";
 import {
   type ExtractionTicket,
   extractionTicket,
+  pendingRequestFile,
   runOneAtATime,
 } from "../../src/extract/extraction-queue.ts";
 import { makeTempDir } from "../helpers/temp.ts";
@@ -47,8 +48,15 @@ describe("runOneAtATime", () => {
       extractionTicket({ transcript: "/s/c.jsonl", cwd: "/p" }),
       run,
     );
-    // b's session ends another turn: its newer request replaces its first one.
-    await new Promise((resolve) => setTimeout(resolve, 20)); // a later modification time than c's
+    // b's session ends another turn: its newer request replaces its first one. The waiting
+    // requests are dated back a minute (b's before c's, as written), so the rewrite gets a later
+    // modification time than c's on any file system clock, with no wait.
+    const minuteAgo = Date.now() / 1000 - 60;
+    for (const [transcript, seconds] of [
+      ["/s/b.jsonl", minuteAgo - 1],
+      ["/s/c.jsonl", minuteAgo],
+    ] as const)
+      fs.utimesSync(pendingRequestFile(memoryDir, transcript), seconds, seconds);
     const fourth = await runOneAtATime(
       memoryDir,
       extractionTicket({ transcript: "/s/b.jsonl", cwd: "/p" }),

@@ -9,6 +9,7 @@ import { runExtraction } from "../../src/extract/run-extraction.ts";
 import { createAnthropicClient } from "../../src/model/anthropic.ts";
 import { type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
 import type { Message } from "../../src/types.ts";
+import { memory } from "../helpers/memory.ts";
 import {
   HOSTILE_PATH_CASES,
   makeHostileFixture,
@@ -20,7 +21,6 @@ const conversation: Message[] = [
   { id: "1", role: "user", content: "记住：登录模块的集成测试不得 mock 数据库" },
   { id: "2", role: "assistant", content: [{ type: "text", text: "好的。" }] },
 ];
-const memoryText = (description: string) => `---\ndescription: ${description}\ntype: feedback\n---\nbody\n`;
 
 async function fakeClient(script: FakeStep[]) {
   const server = await startFakeModelServer(script);
@@ -51,11 +51,11 @@ describe("extraction sandbox", () => {
         toolCalls: [
           ...hostile.map((file_path) => ({
             name: "Write",
-            input: { file_path, content: memoryText("escape") },
+            input: { file_path, content: memory("escape", "body") },
           })),
           {
             name: "Write",
-            input: { file_path: valid, content: memoryText("登录模块的集成测试不得 mock 数据库") },
+            input: { file_path: valid, content: memory("登录模块的集成测试不得 mock 数据库", "body") },
           },
           { name: "Write", input: { file_path: path.join(fixture.root, "settings.json"), content: "{}" } },
         ],
@@ -98,7 +98,7 @@ describe("extraction sandbox", () => {
       {
         toolCall: {
           name: "Write",
-          input: { file_path: path.join(linkedMemory, "a.md"), content: memoryText("a") },
+          input: { file_path: path.join(linkedMemory, "a.md"), content: memory("a", "body") },
         },
       },
       "Done.",
@@ -123,7 +123,10 @@ describe("extraction sandbox", () => {
       {
         toolCall: {
           name: "Write",
-          input: { file_path: path.join(fixture.memoryDir, "reference-key.md"), content: memoryText(secret) },
+          input: {
+            file_path: path.join(fixture.memoryDir, "reference-key.md"),
+            content: memory(secret, "body"),
+          },
         },
       },
       "Done.",

@@ -8,6 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { WORKED_EXAMPLE_PROMPT, writeWorkedExample } from "./worked-example.ts";
 
 /** A memory dir holding the two memories of SPEC's worked example, saved two days ago. */
@@ -276,12 +277,8 @@ describe("memdir mcp stdout", () => {
     child.stderr.resume();
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
     const responses = (count: number) =>
-      new Promise<void>((resolve) => {
-        const check = () => {
-          if (stdout.split("\n").filter((line) => line.includes('"id"')).length >= count) resolve();
-          else setTimeout(check, 20);
-        };
-        check();
+      waitFor(() => stdout.split("\n").filter((line) => line.includes('"id"')).length >= count, {
+        what: `${count} responses`,
       });
     send({
       jsonrpc: "2.0",

@@ -11,6 +11,7 @@ import {
   savePersistedCache,
 } from "../../src/memdir/persisted-cache.ts";
 import { runCli } from "../helpers/cli.ts";
+import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 // Enough memories for a cache file to be written at all (small dirs get none).
@@ -24,12 +25,13 @@ function bigMemoryDir(): { home: string; memoryDir: string } {
   const topics = ["lunch menu", "office plants", "parking rules", "coffee machine", "holiday calendar"];
   for (let i = 0; i < MEMORY_COUNT - 1; i++) {
     const topic = topics[i % topics.length];
-    fs.writeFileSync(
-      path.join(memoryDir, `note-${String(i).padStart(4, "0")}.md`),
-      `---\nname: note ${i}\ndescription: about the ${topic}\ntype: project\n---\nThe ${topic} note number ${i}.\n`,
+    writeMemory(
+      memoryDir,
+      `note-${String(i).padStart(4, "0")}.md`,
+      memory(`about the ${topic}`, `The ${topic} note number ${i}.`, "project", `note ${i}`),
     );
   }
-  writeMemory(
+  writeFeedback(
     memoryDir,
     "feedback-migrations.md",
     "migrations are rehearsed on a staging copy before deploy",
@@ -37,11 +39,9 @@ function bigMemoryDir(): { home: string; memoryDir: string } {
   return { home, memoryDir };
 }
 
-function writeMemory(memoryDir: string, file: string, text: string): void {
-  fs.writeFileSync(
-    path.join(memoryDir, file),
-    `---\nname: ${file}\ndescription: ${text}\ntype: feedback\n---\n${text}\n`,
-  );
+/** A feedback memory named after its file, whose description and body are `text`. */
+function writeFeedback(memoryDir: string, file: string, text: string): void {
+  writeMemory(memoryDir, file, memory(text, text, "feedback", file));
 }
 
 interface ExplainJson {
@@ -88,7 +88,7 @@ describe("persisted cache (a second process reuses the first one's work)", () =>
     );
     fs.utimesSync(edited, new Date(), new Date(Date.now() + 5_000));
     fs.rmSync(path.join(memoryDir, "feedback-migrations.md"));
-    writeMemory(memoryDir, "feedback-rollbacks.md", "every migration ships with a tested rollback script");
+    writeFeedback(memoryDir, "feedback-rollbacks.md", "every migration ships with a tested rollback script");
 
     const editedRecall = await recallExplained(home, memoryDir, "where is the zeppelin hangar key");
     assert.equal(
@@ -152,7 +152,11 @@ describe("persisted cache (a second process reuses the first one's work)", () =>
 
     const small = path.join(home, "small");
     fs.mkdirSync(small);
-    writeMemory(small, "feedback-migrations.md", "migrations are rehearsed on a staging copy before deploy");
+    writeFeedback(
+      small,
+      "feedback-migrations.md",
+      "migrations are rehearsed on a staging copy before deploy",
+    );
     const smallResult = await recallExplained(home, small, query);
     assert.equal(smallResult.selected[0]?.file, "feedback-migrations.md");
     assert.deepEqual(fs.readdirSync(small), ["feedback-migrations.md"], "a few notes get no cache folder");

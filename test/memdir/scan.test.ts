@@ -4,10 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { formatManifest, HeaderCache, isoTime, manifestLine, scanHeaders } from "../../src/memdir/scan.ts";
+import { memory } from "../helpers/memory.ts";
 import { makeTempDir, sharedDir, writeTree } from "../helpers/temp.ts";
-
-const memory = (type: string, description: string, body = "body\n") =>
-  `---\ndescription: ${description}\ntype: ${type}\n---\n${body}`;
 
 function setMtime(file: string, iso: string): void {
   fs.utimesSync(file, new Date(iso), new Date(iso));
@@ -18,11 +16,11 @@ describe("scanHeaders", () => {
     const dir = makeTempDir();
     writeTree(dir, {
       "MEMORY.md": "- [A](a.md) — a\n",
-      "a.md": memory("user", "first"),
-      "team/b.md": memory("feedback", "second"),
+      "a.md": memory("first", "body", "user"),
+      "team/b.md": memory("second", "body", "feedback"),
       "team/MEMORY.md": "- [B](b.md) — sub-index\n",
       "notes.txt": "not a memory",
-      ".git/HEAD.md": memory("user", "inside a dot folder"),
+      ".git/HEAD.md": memory("inside a dot folder", "body", "user"),
     });
     setMtime(path.join(dir, "a.md"), "2026-01-01T00:00:00Z");
     setMtime(path.join(dir, "team/b.md"), "2026-01-02T00:00:00Z");
@@ -40,7 +38,7 @@ describe("scanHeaders", () => {
   it("keeps only the newest `limit` headers", async () => {
     const dir = makeTempDir();
     for (let i = 0; i < 5; i++) {
-      writeTree(dir, { [`m${i}.md`]: memory("project", `memory ${i}`) });
+      writeTree(dir, { [`m${i}.md`]: memory(`memory ${i}`, "body", "project") });
       setMtime(path.join(dir, `m${i}.md`), `2026-01-0${i + 1}T00:00:00Z`);
     }
     const headers = await scanHeaders(dir, { limit: 2, cache: null });
@@ -79,7 +77,7 @@ describe("scanHeaders", () => {
 
   it("reads only the head of a huge file", async () => {
     const dir = makeTempDir();
-    const big = `${memory("user", "huge file")}${"x".repeat(1024)}\n`.repeat(1);
+    const big = `${memory("huge file", "body", "user")}${"x".repeat(1024)}\n`.repeat(1);
     fs.writeFileSync(path.join(dir, "huge.md"), big);
     // Append 50 MB of a single line: a whole-file read would take visibly long and lots of memory.
     const handle = fs.openSync(path.join(dir, "huge.md"), "a");
@@ -93,8 +91,11 @@ describe("scanHeaders", () => {
   it("skips unreadable files and symlinks that leave the directory or loop", async (t) => {
     const dir = makeTempDir();
     const outside = makeTempDir();
-    writeTree(dir, { "ok.md": memory("user", "readable"), "locked.md": memory("user", "locked") });
-    writeTree(outside, { "secret.md": memory("user", "outside the memory dir") });
+    writeTree(dir, {
+      "ok.md": memory("readable", "body", "user"),
+      "locked.md": memory("locked", "body", "user"),
+    });
+    writeTree(outside, { "secret.md": memory("outside the memory dir", "body", "user") });
     fs.symlinkSync(path.join(outside, "secret.md"), path.join(dir, "leak.md"));
     fs.symlinkSync(outside, path.join(dir, "linked-folder"));
     fs.symlinkSync(dir, path.join(dir, "loop"));
@@ -116,7 +117,7 @@ describe("scanHeaders", () => {
 
   it("re-reads no file on a rescan of an unchanged directory, and re-reads a changed one", async () => {
     const dir = makeTempDir();
-    writeTree(dir, { "a.md": memory("user", "aaaa"), "b.md": memory("user", "bbbb") });
+    writeTree(dir, { "a.md": memory("aaaa", "body", "user"), "b.md": memory("bbbb", "body", "user") });
     const cache = new HeaderCache();
     await scanHeaders(dir, { cache });
     assert.equal(cache.reads, 2);
@@ -125,12 +126,12 @@ describe("scanHeaders", () => {
     setMtime(file, "2026-01-01T00:00:00Z");
     await scanHeaders(dir, { cache });
     assert.equal(cache.reads, 3, "a touched file is read again");
-    fs.writeFileSync(file, memory("user", "AAAA"));
+    fs.writeFileSync(file, memory("AAAA", "body", "user"));
     setMtime(file, "2026-01-01T00:00:00Z");
     const again = await scanHeaders(dir, { cache });
     assert.equal(cache.reads, 3);
     assert.equal(again.find((h) => h.file === "a.md")?.description, "aaaa");
-    fs.writeFileSync(file, memory("user", "changed and longer"));
+    fs.writeFileSync(file, memory("changed and longer", "body", "user"));
     const third = await scanHeaders(dir, { cache });
     assert.equal(cache.reads, 4);
     assert.equal(third.find((h) => h.file === "a.md")?.description, "changed and longer");

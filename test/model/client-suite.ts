@@ -9,6 +9,7 @@ import { responseText } from "../../src/model/json-repair.ts";
 import { sideQuery } from "../../src/model/side-query.ts";
 import { type FakeModelServer, type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
 import type { Message } from "../../src/types.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 export interface ClientUnderTest {
   label: string;
@@ -161,7 +162,7 @@ export function runModelClientSuite(subject: ClientUnderTest): void {
       const client = subject.create(server);
       const controller = new AbortController();
       const pending = client.complete({ messages: [user("hang")], maxTokens: 10, signal: controller.signal });
-      while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await waitFor(() => server.requests.length > 0, { interval: 5, what: "the request" });
       controller.abort();
       await assert.rejects(pending, (error) => isMemdirError(error, "aborted"));
     });

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { createAnthropicClient } from "../../src/model/anthropic.ts";
 import { sideQuery } from "../../src/model/side-query.ts";
 import { type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const schema = z.object({ selected_memories: z.array(z.string()) });
 
@@ -51,7 +52,7 @@ describe("sideQuery", () => {
     const { server, client } = await clientFor([{ hang: true }]);
     const controller = new AbortController();
     const pending = ask(client, { signal: controller.signal });
-    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => server.requests.length > 0, { interval: 5, what: "the request" });
     controller.abort();
     const result = await pending;
     assert.equal(!result.ok && result.failure.kind, "aborted");

@@ -5,16 +5,13 @@ import { describe, it } from "node:test";
 import { recall, selectMemories } from "../../src/recall/recall.ts";
 import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
 import type { ReadFileState } from "../../src/types.ts";
+import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { fixedSelector, keywordSelector, type SelectorCall } from "./fake-selectors.ts";
 
 const DAY = 86_400_000;
 const NOW = Date.parse("2026-08-10T12:00:00Z");
 const clock = () => NOW;
-
-function memory(description: string, body: string, type = "feedback"): string {
-  return `---\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
-}
 
 /** A memory dir with files whose mtimes are `ageDays` before NOW (index order = newest first). */
 function memoryDir(files: Record<string, string>, ageDays = 2): string {

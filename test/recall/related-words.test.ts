@@ -14,11 +14,8 @@ import {
   readWordVectorsOrNull,
   type WordVectors,
 } from "../../src/recall/word-vectors.ts";
+import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
-
-function memory(description: string, body: string): string {
-  return `---\ndescription: ${description}\ntype: user\n---\n${body}\n`;
-}
 
 async function select(memoryDir: string, query: string, wordVectors: WordVectors | null, k = 1) {
   const headers = await scanHeaders(memoryDir, { cache: new HeaderCache() });
@@ -29,9 +26,13 @@ async function select(memoryDir: string, query: string, wordVectors: WordVectors
 /** Notes about one user: only one answers a question that repeats none of its words but "user". */
 function userNotes(dir: string): void {
   writeTree(dir, {
-    "user-dog.md": memory("the user's dog", "The user walks Biscuit, a beagle, every morning."),
-    "user-coffee.md": memory("the user's coffee", "The user drinks oat-milk coffee; the user hates sugar."),
-    "user-editor.md": memory("the user's editor", "The user edits in neovim with vim keybindings."),
+    "user-dog.md": memory("the user's dog", "The user walks Biscuit, a beagle, every morning.", "user"),
+    "user-coffee.md": memory(
+      "the user's coffee",
+      "The user drinks oat-milk coffee; the user hates sugar.",
+      "user",
+    ),
+    "user-editor.md": memory("the user's editor", "The user edits in neovim with vim keybindings.", "user"),
   });
 }
 
@@ -90,6 +91,7 @@ describe("related words (bundled word vectors)", () => {
       files[`note-${i}.md`] = memory(
         `note ${i}`,
         `The user owns ${i} cats, ${i} parrots and word${i} gadgets.`,
+        "user",
       );
     writeTree(large, files);
     const headers = await scanHeaders(small, { cache: new HeaderCache() });
@@ -107,8 +109,9 @@ describe("related words (bundled word vectors)", () => {
       "feedback-db.md": memory(
         "登录模块的集成测试不得 mock 数据库",
         "登录模块的集成测试必须连接真实数据库。",
+        "user",
       ),
-      "project-auth.md": memory("认证模块迁移到新的会话服务", "认证迁移在三月完成。"),
+      "project-auth.md": memory("认证模块迁移到新的会话服务", "认证迁移在三月完成。", "user"),
     });
     const query = "修复登录测试";
     assert.deepEqual(await select(dir, query, vectors, 5), await select(dir, query, null, 5));

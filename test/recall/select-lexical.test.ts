@@ -5,15 +5,12 @@ import { describe, it } from "node:test";
 import { HeaderCache, scanHeaders } from "../../src/memdir/scan.ts";
 import { LexicalIndexCache } from "../../src/recall/lexical-index.ts";
 import { createLexicalSelector, type LexicalPick } from "../../src/recall/select-lexical.ts";
+import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 const WORKED_EXAMPLE = path.resolve(import.meta.dirname, "../fixtures/worked-example");
 const DAY = 86_400_000;
 const NOW = Date.parse("2026-08-10T12:00:00Z");
-
-function memory(description: string, type: string, body: string): string {
-  return `---\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
-}
 
 function setAge(file: string, days: number): void {
   const time = new Date(NOW - days * DAY);
@@ -50,10 +47,10 @@ describe("lexical selector", () => {
     writeTree(dir, {
       "feedback-real-database.md": memory(
         "integration tests must not mock the database",
-        "feedback",
         "Login integration tests hit a real Postgres.\nWhy: a mocked test passed while the migration failed.",
+        "feedback",
       ),
-      "user-editor.md": memory("the user edits with neovim", "user", "Prefers neovim keybindings."),
+      "user-editor.md": memory("the user edits with neovim", "Prefers neovim keybindings.", "user"),
     });
     const [pick] = await select(dir, "Why did the mocked database test pass?");
     assert.equal(pick.file, "feedback-real-database.md");
@@ -66,7 +63,7 @@ describe("lexical selector", () => {
     const dir = makeTempDir();
     fs.cpSync(WORKED_EXAMPLE, dir, { recursive: true });
     writeTree(dir, {
-      "user-editor.md": memory("the user edits with neovim", "user", "Prefers neovim keybindings."),
+      "user-editor.md": memory("the user edits with neovim", "Prefers neovim keybindings.", "user"),
     });
     assert.deepEqual(await select(dir, "What's the weather forecast for tomorrow in Lisbon?"), []);
     assert.deepEqual(await select(dir, "the and of it"), []);
@@ -78,14 +75,14 @@ describe("lexical selector", () => {
     for (let i = 0; i < 260; i++) {
       files[`project-note-${i}.md`] = memory(
         `weekly status note number ${i}`,
-        "project",
         `Status ${i}: all green.`,
+        "project",
       );
     }
     files["reference-oncall-pager.md"] = memory(
       "how to page the on-call engineer",
-      "reference",
       "Use PagerDuty service checkout-api; escalation after 15 minutes.",
+      "reference",
     );
     writeTree(dir, files);
     for (let i = 0; i < 260; i++) setAge(path.join(dir, `project-note-${i}.md`), i / 10);
@@ -100,8 +97,8 @@ describe("lexical selector", () => {
     const dir = makeTempDir();
     const cache = new LexicalIndexCache();
     writeTree(dir, {
-      "project-deploy.md": memory("deploy process", "project", "Deploys go through the blue pipeline."),
-      "user-role.md": memory("the user's role", "user", "Backend engineer."),
+      "project-deploy.md": memory("deploy process", "Deploys go through the blue pipeline.", "project"),
+      "user-role.md": memory("the user's role", "Backend engineer.", "user"),
     });
     setAge(path.join(dir, "project-deploy.md"), 3);
     assert.deepEqual(
@@ -111,7 +108,7 @@ describe("lexical selector", () => {
 
     fs.writeFileSync(
       path.join(dir, "project-deploy.md"),
-      memory("deploy process", "project", "Deploys now go through the canary rollout."),
+      memory("deploy process", "Deploys now go through the canary rollout.", "project"),
     );
     setAge(path.join(dir, "project-deploy.md"), 1);
     assert.deepEqual(await select(dir, "which pipeline: blue or green?", { cache }), []);
@@ -129,10 +126,10 @@ describe("lexical selector", () => {
     writeTree(dir, {
       "feedback-style.md": memory(
         "code review preferences",
-        "feedback",
         "Prefer early returns.\nNever use nested ternaries.",
+        "feedback",
       ),
-      "project-launch.md": memory("launch plan", "project", "Launch on Tuesday after QA signs off."),
+      "project-launch.md": memory("launch plan", "Launch on Tuesday after QA signs off.", "project"),
     });
     const picks = await select(dir, "can I use a nested ternary here?");
     assert.equal(picks[0]?.file, "feedback-style.md");
@@ -143,10 +140,10 @@ describe("lexical selector", () => {
     writeTree(dir, {
       "project-festival.md": memory(
         "the summer festival booth",
-        "project",
         "We run the booth at the music festival.",
+        "project",
       ),
-      "user-role.md": memory("the user's role", "user", "Backend engineer."),
+      "user-role.md": memory("the user's role", "Backend engineer.", "user"),
     });
     const picks = await select(dir, "when is the fesetival?");
     assert.equal(picks[0]?.file, "project-festival.md");
@@ -158,8 +155,8 @@ describe("lexical selector", () => {
     for (let i = 0; i < 12; i++) {
       files[`project-cache-${i}.md`] = memory(
         `cache note ${i}`,
-        "project",
         `Redis cache ${"eviction ".repeat(i + 1)}`,
+        "project",
       );
     }
     writeTree(dir, files);

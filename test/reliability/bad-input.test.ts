@@ -17,6 +17,7 @@ import type { Selector } from "../../src/recall/selector.ts";
 import { runCli } from "../helpers/cli.ts";
 import { nodeArgsFor } from "../helpers/node-entry.ts";
 import { makeTempDir, sharedDir } from "../helpers/temp.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const TARGET = "project-zebra-freeze.md";
 const QUERY = "can we deploy the zebra cluster on friday?";
@@ -304,10 +305,7 @@ describe("bad input", () => {
       output += chunk;
     });
     const exited = new Promise<number | null>((resolve) => churn.on("close", resolve));
-    await new Promise<void>((resolve) => {
-      const check = () => (output.includes("started") ? resolve() : setTimeout(check, 10));
-      check();
-    });
+    await waitFor(() => output.includes("started"), { interval: 10, what: "the churning process to start" });
     const selector = createLexicalSelector();
     const cache = new HeaderCache();
     let rounds = 0;

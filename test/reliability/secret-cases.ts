@@ -4,6 +4,8 @@
 //
 //   for (const c of SECRET_CASES) { …save c.text…; expect refusal naming c.kind, without c.value }
 
+import { mulberry32 } from "../helpers/random.ts";
+
 /** One credential: the kind memdir must name, the text holding it, and the value never to echo. */
 export interface SecretCase {
   kind: string;
@@ -19,16 +21,11 @@ const DIGITS = "0123456789";
 const ALNUM = UPPER + LOWER + DIGITS;
 const HEX = "0123456789abcdef";
 
-let seed = 20240611;
+const next = mulberry32(20240611);
 /** Deterministic characters from `alphabet` (mulberry32: reproducible, not secure — on purpose). */
 function random(alphabet: string, length: number): string {
   let out = "";
-  for (let i = 0; i < length; i++) {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    out += alphabet[((t ^ (t >>> 14)) >>> 0) % alphabet.length];
-  }
+  for (let i = 0; i < length; i++) out += alphabet[next() % alphabet.length];
   return out;
 }
 

@@ -8,6 +8,7 @@ import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
 import { parseIndex } from "../../src/memdir/index-file.ts";
 import { runCli } from "../helpers/cli.ts";
 import { nodeArgsFor } from "../helpers/node-entry.ts";
+import { seededRandom, TEST_SEED_ENV, testSeed } from "../helpers/random.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const repo = path.resolve(import.meta.dirname, "../..");
@@ -16,8 +17,12 @@ const writer = path.join(import.meta.dirname, "workers/crash-writer.ts");
 const LANES = 2;
 const TRIALS_PER_LANE = 25;
 
-/** Starts the writer, waits for its first save, lets it save for a random moment, SIGKILLs it. */
-async function killMidWrite(memoryDir: string, lane: number): Promise<void> {
+/**
+ * Starts the writer, waits for its first save, lets it save for a moment drawn from `random` (at
+ * most 40 ms), SIGKILLs it. The delays come from the run's seed, so a failing run's sequence of
+ * delays can be replayed (the kill's exact point still depends on the scheduler).
+ */
+async function killMidWrite(memoryDir: string, lane: number, random: () => number): Promise<void> {
   const child: ChildProcess = spawn(process.execPath, [...nodeArgsFor(writer), memoryDir, String(lane)], {
     cwd: repo,
     stdio: ["ignore", "pipe", "pipe"],
@@ -33,7 +38,7 @@ async function killMidWrite(memoryDir: string, lane: number): Promise<void> {
     });
     exited.then((code) => reject(new Error(`writer exited ${code} before the kill: ${stderr}`)));
   });
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
+  await new Promise((resolve) => setTimeout(resolve, random() * 40));
   child.kill("SIGKILL");
   await exited;
   assert.equal(stderr, "", `the writer failed on its own: ${stderr}`);
@@ -59,15 +64,19 @@ function checkFilesWhole(memoryDir: string, trial: string): void {
 }
 
 describe("a writer killed with SIGKILL mid-save", () => {
-  it("leaves every file whole (old or new version), a parseable index, and doctor --fix makes it consistent", async () => {
+  it("leaves every file whole (old or new version), a parseable index, and doctor --fix makes it consistent", async (t) => {
+    const seed = testSeed();
+    t.diagnostic(`kill delays from seed ${seed}; replay with ${TEST_SEED_ENV}=${seed}`);
     const base = makeTempDir();
     await Promise.all(
       Array.from({ length: LANES }, async (_, lane) => {
         const memoryDir = path.join(base, `lane-${lane}`, "memory");
         fs.mkdirSync(memoryDir, { recursive: true });
+        // One stream per lane: a shared one would hand out its delays in whatever order the lanes ran.
+        const random = seededRandom(seed + lane);
         for (let trial = 0; trial < TRIALS_PER_LANE; trial++) {
-          await killMidWrite(memoryDir, lane);
-          checkFilesWhole(memoryDir, `lane ${lane} trial ${trial}`);
+          await killMidWrite(memoryDir, lane, random);
+          checkFilesWhole(memoryDir, `seed ${seed} lane ${lane} trial ${trial}`);
         }
         const fix = await runCli(["doctor", "--fix", "--dir", memoryDir], { home: base, cwd: repo });
         assert.equal(fix.stderr, "", fix.stderr);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const anthropicBody = (extra: Record<string, unknown> = {}) => ({
   model: "m",
@@ -152,7 +153,7 @@ describe("startFakeModelServer", () => {
       () => "answered",
       () => "dropped",
     );
-    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => server.requests.length > 0, { interval: 5, what: "the request" });
     await server.close();
     assert.equal(await pending, "dropped");
   });
