@@ -9,7 +9,7 @@ import {
   worthPersisting,
 } from "../memdir/persisted-cache.ts";
 import { isMemoryFileName, scanHeaders } from "../memdir/scan.ts";
-import { defaultLexicalIndexCache } from "../recall/lexical-index.ts";
+import { defaultLexicalIndexCache } from "../recall/lexical/lexical-index.ts";
 
 /**
  * Cache warm-up for hooks. A `UserPromptSubmit` hook has ~3 s; in a big memory dir (2,000+

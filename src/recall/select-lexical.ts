@@ -1,8 +1,18 @@
 import { MemdirError } from "../errors.ts";
 import type { MemoryHeader } from "../types.ts";
-import { inverseDocumentFrequency, normalizedFieldFrequency, saturate } from "./bm25.ts";
-import { defaultLexicalIndexCache, type LexicalIndex, type LexicalIndexCache } from "./lexical-index.ts";
-import { addRelatedWordScores, type RelatedWordTuning, relatedQueryWords } from "./lexical-related.ts";
+import { inverseDocumentFrequency, normalizedFieldFrequency, saturate } from "./lexical/bm25.ts";
+import {
+  defaultLexicalIndexCache,
+  type LexicalIndex,
+  type LexicalIndexCache,
+} from "./lexical/lexical-index.ts";
+import {
+  FIELD_NAMES,
+  type FieldName,
+  fieldFrequency,
+  fieldLength,
+  type IndexedMemory,
+} from "./lexical/memory-record.ts";
 import {
   applyRecencyPrior,
   bestPassageScore,
@@ -11,17 +21,11 @@ import {
   type QueryTerm,
   smoothByNeighbors,
   sortedTimes,
-} from "./lexical-stages.ts";
-import {
-  FIELD_NAMES,
-  type FieldName,
-  fieldFrequency,
-  fieldLength,
-  type IndexedMemory,
-} from "./memory-record.ts";
+} from "./lexical/stage-passage.ts";
+import { addRelatedWordScores, type RelatedWordTuning, relatedQueryWords } from "./lexical/stage-related.ts";
+import { BIGRAM_MARK, type Token, tokenizeDetailed } from "./lexical/tokenize.ts";
+import { bundledWordVectors, type WordVectors } from "./lexical/word-vectors.ts";
 import type { Pick, Selector } from "./selector.ts";
-import { BIGRAM_MARK, type Token, tokenizeDetailed } from "./tokenize.ts";
-import { bundledWordVectors, type WordVectors } from "./word-vectors.ts";
 
 /**
  * Knobs of the lexical ranker. The defaults were measured on the LoCoMo development split

@@ -3,9 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { HeaderCache, scanHeaders } from "../../src/memdir/scan.ts";
-import { LexicalIndexCache } from "../../src/recall/lexical-index.ts";
-import { createLexicalSelector, type LexicalPick } from "../../src/recall/select-lexical.ts";
-import { tokenize } from "../../src/recall/tokenize.ts";
+import { LexicalIndexCache } from "../../src/recall/lexical/lexical-index.ts";
+import { tokenize } from "../../src/recall/lexical/tokenize.ts";
 import {
   bundledWordVectors,
   decodeWordVectors,
@@ -13,7 +12,8 @@ import {
   readWordVectors,
   readWordVectorsOrNull,
   type WordVectors,
-} from "../../src/recall/word-vectors.ts";
+} from "../../src/recall/lexical/word-vectors.ts";
+import { createLexicalSelector, type LexicalPick } from "../../src/recall/select-lexical.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 function memory(description: string, body: string): string {

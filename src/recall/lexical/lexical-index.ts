@@ -2,8 +2,8 @@ import { close as closeCallback, open as openCallback, read as readCallback } fr
 import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { MemdirError } from "../errors.ts";
-import { parseFrontmatter } from "../memdir/frontmatter.ts";
+import { MemdirError } from "../../errors.ts";
+import { parseFrontmatter } from "../../memdir/frontmatter.ts";
 import {
   codeFingerprint,
   loadPersistedCache,
@@ -11,10 +11,9 @@ import {
   persistedCacheStats,
   saveInBackground,
   worthPersisting,
-} from "../memdir/persisted-cache.ts";
-import { mapBounded } from "../memdir/scan-list.ts";
-import type { MemoryHeader } from "../types.ts";
-import { sortedTimes } from "./lexical-stages.ts";
+} from "../../memdir/persisted-cache.ts";
+import { mapBounded } from "../../memdir/scan-list.ts";
+import type { MemoryHeader } from "../../types.ts";
 import {
   type FieldName,
   forEachPassage,
@@ -27,6 +26,7 @@ import {
   recordLength,
 } from "./memory-record.ts";
 import { PostingLists } from "./posting-lists.ts";
+import { sortedTimes } from "./stage-passage.ts";
 import { ENGLISH_STOP_WORDS, forEachTerm, stemEnglish, tokenize, tokenizeDetailed } from "./tokenize.ts";
 
 /**

@@ -1,8 +1,8 @@
-import type { MemoryHeader } from "../types.ts";
+import type { MemoryHeader } from "../../types.ts";
+import type { LexicalTuning } from "../select-lexical.ts";
 import { inverseDocumentFrequency } from "./bm25.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
 import { bodyFrequency, forEachDescriptionTerm, type IndexedMemory, PASSAGE_LINES } from "./memory-record.ts";
-import type { LexicalTuning } from "./select-lexical.ts";
 
 /**
  * The re-ranking stages of the lexical selector, applied to the best whole-file candidates:

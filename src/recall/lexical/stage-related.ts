@@ -1,7 +1,7 @@
 import { inverseDocumentFrequency } from "./bm25.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
-import type { Candidate } from "./lexical-stages.ts";
 import { forEachDescriptionTerm, type IndexedMemory, PASSAGE_LINES } from "./memory-record.ts";
+import type { Candidate } from "./stage-passage.ts";
 import type { Token } from "./tokenize.ts";
 import type { WordVectors } from "./word-vectors.ts";
 

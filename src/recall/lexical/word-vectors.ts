@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { MemdirError } from "../errors.ts";
+import { MemdirError } from "../../errors.ts";
 import { termOfWord } from "./tokenize.ts";
 
 /**
