@@ -184,7 +184,7 @@ export async function warmUp(
     const headers = await scanHeaders(memoryDir);
     if (!worthPersisting(headers.length))
       return { status: "not-needed", memories: headers.length, reason: "too few memories to need caches" };
-    // The same index a recall's lexical selector (and the hybrid one's pre-ranking) syncs.
+    // The index file a recall's lexical selector (and the hybrid one's pre-ranking) loads.
     await new LexicalIndexCache({ persist: true }).forDirectory(memoryDir).sync(headers);
     await flushPersistedCaches();
     // Counted the way warmUpDecision counts (the scan may leave out unreadable files), so an
