@@ -121,6 +121,10 @@ function writeRenumbered(memory: IndexedMemory, remap: Int32Array, target: Memor
     target[at + i] = remap[record[i]];
 }
 
+/**
+ * Whether a loaded cache file has the shape of {@link PersistedIndex} and every record lies inside
+ * its column (anything else is rebuilt from the memory files).
+ */
 export function isPersistedIndex(data: PersistedIndex | null): data is PersistedIndex {
   if (data === null || typeof data !== "object" || !Array.isArray(data.terms) || !Array.isArray(data.files))
     return false;

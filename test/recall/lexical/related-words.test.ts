@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../src/memdir/scan.ts";
-import { LexicalIndexCache } from "../../src/recall/lexical/lexical-index.ts";
-import { tokenize } from "../../src/recall/lexical/tokenize.ts";
+import { HeaderCache, scanHeaders } from "../../../src/memdir/scan.ts";
+import { LexicalIndexCache } from "../../../src/recall/lexical/lexical-index.ts";
+import { tokenize } from "../../../src/recall/lexical/tokenize.ts";
 import {
   bundledWordVectors,
   decodeWordVectors,
@@ -12,9 +12,9 @@ import {
   readWordVectors,
   readWordVectorsOrNull,
   type WordVectors,
-} from "../../src/recall/lexical/word-vectors.ts";
-import { createLexicalSelector, type LexicalPick } from "../../src/recall/select-lexical.ts";
-import { makeTempDir, writeTree } from "../helpers/temp.ts";
+} from "../../../src/recall/lexical/word-vectors.ts";
+import { createLexicalSelector, type LexicalPick } from "../../../src/recall/select-lexical.ts";
+import { makeTempDir, writeTree } from "../../helpers/temp.ts";
 
 function memory(description: string, body: string): string {
   return `---\ndescription: ${description}\ntype: user\n---\n${body}\n`;

@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../src/memdir/scan.ts";
-import { LexicalIndexCache } from "../../src/recall/lexical/lexical-index.ts";
+import { HeaderCache, scanHeaders } from "../../../src/memdir/scan.ts";
+import { LexicalIndexCache } from "../../../src/recall/lexical/lexical-index.ts";
 import {
   createLexicalSelector,
   type LexicalPick,
   type LexicalTuning,
-} from "../../src/recall/select-lexical.ts";
-import { makeTempDir } from "../helpers/temp.ts";
+} from "../../../src/recall/select-lexical.ts";
+import { makeTempDir } from "../../helpers/temp.ts";
 
 // One behaviour test per re-ranking stage of the lexical selector: each builds a memory dir in
 // which one memory wins (or loses) because of that stage, and shows the pick change when the
