@@ -9,7 +9,7 @@ import {
   worthPersisting,
 } from "../memdir/persisted-cache.ts";
 import { isMemoryFileName, scanHeaders } from "../memdir/scan.ts";
-import { defaultLexicalIndexCache } from "../recall/lexical-index.ts";
+import { LexicalIndexCache } from "../recall/lexical/lexical-index.ts";
 
 /**
  * Cache warm-up for hooks. A `UserPromptSubmit` hook has ~3 s; in a big memory dir (2,000+
@@ -184,8 +184,8 @@ export async function warmUp(
     const headers = await scanHeaders(memoryDir);
     if (!worthPersisting(headers.length))
       return { status: "not-needed", memories: headers.length, reason: "too few memories to need caches" };
-    // The same index a recall's lexical selector (and the hybrid one's pre-ranking) syncs.
-    await defaultLexicalIndexCache.forDirectory(memoryDir).sync(headers);
+    // The index file a recall's lexical selector (and the hybrid one's pre-ranking) loads.
+    await new LexicalIndexCache({ persist: true }).forDirectory(memoryDir).sync(headers);
     await flushPersistedCaches();
     // Counted the way warmUpDecision counts (the scan may leave out unreadable files), so an
     // unchanged dir is recognised as unchanged next time.

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { HeaderCache, scanHeaders } from "../../src/memdir/scan.ts";
-import { LexicalIndexCache } from "../../src/recall/lexical-index.ts";
+import { LexicalIndexCache } from "../../src/recall/lexical/lexical-index.ts";
 import { createLexicalSelector, type LexicalPick } from "../../src/recall/select-lexical.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { MemdirError } from "../errors.ts";
+import { MemdirError } from "../../errors.ts";
 import { termOfWord } from "./tokenize.ts";
 
 /**
@@ -121,19 +121,15 @@ export function readWordVectors(file: string): WordVectors {
 /** File name of the bundled vectors, in the package's `data` folder. */
 export const BUNDLED_WORD_VECTORS = "word-vectors.bin";
 
-let bundled: WordVectors | null | undefined;
-
 /**
- * The vectors shipped with memdir, read on first use (3.9 MB, ~50 ms) and kept for the
- * process. `null` when the file is missing or damaged (a copy of `dist` without `data`): the
- * lexical selector then ranks by words alone, as it did before the vectors existed.
+ * The vectors shipped with memdir (3.9 MB, ~50 ms to read), read afresh on each call: the
+ * caller keeps them (`LexicalIndexCache.bundledWordVectors`). `null` when the file is missing or
+ * damaged (a copy of `dist` without `data`): the lexical selector then ranks by words alone, as
+ * it did before the vectors existed.
  */
 export function bundledWordVectors(): WordVectors | null {
-  if (bundled === undefined) {
-    const file = findBundledFile();
-    bundled = file ? readWordVectorsOrNull(file, warnOnce) : null;
-  }
-  return bundled;
+  const file = findBundledFile();
+  return file ? readWordVectorsOrNull(file, warn) : null;
 }
 
 /**
@@ -151,7 +147,7 @@ export function readWordVectorsOrNull(file: string, warn: (message: string) => v
   }
 }
 
-function warnOnce(message: string): void {
+function warn(message: string): void {
   process.emitWarning(message, { code: "MEMDIR_WORD_VECTORS" });
 }
 

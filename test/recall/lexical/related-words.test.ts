@@ -2,10 +2,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../src/memdir/scan.ts";
-import { LexicalIndexCache } from "../../src/recall/lexical-index.ts";
-import { createLexicalSelector, type LexicalPick } from "../../src/recall/select-lexical.ts";
-import { tokenize } from "../../src/recall/tokenize.ts";
+import { HeaderCache, scanHeaders } from "../../../src/memdir/scan.ts";
+import { LexicalIndexCache } from "../../../src/recall/lexical/lexical-index.ts";
+import { tokenize } from "../../../src/recall/lexical/tokenize.ts";
 import {
   bundledWordVectors,
   decodeWordVectors,
@@ -13,9 +12,10 @@ import {
   readWordVectors,
   readWordVectorsOrNull,
   type WordVectors,
-} from "../../src/recall/word-vectors.ts";
-import { memory } from "../helpers/memory.ts";
-import { makeTempDir, writeTree } from "../helpers/temp.ts";
+} from "../../../src/recall/lexical/word-vectors.ts";
+import { createLexicalSelector, type LexicalPick } from "../../../src/recall/select-lexical.ts";
+import { memory } from "../../helpers/memory.ts";
+import { makeTempDir, writeTree } from "../../helpers/temp.ts";
 
 async function select(memoryDir: string, query: string, wordVectors: WordVectors | null, k = 1) {
   const headers = await scanHeaders(memoryDir, { cache: new HeaderCache() });

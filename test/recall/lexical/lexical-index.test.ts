@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { flushPersistedCaches, PERSIST_MIN_MEMORIES } from "../../src/memdir/persisted-cache.ts";
-import { scanHeaders } from "../../src/memdir/scan.ts";
-import { LexicalIndexCache } from "../../src/recall/lexical-index.ts";
-import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
-import { makeTempDir } from "../helpers/temp.ts";
+import { flushPersistedCaches, PERSIST_MIN_MEMORIES } from "../../../src/memdir/persisted-cache.ts";
+import { scanHeaders } from "../../../src/memdir/scan.ts";
+import { LexicalIndexCache } from "../../../src/recall/lexical/lexical-index.ts";
+import { createLexicalSelector } from "../../../src/recall/select-lexical.ts";
+import { makeTempDir } from "../../helpers/temp.ts";
 
 const TOPICS = [
   "database migrations",

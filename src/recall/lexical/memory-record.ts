@@ -168,18 +168,17 @@ export interface RecordParts {
   tokenCount: number;
   lineStarts: Uint32Array;
   lineCount: number;
+  /**
+   * Scratch for the body-term count, at least `tokenCount` long: the caller's, reused, so
+   * indexing 20,000 files allocates no per-file sort buffer.
+   */
+  sortScratch: Uint32Array;
 }
-
-// Scratch for the body-term count of packRecord: reused, so indexing 20,000 files allocates
-// no per-file sort buffer.
-let sortScratch = new Uint32Array(4096);
 
 /** Packs the parts of one memory into a record (16-bit when every value fits). */
 export function packRecord(parts: RecordParts): MemoryRecord {
   const { shortFields, tokens, tokenCount, lineStarts, lineCount } = parts;
-  if (sortScratch.length < tokenCount)
-    sortScratch = new Uint32Array(Math.max(tokenCount, sortScratch.length * 2));
-  const sorted = sortScratch.subarray(0, tokenCount);
+  const sorted = parts.sortScratch.subarray(0, tokenCount);
   sorted.set(tokens.subarray(0, tokenCount));
   sorted.sort();
   let bodyTermCount = 0;

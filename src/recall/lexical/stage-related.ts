@@ -1,7 +1,8 @@
 import { inverseDocumentFrequency } from "./bm25.ts";
-import type { LexicalIndex } from "./lexical-index.ts";
-import type { Candidate } from "./lexical-stages.ts";
+import type { Corpus } from "./corpus.ts";
 import { forEachDescriptionTerm, type IndexedMemory, PASSAGE_LINES } from "./memory-record.ts";
+import type { RelatedScratch } from "./scratch.ts";
+import type { RankingStage } from "./stage.ts";
 import type { Token } from "./tokenize.ts";
 import type { WordVectors } from "./word-vectors.ts";
 
@@ -27,20 +28,6 @@ import type { WordVectors } from "./word-vectors.ts";
  * memory, while the best match inside one memory is about that memory.
  */
 
-/** Knobs of the stage (part of the lexical selector's tuning). */
-export interface RelatedWordTuning {
-  /** Weight of the whole-memory score (0 turns it off). */
-  relatedWeight: number;
-  /** Weight of the best-passage score (0 turns it off). */
-  relatedPassageWeight: number;
-  /** Similarities at or below this count for nothing (cosine; unrelated words sit around 0.1–0.3). */
-  relatedThreshold: number;
-  /** How many of the best whole-file candidates are re-scored. */
-  relatedDepth: number;
-  /** Whole-memory scores only for memories with at least this many lines (short notes: the passage is the note). */
-  passageMinLines: number;
-}
-
 /** A query word that has a vector. */
 export interface RelatedQueryWord {
   /** Term id in the index, or -1 when no memory contains the word. */
@@ -57,9 +44,9 @@ export interface RelatedQueryWord {
  */
 const MAX_QUERY_WORDS = 12;
 
-/** The query words with a vector, weighted by their IDF in `index` (a word no memory has gets the highest). */
+/** The query words with a vector, weighted by their IDF in `corpus` (a word no memory has gets the highest). */
 export function relatedQueryWords(
-  index: LexicalIndex,
+  corpus: Corpus,
   tokens: readonly Token[],
   vectors: WordVectors,
 ): RelatedQueryWord[] {
@@ -70,9 +57,9 @@ export function relatedQueryWords(
     seen.add(token.term);
     const row = vectors.rowOf(token.term);
     if (row < 0) continue;
-    const id = index.dictionary.lookup(token.term) ?? -1;
-    const frequency = id >= 0 ? Math.max(0, index.documentFrequency.get(id)) : 0;
-    words.push({ id, row, idf: inverseDocumentFrequency(index.size, frequency), surface: token.surface });
+    const id = corpus.dictionary.lookup(token.term) ?? -1;
+    const frequency = id >= 0 ? Math.max(0, corpus.documentFrequency.get(id)) : 0;
+    words.push({ id, row, idf: inverseDocumentFrequency(corpus.size, frequency), surface: token.surface });
   }
   if (words.length <= MAX_QUERY_WORDS) return words;
   const rarest = new Set([...words].sort((a, b) => b.idf - a.idf).slice(0, MAX_QUERY_WORDS));
@@ -80,56 +67,62 @@ export function relatedQueryWords(
 }
 
 /**
- * Adds the stage's scores to the first `relatedDepth` candidates (in place) and notes each
- * candidate's strongest related pair (`related`, e.g. "leaning≈liberal") for `--explain`.
+ * The stage: scores for the first `relatedDepth` candidates, and as each one's note its
+ * strongest related pair (e.g. "leaning≈liberal") for `--explain`. Off without word vectors.
  */
-export function addRelatedWordScores(
-  index: LexicalIndex,
-  candidates: readonly Candidate[],
-  words: readonly RelatedQueryWord[],
-  vectors: WordVectors,
-  tuning: RelatedWordTuning,
-): void {
-  if (words.length === 0 || (tuning.relatedWeight <= 0 && tuning.relatedPassageWeight <= 0)) return;
-  // The scratch buffers hold MAX_QUERY_WORDS words; relatedQueryWords keeps the rarest that many.
-  if (words.length > MAX_QUERY_WORDS) words = words.slice(0, MAX_QUERY_WORDS);
-  const similarities = similaritiesFor(index, vectors, words);
-  const threshold = tuning.relatedThreshold;
-  const gain = (similarity: number) => (similarity - threshold) / (1 - threshold);
-  const depth = Math.min(candidates.length, tuning.relatedDepth);
-  for (let c = 0; c < depth; c++) {
-    const candidate = candidates[c];
-    const memory = candidate.memory;
-    const best = bestOtherWords(memory, words, similarities);
-    let wholeScore = 0;
-    let strongestWhole = -1;
-    let strongestContribution = 0;
-    for (let q = 0; q < words.length; q++) {
-      if (best.similarity[q] <= threshold || best.row[q] < 0) continue;
-      const contribution = words[q].idf * gain(best.similarity[q]);
-      wholeScore += contribution;
-      if (strongestWhole < 0 || contribution > strongestContribution) {
-        strongestWhole = q;
-        strongestContribution = contribution;
+export const relatedWordsStage: RankingStage = {
+  name: "related words",
+  combine: "add",
+  evidence: "own",
+  score({ corpus, scratch, tuning, tokens, vectors }, candidates) {
+    if (!vectors) return null;
+    let words = relatedQueryWords(corpus, tokens, vectors);
+    if (words.length === 0 || (tuning.relatedWeight <= 0 && tuning.relatedPassageWeight <= 0)) return null;
+    // At most MAX_QUERY_WORDS words; relatedQueryWords keeps the rarest that many.
+    if (words.length > MAX_QUERY_WORDS) words = words.slice(0, MAX_QUERY_WORDS);
+    const related = scratch.related;
+    related.fit(words.length);
+    const similarities = similaritiesFor(corpus, vectors, words, related);
+    const threshold = tuning.relatedThreshold;
+    const gain = (similarity: number) => (similarity - threshold) / (1 - threshold);
+    const scores = new Float64Array(candidates.length);
+    const notes: (string | null)[] = new Array(candidates.length).fill(null);
+    const depth = Math.min(candidates.length, tuning.relatedDepth);
+    for (let c = 0; c < depth; c++) {
+      const memory = candidates[c].memory;
+      const best = bestOtherWords(memory, words, similarities, related);
+      let wholeScore = 0;
+      let strongestWhole = -1;
+      let strongestContribution = 0;
+      for (let q = 0; q < words.length; q++) {
+        if (best.similarity[q] <= threshold || best.row[q] < 0) continue;
+        const contribution = words[q].idf * gain(best.similarity[q]);
+        wholeScore += contribution;
+        if (strongestWhole < 0 || contribution > strongestContribution) {
+          strongestWhole = q;
+          strongestContribution = contribution;
+        }
       }
+      let added = 0;
+      // The query word `--explain` names: the strongest related (not exact) evidence that scored.
+      let named = -1;
+      if (tuning.relatedWeight > 0 && memory.lineCount >= tuning.passageMinLines && wholeScore > 0) {
+        added += tuning.relatedWeight * wholeScore;
+        named = strongestWhole;
+      }
+      if (tuning.relatedPassageWeight > 0) {
+        const passage = bestRelatedPassage(memory, words, similarities, gain, threshold, related);
+        added += tuning.relatedPassageWeight * passage.score;
+        if (named < 0) named = passage.strongestRelated;
+      }
+      scores[c] = added;
+      if (named >= 0 && best.row[named] >= 0)
+        notes[c] = `${words[named].surface}≈${vectors.word(best.row[named])}`;
     }
-    let added = 0;
-    // The query word `--explain` names: the strongest related (not exact) evidence that scored.
-    let named = -1;
-    if (tuning.relatedWeight > 0 && memory.lineCount >= tuning.passageMinLines && wholeScore > 0) {
-      added += tuning.relatedWeight * wholeScore;
-      named = strongestWhole;
-    }
-    if (tuning.relatedPassageWeight > 0) {
-      const passage = bestRelatedPassage(memory, words, similarities, gain, threshold);
-      added += tuning.relatedPassageWeight * passage.score;
-      if (named < 0) named = passage.strongestRelated;
-    }
-    candidate.score += added;
-    if (named >= 0 && best.row[named] >= 0)
-      candidate.related = `${words[named].surface}≈${vectors.word(best.row[named])}`;
-  }
-}
+    return { scores, notes };
+  },
+  explain: (pair) => `related: ${pair}`,
+};
 
 /**
  * Per query word, the most similar word of the description or body that is not a query word
@@ -139,9 +132,10 @@ function bestOtherWords(
   memory: IndexedMemory,
   words: readonly RelatedQueryWord[],
   similarities: Similarities,
+  scratch: RelatedScratch,
 ): { similarity: Float64Array; row: Int32Array } {
-  const similarity = bestScratch.similarity.fill(0, 0, words.length);
-  const row = bestScratch.row.fill(-1, 0, words.length);
+  const similarity = scratch.bestSimilarity.fill(0, 0, words.length);
+  const row = scratch.bestRow.fill(-1, 0, words.length);
   const consider = (id: number) => {
     const at = similarities.of(id);
     if (at < 0 || isQueryWord(id, words)) return;
@@ -164,12 +158,6 @@ function isQueryWord(id: number, words: readonly RelatedQueryWord[]): boolean {
   return false;
 }
 
-/** Scratch of {@link bestOtherWords} (one result per query word; ranking is synchronous). */
-const bestScratch = {
-  similarity: new Float64Array(MAX_QUERY_WORDS),
-  row: new Int32Array(MAX_QUERY_WORDS),
-};
-
 /**
  * Best passage: the description on its own (a memory's one-line summary) or two body lines;
  * per query word its best exact (1) or related match in the passage. `strongestRelated`: the
@@ -184,13 +172,14 @@ function bestRelatedPassage(
   similarities: Similarities,
   gain: (similarity: number) => number,
   threshold: number,
+  scratch: RelatedScratch,
 ): { score: number; strongestRelated: number } {
   const lineCount = memory.lineCount;
   const width = words.length;
   // Every term of this memory already has its similarities (bestOtherWords ran first), so the
   // buffer does not grow below and can be read directly in the per-token loop.
   const values = similarities.values;
-  const ids = queryIdScratch;
+  const ids = scratch.queryIds;
   for (let q = 0; q < width; q++) ids[q] = words[q].id;
   const matchInto = (target: Float32Array | Float64Array, base: number, id: number) => {
     const at = similarities.of(id);
@@ -200,15 +189,15 @@ function bestRelatedPassage(
       if (s > target[base + q]) target[base + q] = s;
     }
   };
-  const result = passageResult;
+  const result = scratch.passage;
   result.score = 0;
   result.strongestRelated = -1;
-  const descriptionBest = descriptionScratch.fill(0, 0, width);
+  const descriptionBest = scratch.description.fill(0, 0, width);
   forEachDescriptionTerm(memory, (id) => matchInto(descriptionBest, 0, id));
   scorePassage(descriptionBest, 0, 1, width, words, gain, threshold, result);
   if (lineCount === 0) return result;
-  if (lineScratch.length < lineCount * width) lineScratch = new Float32Array(lineCount * width * 2);
-  const lineBest = lineScratch.fill(0, 0, lineCount * width);
+  if (scratch.lines.length < lineCount * width) scratch.lines = new Float32Array(lineCount * width * 2);
+  const lineBest = scratch.lines.fill(0, 0, lineCount * width);
   const record = memory.record;
   for (let line = 0; line < lineCount; line++) {
     const start = memory.tokensAt + memory.lineStart(line);
@@ -262,11 +251,6 @@ function scorePassage(
   }
 }
 
-const passageResult = { score: 0, strongestRelated: -1 };
-let lineScratch = new Float32Array(1024);
-const descriptionScratch = new Float64Array(MAX_QUERY_WORDS);
-const queryIdScratch = new Int32Array(MAX_QUERY_WORDS);
-
 /**
  * Similarities of index terms to the query words, computed once per term per query (memories
  * share most of their words) into reused buffers: no per-query garbage proportional to the
@@ -281,12 +265,14 @@ interface Similarities {
 }
 
 function similaritiesFor(
-  index: LexicalIndex,
+  corpus: Corpus,
   vectors: WordVectors,
   words: readonly RelatedQueryWord[],
+  scratch: RelatedScratch,
 ): Similarities {
-  const rows = termRows(index, vectors);
-  const size = index.dictionary.size;
+  const rows = termRows(corpus, vectors, scratch);
+  const memo = scratch.memo;
+  const size = corpus.dictionary.size;
   if (memo.stamp.length < size) {
     memo.stamp = growUint32(memo.stamp, size);
     memo.slot = new Int32Array(memo.stamp.length);
@@ -305,7 +291,7 @@ function similaritiesFor(
     if (id < 0 || id >= rows.byId.length) return -1;
     let row = rows.byId[id];
     if (row === UNKNOWN_ROW) {
-      const term = index.dictionary.term(id);
+      const term = corpus.dictionary.term(id);
       row = term === undefined ? -1 : vectors.rowOf(term);
       rows.byId[id] = row;
     }
@@ -339,26 +325,20 @@ function similaritiesFor(
   };
 }
 
-const memo: { stamp: Uint32Array; slot: Int32Array; values: Float32Array; used: number; query: number } = {
-  stamp: new Uint32Array(0),
-  slot: new Int32Array(0),
-  values: new Float32Array(4096),
-  used: 0,
-  query: 0,
-};
-
 const UNKNOWN_ROW = -2;
 
-/** Vector row per term id of an index, filled on first use (ids are never reused, terms never change). */
-const rowsByIndex = new WeakMap<LexicalIndex, { vectors: WordVectors; byId: Int32Array }>();
-
-function termRows(index: LexicalIndex, vectors: WordVectors): { vectors: WordVectors; byId: Int32Array } {
-  let rows = rowsByIndex.get(index);
+/** Vector row per term id of the index (kept in its scratch), grown to the dictionary. */
+function termRows(
+  corpus: Corpus,
+  vectors: WordVectors,
+  scratch: RelatedScratch,
+): { vectors: WordVectors; byId: Int32Array } {
+  let rows = scratch.rows;
   if (!rows || rows.vectors !== vectors) {
     rows = { vectors, byId: new Int32Array(0) };
-    rowsByIndex.set(index, rows);
+    scratch.rows = rows;
   }
-  const size = index.dictionary.size;
+  const size = corpus.dictionary.size;
   if (rows.byId.length < size) {
     const grown = new Int32Array(Math.max(size, rows.byId.length * 2)).fill(UNKNOWN_ROW);
     grown.set(rows.byId);

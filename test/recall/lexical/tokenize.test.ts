@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { stemEnglish, tokenize, tokenizeDetailed } from "../../src/recall/tokenize.ts";
+import { stemEnglish, tokenize, tokenizeDetailed } from "../../../src/recall/lexical/tokenize.ts";
 
 const words = (text: string) => tokenize(text).filter((term) => !term.endsWith("\u0002"));
 const bigrams = (text: string) =>

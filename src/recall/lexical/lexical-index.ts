@@ -1,0 +1,256 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { MemdirError } from "../../errors.ts";
+import {
+  loadPersistedCache,
+  persistedCacheEnabled,
+  persistedCacheStats,
+  saveInBackground,
+  worthPersisting,
+} from "../../memdir/persisted-cache.ts";
+import { mapBounded } from "../../memdir/scan-list.ts";
+import type { MemoryHeader } from "../../types.ts";
+import { isPersistedIndex, LEXICAL_CACHE_NAME, lexicalFingerprint, snapshotCorpus } from "./cache-file.ts";
+import { Corpus } from "./corpus.ts";
+import type { IndexedMemory } from "./memory-record.ts";
+import { IndexedPartReader, READ_CONCURRENCY } from "./read-file.ts";
+import { RankScratch } from "./scratch.ts";
+import { sortedTimes } from "./times.ts";
+import type { PersistedIndex } from "./types.ts";
+import { bundledWordVectors, type WordVectors } from "./word-vectors.ts";
+
+/**
+ * An incremental, in-memory index of one memory directory for the lexical selector.
+ *
+ * Each file is read and tokenized once per `(path, mtimeMs, size)`; a file that changes behind
+ * our back gets a new key from the next header scan and is re-read, a file that disappears is
+ * dropped. The statistics live in a {@link Corpus}; this class keeps it in step with the disk
+ * and with the cache file (cache-file.ts), and owns the scratch space ranking reuses.
+ */
+
+/** Index of one memory directory. Obtain it from a {@link LexicalIndexCache}. */
+export class LexicalIndex {
+  readonly corpus = new Corpus();
+  /** Buffers the ranking of one query reuses (ranking is synchronous, so one set per index). */
+  readonly scratch = new RankScratch();
+  readonly #reader = new IndexedPartReader();
+  // Persistence (see LexicalIndexCache): the memory dir, and whether the cache file needs saving.
+  readonly #root: string | null;
+  #persistLoaded = false;
+  #persistDirty = false;
+  #fingerprint: string | null = null;
+  readonly #fromCacheFile = new WeakSet<IndexedMemory>();
+  // The last completed sync (see syncedWith): its headers, and the corpus version then.
+  #syncedHeaders: MemoryHeader[] | null = null;
+  #syncedVersion = 0;
+  #headerByFile: Map<string, MemoryHeader> | null = null;
+  #sortedTimes: Float64Array | null = null;
+
+  /** `persistRoot`: the absolute memory directory whose `.memdir-cache/lexical.v8` to load and save. */
+  constructor(persistRoot: string | null = null) {
+    this.#root = persistRoot;
+  }
+
+  /** Memories indexed. */
+  get size(): number {
+    return this.corpus.size;
+  }
+
+  /**
+   * Brings the index in line with `headers` (the files as they are on disk now): reads new or
+   * changed files, forgets files that no longer exist. Files indexed earlier but absent from
+   * `headers` (e.g. filtered out by the caller) stay as long as they still exist, so filtering
+   * does not thrash the cache. Unreadable files are skipped, never fatal.
+   */
+  async sync(headers: readonly MemoryHeader[], signal?: AbortSignal): Promise<void> {
+    if (this.#root !== null && !this.#persistLoaded) await this.#loadPersisted(this.#root);
+    // Nothing changed since the last sync: the same header objects (the scan hands back the
+    // same object for an unchanged file) and no add/remove since. Comparing 20,000 references
+    // costs microseconds; the full check below costs ~15 ms of map look-ups.
+    if (this.syncedWith(headers)) return;
+    const sizeBefore = this.corpus.size;
+    let read = 0;
+    try {
+      read = await this.#syncFiles(headers, signal);
+    } finally {
+      // Also after an abort (a hook's time bound): what was indexed so far is kept for next time.
+      if (read > 0 || this.corpus.size !== sizeBefore) this.#persistDirty = true;
+      this.#savePersisted();
+    }
+    // Only a complete sync is remembered (an abort or a failed read leaves the next one to redo it).
+    this.#syncedHeaders = headers.slice();
+    this.#syncedVersion = this.corpus.version;
+    this.#headerByFile = null;
+    this.#sortedTimes = null;
+  }
+
+  /**
+   * True when `headers` are exactly the header objects of the last completed {@link sync}, in
+   * order, and no memory was added or removed since: the index is in line with them.
+   */
+  syncedWith(headers: readonly MemoryHeader[]): boolean {
+    const last = this.#syncedHeaders;
+    if (last === null || this.#syncedVersion !== this.corpus.version || last.length !== headers.length)
+      return false;
+    for (let i = 0; i < last.length; i++) if (last[i] !== headers[i]) return false;
+    return true;
+  }
+
+  /**
+   * Header by file name of the last completed {@link sync} (built once, reused by every query
+   * until the next sync that changes something). Callers check {@link syncedWith} first.
+   */
+  syncedHeaderByFile(): ReadonlyMap<string, MemoryHeader> {
+    if (this.#headerByFile === null) {
+      const byFile = new Map<string, MemoryHeader>();
+      for (const header of this.#syncedHeaders ?? []) byFile.set(header.file, header);
+      this.#headerByFile = byFile;
+    }
+    return this.#headerByFile;
+  }
+
+  /**
+   * Every mtime of the last completed {@link sync}'s headers, ascending (built once, reused by
+   * every query until the next sync that changes something). Callers check {@link syncedWith} first.
+   */
+  syncedSortedTimes(): Float64Array {
+    this.#sortedTimes ??= sortedTimes(this.#syncedHeaders ?? []);
+    return this.#sortedTimes;
+  }
+
+  /** The body of {@link sync}; returns how many files were read. */
+  async #syncFiles(headers: readonly MemoryHeader[], signal: AbortSignal | undefined): Promise<number> {
+    const stale: MemoryHeader[] = [];
+    const wanted = new Set<string>();
+    let reused = 0;
+    for (const header of headers) {
+      wanted.add(header.file);
+      const known = this.corpus.get(header.file);
+      if (
+        !known ||
+        known.mtimeMs !== header.mtimeMs ||
+        known.size !== header.size ||
+        known.path !== header.path
+      ) {
+        stale.push(header);
+      } else if (this.#fromCacheFile.delete(known)) {
+        reused++;
+      }
+    }
+    if (this.#root !== null) {
+      persistedCacheStats.index.hits += reused;
+      persistedCacheStats.index.misses += stale.length;
+    }
+    // Up to READ_CONCURRENCY reads in flight, but files are indexed in the order given: term ids
+    // and posting order then never depend on which read finished first, so equal scores break
+    // the same way in every process (feedback words of equal weight, equal whole-file scores).
+    const reads = new Array<Promise<string | null> | undefined>(stale.length);
+    const startRead = (i: number) => {
+      if (i < stale.length) reads[i] = this.#reader.read(stale[i].path).catch(() => null);
+    };
+    for (let i = 0; i < READ_CONCURRENCY; i++) startRead(i);
+    for (let i = 0; i < stale.length; i++) {
+      throwIfAborted(signal);
+      const text = await reads[i];
+      reads[i] = undefined;
+      startRead(i + READ_CONCURRENCY);
+      throwIfAborted(signal);
+      this.corpus.remove(stale[i].file);
+      if (text !== null && text !== undefined) this.corpus.add(stale[i], text);
+    }
+    // Common case: the caller passed every indexed file, so nothing can be missing.
+    const missing =
+      this.corpus.size <= wanted.size && headers.every((h) => this.corpus.has(h.file))
+        ? []
+        : [...this.corpus.files()].filter((file) => !wanted.has(file));
+    await mapBounded(missing, READ_CONCURRENCY, undefined, async (file) => {
+      const memory = this.corpus.get(file);
+      if (!memory) return;
+      const exists = await fs.stat(memory.path).then(
+        (stat) => stat.mtimeMs === memory.mtimeMs && stat.size === memory.size,
+        () => false,
+      );
+      if (!exists) this.corpus.remove(file);
+    });
+    return stale.length;
+  }
+
+  /**
+   * Adopts the cache file of the memory dir into this (still empty) index: the dictionary with
+   * its ids, every memory's statistics and the collection totals. Nothing is trusted blindly:
+   * `sync` compares every adopted memory with the fresh header (re-reading a changed file) and
+   * stats the ones the caller did not pass (dropping files changed or deleted behind our back).
+   */
+  async #loadPersisted(root: string): Promise<void> {
+    this.#persistLoaded = true;
+    if (!persistedCacheEnabled()) return;
+    const data = (await loadPersistedCache(
+      root,
+      LEXICAL_CACHE_NAME,
+      this.#cacheFingerprint(),
+    )) as PersistedIndex | null;
+    // Only into an empty index: the file's term ids become this index's ids.
+    if (this.corpus.size > 0 || this.corpus.dictionary.size > 0) return;
+    if (!isPersistedIndex(data)) {
+      this.#persistDirty = true;
+      return;
+    }
+    for (const memory of this.corpus.adopt(data, root)) this.#fromCacheFile.add(memory);
+  }
+
+  #savePersisted(): void {
+    if (this.#root === null || !this.#persistDirty || !worthPersisting(this.corpus.size)) return;
+    this.#persistDirty = false;
+    saveInBackground(this.#root, LEXICAL_CACHE_NAME, this.#cacheFingerprint(), () =>
+      snapshotCorpus(this.corpus),
+    );
+  }
+
+  #cacheFingerprint(): string {
+    this.#fingerprint ??= lexicalFingerprint();
+    return this.#fingerprint;
+  }
+}
+
+/**
+ * One {@link LexicalIndex} per memory directory, and the word vectors of the related-word stage,
+ * kept for as long as the owner (a process's memory-dir object, or a selector) keeps the cache.
+ * Pass one explicitly to share or isolate caches; a selector given none makes its own.
+ */
+export class LexicalIndexCache {
+  readonly #indexes = new Map<string, LexicalIndex>();
+  readonly #persist: boolean;
+  #wordVectors: WordVectors | null | undefined;
+  /**
+   * `persist`: each index loads `<memoryDir>/.memdir-cache/lexical.v8` on first use and saves it
+   * in the background after a sync that read or dropped files, so a fresh process re-reads only
+   * the files changed since. Off unless asked (a cache of your own stays isolated; the one
+   * `createLexicalSelector()` makes when given none persists). `MEMDIR_NO_CACHE=1` turns it off.
+   */
+  constructor(options: { persist?: boolean } = {}) {
+    this.#persist = options.persist === true;
+  }
+  /** The index of `memoryDir`, created empty on first use. */
+  forDirectory(memoryDir: string): LexicalIndex {
+    let index = this.#indexes.get(memoryDir);
+    if (!index) {
+      index = new LexicalIndex(this.#persist ? path.resolve(memoryDir) : null);
+      this.#indexes.set(memoryDir, index);
+    }
+    return index;
+  }
+  /** The bundled word vectors, read on first use (3.9 MB, ~50 ms) and kept with this cache; null when unusable. */
+  bundledWordVectors(): WordVectors | null {
+    if (this.#wordVectors === undefined) this.#wordVectors = bundledWordVectors();
+    return this.#wordVectors;
+  }
+  /** Drops every cached index. */
+  clear(): void {
+    this.#indexes.clear();
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw new MemdirError("aborted", "recall: lexical selection aborted", { cause: signal.reason });
+}

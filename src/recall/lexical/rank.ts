@@ -1,0 +1,125 @@
+import type { MemoryHeader } from "../../types.ts";
+import { toPick } from "./explain.ts";
+import type { LexicalIndex } from "./lexical-index.ts";
+import { FIELD_NAMES, type FieldName } from "./memory-record.ts";
+import { queryTerms, queryTokens } from "./query.ts";
+import type { RankContext, RankingStage } from "./stage.ts";
+import { addExpansionScores, bestMatches, scoreWholeFiles } from "./stage-bm25f.ts";
+import { feedbackApplies, feedbackTerms } from "./stage-feedback.ts";
+import { clearsFloor } from "./stage-floor.ts";
+import { passageStage } from "./stage-passage.ts";
+import { recencyStage } from "./stage-recency.ts";
+import { relatedWordsStage } from "./stage-related.ts";
+import { savedTogetherStage } from "./stage-saved-together.ts";
+import { sortedTimes } from "./times.ts";
+import { DEFAULT_LEXICAL_TUNING } from "./tuning.ts";
+import type { Candidate, LexicalPick, LexicalTuning } from "./types.ts";
+import type { WordVectors } from "./word-vectors.ts";
+
+/**
+ * The re-ranking stages, in the order they run over the best whole-file candidates. The `own`
+ * stages (passage, related words) come first: the relevance floor judges the score they leave;
+ * the `context` stages (saved together, recency) then reorder what clears it.
+ */
+export const RANKING_STAGES: readonly RankingStage[] = [
+  passageStage,
+  relatedWordsStage,
+  savedTogetherStage,
+  recencyStage,
+];
+
+/**
+ * Ranks `headers` against `query` using an index already synced with them: BM25F over every
+ * memory sharing a word with the query (plus pseudo-relevance feedback words for short notes),
+ * then the {@link RANKING_STAGES} over the best `rerankDepth`, then the relevance floor.
+ * Pure apart from reading the index and reusing its scratch space.
+ */
+export function rankLexically(
+  index: LexicalIndex,
+  query: string,
+  headers: readonly MemoryHeader[],
+  options: { k: number },
+  tuning: LexicalTuning = DEFAULT_LEXICAL_TUNING,
+  vectors: WordVectors | null = null,
+): LexicalPick[] {
+  const corpus = index.corpus;
+  const tokens = queryTokens(query);
+  const terms = queryTerms(corpus, tokens, tuning.typoWeight);
+  if (terms.length === 0 || options.k <= 0) return [];
+  const averages = Object.fromEntries(FIELD_NAMES.map((f) => [f, corpus.averageLength(f)])) as Record<
+    FieldName,
+    number
+  >;
+
+  // The synced header list's map is built once per sync, not twice per query (20,000 entries).
+  const synced = index.syncedWith(headers);
+  const headerByFile = synced ? index.syncedHeaderByFile() : mapByFile(headers);
+  // Only the best `depth` whole-file candidates go on (the stages below and feedback's top few).
+  const depth = Math.max(tuning.rerankDepth, options.k, tuning.feedbackDocuments);
+  const matches = scoreWholeFiles(corpus, index.scratch, headerByFile, terms, tuning, averages);
+  let scored = bestMatches(matches, depth);
+  if (feedbackApplies(corpus, tuning, scored)) {
+    const expansion = feedbackTerms(corpus, scored, terms, tuning);
+    if (expansion.length > 0) {
+      addExpansionScores(matches, expansion, tuning, averages);
+      scored = bestMatches(matches, depth);
+    }
+  }
+  if (scored.length === 0) return [];
+  const top = scored.slice(0, Math.max(tuning.rerankDepth, options.k));
+
+  const context: RankContext = {
+    corpus,
+    scratch: index.scratch,
+    tuning,
+    terms,
+    tokens,
+    vectors,
+    // Every mtime in order, sorted once per sync rather than per query (20,000 numbers).
+    times: synced ? index.syncedSortedTimes() : sortedTimes(headers),
+  };
+  const scores = Float64Array.from(top, (candidate) => candidate.base);
+  const notes: string[][] = top.map(() => []);
+  let ownScores: Float64Array | null = null;
+  for (const stage of RANKING_STAGES) {
+    // The floor judges each memory on its own evidence: the context stages may reorder relevant
+    // memories, but never lift one that barely matches over the floor (two memories saved
+    // together must not both be recalled for a login-test fix only one of them is about).
+    if (stage.evidence === "context") ownScores ??= scores.slice();
+    applyStage(stage, context, top, scores, notes);
+  }
+  const kept = clearsFloor(ownScores ?? scores, tuning.relativeFloor);
+
+  const order = Array.from(top, (_, c) => c);
+  order.sort((a, b) => scores[b] - scores[a] || top[b].header.mtimeMs - top[a].header.mtimeMs);
+  const picks: LexicalPick[] = [];
+  for (const c of order) {
+    if (picks.length >= options.k) break;
+    if (kept[c]) picks.push(toPick(top[c], scores[c], terms, notes[c]));
+  }
+  return picks;
+}
+
+/** Runs one stage and folds its scores (and `--explain` notes) into the running ones. */
+function applyStage(
+  stage: RankingStage,
+  context: RankContext,
+  candidates: readonly Candidate[],
+  scores: Float64Array,
+  notes: string[][],
+): void {
+  const result = stage.score(context, candidates, scores);
+  if (result === null) return;
+  for (let c = 0; c < scores.length; c++) {
+    if (stage.combine === "add") scores[c] += result.scores[c];
+    else scores[c] *= result.scores[c];
+    const note = result.notes?.[c];
+    if (note && stage.explain) notes[c].push(stage.explain(note));
+  }
+}
+
+function mapByFile(headers: readonly MemoryHeader[]): Map<string, MemoryHeader> {
+  const byFile = new Map<string, MemoryHeader>();
+  for (const header of headers) byFile.set(header.file, header);
+  return byFile;
+}
