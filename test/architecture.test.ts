@@ -42,20 +42,6 @@ const LAYERS: readonly (readonly string[])[] = [
   ["errors.ts", "types.ts", "config.ts"],
 ];
 
-/**
- * File cycles that are known and owned elsewhere. A cycle is tolerated only when every file in
- * it is listed here; one that reaches any other file fails. The lexical engine's knot is
- * untangled by issue 15 item 3 (`src/recall/lexical/`): delete the entry when that lands.
- */
-const KNOWN_FILE_CYCLES: readonly (readonly string[])[] = [
-  [
-    "recall/lexical-index.ts",
-    "recall/lexical-related.ts",
-    "recall/lexical-stages.ts",
-    "recall/select-lexical.ts",
-  ],
-];
-
 /** One import: `from` imports `to`; both relative to src/. */
 interface ImportEdge {
   from: string;
@@ -224,9 +210,7 @@ describe("src/", () => {
   });
 
   it("has no cycle between files (besides the known ones listed above)", () => {
-    const known = new Set(KNOWN_FILE_CYCLES.flat());
-    const unknown = cycles(edges).filter((group) => !group.every((file) => known.has(file)));
-    assert.deepEqual(unknown, []);
+    assert.deepEqual(cycles(edges), []);
   });
 
   it("has CLI commands that never import main.ts (main.ts loads them)", () => {
