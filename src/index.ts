@@ -1,8 +1,20 @@
 /**
- * memdir — long-term memory for LLM agents. The public API, chosen on purpose: the on-disk
- * format and its single writer, session context, recall, model clients, the reference agent
- * loop, extraction, consolidation and the MCP server. Vendor SDKs load only when their client
- * is used. The fake model server for tests is the separate `memdir/testing` export.
+ * memdir — long-term memory for LLM agents. The root export is the everyday surface, kept to at
+ * most 40 names on purpose (test/entry-exports.test.ts pins every entry's list): locating the
+ * memory directory, saving / removing / reading memories, scanning their headers, recall and its
+ * selectors, the agent session, errors and the core types. Importing it loads no model SDK and
+ * no MCP SDK (test/entry-loading.test.ts). Everything else lives under a subpath, each a named
+ * re-export list in `src/entry/`:
+ *
+ * - `memdir/format` — the on-disk format, limits, safe paths, secrets, repair, migration
+ * - `memdir/recall` — selection, prefetch, surfacing, lexical tuning, eval
+ * - `memdir/model` — model clients and side queries
+ * - `memdir/config` — options, environment and settings resolved
+ * - `memdir/agent` — the reference agent loop, tools, permissions, hooks, session context
+ * - `memdir/extract` — "remember …" and background extraction
+ * - `memdir/dream` — consolidation, proposals, history and undo
+ * - `memdir/mcp` — the MCP server
+ * - `memdir/testing` — the fake model server for tests
  *
  * @example
  * import { resolveMemoryLocation, saveMemory, recall, createLexicalSelector } from "memdir";
@@ -11,231 +23,16 @@
  * const result = await recall({ memoryDir, query: "how do I install deps?", selector: createLexicalSelector() });
  */
 
-export { type ForkedAgentOptions, type ForkedAgentResult, runForkedAgent } from "./agent/fork.ts";
-export { type BeforeModelHook, createHookRegistry, type HookRegistry, type StopHook } from "./agent/hooks.ts";
-export {
-  type LoopEvent,
-  type LoopMemory,
-  type QueryLoopOptions,
-  queryLoop,
-  type TurnEndReason,
-} from "./agent/loop.ts";
-export { createMemoryTools } from "./agent/memory-tools/index.ts";
-export {
-  mainAgentPermissions,
-  memoryOnlyPermissions,
-  type PermissionCheck,
-  type PermissionDecision,
-} from "./agent/permissions.ts";
-// The reference agent
-export {
-  createToolContext,
-  defaultTools,
-  editTool,
-  globTool,
-  grepTool,
-  readTool,
-  type ToolContext,
-  type ToolResult,
-  type ToolSpec,
-  toolDefinition,
-  writeTool,
-} from "./agent/tools.ts";
-export {
-  listTranscripts,
-  loadTranscript,
-  newSessionId,
-  openTranscript,
-  type Transcript,
-  transcriptPath,
-} from "./agent/transcript.ts";
-export {
-  type ConfigOptions,
-  type MemdirSettings,
-  type ModelConfig,
-  type Provider,
-  type ResolvedConfig,
-  resolveAutoMemory,
-  resolveConfig,
-  resolveModelConfig,
-  resolveRoot,
-} from "./config.ts";
-// Consolidation
-export {
-  type ConsolidationOptions,
-  type ConsolidationResult,
-  maybeStartConsolidation,
-  runConsolidation,
-  runOfflineConsolidation,
-} from "./dream/consolidate.ts";
-export { dedupeMemories, findDuplicateGroups } from "./dream/dedupe.ts";
-export { type DreamDecision, evaluateDreamGates } from "./dream/gate.ts";
-export { listHistory, undoChange } from "./dream/history.ts";
-export { acquireConsolidationLock, inspectConsolidationLock } from "./dream/lock.ts";
-export { applyProposal, listProposals, proposeChanges } from "./dream/proposal.ts";
-// Errors, types, configuration
 export { isMemdirError, MemdirError, type MemdirErrorCode } from "./errors.ts";
-// Extraction and explicit memory
-export {
-  applyExplicitMemory,
-  type ExplicitMemoryResult,
-  findMemoryToForget,
-  rememberStatement,
-} from "./extract/explicit.ts";
-export { type ExplicitIntent, parseExplicitMemory } from "./extract/explicit-intent.ts";
-export {
-  createExtractor,
-  type ExtractionReport,
-  type Extractor,
-  type ExtractorOptions,
-} from "./extract/extractor.ts";
-export { type ExtractionRunResult, runExtraction } from "./extract/run-extraction.ts";
-export { installMemoryHooks, type MemoryHooks, type MemoryHooksOptions } from "./extract/wire.ts";
-// Session context: instruction files, the index, the memory rules
-export {
-  getMemoryFiles,
-  type InstructionFile,
-  type InstructionFileType,
-  type MemoryFilesOptions,
-} from "./instructions/files.ts";
-export { createInstructionLoader, type InstructionLoader } from "./instructions/loader.ts";
-export { loadMemoryRules } from "./instructions/memory-rules.ts";
-export {
-  formatUserContext,
-  prependUserContext,
-  USER_CONTEXT_MESSAGE_ID,
-} from "./instructions/user-context.ts";
-// Integrations
-export { createMemdirServer } from "./mcp/server.ts";
-export { serveStdio } from "./mcp/stdio.ts";
-export { writeFileAtomic } from "./memdir/atomic.ts";
-export { type DoctorIssue, diagnoseMemoryDir, repairMemoryDir } from "./memdir/doctor.ts";
-export {
-  type FrontmatterIssue,
-  type ParsedMemory,
-  parseFrontmatter,
-  serializeMemory,
-} from "./memdir/frontmatter.ts";
-export {
-  formatIndexLine,
-  INDEX_MAX_BYTES,
-  INDEX_MAX_LINES,
-  type IndexEntry,
-  type IndexRead,
-  parseIndex,
-  readIndex,
-  removeIndexLine,
-  upsertIndexLine,
-} from "./memdir/index-file.ts";
-// The memory directory: location, format, the single writer
-export {
-  agentMemoryDir,
-  ensureMemoryDir,
-  findOrphanedMemoryDirs,
-  findProjectRoot,
-  type MemoryLocation,
-  migrateMemory,
-  resolveMemoryLocation,
-  sanitizeProjectPath,
-} from "./memdir/paths.ts";
-export {
-  flushPersistedCaches,
-  NO_CACHE_ENV,
-  type PersistedCacheStats,
-  persistedCacheStats,
-} from "./memdir/persisted-cache.ts";
-export { type CappedRead, MEMORY_MAX_BYTES, MEMORY_MAX_LINES, readMemoryCapped } from "./memdir/read.ts";
-export { assertInsideMemoryDir, resolveInsideMemoryDir, type SafePathResult } from "./memdir/safe-path.ts";
-export {
-  defaultHeaderCache,
-  formatManifest,
-  HeaderCache,
-  manifestLine,
-  type ScanOptions,
-  scanHeaders,
-} from "./memdir/scan.ts";
-export { assertNoSecrets, findSecrets, type SecretFinding } from "./memdir/secrets.ts";
-export {
-  removeMemory,
-  type SaveMemoryInput,
-  type SaveMemoryResult,
-  saveMemory,
-  updateIndex,
-  withMemoryLock,
-  writeMemoryText,
-} from "./memdir/write.ts";
-export { type AnthropicClientOptions, createAnthropicClient } from "./model/anthropic.ts";
-// Model clients
-export type {
-  HttpModelClientOptions,
-  ModelClient,
-  ModelRequest,
-  ModelResponse,
-  ModelStreamEvent,
-  StopReason,
-  ToolDefinition,
-  Usage,
-} from "./model/client.ts";
-export { createModelClientFromConfig, defaultModelFor, requireModel } from "./model/factory.ts";
-export { withJsonRepair } from "./model/json-repair.ts";
-export { createOpenAIClient, type OpenAIClientOptions } from "./model/openai.ts";
-export {
-  type SideQueryFailure,
-  type SideQueryOptions,
-  type SideQueryResult,
-  sideQuery,
-} from "./model/side-query.ts";
-export { type MemoryRulesOptions, memorySystemPrompt } from "./prompts/memory-rules.ts";
-export { SESSION_MEMORY_BUDGET_BYTES } from "./recall/budget.ts";
-export { type EvalOptions, type EvalReport, readEvalQueries, runEval } from "./recall/eval.ts";
-export {
-  collectSettledMemories,
-  type MemoryPrefetch,
-  type PrefetchContext,
-  type PrefetchResult,
-  prefetchGate,
-  startRelevantMemoryPrefetch,
-} from "./recall/prefetch.ts";
-export {
-  type CandidateStatus,
-  DEFAULT_RECALL_K,
-  type RecallCandidate,
-  type RecallOptions,
-  type RecallResult,
-  recall,
-  type SurfacedMemory,
-  selectMemories,
-} from "./recall/recall.ts";
-export { SELECTOR_NAMES, type SelectorName, selectorFromConfig } from "./recall/select-from-config.ts";
+export { type MemoryLocation, type MemoryLocationOptions, resolveMemoryLocation } from "./memdir/paths.ts";
+export { type CappedRead, readMemoryCapped } from "./memdir/read.ts";
+export { type ScanOptions, scanHeaders } from "./memdir/scan.ts";
+export { removeMemory, type SaveMemoryInput, type SaveMemoryResult, saveMemory } from "./memdir/write.ts";
+export type { ModelClient } from "./model/client.ts";
+export { type RecallOptions, type RecallResult, recall, type SurfacedMemory } from "./recall/recall.ts";
 export { createHybridSelector, type HybridSelectorOptions } from "./recall/select-hybrid.ts";
 export { createLexicalSelector, type LexicalSelectorOptions } from "./recall/select-lexical.ts";
-export {
-  createModelSelector,
-  type ModelSelectorOptions,
-  modelSelectionDetails,
-} from "./recall/select-model.ts";
-// Recall
-export type { Pick, Selector } from "./recall/selector.ts";
-export {
-  formatSurfacedMemory,
-  memoryFreshnessCaveat,
-  memoryHeader,
-  surfacedMemoryMessage,
-  wrapSystemReminder,
-} from "./recall/surface.ts";
-export { countWords } from "./recall/words.ts";
+export { createModelSelector, type ModelSelectorOptions } from "./recall/select-model.ts";
+export type { Pick, Selector, SelectorOptions } from "./recall/selector.ts";
 export { type AgentSession, type AgentSessionOptions, createAgentSession } from "./session/agent-session.ts";
-export {
-  type Clock,
-  type ContentBlock,
-  isMemoryType,
-  MEMORY_TYPES,
-  type MemoryHeader,
-  type MemoryType,
-  type Message,
-  messageText,
-  type ReadFileState,
-  type TextBlock,
-  type ToolResultBlock,
-  type ToolUseBlock,
-} from "./types.ts";
+export { type Clock, MEMORY_TYPES, type MemoryHeader, type MemoryType, type Message } from "./types.ts";

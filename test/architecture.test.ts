@@ -18,9 +18,10 @@ const SRC = path.resolve(import.meta.dirname, "../src");
  * A new folder must be placed here before its first import is accepted.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  // Public entry points: the root export re-exports everything below; the fake model server
-  // (`memdir/testing`) is a test double, so nothing in src/ may depend on it.
-  ["index.ts", "testing"],
+  // Public entry points: the root export and the subpath exports (`src/entry/`) re-export what
+  // is below; the fake model server (`memdir/testing`) is a test double, so nothing in src/ may
+  // depend on it.
+  ["index.ts", "entry", "testing"],
   // The `memdir` command: it starts the MCP server (`memdir mcp`) and runs the hooks (`memdir hook`).
   ["cli"],
   // The other entry points: the MCP server and the hook handlers.

@@ -73,7 +73,7 @@ export class HeaderCache {
     this.persist = options.persist === true;
   }
 
-  /** The cached header of `filePath` when its mtime and size still match. */
+  /** The cached header of `filePath` when its mtime and size still match. @internal */
   get(filePath: string, mtimeMs: number, size: number): CachedHeader | undefined {
     const entry = this.entries.get(filePath);
     if (entry && entry.mtimeMs === mtimeMs && entry.size === size) {
@@ -83,11 +83,12 @@ export class HeaderCache {
     return undefined;
   }
 
+  /** @internal */
   set(filePath: string, entry: CachedHeader): void {
     this.entries.set(filePath, entry);
   }
 
-  /** Drops entries for paths not in `keep` (files deleted since the last scan); returns how many. */
+  /** Drops entries for paths not in `keep` (files deleted since the last scan); returns how many. @internal */
   retainOnly(keep: Set<string>, under: string): number {
     let dropped = 0;
     for (const key of this.entries.keys())
@@ -102,6 +103,7 @@ export class HeaderCache {
    * Loads the cache file of memory directory `root` (absolute) once per process, adding its
    * entries. Each is still checked against a fresh `stat` by {@link get}, so a file changed
    * behind the cache's back is read again. No-op unless persisting.
+   * @internal
    */
   async loadPersisted(root: string): Promise<void> {
     if (!this.persist || !persistedCacheEnabled() || this.#persistedRoots.has(root)) return;
@@ -131,6 +133,7 @@ export class HeaderCache {
   /**
    * Marks `root`'s cache file as out of date and saves it in the background (never blocks);
    * `memoryCount` (files in the directory) decides whether a file is worth having at all.
+   * @internal
    */
   savePersisted(root: string, changed: boolean, memoryCount: number): void {
     const state = this.#persistedRoots.get(root);

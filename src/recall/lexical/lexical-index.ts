@@ -230,7 +230,7 @@ export class LexicalIndexCache {
   constructor(options: { persist?: boolean } = {}) {
     this.#persist = options.persist === true;
   }
-  /** The index of `memoryDir`, created empty on first use. */
+  /** The index of `memoryDir`, created empty on first use. @internal */
   forDirectory(memoryDir: string): LexicalIndex {
     let index = this.#indexes.get(memoryDir);
     if (!index) {
