@@ -195,7 +195,7 @@ export function rankLexically(
   }
   if (vectors) addRelatedWordScores(index, top, relatedQueryWords(index, tokens, vectors), vectors, tuning);
   // The floor judges each memory on its own evidence: the save-burst and recency stages may
-  // reorder relevant memories, but never lift one that barely matches over the floor (in SPEC's
+  // reorder relevant memories, but never lift one that barely matches over the floor (in docs/design.md#worked-example, the
   // worked example, two memories saved together must not both be recalled for a login-test fix).
   const ownScore = new Map(top.map((candidate) => [candidate, candidate.score]));
   const bestOwn = Math.max(...ownScore.values());

@@ -10,7 +10,7 @@ import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { WORKED_EXAMPLE_PROMPT, writeWorkedExample } from "./worked-example.ts";
 
-/** A memory dir holding the two memories of SPEC's worked example, saved two days ago. */
+/** A memory dir holding the two memories of the worked example (docs/design.md#worked-example), saved two days ago. */
 function workedExampleMemoryDir(base: string): string {
   return writeWorkedExample(path.join(base, "memory"));
 }
