@@ -1,5 +1,5 @@
 /**
- * The naive reference for the scan benchmark: SPEC §3's header scan written the plain way, with
+ * The naive reference for the scan benchmark: the header scan of docs/design.md#header-scan written the plain way, with
  * no cache. Every call lists the tree, reads every `*.md` file (except `MEMORY.md`) whole, keeps
  * its first 30 lines, parses the frontmatter with the same parser memdir uses, and sorts newest
  * first. Files are read with `Promise.all` in batches of 100 (one `Promise.all` over 20,000
@@ -52,7 +52,7 @@ export async function naiveScanHeaders(memoryDir: string): Promise<MemoryHeader[
         description: parsed.description,
       };
     } catch {
-      return null; // unreadable or vanished: skipped, as SPEC §3 says
+      return null; // unreadable or vanished: skipped, as docs/design.md#header-scan says
     }
   }
 }

@@ -1,4 +1,4 @@
-// `npm run demo`: the SPEC's worked example through the real agent loop, offline, no API key.
+// `npm run demo`: the worked example (docs/design.md#worked-example) through the real agent loop, offline, no API key.
 //
 // The model is a local fake server (`memdir/testing`) that replays a script over real HTTP; every
 // other part is the real thing: the session builder, the user context with the MEMORY.md index,

@@ -83,7 +83,7 @@ function expandHome(p: string, home: string): string {
 
 /**
  * The memory root: option > `MEMDIR_ROOT` > `autoMemoryDirectory` in the user settings file
- * (`~/.claude/settings.json`) > `~/.claude`. Project settings are never consulted (SPEC §1).
+ * (`~/.claude/settings.json`) > `~/.claude`. Project settings are never consulted (docs/design.md#locating-memory).
  */
 export function resolveRoot(options: { root?: string; env?: NodeJS.ProcessEnv; home?: string } = {}): string {
   const env = options.env ?? process.env;
@@ -153,7 +153,7 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
   };
 }
 
-/** Environment variables that switch auto memory: `=1` turns it off, `=0` forces it on (SPEC §2). */
+/** Environment variables that switch auto memory: `=1` turns it off, `=0` forces it on (docs/design.md#turning-memory-off). */
 export const AUTO_MEMORY_ENV_SWITCHES = ["CLAUDE_CODE_DISABLE_AUTO_MEMORY", "MEMDIR_DISABLE"] as const;
 
 /** A settings value counts only when it is a real boolean; `"false"` or `0` in a JSON file is ignored. */

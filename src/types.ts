@@ -1,4 +1,4 @@
-/** The four kinds of memory (SPEC §1). */
+/** The four kinds of memory (docs/design.md#memory-types). */
 export const MEMORY_TYPES = ["user", "feedback", "project", "reference"] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
 
@@ -6,7 +6,7 @@ export function isMemoryType(value: unknown): value is MemoryType {
   return typeof value === "string" && (MEMORY_TYPES as readonly string[]).includes(value);
 }
 
-/** What the 30-line header scan learns about one memory file (SPEC §3). */
+/** What the 30-line header scan learns about one memory file (docs/design.md#header-scan). */
 export interface MemoryHeader {
   /** Path relative to the memory dir, with `/` separators (e.g. `team/feedback-x.md`). */
   file: string;

@@ -20,7 +20,7 @@ export interface ForkedAgentOptions {
   systemPrompt?: string;
   model?: string;
   maxTokens?: number;
-  /** Model calls (default 5, SPEC §5). */
+  /** Model calls (default 5, docs/design.md#the-forked-agent). */
   maxTurns?: number;
   /** The parent's signal: aborting it aborts the fork; the fork's own abort never touches the parent. */
   signal?: AbortSignal;
@@ -51,7 +51,7 @@ export interface ForkedAgentResult {
 }
 
 /**
- * Runs a forked agent (SPEC §5): the parent's conversation plus `prompt`, its own tool context
+ * Runs a forked agent (docs/design.md#the-forked-agent): the parent's conversation plus `prompt`, its own tool context
  * (own read-file state), its own abort controller linked to the parent's signal, no memory
  * recall, no hooks, no transcript, at most `maxTurns` model calls. Used by extraction (issue 7)
  * and consolidation (issue 8). Never throws: failures come back in `error`.

@@ -29,7 +29,7 @@ export interface QueryLoopOptions {
   systemPrompt?: string;
   /**
    * The user context (instruction files + `MEMORY.md` index, `formatUserContext`), sent as the
-   * first hidden user message so the index is in the very first request (SPEC §2).
+   * first hidden user message so the index is in the very first request (docs/design.md#the-user-context).
    */
   userContext?: string | null;
   tools: readonly ToolSpec[];
@@ -45,7 +45,7 @@ export interface QueryLoopOptions {
   toolContext: ToolContext;
   /** Before-model and stop hooks; forked agents pass none. */
   hooks?: HookRegistry;
-  /** True for the main agent: stop hooks run only there (SPEC §5). Default true when hooks are given. */
+  /** True for the main agent: stop hooks run only there (docs/design.md#when-extraction-runs). Default true when hooks are given. */
   isMainAgent?: boolean;
   /** Lines for the user from stop hooks that finish after the turn (e.g. `Saved 1 memory`). */
   notify?: (text: string) => void;
@@ -319,7 +319,7 @@ function* attachSettledMemories(
 }
 
 /**
- * The reference agent loop (SPEC §2–§5): user context first, memory rules in the system prompt,
+ * The reference agent loop (docs/design.md#the-agent-loop): user context first, memory rules in the system prompt,
  * the relevance prefetch started before the first model call and never waited for, tools run
  * under a permission check, settled memories attached after each round of tool results, and the
  * stop hooks fired (not awaited) when the model ends its turn.

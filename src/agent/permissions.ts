@@ -7,7 +7,7 @@ import { realPathOfTarget } from "./tools/write-file.ts";
 /** The verdict on one tool call; a refusal's message goes back to the model as an error result. */
 export type PermissionDecision = { allow: true } | { allow: false; message: string };
 
-/** Decides each tool call before it runs (SPEC §5: the forked agent's sandbox). */
+/** Decides each tool call before it runs (docs/design.md#the-forked-agent: the forked agent's sandbox). */
 export type PermissionCheck = (
   toolName: string,
   input: unknown,
@@ -83,7 +83,7 @@ export function mainAgentPermissions(options: {
 
 /**
  * Forked agents (extraction, consolidation): Read/Grep/Glob anywhere, Write/Edit only on memory
- * files inside the memory dir (SPEC §5), everything else refused. A write to `src/auth/login.ts`
+ * files inside the memory dir (docs/design.md#the-forked-agent), everything else refused. A write to `src/auth/login.ts`
  * is refused, and so is one to the memory dir's `.git/config` or `run.sh`.
  */
 export function memoryOnlyPermissions(options: { memoryDir: string }): PermissionCheck {

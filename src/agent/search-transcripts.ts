@@ -5,7 +5,7 @@ import { type Message, messageText } from "../types.ts";
 import { type ToolResult, type ToolSpec, toolError } from "./tools/spec.ts";
 
 /**
- * Bounds: the consolidating agent must search transcripts *narrowly* (SPEC §6), never load them
+ * Bounds: the consolidating agent must search transcripts *narrowly* (docs/design.md#the-consolidation-run), never load them
  * whole, so matches are few, lines are short and the whole answer is capped.
  */
 const DEFAULT_MAX_MATCHES = 20;

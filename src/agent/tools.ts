@@ -1,5 +1,5 @@
 /**
- * The agent's file tools, each defined once (STYLE habit 4): the agent loop sends their JSON
+ * The agent's file tools, each defined once (docs/design.md#tools-defined-once): the agent loop sends their JSON
  * schemas to the model and the MCP server registers the same specs.
  */
 import { editTool } from "./tools/edit.ts";

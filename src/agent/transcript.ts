@@ -31,7 +31,7 @@ export function newSessionId(): string {
   return randomUUID();
 }
 
-/** `<projectDir>/<sessionId>.jsonl` (SPEC §7: beside `memory/`). */
+/** `<projectDir>/<sessionId>.jsonl` (docs/design.md#transcripts: beside `memory/`). */
 export function transcriptPath(projectDir: string, sessionId: string): string {
   if (!SESSION_ID.test(sessionId))
     throw new MemdirError("invalid-input", `transcript: invalid session id ${JSON.stringify(sessionId)}`);
@@ -127,7 +127,7 @@ export function loadTranscript(file: string): LoadedTranscript {
   return { sessionId, path: file, messages, skippedLines };
 }
 
-/** A session transcript on disk (consolidation counts and searches these, SPEC §6). */
+/** A session transcript on disk (consolidation counts and searches these, docs/design.md#transcripts). */
 export interface TranscriptInfo {
   sessionId: string;
   path: string;

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { MemdirError } from "../errors.ts";
 import type { CliIO } from "./output.ts";
 
-/** Options every command takes (SPEC §8, issue 2). */
+/** Options every command takes (docs/design.md#interfaces, issue 2). */
 export interface CommonOptions {
   root?: string;
   cwd?: string;

@@ -117,7 +117,7 @@ function failure(run: ForkedAgentResult): Error | null {
 }
 
 /**
- * One consolidation run (SPEC §6), gates already checked by the caller: takes the lock, records
+ * One consolidation run (docs/design.md#the-consolidation-run), gates already checked by the caller: takes the lock, records
  * the memory dir's state in the history, lets the forked agent merge, correct, delete and
  * re-index, then records what it changed as a `dream` entry. A failed or cancelled run winds the
  * lock back (the next gate check sees no consolidation) but keeps what it changed recorded, so
@@ -272,7 +272,7 @@ export interface AutoConsolidationOptions {
   client: ModelClient | null;
   model?: string;
   currentSessionId?: string;
-  /** Only the main agent consolidates (SPEC §6). */
+  /** Only the main agent consolidates (docs/design.md#consolidation-gates). */
   isMainAgent: boolean;
   /** Shared across calls in one process: the 10-minute session re-count throttle. */
   throttle: SessionScanThrottle;

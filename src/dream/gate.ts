@@ -10,7 +10,7 @@ export interface DreamGateSettings {
   minSessions: number;
 }
 
-/** How often the automatic path may re-count sessions (SPEC §6). */
+/** How often the automatic path may re-count sessions (docs/design.md#consolidation-gates). */
 export const SESSION_SCAN_INTERVAL_MS = 10 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -108,7 +108,7 @@ export interface GateInput {
 }
 
 /**
- * Evaluates the consolidation gates, cheapest first (SPEC §6): enabled → hours since the last
+ * Evaluates the consolidation gates, cheapest first (docs/design.md#consolidation-gates): enabled → hours since the last
  * consolidation (one `stat`) → re-count throttle → other sessions changed since then → the lock.
  * Only inspects the lock; the caller acquires it.
  *

@@ -26,7 +26,7 @@ export {
 } from "./history-types.ts";
 
 /**
- * "Never silently destroy" (SPEC §6 beyond): every change a consolidation makes is recorded
+ * "Never silently destroy" (docs/design.md#history): every change a consolidation makes is recorded
  * before it happens, so `memdir history` can show it and `memdir undo` can take it back.
  * With `git` on the PATH the memory dir gets its own repository (`.git` inside it); without,
  * a `.history/` journal keeps the prior version of every file a change touched.

@@ -3,12 +3,12 @@ import path from "node:path";
 import type { Clock } from "../types.ts";
 
 /**
- * The consolidation lock (SPEC §6). One file, `.consolidate-lock`, in the memory dir does two jobs:
+ * The consolidation lock (docs/design.md#the-consolidation-lock). One file, `.consolidate-lock`, in the memory dir does two jobs:
  * its mtime IS the time of the last consolidation (so the time gate is one `stat`), and its body
  * is the PID of the process consolidating right now (empty once that run has ended).
  */
 export const CONSOLIDATE_LOCK_FILE = ".consolidate-lock";
-/** A holder older than this is presumed stuck and its lock is reclaimed (SPEC §6). */
+/** A holder older than this is presumed stuck and its lock is reclaimed (docs/design.md#the-consolidation-lock). */
 export const LOCK_STALE_MS = 60 * 60 * 1000;
 // Guards the few milliseconds between "inspect" and "write our PID" so two reclaimers can never
 // both win (the write-then-re-read check alone lets two sequential winners through).
@@ -106,7 +106,7 @@ export type AcquireResult =
   | { ok: false; reason: "held" | "lost-race"; holderPid: number | null };
 
 /**
- * Takes the consolidation lock when it is free or stale (SPEC §6). A live holder younger than an
+ * Takes the consolidation lock when it is free or stale (docs/design.md#the-consolidation-lock). A live holder younger than an
  * hour blocks; a dead PID or an hour-old lock is reclaimed. After writing our PID we re-read the
  * file: if another reclaimer's PID is there, we lost and back off. A crash while holding leaves a
  * PID that is dead (or an mtime that ages past an hour), so the next process reclaims it.

@@ -57,7 +57,7 @@ async function readStoredCursor(file: string): Promise<Partial<StoredCursor> | n
 
 /**
  * Saves `cursor` as the last processed message of `transcript` (atomically: a crash leaves the
- * old cursor or the new one). Called only after a run succeeded or was skipped (SPEC §5).
+ * old cursor or the new one). Called only after a run succeeded or was skipped (docs/design.md#the-cursor-and-the-skip-rule).
  */
 export async function saveTranscriptCursor(
   memoryDir: string,

@@ -2,7 +2,7 @@ import path from "node:path";
 import { realPathOfTarget } from "../agent/tools/write-file.ts";
 import type { Message } from "../types.ts";
 
-/** Tools whose `file_path` input is written (SPEC §5: the skip rule looks for these). */
+/** Tools whose `file_path` input is written (docs/design.md#the-cursor-and-the-skip-rule: the skip rule looks for these). */
 const WRITING_TOOLS = new Set(["Write", "Edit"]);
 
 /**
@@ -34,7 +34,7 @@ function isInside(parent: string, child: string): boolean {
 /**
  * Whether the main agent itself wrote into the memory dir in `messages`: an assistant `tool_use`
  * of Write/Edit whose `file_path` resolves (against `cwd`, then on real paths) inside the memory
- * dir. When it did, extraction skips these messages so nothing is saved twice (SPEC §5).
+ * dir. When it did, extraction skips these messages so nothing is saved twice (docs/design.md#the-cursor-and-the-skip-rule).
  *
  * @example
  * await mainAgentWroteMemory(newMessages, { memoryDir, cwd: "/Users/me/shop" }) // true after a Write to memory/

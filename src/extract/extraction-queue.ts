@@ -6,7 +6,7 @@ import { type HeldLockFile, liveLockHolder, tryLockFile } from "../memdir/lock.t
 import { extractionStateDir, transcriptKey } from "./cursor-store.ts";
 
 /**
- * One extraction at a time per memory dir, across processes (SPEC §5 coalescing, for agents whose
+ * One extraction at a time per memory dir, across processes (docs/design.md#coalescing, for agents whose
  * Stop hook starts a fresh `memdir extract` after every turn).
  *
  * - A lock file (`.memdir-extract/lock`, O_EXCL, holder PID inside) marks the running extraction.

@@ -5,7 +5,7 @@ import type { Clock, Message } from "../types.ts";
 import { countNewMessages, mainAgentWroteMemory, messagesAfterCursor } from "./cursor.ts";
 import { type ExtractionRunResult, extractionNotice, runExtraction } from "./run-extraction.ts";
 
-/** SPEC §5: on exit, a running extraction gets this long to finish. */
+/** docs/design.md#when-extraction-runs: on exit, a running extraction gets this long to finish. */
 export const EXTRACTION_DRAIN_TIMEOUT_MS = 60_000;
 
 export interface ExtractorOptions {
@@ -47,7 +47,7 @@ export type ExtractionReport =
   /** Nothing after the cursor. */
   | { status: "up-to-date"; newMessages: 0 };
 
-/** Background extraction with a cursor, the skip rule and coalescing (SPEC §5). */
+/** Background extraction with a cursor, the skip rule and coalescing (docs/design.md#extraction). */
 export interface Extractor {
   /**
    * Starts an extraction for the conversation in `request`, or, while one runs, stores the request

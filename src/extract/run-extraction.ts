@@ -10,7 +10,7 @@ import type { ModelClient } from "../model/client.ts";
 import { extractionPrompt } from "../prompts/extract.ts";
 import type { Clock, Message } from "../types.ts";
 
-/** SPEC §5: the extraction agent gets at most 5 model calls. */
+/** docs/design.md#the-forked-agent: the extraction agent gets at most 5 model calls. */
 export const EXTRACTION_MAX_TURNS = 5;
 
 export interface ExtractionRunOptions {
@@ -77,7 +77,7 @@ function asError(error: unknown): Error {
 }
 
 /**
- * One extraction (SPEC §5): a forked agent over the conversation plus the extraction prompt,
+ * One extraction (docs/design.md#extraction): a forked agent over the conversation plus the extraction prompt,
  * with its own tool context and abort, at most 5 turns, no transcript, and `memoryOnlyPermissions`
  * (Read/Grep/Glob anywhere, Write/Edit only inside the memory dir, through the single writer, so
  * secrets are refused too). No cursor, no coalescing: {@link createExtractor} adds those, and

@@ -38,7 +38,7 @@ export interface TranscriptExtraction {
 /**
  * Extracts memories from the messages of `transcript` that arrived after its saved cursor
  * (`.memdir-extract/cursors/` in the memory dir), with the in-process extractor's rules
- * (SPEC §5): nothing new → no model call; the main agent wrote memories itself since the cursor
+ * (docs/design.md#the-cursor-and-the-skip-rule): nothing new → no model call; the main agent wrote memories itself since the cursor
  * → skipped; the cursor advances (and is saved) only when a run succeeds or is skipped. The
  * fork still sees the whole conversation; the prompt names how many of its newest messages are
  * new. Throws `MemdirError` only when the transcript is missing or holds no messages.

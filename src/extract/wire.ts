@@ -72,7 +72,7 @@ export function explicitMemoryHook(options: { now?: Clock } = {}): BeforeModelHo
   };
 }
 
-/** The stop hook that hands the finished turn to the extractor (main agent only, SPEC §5). */
+/** The stop hook that hands the finished turn to the extractor (main agent only, docs/design.md#when-extraction-runs). */
 export function extractionStopHook(extractor: Extractor): StopHook {
   return (context) => {
     if (!context.isMainAgent || context.memoryDir === null) return;

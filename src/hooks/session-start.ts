@@ -12,8 +12,8 @@ export interface SessionStartOptions {
 }
 
 /**
- * The context a `SessionStart` hook adds: the memory rules (SPEC §4) and the memory index in the
- * user-context format (SPEC §2), so the index is in the first request even for an agent that
+ * The context a `SessionStart` hook adds: the memory rules (docs/design.md#memory-rules) and the memory index in the
+ * user-context format (docs/design.md#the-user-context), so the index is in the first request even for an agent that
  * knows nothing about memdir. The agent loads its own CLAUDE.md files, so only the index is
  * added here. `null` when auto memory is off. Creates the memory dir (the rules say it exists).
  *

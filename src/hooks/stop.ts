@@ -21,7 +21,7 @@ export type StopHookPlan = { run: string[] } | { skip: string };
 /**
  * Decides what a `Stop` hook does (pure but for one `stat`): with auto memory on, a model
  * configured and a transcript on disk, run `memdir extract --transcript <path>` in the
- * background (SPEC §5: extraction never delays the user's answer); otherwise nothing.
+ * background (docs/design.md#when-extraction-runs: extraction never delays the user's answer); otherwise nothing.
  *
  * @example
  * planStopHook({ transcriptPath, cwd, config }) // { run: ["extract", "--transcript", "/…/s.jsonl", "--cwd", "/…"] }

@@ -22,7 +22,7 @@ export interface UserPromptSubmitOptions {
  * The context a `UserPromptSubmit` hook adds for one prompt: first the explicit-memory rule
  * ("remember …" is saved at once, "forget …" removes the best match; a line says what was done),
  * then the memories recall picks for the prompt, each as the `<system-reminder>` block the
- * prefetch would send (SPEC §3). `null` when auto memory is off or there is nothing to add.
+ * prefetch would send (docs/design.md#consuming-the-prefetch). `null` when auto memory is off or there is nothing to add.
  * The prefetch gates apply: a single-word prompt recalls nothing.
  *
  * @example

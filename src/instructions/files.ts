@@ -8,7 +8,7 @@ import { stripHtmlComments } from "./comments.ts";
 import { findImports, importCandidates, MAX_IMPORT_DEPTH } from "./imports.ts";
 
 /**
- * Where an instruction file comes from, in load order (SPEC §2):
+ * Where an instruction file comes from, in load order (docs/design.md#instruction-files):
  * - `Managed`: the administrator's `CLAUDE.md` and `.claude/rules/**\/*.md` (`/etc/claude-code` on Linux)
  * - `User`: `~/.claude/CLAUDE.md` and `~/.claude/rules/**\/*.md`, for every project
  * - `Project`: `CLAUDE.md`, `.claude/CLAUDE.md`, `.claude/rules/**\/*.md`, `AGENTS.md` in each
@@ -71,7 +71,7 @@ interface LoadState {
 }
 
 /**
- * Every instruction file that exists, in SPEC §2's order: managed, user, each directory from the
+ * Every instruction file that exists, in the order of docs/design.md#instruction-files: managed, user, each directory from the
  * filesystem root down to cwd, each `addDirs` directory, then the auto-memory index and (with team
  * memory on) the team index. `@path` imports are loaded as entries right after their importer.
  * With auto memory off, no index is included. Reads fresh on every call; a session memoizes

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { fencedLines, maskCodeSpans } from "./markdown-code.ts";
 
-/** How deep `@path` imports nest: a file may import a file that imports … five hops, no more (SPEC §2). */
+/** How deep `@path` imports nest: a file may import a file that imports … five hops, no more (docs/design.md#instruction-files). */
 export const MAX_IMPORT_DEPTH = 5;
 
 // `@` at the start of a line or after whitespace, then a path; `\ ` keeps a space in the path.

@@ -10,7 +10,7 @@ export interface InstructionLoader {
 }
 
 /**
- * Memoizes {@link getMemoryFiles} for one session (SPEC §2): an agent asks for its instruction
+ * Memoizes {@link getMemoryFiles} for one session (docs/design.md#instruction-files): an agent asks for its instruction
  * files at every model call, but edits made mid-session show up only in the next session. Create
  * one loader per session; a new loader reads fresh. A failed read is not cached.
  *

@@ -5,7 +5,7 @@ import { memorySystemPrompt } from "../prompts/memory-rules.ts";
 /**
  * The memory rules for a session's system prompt, or `null` when auto memory is off (then the
  * model gets no rules and should not write memories). Creates the memory directory (and claims
- * it for the project) first, as SPEC §4 asks, so the model's first write lands in a folder that
+ * it for the project) first, as docs/design.md#memory-rules asks, so the model's first write lands in a folder that
  * exists.
  *
  * @throws MemdirError("project-mismatch") when the directory belongs to another project.

@@ -27,7 +27,7 @@ export function localDate(time: number): string {
 }
 
 /**
- * Formats instruction files into the user context (SPEC §2, pure): the preamble, then for each
+ * Formats instruction files into the user context (docs/design.md#the-user-context, pure): the preamble, then for each
  * non-empty file `Contents of PATH (what it is):` and its content, then `Today's date is
  * YYYY-MM-DD.` With no non-empty files, only the date line remains.
  *
@@ -50,7 +50,7 @@ export function formatUserContext(files: readonly InstructionFile[], options: { 
 /**
  * A new message list with the user context as the first message: a hidden user message
  * (`isMeta: true`) the model clients send like any user message, so the instruction files and the
- * memory index are in the very first request (SPEC §2). An earlier user-context message is
+ * memory index are in the very first request (docs/design.md#the-user-context). An earlier user-context message is
  * replaced, not repeated; an empty context leaves the list as it was. The input is not changed.
  *
  * @example

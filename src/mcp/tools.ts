@@ -5,7 +5,7 @@ import type { ToolContext } from "../agent/tools/spec.ts";
 
 /**
  * Registers memory tools on an MCP server: the same {@link MemoryToolSpec} objects the agent
- * loop uses (STYLE habit 4), with their zod input and output schemas, annotations, and
+ * loop uses (docs/design.md#tools-defined-once), with their zod input and output schemas, annotations, and
  * results as `structuredContent` plus the text a model reads. An expected failure (a refused
  * path, a secret, a missing memory) comes back as an `isError` result the model can read.
  * `contextFor` gives each call a fresh tool context, so one call's reads never hide memories

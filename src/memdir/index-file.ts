@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 
-/** Load limits of `MEMORY.md` (SPEC §2). */
+/** Load limits of `MEMORY.md` (docs/design.md#the-index). */
 export const INDEX_MAX_LINES = 200;
 export const INDEX_MAX_BYTES = 25_000;
 export const INDEX_FILE = "MEMORY.md";
@@ -35,7 +35,7 @@ export interface IndexEntry {
 }
 
 /**
- * Reads `MEMORY.md` with the load limits of SPEC §2: at most 200 lines and 25,000 bytes (cut at the
+ * Reads `MEMORY.md` with the load limits of docs/design.md#the-index: at most 200 lines and 25,000 bytes (cut at the
  * last newline under the byte cap). When a limit cuts it, a warning line names the limit and asks
  * for one short line per entry. A missing index reads as empty.
  *

@@ -58,7 +58,7 @@ export async function withMemoryLock<T>(
 }
 
 /**
- * A lock file's content. PID first (SPEC: "holder PID inside"), then host and time for people;
+ * A lock file's content. PID first (docs/design.md#locks: "holder PID inside"), then host and time for people;
  * the token makes each acquisition's body unique so release and stale removal never mistake one
  * lock for another.
  */

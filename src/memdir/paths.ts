@@ -6,7 +6,7 @@ import path from "node:path";
 import { resolveRoot } from "../config.ts";
 import { MemdirError } from "../errors.ts";
 
-/** Where one project's memory lives (SPEC §1). */
+/** Where one project's memory lives (docs/design.md#locating-memory). */
 export interface MemoryLocation {
   /** Memory root (`~/.claude` by default). */
   root: string;
@@ -31,10 +31,10 @@ export interface MemoryLocationOptions {
   home?: string;
 }
 
-/** The owner marker inside each memory directory: JSON `{projectRoot}` (SPEC §1 "beyond"). */
+/** The owner marker inside each memory directory: JSON `{projectRoot}` (docs/design.md#project-ownership). */
 export const PROJECT_MARKER = ".memdir-project";
 
-/** Longest sanitized name kept whole; longer names are cut and get a hash (SPEC §1). */
+/** Longest sanitized name kept whole; longer names are cut and get a hash (docs/design.md#sanitized-project-names). */
 export const MAX_SANITIZED_LENGTH = 200;
 
 const INDEX_FILE = "MEMORY.md";

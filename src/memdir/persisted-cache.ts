@@ -7,7 +7,7 @@ import { processIsAlive } from "./lock.ts";
 
 /**
  * A cache file in the memory directory that lets a fresh process reuse the work of earlier ones
- * (SPEC §9: "nothing re-reads unchanged files"; issue 4: "a persisted index in the memory dir …
+ * (docs/design.md#caches-and-watchers: "nothing re-reads unchanged files"; issue 4: "a persisted index in the memory dir …
  * if it stays correct when files change behind its back").
  *
  * This module only loads and saves opaque values; the caller decides what goes in and must

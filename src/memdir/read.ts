@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import { MemdirError } from "../errors.ts";
 
-/** Surfacing limits for one memory body (SPEC §3). */
+/** Surfacing limits for one memory body (docs/design.md#surfacing). */
 export const MEMORY_MAX_LINES = 200;
 export const MEMORY_MAX_BYTES = 4096;
 
@@ -17,7 +17,7 @@ export interface CappedRead {
 }
 
 /**
- * Reads a memory file up to `maxLines` lines AND `maxBytes` bytes (SPEC §3 surfacing), reading no
+ * Reads a memory file up to `maxLines` lines AND `maxBytes` bytes (docs/design.md#surfacing), reading no
  * more than `maxBytes + 1` bytes from disk and never cutting a UTF-8 character. When a limit cuts
  * the file, a note naming that limit and the full path is appended so the model can read the rest.
  *
@@ -89,7 +89,7 @@ export function capEnd(
   return { end, truncated: "bytes" };
 }
 
-/** The note appended to a cut memory (SPEC §3): which limit fired and where the whole file is. */
+/** The note appended to a cut memory (docs/design.md#surfacing): which limit fired and where the whole file is. */
 export function truncationNote(
   limit: "lines" | "bytes",
   maxLines: number,

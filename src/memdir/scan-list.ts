@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 
-/** The index file's name; never a memory itself (SPEC §1). */
+/** The index file's name; never a memory itself (docs/design.md#memory-format). */
 export const INDEX_FILE_NAME = "MEMORY.md";
 
 // Stats run synchronously in slices of this many, yielding to the event loop between slices: a

@@ -22,9 +22,9 @@ import { startWatching, stopWatching, watchedCandidates, watchingEnabled } from 
 
 export { INDEX_FILE_NAME, isMemoryFileName } from "./scan-list.ts";
 export { NO_WATCH_ENV } from "./scan-watch.ts";
-/** How many lines of each file the header scan reads (SPEC §3). */
+/** How many lines of each file the header scan reads (docs/design.md#header-scan). */
 export const HEADER_MAX_LINES = 30;
-/** The selector's cap on headers (SPEC §3). */
+/** The selector's cap on headers (docs/design.md#header-scan). */
 export const SCAN_DEFAULT_LIMIT = 200;
 
 // Reads go in small chunks: most frontmatter fits in the first 8 KB, and a 50 MB file must cost
@@ -51,7 +51,7 @@ interface CachedHeader {
 
 /**
  * Remembers parsed headers by absolute path, valid while `(mtimeMs, size)` are unchanged, so a
- * rescan of an unchanged directory only `stat`s (SPEC §3 beyond, §9 "nothing re-reads unchanged files").
+ * rescan of an unchanged directory only `stat`s (docs/design.md#caches-and-watchers, "nothing re-reads unchanged files").
  *
  * @example
  * const cache = new HeaderCache();
@@ -238,7 +238,7 @@ export interface ScanOptions {
 }
 
 /**
- * Scans a memory directory for memory headers (SPEC §3): every `*.md` file at any depth except
+ * Scans a memory directory for memory headers (docs/design.md#header-scan): every `*.md` file at any depth except
  * files named `MEMORY.md` (at any depth: a `MEMORY.md` in a sub-folder is an index too, as in the
  * original), reading only the first 30 lines of each. Newest first (ties by file name).
  *
@@ -422,7 +422,7 @@ function toHeader(candidate: Candidate, entry: CachedHeader): MemoryHeader {
 }
 
 /**
- * One manifest line (SPEC §3): `- [type] file (ISO mtime): description`. When the scan found no
+ * One manifest line (docs/design.md#the-manifest): `- [type] file (ISO mtime): description`. When the scan found no
  * valid type the `[type] ` tag is left out, and with no description the `: description` part is
  * left out, as the original does — the model sees exactly what is known, never a placeholder.
  *

@@ -38,7 +38,7 @@ export interface SaveMemoryResult {
   path: string;
   /** False when an existing memory was replaced. */
   created: boolean;
-  /** Set when this write left `MEMORY.md` over a load limit (SPEC §2: "tells the writer"). */
+  /** Set when this write left `MEMORY.md` over a load limit (docs/design.md#the-index: "tells the writer"). */
   indexWarning?: string;
 }
 
@@ -46,12 +46,12 @@ export interface WriteOptions {
   lock?: LockOptions;
 }
 
-// Longest hook kept in an index line: entries must stay "one short line each" (SPEC §2).
+// Longest hook kept in an index line: entries must stay "one short line each" (docs/design.md#the-index).
 const MAX_HOOK_CHARS = 150;
 
 /**
  * Saves one memory: its own file with frontmatter plus its pointer line in `MEMORY.md`, both
- * changed together under the writer lock, each written atomically (SPEC §4, STYLE "one writer").
+ * changed together under the writer lock, each written atomically (docs/design.md#the-single-writer).
  * Replacing an existing file updates its index line instead of adding another.
  *
  * Refused with a `MemdirError` and nothing written: an unknown type (`invalid-type`), an empty
@@ -165,7 +165,7 @@ export async function removeMemory(
  * Writes raw text to a file in the memory dir, for agent Write/Edit tools: the path must stay
  * inside the memory dir, the text must hold no secret, and the write is atomic and under the
  * writer lock (so it never interleaves with {@link saveMemory} on `MEMORY.md`). The index is not
- * touched: the agent maintains it itself (SPEC §4).
+ * touched: the agent maintains it itself (docs/design.md#memory-rules).
  *
  * @example
  * await writeMemoryText(memoryDir, "user-role.md", "---\ndescription: …\ntype: user\n---\n…");

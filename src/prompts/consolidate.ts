@@ -16,7 +16,7 @@ export interface ConsolidationPromptOptions {
 }
 
 /**
- * The task of the consolidating agent (SPEC §6), in our own words: orient, gather, consolidate,
+ * The task of the consolidating agent (docs/design.md#the-consolidation-run), in our own words: orient, gather, consolidate,
  * prune and re-index, then a short summary. Pure text.
  *
  * @example

@@ -3,7 +3,7 @@ import path from "node:path";
 export interface ExtractionPromptOptions {
   /** Absolute path of the memory dir the agent may write in. */
   memoryDir: string;
-  /** How many messages arrived since the last extraction (SPEC §5). */
+  /** How many messages arrived since the last extraction (docs/design.md#the-extraction-prompt). */
   newMessageCount: number;
   /** The manifest of existing memories (`formatManifest`), newest first; "" when there are none. */
   manifest: string;
@@ -12,7 +12,7 @@ export interface ExtractionPromptOptions {
 }
 
 /**
- * The task of the background extraction agent (SPEC §5), in our own words: look at the newest
+ * The task of the background extraction agent (docs/design.md#the-extraction-prompt), in our own words: look at the newest
  * messages, keep what a future conversation would need, update rather than duplicate, read what
  * you may touch in one turn and write in the next, and stop without writing when nothing is worth
  * keeping. Pure text.

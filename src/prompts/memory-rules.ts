@@ -8,7 +8,7 @@ export interface MemoryRulesOptions {
 }
 
 /**
- * The memory rules for the main agent's system prompt (SPEC §4), in our own words: where memory
+ * The memory rules for the main agent's system prompt (docs/design.md#memory-rules), in our own words: where memory
  * lives, the four types and when to save each, what never to save, saving on request, the two
  * write steps, updating instead of duplicating, checking old notes against the present, and
  * ignoring memory when asked. Pure: it creates nothing. The caller creates the directory before

@@ -1,4 +1,4 @@
-// Prompt text for the model memory selector (SPEC §3 "Select"), in our own words.
+// Prompt text for the model memory selector (docs/design.md#model-selector), in our own words.
 
 /** The system prompt of the selection side query. `limit` is the most files the model may name. */
 export function selectMemoriesSystemPrompt(limit: number): string {

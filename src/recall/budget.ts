@@ -1,7 +1,7 @@
 import type { Message } from "../types.ts";
 import { surfacedMemoryPath } from "./surface.ts";
 
-/** Session budget of surfaced memory: past this, the prefetch stops surfacing (SPEC §3). */
+/** Session budget of surfaced memory: past this, the prefetch stops surfacing (docs/design.md#budgets). */
 export const SESSION_MEMORY_BUDGET_BYTES = 60 * 1024;
 
 /** What the conversation already holds of surfaced memory. */
@@ -14,7 +14,7 @@ export interface SurfacedMemories {
 
 /**
  * Collects the memories already surfaced in `messages`, counted from the messages themselves:
- * after compaction drops them, the budget and the de-duplication start over (SPEC §3).
+ * after compaction drops them, the budget and the de-duplication start over (docs/design.md#budgets).
  *
  * @example
  * const { paths, bytes } = collectSurfacedMemories(messages);

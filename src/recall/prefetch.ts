@@ -27,7 +27,7 @@ export interface PrefetchContext {
   k?: number;
   /** Session budget of surfaced memory (default 60 KB). */
   budgetBytes?: number;
-  /** Told about failures, which never reach the loop (SPEC §3: recall must not break a turn). */
+  /** Told about failures, which never reach the loop (docs/design.md#the-prefetch: recall must not break a turn). */
   onError?: (error: unknown) => void;
 }
 
@@ -66,7 +66,7 @@ export type PrefetchGate =
   | { skip: null; input: string; surfacedPaths: Set<string>; surfacedBytes: number; recentTools: string[] };
 
 /**
- * The prefetch gates (SPEC §3), pure: auto memory off; no real (non-meta) user message; an input
+ * The prefetch gates (docs/design.md#prefetch-gates), pure: auto memory off; no real (non-meta) user message; an input
  * of a single word (counted with `Intl.Segmenter`, so `修复登录测试` is three words); or the memory
  * already surfaced in `messages` reached the session budget. Otherwise the input is the last real
  * user message's text only — never the whole conversation.
@@ -150,7 +150,7 @@ export async function prefetchMemoryDirs(
 }
 
 /**
- * Starts the relevant-memory prefetch for the conversation's last real user message (SPEC §3)
+ * Starts the relevant-memory prefetch for the conversation's last real user message (docs/design.md#the-prefetch)
  * and returns at once: the agent loop calls this before its first model call and never waits.
  * The search runs under a child `AbortController` of `context.signal`; disposing the handle
  * aborts it, removes the listener on the parent, and settles the promise with an "aborted"
@@ -172,7 +172,7 @@ export function startRelevantMemoryPrefetch(
 }
 
 /**
- * Takes the prefetch's memories for the next model request, once (SPEC §3 "consume"): when the
+ * Takes the prefetch's memories for the next model request, once (docs/design.md#consuming-the-prefetch): when the
  * handle has settled and was not consumed, drops memories whose path is already in
  * `readFileState` (read by the model, or surfaced earlier), records the kept ones there with
  * `source: "memory"`, marks the handle consumed on `iteration`, and returns their hidden

@@ -8,7 +8,7 @@ import { MODEL_MANIFEST_LIMIT, modelSelectionDetails } from "./select-model.ts";
 import type { Pick, Selector } from "./selector.ts";
 import { surfacedMemoryMessage } from "./surface.ts";
 
-/** At most this many memories per recall (SPEC §3). */
+/** At most this many memories per recall (docs/design.md#recall-pipeline). */
 export const DEFAULT_RECALL_K = 5;
 
 /** Why a candidate was or was not surfaced (`memdir recall --explain`). */
@@ -151,7 +151,7 @@ export async function selectMemories(options: SelectionOptions): Promise<Selecti
   const seen = new Set<string>();
   const valid: Pick[] = [];
   for (const pick of raw) {
-    if (!known.has(pick.file) || seen.has(pick.file)) continue; // names outside the manifest are dropped (SPEC §3)
+    if (!known.has(pick.file) || seen.has(pick.file)) continue; // names outside the manifest are dropped (docs/design.md#selectors)
     seen.add(pick.file);
     valid.push(pick);
   }
@@ -160,7 +160,7 @@ export async function selectMemories(options: SelectionOptions): Promise<Selecti
 
 /**
  * Recalls the memories relevant to `query` and turns them into the hidden messages an agent
- * sends with its next model request (SPEC §3): scan → drop already read/surfaced → select →
+ * sends with its next model request (docs/design.md#recall-pipeline): scan → drop already read/surfaced → select →
  * keep at most k → read each body capped (200 lines / 4096 bytes) → stay inside the session
  * budget → one `<system-reminder>` user message per memory. The result also says which
  * candidates were skipped and why, for `memdir recall --explain`.

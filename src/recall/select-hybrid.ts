@@ -3,7 +3,7 @@ import type { MemoryHeader } from "../types.ts";
 import { modelSelectionDetails } from "./select-model.ts";
 import type { Pick, Selector, SelectorOptions } from "./selector.ts";
 
-/** How many headers the model may see (SPEC §3: the manifest holds at most 200). */
+/** How many headers the model may see (docs/design.md#hybrid-selector: the manifest holds at most 200). */
 export const HYBRID_MODEL_LIMIT = 200;
 
 /**
@@ -36,7 +36,7 @@ export interface HybridSelectorOptions {
 }
 
 /**
- * The default selector when a model is configured (issue 4, SPEC §3 beyond): the lexical
+ * The default selector when a model is configured (issue 4, docs/design.md#hybrid-selector): the lexical
  * selector ranks EVERY header, and the model chooses among the top 200 of that ranking instead
  * of the 200 newest, so an old but relevant memory is not invisible to it. When fewer than 200
  * headers match lexically, the newest others fill the manifest, so the model can still catch a

@@ -5,9 +5,9 @@ import { type SideQueryFailure, sideQuery } from "../model/side-query.ts";
 import { selectMemoriesSystemPrompt, selectMemoriesUserPrompt } from "../prompts/select-memories.ts";
 import type { Pick, Selector } from "./selector.ts";
 
-/** At most this many headers go into the manifest (SPEC §3). */
+/** At most this many headers go into the manifest (docs/design.md#model-selector). */
 export const MODEL_MANIFEST_LIMIT = 200;
-/** The reply budget of the selection side query (SPEC §3). */
+/** The reply budget of the selection side query (docs/design.md#model-selector). */
 export const MODEL_SELECTOR_MAX_TOKENS = 256;
 
 const selectionSchema = z.object({ selected_memories: z.array(z.string()) });
@@ -48,7 +48,7 @@ export interface ModelSelectorOptions {
 }
 
 /**
- * The faithful selector (SPEC §3): one side query with the query and a manifest of at most 200
+ * The faithful selector (docs/design.md#model-selector): one side query with the query and a manifest of at most 200
  * headers (in the order given: newest first, or pre-ranked by the hybrid selector), JSON output
  * `{selected_memories: string[]}`, `max_tokens` 256. Names not in the manifest are dropped. It never
  * throws for model trouble: any failure gives an empty selection, with the reason readable through

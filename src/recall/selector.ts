@@ -14,7 +14,7 @@ export interface Pick {
 export interface SelectorOptions {
   /** Aborts the selection (prefetch dispose, timeouts). */
   signal?: AbortSignal;
-  /** Tools used recently in the session; selectors skip their usage docs (SPEC §3). */
+  /** Tools used recently in the session; selectors skip their usage docs (docs/design.md#selectors). */
   recentTools?: string[];
   /** At most this many picks. */
   k: number;

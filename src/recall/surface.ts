@@ -3,7 +3,7 @@ import type { Message } from "../types.ts";
 
 const DAY_MS = 86_400_000;
 
-/** Memories older than this many whole days carry the point-in-time caveat (SPEC §3). */
+/** Memories older than this many whole days carry the point-in-time caveat (docs/design.md#surfacing). */
 export const STALE_AFTER_DAYS = 1;
 
 /** The first line of every surfaced memory: `Memory (saved 2 days ago): /abs/path.md:`. */
@@ -36,7 +36,7 @@ export function memoryAge(mtimeMs: number, now: number): string {
 }
 
 /**
- * The header line of a surfaced memory (SPEC §3): `Memory (saved 2 days ago): PATH:`.
+ * The header line of a surfaced memory (docs/design.md#surfacing): `Memory (saved 2 days ago): PATH:`.
  *
  * @example
  * memoryHeader("/m/feedback-real-database.md", mtime, now) // "Memory (saved 2 days ago): /m/feedback-real-database.md:"
@@ -47,7 +47,7 @@ export function memoryHeader(path: string, mtimeMs: number, now: number): string
 
 /**
  * The point-in-time caveat for a memory older than one day, or `null` for a fresh one. A memory is
- * a note about the past: code it mentions may have moved since (SPEC §3).
+ * a note about the past: code it mentions may have moved since (docs/design.md#surfacing).
  */
 export function memoryFreshnessCaveat(mtimeMs: number, now: number): string | null {
   const days = memoryAgeDays(mtimeMs, now);

@@ -17,7 +17,7 @@ export function countWords(text: string): number {
 }
 
 /**
- * True for an input of at most one word — too little to recall on (SPEC §3 gate). The original
+ * True for an input of at most one word — too little to recall on (docs/design.md#prefetch-gates). The original
  * design tests "no whitespace", which skips every Chinese or Japanese prompt (issue 4).
  */
 export function isSingleWord(text: string): boolean {

@@ -92,7 +92,7 @@ export function referenceAgentPrompt(projectRoot: string): string {
 /**
  * Builds a session from configuration: memory location, instruction files and index (the user
  * context, read once per session), memory rules, model client, recall prefetch context,
- * permissions, tools, hooks and the transcript (`<projectDir>/<sessionId>.jsonl`, SPEC §7).
+ * permissions, tools, hooks and the transcript (`<projectDir>/<sessionId>.jsonl`, docs/design.md#transcripts).
  * `resume` loads an earlier transcript and continues appending to it.
  *
  * @example

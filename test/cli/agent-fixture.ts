@@ -7,7 +7,7 @@ import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 export const INDEX_LINE = "- [Real database](feedback-real-database.md) — 登录模块的集成测试不得 mock 数据库";
 
-/** A HOME with project `shop` and its memory dir holding the worked example (SPEC). */
+/** A HOME with project `shop` and its memory dir holding the worked example (docs/design.md#worked-example). */
 export function agentFixture() {
   const home = makeTempDir();
   const project = path.join(home, "shop");

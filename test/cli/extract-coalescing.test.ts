@@ -9,7 +9,7 @@ import { type CliResult, runCli } from "../helpers/cli.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
-// Cross-process extraction (SPEC §5 for agents whose Stop hook starts `memdir extract` after each
+// Cross-process extraction (docs/design.md#coalescing for agents whose Stop hook starts `memdir extract` after each
 // turn): a cursor per transcript, one extraction at a time per memory dir, one trailing run.
 
 const MEMORY_TEXT =

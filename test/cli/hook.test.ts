@@ -9,7 +9,7 @@ import { makeTempDir } from "../helpers/temp.ts";
 import { WORKED_EXAMPLE_PROMPT, writeWorkedExample } from "../mcp/worked-example.ts";
 
 /**
- * SPEC's worked example: project `<home>/shop`, its memory dir under `<home>/.claude/projects/`
+ * The worked example (docs/design.md#worked-example): project `<home>/shop`, its memory dir under `<home>/.claude/projects/`
  * holding the index and two memories saved two days ago.
  */
 function workedExample(): { home: string; project: string; memoryDir: string } {

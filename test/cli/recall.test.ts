@@ -13,7 +13,7 @@ const DAY = 24 * HOUR;
 
 /**
  * A copy of the worked-example memory dir. Both memories were saved two days ago, in different
- * sessions (hours apart, as in the SPEC's story).
+ * sessions (hours apart, as in the worked example, docs/design.md#worked-example).
  */
 function workedExample(): { home: string; memoryDir: string } {
   const home = makeTempDir();

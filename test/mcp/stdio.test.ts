@@ -11,7 +11,7 @@ import { makeTempDir } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { WORKED_EXAMPLE_PROMPT, writeWorkedExample } from "./worked-example.ts";
 
-/** A memory dir holding the two memories of SPEC's worked example, saved two days ago. */
+/** A memory dir holding the two memories of the worked example (docs/design.md#worked-example), saved two days ago. */
 function workedExampleMemoryDir(base: string): string {
   return writeWorkedExample(path.join(base, "memory"));
 }

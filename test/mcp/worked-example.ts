@@ -2,13 +2,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { writeTree } from "../helpers/temp.ts";
 
-/** The prompt of SPEC's worked example. */
+/** The prompt of the worked example (docs/design.md#worked-example). */
 export const WORKED_EXAMPLE_PROMPT = "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。";
 
 const TWO_DAYS_MS = 2 * 86_400_000;
 
 /**
- * Writes SPEC's worked-example memory dir into `memoryDir`: the index and two memories
+ * Writes the worked-example memory dir (docs/design.md#worked-example) into `memoryDir`: the index and two memories
  * (`feedback-real-database.md`, `project-auth-migration.md`), both saved two days ago.
  * Shared by the MCP and hook tests so both check recall against the same memories.
  */

@@ -1,5 +1,5 @@
 // One behaviour suite that every ModelClient implementation must pass, run against the fake model
-// server over real HTTP (STYLE.md habit 9: one suite, every driver).
+// server over real HTTP (docs/design.md#one-suite-per-interface: one suite, every driver).
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { z } from "zod";

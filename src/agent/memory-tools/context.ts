@@ -39,7 +39,7 @@ const outputSchema = z.object({
 export type ContextToolOutput = z.infer<typeof outputSchema>;
 
 /**
- * `memory_context`: what SPEC §2 puts in a session's first request — the instruction files
+ * `memory_context`: what docs/design.md#session-start puts in a session's first request — the instruction files
  * (CLAUDE.md, AGENTS.md, rules) and the memory index as one user-context string — with a
  * manifest of every file loaded and whether the index loaded whole.
  */

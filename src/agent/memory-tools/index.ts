@@ -1,5 +1,5 @@
 /**
- * The memory tools, each defined once (STYLE habit 4): `memory_recall`, `memory_save`,
+ * The memory tools, each defined once (docs/design.md#tools-defined-once): `memory_recall`, `memory_save`,
  * `memory_list`, `memory_read`, `memory_delete`, `memory_context`. The MCP server registers them
  * (with their output schemas and annotations); they are ordinary {@link ToolSpec}s, so the agent
  * loop can register the same objects. Every path a caller gives is checked by

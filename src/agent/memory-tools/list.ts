@@ -15,7 +15,7 @@ const outputSchema = z.object({
 export type ListToolInput = z.infer<typeof inputSchema>;
 export type ListToolOutput = z.infer<typeof outputSchema>;
 
-/** `memory_list`: the header of every memory (type, description, age), newest first (SPEC §3 scan). */
+/** `memory_list`: the header of every memory (type, description, age), newest first (docs/design.md#header-scan). */
 export function createListTool(): MemoryToolSpec<ListToolInput, ListToolOutput> {
   return defineMemoryTool({
     name: "memory_list",

@@ -41,7 +41,7 @@ export type RecallToolInput = z.infer<typeof inputSchema>;
 export type RecallToolOutput = z.infer<typeof outputSchema>;
 
 /**
- * `memory_recall`: the recall pipeline for one query (SPEC §3) — the memories that will clearly
+ * `memory_recall`: the recall pipeline for one query (docs/design.md#recall-pipeline) — the memories that will clearly
  * help, each capped as when surfaced, with its age and the point-in-time caveat in the text.
  */
 export function createRecallTool(

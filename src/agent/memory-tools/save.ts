@@ -39,7 +39,7 @@ export type SaveToolInput = z.infer<typeof inputSchema>;
 export type SaveToolOutput = z.infer<typeof outputSchema>;
 
 /**
- * `memory_save`: one memory through the single writer (SPEC §4, STYLE habit 2) — its own file with
+ * `memory_save`: one memory through the single writer (docs/design.md#the-single-writer) — its own file with
  * frontmatter and its line in `MEMORY.md`, written atomically; secrets and paths outside the
  * memory dir are refused.
  */

@@ -3,7 +3,7 @@ import { isoTime } from "../../memdir/scan.ts";
 import { memoryAge } from "../../recall/surface.ts";
 import { MEMORY_TYPES } from "../../types.ts";
 
-/** A memory type in tool input: one of the four (SPEC §1). */
+/** A memory type in tool input: one of the four (docs/design.md#memory-types). */
 export const memoryTypeSchema = z.enum(MEMORY_TYPES);
 
 /** A memory file name in tool input: relative to the memory dir, checked against escapes before use. */

@@ -7,7 +7,7 @@ import { errorMessage, type ToolContext, type ToolSpec, toolError } from "../too
 /**
  * What a memory tool's `run` returns: structured output plus the text a model reads, or a
  * readable error. Expected failures (a refused path, a secret, a missing file) are data here,
- * never thrown (STYLE habit 6), so both the agent loop and MCP can hand them to the model.
+ * never thrown (docs/design.md#errors), so both the agent loop and MCP can hand them to the model.
  */
 export type MemoryToolOutcome<Output> =
   | { ok: true; output: Output; text: string }
@@ -23,7 +23,7 @@ export interface MemoryToolAnnotations {
 }
 
 /**
- * A memory tool defined once (STYLE habit 4): an ordinary {@link ToolSpec} the agent loop can
+ * A memory tool defined once (docs/design.md#tools-defined-once): an ordinary {@link ToolSpec} the agent loop can
  * register, plus what MCP needs — a title, an output schema, annotations, and `run`, which
  * returns the structured output the agent's text `handler` is made from.
  */

@@ -30,7 +30,7 @@ export function looksBinary(buffer: Buffer): boolean {
   return buffer.subarray(0, 8192).includes(0);
 }
 
-/** Records a file as read in this session (the prefetch then never surfaces it again, SPEC §3). */
+/** Records a file as read in this session (the prefetch then never surfaces it again, docs/design.md#consuming-the-prefetch). */
 export async function recordRead(context: ToolContext, absolutePath: string): Promise<void> {
   const entry = { readAt: context.now(), source: "read" as const };
   context.readFileState.set(absolutePath, entry);

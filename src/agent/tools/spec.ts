@@ -16,7 +16,7 @@ export interface ToolResult {
 /**
  * Everything a tool may touch besides its input: the working directory, the session's
  * read-file state, the memory dir (writes there go through the single writer), the clock.
- * One context per agent: a forked agent gets its own (SPEC §5).
+ * One context per agent: a forked agent gets its own (docs/design.md#the-forked-agent).
  */
 export interface ToolContext {
   /** Relative paths in tool input resolve against this. */
@@ -31,7 +31,7 @@ export interface ToolContext {
 }
 
 /**
- * A tool defined once: the agent loop and the MCP server both register it (STYLE habit 4).
+ * A tool defined once: the agent loop and the MCP server both register it (docs/design.md#tools-defined-once).
  * `readOnly` tools never change files; permission checks may allow them everywhere.
  */
 // biome-ignore lint/suspicious/noExplicitAny: handlers are contravariant in their input; `any` lets specs of any input share one list.

@@ -46,7 +46,7 @@ export interface ToolWrite {
   /** Set when the write went to the memory dir (relative to it). */
   memoryFile?: string;
   created: boolean;
-  /** Set when `MEMORY.md` is now over a load limit (SPEC §2: the writer is told). */
+  /** Set when `MEMORY.md` is now over a load limit (docs/design.md#the-index: the writer is told). */
   indexWarning?: string;
 }
 
@@ -65,7 +65,7 @@ async function readIfExists(file: string): Promise<string | null> {
  * Writes or changes a file for a tool. `change` gets the current text (null when the file does
  * not exist) and returns the new text. Inside the memory dir the write goes through the single
  * writer (path check, secret check, atomic; `MEMORY.md` is read and rewritten under the writer
- * lock, so an Edit never loses a line another writer added meanwhile — STYLE habit 2); elsewhere
+ * lock, so an Edit never loses a line another writer added meanwhile — docs/design.md#the-single-writer); elsewhere
  * a plain write after creating the parent folders. Throws on failure; callers turn that into a
  * tool error.
  */

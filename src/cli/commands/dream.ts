@@ -48,7 +48,7 @@ function hours(value: number | null): string {
 }
 
 /**
- * `memdir dream`: consolidates the memory directory (SPEC §6) — with a model, the consolidating
+ * `memdir dream`: consolidates the memory directory (docs/design.md#consolidation) — with a model, the consolidating
  * agent; without one, the offline duplicate merge. `--status` shows each gate, `--propose` stores
  * a proposal instead of changing files, `--apply ID` applies one.
  */

@@ -14,7 +14,7 @@ interface MigrateOptions extends CommonOptions {
 
 /**
  * `memdir migrate [--from OLD-PROJECT-PATH]`: after a project moves, its memory stays under the
- * old path's directory (SPEC §1 "beyond"). Without `--from`, lists memory directories whose
+ * old path's directory (docs/design.md#project-ownership). Without `--from`, lists memory directories whose
  * project no longer exists; with it, moves that memory to the current project (`--cwd`).
  */
 export const registerMigrateCommand: RegisterCommand = (program, context) => {
