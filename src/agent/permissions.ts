@@ -46,7 +46,7 @@ function refuse(message: string): PermissionDecision {
 /**
  * Inside the memory dir only memory files may change (`*.md`, no dot-path): memdir's own state
  * (`.git/config`, `.memdir-project`, lock files) and non-memory files such as `run.sh` are
- * refused, so no agent can plant a command that a later git call runs (issue 22).
+ * refused, so no agent can plant a command that a later git call runs (docs/design.md#path-safety).
  */
 export function memoryFileDecision(toolName: string, file: string): PermissionDecision {
   const refusal = memoryFileRefusal(file);

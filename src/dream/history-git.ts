@@ -25,7 +25,7 @@ export function gitAvailable(): boolean {
  * before every git call. Repository-local config can make git run programs (`core.fsmonitor`,
  * `core.hooksPath`, `core.pager`, `core.sshCommand`, filter and diff drivers, aliases,
  * `include.path`), and `.git/config` sits inside the memory dir, where an agent or a copied
- * file could have planted one (issue 22): memdir never runs git with a config it did not write.
+ * file could have planted one (docs/design.md#history): memdir never runs git with a config it did not write.
  */
 const REPOSITORY_CONFIG = [
   "[core]",

@@ -285,7 +285,7 @@ export async function assertInsideMemoryDir(
  * part of its path starts with `.`. Everything else in a memory dir is memdir's own state (the
  * history repository `.git`, `.memdir-project`, lock files, the extraction queue, caches) or not
  * memory at all (`run.sh`); an automatic writer that could change those could plant a command
- * that a later git call runs (issue 22: `.git/config` with `core.fsmonitor`), so every writer
+ * that a later git call runs (`.git/config` with `core.fsmonitor`; docs/design.md#path-safety), so every writer
  * applies this one rule.
  *
  * @example memoryFileRefusal(".git/config") // "… is memdir's own state (a name starts with \".\") …"
@@ -308,7 +308,7 @@ const NOT_PORTABLE = /[<>:"|?*]/;
  * Why `file` (relative, `/`-separated, NFC) cannot be the name of a new memory, or null when it
  * can: every part must be a name that the common file systems hold (no `<>:"|?*`, no Windows
  * device name, no trailing dot or space, at most 255 bytes) and that an index line carries back
- * unchanged; the file's own name must leave room for the writer's temp name (issue 22).
+ * unchanged; the file's own name must leave room for the writer's temp name (docs/design.md#path-safety).
  *
  * @example fileNameRefusal("a>b.md") // "… has \">\" …"
  */

@@ -339,7 +339,7 @@ async function prepareMemoryDir(memoryDir: string): Promise<void> {
 /**
  * `file` resolved inside the memory dir and checked to be a memory file (`*.md`, MEMORY.md
  * included, no dot-path): raw-text writes come from agents, and memdir's own state must stay
- * out of their reach (issue 22, `memoryFileRefusal`).
+ * out of their reach (docs/design.md#path-safety).
  */
 async function memoryFileTarget(memoryDir: string, file: string): Promise<{ file: string; path: string }> {
   const target = await resolveOrThrow(memoryDir, file);
