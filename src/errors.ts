@@ -13,6 +13,7 @@ export type MemdirErrorCode =
   | "not-found"
   | "project-mismatch"
   | "lock-timeout"
+  | "lock-lost"
   | "io"
   | "frontmatter"
   | "no-model"

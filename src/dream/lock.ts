@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { processIsAlive, tryTakeLease } from "../memdir/lease.ts";
 import type { Clock } from "../types.ts";
 
 /**
@@ -18,16 +19,8 @@ const ACQUIRE_MUTEX_STALE_MS = 30_000;
 /** Whether a process with this PID exists. EPERM means it exists but belongs to someone else. */
 export type ProcessProbe = (pid: number) => boolean;
 
-/** `process.kill(pid, 0)`: ESRCH → dead; anything else (EPERM included) → alive. */
-export const isProcessAlive: ProcessProbe = (pid) => {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
-  }
-};
+/** The shared probe (`process.kill(pid, 0)`: ESRCH → dead; anything else → alive). */
+export const isProcessAlive: ProcessProbe = processIsAlive;
 
 /** What the lock file says right now. */
 export interface LockInspection {
@@ -123,8 +116,8 @@ export async function acquireConsolidationLock(
   const now = options.now ?? Date.now;
   const pid = options.pid ?? process.pid;
   await fs.mkdir(memoryDir, { recursive: true });
-  const mutex = await takeAcquireMutex(memoryDir, pid);
-  if (!mutex) return { ok: false, reason: "lost-race", holderPid: null };
+  const releaseMutex = await takeAcquireMutex(memoryDir);
+  if (!releaseMutex) return { ok: false, reason: "lost-race", holderPid: null };
   try {
     const seen = await inspectConsolidationLock(memoryDir, options);
     if (seen.status === "held") return { ok: false, reason: "held", holderPid: seen.holderPid };
@@ -134,7 +127,7 @@ export async function acquireConsolidationLock(
     if (reread !== pid) return { ok: false, reason: "lost-race", holderPid: reread };
     return { ok: true, lock: heldLock(memoryDir, pid, seen.lastConsolidatedMs, acquiredMs) };
   } finally {
-    await fs.rm(path.join(memoryDir, ACQUIRE_MUTEX_FILE), { force: true });
+    await releaseMutex();
   }
 }
 
@@ -173,30 +166,12 @@ async function writeLockFile(memoryDir: string, body: string, mtimeMs: number): 
 }
 
 /**
- * An `O_EXCL` create: only one process at a time gets past it. A mutex left by a crash (dead PID
- * or older than 30 s) is removed and retried once.
+ * The acquire step's lease ({@link tryTakeLease}): only one process at a time gets past it; one
+ * left by a crash (dead PID, or not refreshed for 30 s) is taken over.
  */
-async function takeAcquireMutex(memoryDir: string, pid: number): Promise<boolean> {
-  const file = path.join(memoryDir, ACQUIRE_MUTEX_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await fs.writeFile(file, String(pid), { flag: "wx" });
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const stale = await fs
-        .stat(file)
-        .then(async (stat) => {
-          const holder = parsePid(await fs.readFile(file, "utf8").catch(() => ""));
-          // Real time, not the injected clock: this guards real processes racing right now.
-          return (
-            Date.now() - stat.mtimeMs > ACQUIRE_MUTEX_STALE_MS || (holder !== null && !isProcessAlive(holder))
-          );
-        })
-        .catch(() => true);
-      if (!stale) return false;
-      await fs.rm(file, { force: true });
-    }
-  }
-  return false;
+async function takeAcquireMutex(memoryDir: string): Promise<(() => Promise<void>) | null> {
+  const lease = await tryTakeLease(path.join(memoryDir, ACQUIRE_MUTEX_FILE), {
+    staleMs: ACQUIRE_MUTEX_STALE_MS,
+  });
+  return lease === null ? null : () => lease.release();
 }

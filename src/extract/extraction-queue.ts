@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../memdir/atomic.ts";
-import { type HeldLockFile, liveLockHolder, tryLockFile } from "../memdir/lock.ts";
+import { type Lease, liveLeaseHolder, tryTakeLease } from "../memdir/lease.ts";
 import { extractionStateDir, transcriptKey } from "./cursor-store.ts";
 
 /**
@@ -103,15 +103,15 @@ export async function runOneAtATime<R>(
 ): Promise<QueueOutcome<R>> {
   const staleMs = options.staleMs ?? EXTRACTION_LOCK_STALE_MS;
   const log = options.log ?? (() => {});
-  let lock = await tryLockFile(lockPath(memoryDir), { staleMs });
+  let lock = await tryTakeLease(lockPath(memoryDir), { staleMs });
   let carried: ExtractionTicket | null = null;
   if (lock === null) {
     await writePending(memoryDir, ticket);
     // The holder may have released between our attempt and the write (and already looked for
     // pending work): try once more, so the request is never left with nobody to run it.
-    lock = await tryLockFile(lockPath(memoryDir), { staleMs });
+    lock = await tryTakeLease(lockPath(memoryDir), { staleMs });
     if (lock === null)
-      return { status: "queued", holder: await liveLockHolder(lockPath(memoryDir), { staleMs }) };
+      return { status: "queued", holder: await liveLeaseHolder(lockPath(memoryDir), { staleMs }) };
     // Take our session's request back. A newer one of the same session may have replaced it
     // (a later turn ended meanwhile): that one runs right after ours, since the caller may run
     // ours on the transcript as it read it before queueing. Other sessions' requests stay queued.
@@ -158,7 +158,7 @@ export async function runOneAtATime<R>(
   // A request written after our last look but before the release: run it, unless another
   // process has taken the lock (it looks for pending work before it releases).
   while (await pendingExists(memoryDir)) {
-    const again = await tryLockFile(lockPath(memoryDir), { staleMs });
+    const again = await tryTakeLease(lockPath(memoryDir), { staleMs });
     if (again === null) break;
     try {
       await withHeartbeat(again, options.heartbeatMs, runQueued);
@@ -170,7 +170,7 @@ export async function runOneAtATime<R>(
   return { status: "ran", own: own.value, trailing };
 }
 
-async function withHeartbeat<T>(lock: HeldLockFile, heartbeatMs: number | undefined, work: () => Promise<T>) {
+async function withHeartbeat<T>(lock: Lease, heartbeatMs: number | undefined, work: () => Promise<T>) {
   const timer = setInterval(() => void lock.refresh(), heartbeatMs ?? EXTRACTION_HEARTBEAT_MS);
   timer.unref();
   try {

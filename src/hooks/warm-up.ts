@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../memdir/atomic.ts";
-import { liveLockHolder, tryLockFile } from "../memdir/lock.ts";
+import { liveLeaseHolder, tryTakeLease } from "../memdir/lease.ts";
 import {
   CACHE_DIRECTORY_NAME,
   flushPersistedCaches,
@@ -127,7 +127,7 @@ export async function warmUpDecision(
   if (survey === null) return { warm: false, reason: "no memory dir yet" };
   if (!worthPersisting(survey.memories))
     return { warm: false, reason: `${survey.memories} memories: too few to need caches` };
-  const running = await liveLockHolder(path.join(cacheDir(memoryDir), WARM_UP_LOCK_FILE), {
+  const running = await liveLeaseHolder(path.join(cacheDir(memoryDir), WARM_UP_LOCK_FILE), {
     staleMs: WARM_UP_STALE_MS,
   });
   if (running !== null) return { warm: false, reason: `a warm-up is already running (pid ${running})` };
@@ -177,9 +177,9 @@ export async function warmUp(
   );
   if (!exists) return { status: "not-needed", memories: 0, reason: "no memory dir yet" };
   const lockPath = path.join(cacheDir(memoryDir), WARM_UP_LOCK_FILE);
-  const lock = await tryLockFile(lockPath, { staleMs: WARM_UP_STALE_MS });
+  const lock = await tryTakeLease(lockPath, { staleMs: WARM_UP_STALE_MS });
   if (lock === null)
-    return { status: "busy", holder: await liveLockHolder(lockPath, { staleMs: WARM_UP_STALE_MS }) };
+    return { status: "busy", holder: await liveLeaseHolder(lockPath, { staleMs: WARM_UP_STALE_MS }) };
   try {
     const headers = await scanHeaders(memoryDir);
     if (!worthPersisting(headers.length))

@@ -4,16 +4,15 @@ import { tempFileWriterPid } from "./atomic.ts";
 import { type FileIssue, fileContentIssue, listTree, skippedFileIssues } from "./doctor-files.ts";
 import { type FrontmatterIssue, parseFrontmatter } from "./frontmatter.ts";
 import {
+  applyIndexChanges,
   INDEX_FILE,
   INDEX_MAX_BYTES,
   INDEX_MAX_LINES,
   type IndexEntry,
   parseIndex,
   readIndex,
-  removeIndexLine,
-  upsertIndexLine,
 } from "./index-file.ts";
-import { processIsAlive } from "./lock.ts";
+import { processIsAlive } from "./lease.ts";
 import { HEADER_MAX_LINES, scanHeaders } from "./scan.ts";
 import { findSecrets, secretKindPhrase } from "./secrets.ts";
 import { defaultTitle, updateIndex, withMemoryLock } from "./write.ts";
@@ -157,29 +156,23 @@ export async function repairMemoryDir(memoryDir: string): Promise<string[]> {
   await withMemoryLock(memoryDir, async () => {
     const issues = await diagnoseMemoryDir(memoryDir);
     const headers = new Map((await scanHeaders(memoryDir, { cache: null })).map((h) => [h.file, h]));
-    await updateIndex(memoryDir, (text) => {
-      let updated = text;
-      for (const issue of issues) {
-        if (issue.code === "dead-pointer") {
-          updated = removeIndexLine(updated, issue.file);
-          fixed.push(`removed the line for missing ${issue.file}`);
-        } else if (issue.code === "duplicate-pointer") {
-          const first = parseIndex(updated).find((entry) => entry.file === issue.file);
-          if (first) updated = upsertIndexLine(updated, first);
-          fixed.push(`removed a second line for ${issue.file}`);
-        } else if (issue.code === "missing-pointer") {
-          const description = headers.get(issue.file)?.description;
-          if (!description || findSecrets(description).length > 0) continue;
-          updated = upsertIndexLine(updated, {
-            title: defaultTitle(issue.file, description),
-            file: issue.file,
-            hook: description,
-          });
-          fixed.push(`added a line for ${issue.file}`);
-        }
+    // Every index change of the repair is collected first and written once (applyIndexChanges).
+    const remove = new Set<string>();
+    const add: { title: string; file: string; hook: string }[] = [];
+    for (const issue of issues) {
+      if (issue.code === "dead-pointer") {
+        remove.add(issue.file);
+        fixed.push(`removed the line for missing ${issue.file}`);
+      } else if (issue.code === "duplicate-pointer") {
+        fixed.push(`removed a second line for ${issue.file}`);
+      } else if (issue.code === "missing-pointer") {
+        const description = headers.get(issue.file)?.description;
+        if (!description || findSecrets(description).length > 0) continue;
+        add.push({ title: defaultTitle(issue.file, description), file: issue.file, hook: description });
+        fixed.push(`added a line for ${issue.file}`);
       }
-      return updated;
-    });
+    }
+    await updateIndex(memoryDir, (text) => applyIndexChanges(text, { remove, add }));
     for (const issue of issues) {
       if (issue.code !== "stale-temp") continue;
       await fs.rm(path.join(memoryDir, issue.file), { force: true });

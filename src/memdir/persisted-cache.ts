@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
 import { tempFileWriterPid, writeFileAtomic } from "./atomic.ts";
-import { processIsAlive } from "./lock.ts";
+import { processIsAlive } from "./lease.ts";
 
 /**
  * A cache file in the memory directory that lets a fresh process reuse the work of earlier ones

@@ -14,7 +14,7 @@ import {
   removeIndexLine,
   upsertIndexLine,
 } from "./index-file.ts";
-import { type LockOptions, withMemoryLock } from "./lock.ts";
+import { assertStillLocked, type LockOptions, withMemoryLock } from "./lock.ts";
 import { fileNameRefusal, memoryFileRefusal, resolveInsideMemoryDir } from "./safe-path.ts";
 import { assertNoSecrets } from "./secrets.ts";
 
@@ -98,16 +98,27 @@ export async function saveMemory(
         : await freeTarget(memoryDir, slugFor(type, description));
       const existing = await fs.readFile(target.path, "utf8").catch(() => null);
       const extra = existing === null ? {} : extraFields(existing);
-      await fs.mkdir(path.dirname(target.path), { recursive: true });
-      await writeFileAtomic(target.path, serializeMemory({ description, type, body, extra }));
-
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
       const previous = parseIndex(index).find((entry) => entry.file === target.file);
       const title = oneLine(input.title ?? "") || previous?.title || defaultTitle(target.file, description);
       const hook = shorten(oneLine(input.hook ?? "") || description, MAX_HOOK_CHARS);
       const updated = upsertIndexLine(index, { title, file: target.file, hook });
-      if (updated !== index) await writeFileAtomic(indexPath, updated);
+
+      await fs.mkdir(path.dirname(target.path), { recursive: true });
+      await assertStillLocked(memoryDir);
+      await writeFileAtomic(target.path, serializeMemory({ description, type, body, extra }));
+      // The file and its index line change together or not at all: when the index cannot be
+      // written (a full disk, a lost lease), the file goes back to what it was.
+      try {
+        if (updated !== index) {
+          await assertStillLocked(memoryDir);
+          await writeFileAtomic(indexPath, updated);
+        }
+      } catch (error) {
+        await restoreFile(target.path, existing);
+        throw error;
+      }
       const indexWarning = indexWarningFor(updated);
       return {
         file: target.file,
@@ -143,6 +154,7 @@ export async function removeMemory(
         const stat = await fs.lstat(target.path);
         if (stat.isDirectory())
           throw new MemdirError("invalid-input", `write: ${target.file} is a folder, not a memory`);
+        await assertStillLocked(memoryDir);
         await fs.rm(target.path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw asIoError(error, target.path);
@@ -151,8 +163,10 @@ export async function removeMemory(
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
       const updated = removeIndexLine(index, target.file);
-      if (updated !== index) await writeFileAtomic(indexPath, updated);
-      else if (!removedFile) {
+      if (updated !== index) {
+        await assertStillLocked(memoryDir);
+        await writeFileAtomic(indexPath, updated);
+      } else if (!removedFile) {
         throw new MemdirError("not-found", `write: no memory ${target.file} in ${memoryDir}`);
       }
       return { file: target.file, path: target.path };
@@ -188,6 +202,7 @@ export async function writeMemoryText(
     async () => {
       const created = !(await exists(target.path));
       await fs.mkdir(path.dirname(target.path), { recursive: true });
+      await assertStillLocked(memoryDir);
       await writeFileAtomic(target.path, text);
       return { file: target.file, path: target.path, created };
     },
@@ -222,6 +237,7 @@ export async function updateIndex(
         INDEX_FILE,
       );
       if (after === before) return { changed: false };
+      await assertStillLocked(memoryDir);
       await writeFileAtomic(indexPath, after);
       const indexWarning = indexWarningFor(after);
       return { changed: true, ...(indexWarning ? { indexWarning } : {}) };
@@ -298,6 +314,16 @@ export function defaultTitle(file: string, description: string): string {
 }
 
 // ---- helpers ----
+
+/**
+ * Puts a file back as it was before a write whose index update then failed: removed when it was
+ * new (which also frees the space a full disk needs), else rewritten. A failure to restore is
+ * left as it is: the original error is the one to report.
+ */
+async function restoreFile(filePath: string, before: string | null): Promise<void> {
+  if (before === null) await fs.rm(filePath, { force: true }).catch(() => undefined);
+  else await writeFileAtomic(filePath, before).catch(() => undefined);
+}
 
 /**
  * `file` resolved inside the memory dir and checked to be a memory file other than the index;
