@@ -128,6 +128,13 @@ export {
   removeIndexLine,
   upsertIndexLine,
 } from "./memdir/index-file.ts";
+export {
+  type Memdir,
+  type MemdirCacheMode,
+  type MemdirOptions,
+  type MemdirStats,
+  openMemdir,
+} from "./memdir/instance.ts";
 // The memory directory: location, format, the single writer
 export {
   agentMemoryDir,
@@ -148,7 +155,6 @@ export {
 export { type CappedRead, MEMORY_MAX_BYTES, MEMORY_MAX_LINES, readMemoryCapped } from "./memdir/read.ts";
 export { assertInsideMemoryDir, resolveInsideMemoryDir, type SafePathResult } from "./memdir/safe-path.ts";
 export {
-  defaultHeaderCache,
   formatManifest,
   HeaderCache,
   manifestLine,

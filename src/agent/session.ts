@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { type ResolvedConfig, resolveConfig } from "../config.ts";
+import { processEnv, type ResolvedConfig, resolveConfig } from "../config.ts";
 import { maybeStartConsolidation } from "../dream/consolidate.ts";
 import { SessionScanThrottle } from "../dream/gate.ts";
 import { installMemoryHooks } from "../extract/wire.ts";
 import { createInstructionLoader } from "../instructions/loader.ts";
 import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
+import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { type MemoryLocation, resolveMemoryLocation } from "../memdir/paths.ts";
 import type { ModelClient } from "../model/client.ts";
 import { requireModel } from "../model/factory.ts";
@@ -54,6 +55,11 @@ export interface AgentSessionOptions {
   log?: (message: string) => void;
   /** Lines for the user from background work (e.g. `Saved 1 memory`). */
   notify?: (text: string) => void;
+  /**
+   * The instance of the session's memory dir, shared with the embedder (kept open by `close`);
+   * by default the session opens one and closes it with itself.
+   */
+  memdir?: Memdir;
 }
 
 /** Everything one agent session needs, built from configuration in one place. */
@@ -103,7 +109,7 @@ export function referenceAgentPrompt(projectRoot: string): string {
  * await session.close();
  */
 export async function createAgentSession(options: AgentSessionOptions = {}): Promise<AgentSession> {
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const home = options.home ?? (env.HOME || undefined);
   const now = options.now ?? Date.now;
   const cwd = path.resolve(options.cwd ?? process.cwd());
@@ -138,6 +144,9 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const memoryDir = config.autoMemory ? location.memoryDir : null;
   const toolContext = createToolContext({ cwd, memoryDir, now });
+  // The session's caches and folder watchers, unless the embedder shares an instance of its own.
+  const ownsMemdir = memoryDir !== null && options.memdir === undefined;
+  const memdir = memoryDir === null ? null : (options.memdir ?? openMemdir(memoryDir, { env, clock: now }));
   const memory: LoopMemory | null =
     memoryDir === null || rules === null
       ? null
@@ -149,6 +158,7 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
             selector: options.selector ?? selectorFromConfig(undefined, config).selector,
             autoMemory: config.autoMemory,
             readFileState: toolContext.readFileState,
+            memdir: memdir ?? undefined,
             now,
             onError: (error) =>
               log(`memdir: recall failed: ${error instanceof Error ? error.message : String(error)}`),
@@ -159,6 +169,7 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
   const memoryHooks = installMemoryHooks({
     hooks,
     memoryDir: options.memoryHooks === false ? null : memoryDir,
+    memdir: memdir ?? undefined,
     client,
     model: options.model,
     bare: config.bare,
@@ -240,6 +251,7 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
       await memoryHooks.drain(closeOptions.timeoutMs);
       memoryHooks.dispose();
       transcript.close();
+      if (ownsMemdir) await memdir?.close();
     },
   };
   return session;
