@@ -1,4 +1,4 @@
-import { type Dirent, statSync } from "node:fs";
+import { type Dirent, statfsSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
@@ -185,6 +185,35 @@ export function mergeNewestFirst(
   }
   while (next < added.length) merged.push(added[next++]);
   return merged;
+}
+
+// `statfs` magic numbers (linux/magic.h) of local file systems whose inotify events are complete.
+const LOCAL_FILE_SYSTEMS = new Set([
+  0xef53, // ext2/3/4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0x858458f6, // ramfs
+  0x794c7630, // overlayfs (containers)
+  0xf2f52010, // f2fs
+  0x2fc12fc1, // zfs
+  0xca451a4e, // bcachefs
+  0x3153464a, // jfs
+  0x52654973, // reiserfs
+]);
+
+/** True for a `statfs` type of a local file system whose inotify events are complete. */
+export function isLocalFileSystem(type: number): boolean {
+  return LOCAL_FILE_SYSTEMS.has(type);
+}
+
+/** True when `folderPath` is on a local file system whose inotify events are complete. */
+export function onLocalFileSystem(folderPath: string): boolean {
+  try {
+    return isLocalFileSystem(Number(statfsSync(folderPath).type));
+  } catch {
+    return false;
+  }
 }
 
 async function symlinkStaysInside(linkPath: string, realRoot: string): Promise<boolean> {

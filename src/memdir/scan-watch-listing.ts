@@ -12,6 +12,7 @@ import {
 import path from "node:path";
 import {
   type Candidate,
+  isLocalFileSystem,
   isMemoryFileName,
   joinRoot,
   type ListingObserver,
@@ -27,30 +28,6 @@ const MAX_WATCHED_FOLDERS = 256;
 // A rescan re-checks at most this many paths; a bigger change is cheaper as a full scan (which
 // stats in slices that yield to the event loop, where this re-check runs synchronously).
 const REFRESH_MAX_PATHS = 2048;
-
-// `statfs` magic numbers (linux/magic.h) of local file systems whose inotify events are complete.
-const LOCAL_FILE_SYSTEMS = new Set([
-  0xef53, // ext2/3/4
-  0x58465342, // xfs
-  0x9123683e, // btrfs
-  0x01021994, // tmpfs
-  0x858458f6, // ramfs
-  0x794c7630, // overlayfs (containers)
-  0xf2f52010, // f2fs
-  0x2fc12fc1, // zfs
-  0xca451a4e, // bcachefs
-  0x3153464a, // jfs
-  0x52654973, // reiserfs
-]);
-
-/** True when `folderPath` is on a local file system whose inotify events are complete. */
-export function onLocalFileSystem(folderPath: string): boolean {
-  try {
-    return LOCAL_FILE_SYSTEMS.has(Number(statfsSync(folderPath).type));
-  } catch {
-    return false;
-  }
-}
 
 type Failure = "rebuild" | "unwatchable";
 
@@ -251,7 +228,7 @@ export class WatchedListing implements ListingObserver {
       return "skip"; // vanished or unreadable: the parent's watcher reports when that changes
     }
     if (!stat.isDirectory()) return "skip";
-    if (!LOCAL_FILE_SYSTEMS.has(fileSystem)) {
+    if (!isLocalFileSystem(fileSystem)) {
       this.#fail("unwatchable"); // a mount of a remote file system inside the memory dir
       return "failed";
     }

@@ -1,6 +1,6 @@
 import { readFileSync, type Stats, statSync } from "node:fs";
-import { type Candidate, throwIfAborted } from "./scan-list.ts";
-import { onLocalFileSystem, WatchedListing } from "./scan-watch-listing.ts";
+import { type Candidate, onLocalFileSystem, throwIfAborted } from "./scan-list.ts";
+import { WatchedListing } from "./scan-watch-listing.ts";
 
 export { NO_WATCH_ENV, watchingEnabled } from "../config.ts";
 export { WatchedListing } from "./scan-watch-listing.ts";
