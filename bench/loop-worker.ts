@@ -21,6 +21,7 @@ import { z } from "zod";
 import { type LoopMemory, queryLoop } from "../src/agent/loop.ts";
 import { allowAll } from "../src/agent/permissions.ts";
 import { createToolContext, type ToolSpec } from "../src/agent/tools/spec.ts";
+import { type Memdir, openMemdir } from "../src/memdir/instance.ts";
 import type { ModelClient, ModelResponse } from "../src/model/client.ts";
 import { collectSettledMemories, startRelevantMemoryPrefetch } from "../src/recall/prefetch.ts";
 import { createLexicalSelector } from "../src/recall/select-lexical.ts";
@@ -50,11 +51,18 @@ try {
     { id: "u1", role: "user", content: "how do we test the login flow against the real database?" },
   ];
   const location = { memoryDir, projectDir: base };
+  // The process's instance of the memory dir, as an agent session has one.
+  const memdir = openMemdir(memoryDir);
   const never: Selector = () => new Promise(() => {});
   const lexical = createLexicalSelector();
 
   // pending: the per-iteration check on a prefetch that is still searching.
-  const pending = startRelevantMemoryPrefetch(messages, { location, selector: never, selectorName: "never" });
+  const pending = startRelevantMemoryPrefetch(messages, {
+    location,
+    selector: never,
+    selectorName: "never",
+    memdir,
+  });
   await new Promise((resolve) => setTimeout(resolve, 20));
   const readFileState: ReadFileState = new Map();
   const calls = 200_000;
@@ -77,6 +85,7 @@ try {
       location,
       selector: lexical,
       selectorName: "lexical",
+      memdir,
     });
     startTimes.push(performance.now() - started);
     await handle.promise;
@@ -95,7 +104,7 @@ try {
     handle[Symbol.dispose]();
   }
 
-  const loopAB = await measureLoop(memoryDir, location, never);
+  const loopAB = await measureLoop(memoryDir, location, never, memdir);
   console.log(
     JSON.stringify({
       pendingMs: round(pendingMs, 6),
@@ -115,6 +124,7 @@ async function measureLoop(
   memoryDir: string,
   location: { memoryDir: string; projectDir: string },
   never: Selector,
+  memdir: Memdir,
 ): Promise<{ iterations: number; withoutMemoryMs: number; pendingMs: number; differenceMs: number }> {
   const iterations = 400;
   const noop: ToolSpec = {
@@ -159,7 +169,7 @@ async function measureLoop(
   const withMemory: LoopMemory = {
     memoryDir,
     rules: "# Memory\n(the memory rules would be here)",
-    prefetch: { location, selector: never, selectorName: "never" },
+    prefetch: { location, selector: never, selectorName: "never", memdir },
   };
   const without: number[] = [];
   const pendingRuns: number[] = [];

@@ -10,7 +10,7 @@
  */
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
-import { scanHeaders } from "../src/memdir/scan.ts";
+import { openMemdir } from "../src/memdir/instance.ts";
 import { recall } from "../src/recall/recall.ts";
 import { createLexicalSelector } from "../src/recall/select-lexical.ts";
 import { median, percentile, round } from "./stats.ts";
@@ -20,16 +20,26 @@ const queries = JSON.parse(fs.readFileSync(queriesFile, "utf8")) as string[];
 const maxRssMb = () => process.resourceUsage().maxRSS / 1024;
 const baselineRssMb = maxRssMb();
 
+const memdir = openMemdir(dir);
 const selector = createLexicalSelector();
 const now = () => Date.parse("2026-01-02T00:00:00Z");
 const recallOnce = (query: string) =>
-  recall({ memoryDir: dir, query, selector, selectorName: "lexical", k: 5, now, readFileState: new Map() });
+  recall({
+    memoryDir: dir,
+    query,
+    selector,
+    selectorName: "lexical",
+    k: 5,
+    now,
+    readFileState: new Map(),
+    memdir,
+  });
 
 let started = performance.now();
 const first = await recallOnce(queries[0]);
 const firstRecallMs = performance.now() - started;
 
-const headers = await scanHeaders(dir);
+const headers = await memdir.scan();
 const selectTimes: number[] = [];
 let picked = 0;
 for (let pass = 0; pass < 2; pass++) {

@@ -4,15 +4,14 @@
  * - naive: `{coldMs, warmMs, headers}` — the first call in this process, then the median of
  *   `repetitions` further calls (the naive scan reads everything every time).
  * - memdir: `{coldMs, warmMs, warmTouchedMs, headers, touched, watchedRescans}` — the first
- *   `scanHeaders` in this process (empty cache), the median rescan of the unchanged dir, and the
+ *   scan of this process's Memdir (empty cache), the median rescan of the unchanged dir, and the
  *   median rescan after new mtimes on 1% of the files (a different 1% each time). Original mtimes
  *   are restored. Rescans are served by the folder watchers (src/memdir/scan-watch.ts) unless
  *   `MEMDIR_NO_WATCH=1`; `watchedRescans` counts the rescans that were.
  */
 import fs from "node:fs/promises";
 import { performance } from "node:perf_hooks";
-import { scanHeaders } from "../src/memdir/scan.ts";
-import { scanWatchStats } from "../src/memdir/scan-watch.ts";
+import { openMemdir } from "../src/memdir/instance.ts";
 import { naiveScanHeaders } from "./naive-scan.ts";
 import { median, round } from "./stats.ts";
 
@@ -33,9 +32,10 @@ if (mode === "naive") {
     JSON.stringify({ coldMs: round(cold.ms), warmMs: round(median(warm)), headers: cold.value.length }),
   );
 } else if (mode === "memdir") {
-  const cold = await timed(() => scanHeaders(dir));
+  const memdir = openMemdir(dir);
+  const cold = await timed(() => memdir.scan());
   const warm: number[] = [];
-  for (let i = 0; i < repetitions; i++) warm.push((await timed(() => scanHeaders(dir))).ms);
+  for (let i = 0; i < repetitions; i++) warm.push((await timed(() => memdir.scan())).ms);
   const headers = cold.value;
   const touchCount = Math.max(1, Math.round(headers.length / 100));
   const touchedTimes: number[] = [];
@@ -47,7 +47,7 @@ if (mode === "naive") {
       for (const h of chosen) if (!original.has(h.path)) original.set(h.path, h.mtimeMs);
       const stamp = new Date(Date.now() + (pass + 1) * 1000);
       await Promise.all(chosen.map((h) => fs.utimes(h.path, stamp, stamp)));
-      touchedTimes.push((await timed(() => scanHeaders(dir))).ms);
+      touchedTimes.push((await timed(() => memdir.scan())).ms);
     }
   } finally {
     await Promise.all(
@@ -63,7 +63,7 @@ if (mode === "naive") {
       warmTouchedMs: round(median(touchedTimes)),
       headers: headers.length,
       touched: touchCount,
-      watchedRescans: scanWatchStats.watchedRescans,
+      watchedRescans: memdir.stats().watch.watchedRescans,
     }),
   );
 } else {

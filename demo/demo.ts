@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { applyExplicitMemory } from "../src/extract/explicit.ts";
 import { EXPLICIT_MEMORY_HOOK } from "../src/extract/wire.ts";
+import { openMemdir } from "../src/memdir/instance.ts";
 import { saveMemory } from "../src/memdir/write.ts";
 import { recall } from "../src/recall/recall.ts";
 import { createLexicalSelector } from "../src/recall/select-lexical.ts";
@@ -206,6 +207,7 @@ async function offlineEpilogue(offlineDir: string, memoryDir: string): Promise<v
     query: FIX,
     selector: createLexicalSelector(),
     selectorName: "lexical",
+    memdir: openMemdir(memoryDir, { watch: false }),
   });
   for (const candidate of result.candidates)
     console.log(

@@ -226,3 +226,41 @@ export function resolveModelConfig(
   const selectorModel = env.MEMDIR_SELECTOR_MODEL ?? model;
   return { provider, apiKey, baseURL, model, selectorModel };
 }
+
+/** Set to `1` to neither read nor write cache files (benchmarks of cold behaviour, tests). */
+export const NO_CACHE_ENV = "MEMDIR_NO_CACHE";
+/** Set to `1` to never watch memory folders: every scan lists and stats the whole tree. */
+export const NO_WATCH_ENV = "MEMDIR_NO_WATCH";
+/** Set to anything to print failed background cache saves (and other diagnostics) to stderr. */
+export const DEBUG_ENV = "MEMDIR_DEBUG";
+
+/**
+ * The process's environment. memdir reads environment variables only in this file; library code
+ * takes an `env` option and falls back to this, so a caller (a test, an embedding host) decides.
+ */
+export function processEnv(): NodeJS.ProcessEnv {
+  return process.env;
+}
+
+/** A switch that is off unless set to something other than empty, `0` or `false`. */
+function switchedOn(value: string | undefined): boolean {
+  return !(value === undefined || value === "" || value === "0" || value.toLowerCase() === "false");
+}
+
+/** True unless `MEMDIR_NO_CACHE` is set to a true value in `env`. */
+export function persistedCacheEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !switchedOn(env[NO_CACHE_ENV]);
+}
+
+/** True when watching is allowed here: Linux, and not turned off by `MEMDIR_NO_WATCH` in `env`. */
+export function watchingEnabled(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): boolean {
+  return platform === "linux" && !switchedOn(env[NO_WATCH_ENV]);
+}
+
+/** True when `MEMDIR_DEBUG` is set (to anything) in `env`. */
+export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env[DEBUG_ENV]);
+}

@@ -24,6 +24,7 @@
  */
 
 export { isMemdirError, MemdirError, type MemdirErrorCode } from "./errors.ts";
+export { type Memdir, type MemdirOptions, openMemdir } from "./memdir/instance.ts";
 export { type MemoryLocation, type MemoryLocationOptions, resolveMemoryLocation } from "./memdir/paths.ts";
 export { type CappedRead, readMemoryCapped } from "./memdir/read.ts";
 export { type ScanOptions, scanHeaders } from "./memdir/scan.ts";

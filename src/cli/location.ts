@@ -1,4 +1,5 @@
 import { type ResolvedConfig, resolveConfig } from "../config.ts";
+import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { type MemoryLocation, resolveMemoryLocation } from "../memdir/paths.ts";
 import { type CommandContext, type CommonOptions, type ModelOptions, modelConfigOptions } from "./common.ts";
 
@@ -9,7 +10,7 @@ import { type CommandContext, type CommonOptions, type ModelOptions, modelConfig
  *
  * @example
  * const location = await locationFromOptions(options, context);
- * const headers = await scanHeaders(location.memoryDir);
+ * const headers = await memdirForCommand(location, context).scan();
  */
 export function locationFromOptions(
   options: CommonOptions,
@@ -22,6 +23,17 @@ export function locationFromOptions(
     env: context.env,
     home: context.env.HOME || undefined,
   });
+}
+
+/**
+ * The instance a one-shot command scans its memory dir with, under the CLI's environment
+ * (`MEMDIR_NO_CACHE`, `MEMDIR_DEBUG`). No folder watchers: the process ends after a scan or two.
+ */
+export function memdirForCommand(
+  location: Pick<MemoryLocation, "memoryDir">,
+  context: CommandContext,
+): Memdir {
+  return openMemdir(location.memoryDir, { env: context.env, watch: false });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { processEnv } from "../config.ts";
 import { MemdirError } from "../errors.ts";
 import { writeFileAtomic } from "../memdir/atomic.ts";
 import type { Clock } from "../types.ts";
@@ -9,15 +10,12 @@ import { type FileChange, type HistoryEntry, type HistoryKind, parseKindPrefix }
 // Dot-files are memdir's own state (locks, proposals, the journal, the project marker): never history.
 const EXCLUDES = ".*\n*.tmp\n";
 
-let gitVersionChecked: boolean | null = null;
-
-/** True when a `git` executable runs here (checked once per process). */
+/**
+ * True when a `git` executable runs here. Probed on every call (~20 ms on a loaded box), not
+ * remembered: a history operation asks once or twice, and no process-wide state is kept.
+ */
 export function gitAvailable(): boolean {
-  if (gitVersionChecked === null) {
-    const probe = spawnSync("git", ["--version"], { stdio: "ignore" });
-    gitVersionChecked = probe.status === 0;
-  }
-  return gitVersionChecked;
+  return spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
 }
 
 /**
@@ -101,7 +99,7 @@ interface GitResult {
 async function runGit(memoryDir: string, args: string[], options: { now?: Clock } = {}): Promise<GitResult> {
   await pinRepositoryConfig(memoryDir);
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("GIT_")) env[key] = value;
+  for (const [key, value] of Object.entries(processEnv())) if (!key.startsWith("GIT_")) env[key] = value;
   Object.assign(env, {
     GIT_DIR: path.join(memoryDir, ".git"),
     GIT_WORK_TREE: memoryDir,

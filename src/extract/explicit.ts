@@ -1,4 +1,5 @@
 import { isMemdirError } from "../errors.ts";
+import type { Memdir } from "../memdir/instance.ts";
 import { scanHeaders } from "../memdir/scan.ts";
 import { removeMemory, saveMemory } from "../memdir/write.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
@@ -20,6 +21,8 @@ export type ExplicitMemoryResult =
 /** Options for applying explicit memory instructions. */
 export interface ExplicitMemoryOptions {
   memoryDir: string;
+  /** The instance whose header cache the duplicate check scans with (default: a private one). */
+  memdir?: Memdir;
   /** Overrides the guessed type. */
   type?: MemoryType;
   /** Clock for the note in the body. */
@@ -50,7 +53,7 @@ export async function rememberStatement(
   const description = describeStatement(text);
   try {
     // Saying the same thing twice updates that memory instead of adding a duplicate.
-    const same = (await scanHeaders(options.memoryDir)).find(
+    const same = (await scanHeaders(options.memoryDir, { memdir: options.memdir })).find(
       (header) => header.description !== null && sameStatement(header.description, description),
     );
     const saved = await saveMemory(options.memoryDir, { file: same?.file, type, description, body: text });
@@ -65,8 +68,9 @@ export async function rememberStatement(
 export async function findMemoryToForget(
   query: string,
   memoryDir: string,
+  memdir?: Memdir,
 ): Promise<{ file: string; path: string; description: string | null } | null> {
-  const headers = await scanHeaders(memoryDir);
+  const headers = await scanHeaders(memoryDir, { memdir });
   if (headers.length === 0) return null;
   const selector = createLexicalSelector();
   const picks = await selector(query, headers, { k: 1, memoryDir });
@@ -87,7 +91,7 @@ export async function applyExplicitMemory(
   const intent = parseExplicitMemory(userText);
   if (!intent) return { action: "none" };
   if (intent.kind === "remember") return rememberStatement(userText, options);
-  const match = await findMemoryToForget(intent.query, options.memoryDir);
+  const match = await findMemoryToForget(intent.query, options.memoryDir, options.memdir);
   if (!match) return { action: "not-found", query: intent.query };
   try {
     await removeMemory(options.memoryDir, match.file);

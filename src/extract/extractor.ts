@@ -1,5 +1,6 @@
 import type { LoopEvent } from "../agent/loop.ts";
 import type { ToolSpec } from "../agent/tools/spec.ts";
+import type { Memdir } from "../memdir/instance.ts";
 import type { ModelClient } from "../model/client.ts";
 import type { Clock, Message } from "../types.ts";
 import { countNewMessages, mainAgentWroteMemory, messagesAfterCursor } from "./cursor.ts";
@@ -10,6 +11,8 @@ export const EXTRACTION_DRAIN_TIMEOUT_MS = 60_000;
 
 export interface ExtractorOptions {
   memoryDir: string;
+  /** The session's instance for `memoryDir` (default: each run scans with a private one). */
+  memdir?: Memdir;
   client: ModelClient;
   model?: string;
   /** Default working directory of the fork (a request's `cwd` wins). */
@@ -111,6 +114,7 @@ async function processRequest(state: ExtractorState, request: ExtractionRequest)
     messages: request.messages,
     newMessageCount: newMessages,
     memoryDir: options.memoryDir,
+    memdir: options.memdir,
     client: options.client,
     model: options.model,
     cwd,

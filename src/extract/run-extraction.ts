@@ -5,6 +5,7 @@ import { memoryOnlyPermissions } from "../agent/permissions.ts";
 import type { ToolSpec } from "../agent/tools/spec.ts";
 import { defaultTools } from "../agent/tools.ts";
 import { INDEX_FILE } from "../memdir/index-file.ts";
+import type { Memdir } from "../memdir/instance.ts";
 import { formatManifest, SCAN_DEFAULT_LIMIT, scanHeaders } from "../memdir/scan.ts";
 import type { ModelClient } from "../model/client.ts";
 import { extractionPrompt } from "../prompts/extract.ts";
@@ -19,6 +20,8 @@ export interface ExtractionRunOptions {
   /** How many of them are new since the last extraction (stated in the prompt). */
   newMessageCount: number;
   memoryDir: string;
+  /** The instance whose header cache the manifest scan uses (default: a private one). */
+  memdir?: Memdir;
   client: ModelClient;
   model?: string;
   /** Where the fork's relative paths resolve (default `process.cwd()`); writes stay in the memory dir. */
@@ -101,7 +104,7 @@ export async function runExtraction(options: ExtractionRunOptions): Promise<Extr
     const now = options.now ?? Date.now;
     // One scan: the manifest for the prompt (so the agent need not list the folder) and the
     // files that existed before, to tell "saved" from "updated" afterwards.
-    const headers = await scanHeaders(options.memoryDir, { signal: options.signal });
+    const headers = await scanHeaders(options.memoryDir, { signal: options.signal, memdir: options.memdir });
     const existedBefore = new Set(headers.map((header) => header.file));
     const prompt = extractionPrompt({
       memoryDir: options.memoryDir,

@@ -1,4 +1,5 @@
 import type { BeforeModelHook, HookRegistry, StopHook } from "../agent/hooks.ts";
+import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import type { ModelClient } from "../model/client.ts";
 import { type Clock, messageText } from "../types.ts";
 import { applyExplicitMemory, type ExplicitMemoryResult } from "./explicit.ts";
@@ -12,6 +13,8 @@ export interface MemoryHooksOptions {
   hooks: HookRegistry;
   /** The auto-memory dir, or null when auto memory is off (then nothing is installed). */
   memoryDir: string | null;
+  /** The instance for `memoryDir` that the explicit rule and extraction scan with (default: private ones). */
+  memdir?: Memdir;
   /** The model for background extraction; null (offline) → only the explicit "remember …" rule. */
   client: ModelClient | null;
   model?: string;
@@ -57,11 +60,12 @@ export function explicitMemoryNotice(result: ExplicitMemoryResult): string | nul
  * remember (`记住：…`, `remember that …`) is saved at once, "forget …" removes the best match —
  * with or without a model, before the model is called. Only the user's own message is read.
  */
-export function explicitMemoryHook(options: { now?: Clock } = {}): BeforeModelHook {
+export function explicitMemoryHook(options: { now?: Clock; memdir?: Memdir } = {}): BeforeModelHook {
   return async (context) => {
     if (context.memoryDir === null) return undefined;
     const result = await applyExplicitMemory(messageText(context.userMessage), {
       memoryDir: context.memoryDir,
+      memdir: memdirFor(options.memdir, context.memoryDir),
       now: options.now,
     });
     const notice = explicitMemoryNotice(result);
@@ -100,12 +104,16 @@ export function installMemoryHooks(options: MemoryHooksOptions): MemoryHooks {
     return { extractor: null, drain: async () => true, dispose: () => {} };
   }
   const removers = [
-    options.hooks.beforeModel(EXPLICIT_MEMORY_HOOK, explicitMemoryHook({ now: options.now })),
+    options.hooks.beforeModel(
+      EXPLICIT_MEMORY_HOOK,
+      explicitMemoryHook({ now: options.now, memdir: options.memdir }),
+    ),
   ];
   let extractor: Extractor | null = null;
   if (options.client !== null && !options.bare && options.extract !== false) {
     extractor = createExtractor({
       memoryDir: options.memoryDir,
+      memdir: options.memdir,
       client: options.client,
       model: options.model,
       now: options.now,

@@ -1,6 +1,7 @@
 import type { ResolvedConfig } from "../config.ts";
 import { applyExplicitMemory } from "../extract/explicit.ts";
 import { explicitMemoryNotice } from "../extract/wire.ts";
+import { openMemdir } from "../memdir/instance.ts";
 import type { MemoryLocation } from "../memdir/paths.ts";
 import { prefetchGate } from "../recall/prefetch.ts";
 import { recall } from "../recall/recall.ts";
@@ -32,8 +33,11 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
   const { config, location } = options;
   if (!config.autoMemory) return null;
   const parts: string[] = [];
+  // One instance for the save and the recall of this prompt (the hook's process ends after it).
+  const memdir = openMemdir(location.memoryDir, { watch: false, clock: options.now });
   const explicit = await applyExplicitMemory(options.prompt, {
     memoryDir: location.memoryDir,
+    memdir,
     now: options.now,
   });
   const notice = explicitMemoryNotice(explicit);
@@ -50,6 +54,7 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
       selectorName: options.selectorName,
       now: options.now,
       signal: options.signal,
+      memdir,
       // A memory saved from this very prompt is already known to the model: do not echo it back.
       alreadySurfaced: explicit.action === "saved" ? [explicit.path] : [],
     });

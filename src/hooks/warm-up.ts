@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../memdir/atomic.ts";
+import { openMemdir } from "../memdir/instance.ts";
 import { liveLeaseHolder, tryTakeLease } from "../memdir/lease.ts";
 import {
   CACHE_DIRECTORY_NAME,
@@ -8,7 +9,7 @@ import {
   persistedCacheEnabled,
   worthPersisting,
 } from "../memdir/persisted-cache.ts";
-import { isMemoryFileName, scanHeaders } from "../memdir/scan.ts";
+import { isMemoryFileName } from "../memdir/scan.ts";
 import { LexicalIndexCache } from "../recall/lexical/lexical-index.ts";
 
 /**
@@ -181,12 +182,13 @@ export async function warmUp(
   if (lock === null)
     return { status: "busy", holder: await liveLeaseHolder(lockPath, { staleMs: WARM_UP_STALE_MS }) };
   try {
-    const headers = await scanHeaders(memoryDir);
+    const memdir = openMemdir(memoryDir, { env, watch: false });
+    const headers = await memdir.scan();
     if (!worthPersisting(headers.length))
       return { status: "not-needed", memories: headers.length, reason: "too few memories to need caches" };
     // The index file a recall's lexical selector (and the hybrid one's pre-ranking) loads.
     await new LexicalIndexCache({ persist: true }).forDirectory(memoryDir).sync(headers);
-    await flushPersistedCaches();
+    await Promise.all([memdir.flush(), flushPersistedCaches()]);
     // Counted the way warmUpDecision counts (the scan may leave out unreadable files), so an
     // unchanged dir is recognised as unchanged next time.
     const survey = await surveyMemoryDir(memoryDir);

@@ -2,6 +2,7 @@ import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/serv
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { readMemoryFile } from "../agent/memory-tools/index.ts";
 import { readIndex } from "../memdir/index-file.ts";
+import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import { scanHeaders } from "../memdir/scan.ts";
 
 export const INDEX_RESOURCE_URI = "memory://index";
@@ -18,7 +19,7 @@ export function memoryFileUri(file: string): string {
  * a list of every memory). The file named in a URI is decoded once and then checked by
  * `resolveInsideMemoryDir` like every client-given path: a URI can never read outside the memory dir.
  */
-export function registerMemoryResources(server: McpServer, memoryDir: string): void {
+export function registerMemoryResources(server: McpServer, memoryDir: string, memdir?: Memdir): void {
   server.registerResource(
     "memory-index",
     INDEX_RESOURCE_URI,
@@ -38,7 +39,7 @@ export function registerMemoryResources(server: McpServer, memoryDir: string): v
     "memory-file",
     new ResourceTemplate(FILE_RESOURCE_TEMPLATE, {
       list: async () => {
-        const headers = await scanHeaders(memoryDir);
+        const headers = await scanHeaders(memoryDir, { memdir: memdirFor(memdir, memoryDir) });
         return {
           resources: headers.map((header) => ({
             uri: memoryFileUri(header.file),

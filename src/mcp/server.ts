@@ -4,6 +4,7 @@ import { z } from "zod";
 import { createMemoryTools } from "../agent/memory-tools/index.ts";
 import { createToolContext } from "../agent/tools/spec.ts";
 import type { ResolvedConfig } from "../config.ts";
+import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { ensureMemoryDir, type MemoryLocation } from "../memdir/paths.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { Selector } from "../recall/selector.ts";
@@ -19,6 +20,11 @@ export interface MemdirServerOptions {
   selector?: Selector;
   selectorName?: string;
   now?: Clock;
+  /**
+   * The instance of `location.memoryDir` the tools and resources scan with; the caller closes it
+   * (`serveStdio` does). Default: a private one without folder watchers.
+   */
+  memdir?: Memdir;
 }
 
 /** What the server tells a client about itself, in the `initialize` answer. */
@@ -50,6 +56,7 @@ function packageVersion(): string {
 export function createMemdirServer(options: MemdirServerOptions): McpServer {
   const { location, config } = options;
   const now = options.now ?? Date.now;
+  const memdir = options.memdir ?? openMemdir(location.memoryDir, { clock: now, watch: false });
   const server = new McpServer(
     { name: "memdir", title: "memdir", version: packageVersion() },
     { instructions: SERVER_INSTRUCTIONS },
@@ -59,12 +66,13 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
     selector: options.selector ?? createLexicalSelector(),
     selectorName: options.selector ? (options.selectorName ?? "custom") : "lexical",
     prepareMemoryDir: () => ensureMemoryDir(location),
+    memdir,
   });
   const cwd = location.projectRoot ?? config.cwd;
   registerMemoryTools(server, tools, (signal) =>
     createToolContext({ cwd, memoryDir: location.memoryDir, now, signal }),
   );
-  registerMemoryResources(server, location.memoryDir);
+  registerMemoryResources(server, location.memoryDir, memdir);
   server.registerPrompt(
     "remember",
     {

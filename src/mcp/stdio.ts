@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { openMemdir } from "../memdir/instance.ts";
 import { createMemdirServer, type MemdirServerOptions } from "./server.ts";
 
 export interface StdioServerOptions extends MemdirServerOptions {
@@ -23,7 +24,9 @@ export async function serveStdio(options: StdioServerOptions): Promise<void> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const stdin = options.stdin ?? process.stdin;
   const restoreConsole = keepConsoleOffStdout();
-  const server = createMemdirServer(options);
+  // The process's instance of the served memory dir: its folder watchers end with the connection.
+  const memdir = options.memdir ?? openMemdir(options.location.memoryDir, { clock: options.now });
+  const server = createMemdirServer({ ...options, memdir });
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -41,6 +44,7 @@ export async function serveStdio(options: StdioServerOptions): Promise<void> {
     await closed;
   } finally {
     restoreConsole();
+    if (options.memdir === undefined) await memdir.close();
   }
 }
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { resolveRoot } from "../config.ts";
+import { processEnv, resolveRoot } from "../config.ts";
 import { MemdirError } from "../errors.ts";
 
 /** Where one project's memory lives (docs/design.md#locating-memory). */
@@ -178,7 +178,7 @@ function expandHome(p: string, home: string): string {
  * location.memoryDir // "/Users/me/.claude/projects/-Users-me-shop/memory"
  */
 export async function resolveMemoryLocation(options: MemoryLocationOptions = {}): Promise<MemoryLocation> {
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const home = options.home ?? env.HOME ?? os.homedir();
   const root = resolveRoot({ root: options.root, env, home });
   const cwd = path.resolve(options.cwd ?? process.cwd());

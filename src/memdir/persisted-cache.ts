@@ -2,8 +2,11 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
+import { debugEnabled, persistedCacheEnabled } from "../config.ts";
 import { tempFileWriterPid, writeFileAtomic } from "./atomic.ts";
 import { processIsAlive } from "./lease.ts";
+
+export { NO_CACHE_ENV, persistedCacheEnabled } from "../config.ts";
 
 /**
  * A cache file in the memory directory that lets a fresh process reuse the work of earlier ones
@@ -20,8 +23,6 @@ import { processIsAlive } from "./lease.ts";
 
 /** The folder inside a memory directory. A dot-folder: scans, doctor and the dream history skip it. */
 export const CACHE_DIRECTORY_NAME = ".memdir-cache";
-/** Set to `1` to neither read nor write cache files (benchmarks of cold behaviour, tests). */
-export const NO_CACHE_ENV = "MEMDIR_NO_CACHE";
 /** Cache files larger than this are neither written nor read (a bound on disk and load time). */
 export const PERSISTED_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 
@@ -47,12 +48,6 @@ interface Envelope {
   name: string;
   fingerprint: string;
   data: unknown;
-}
-
-/** True unless `MEMDIR_NO_CACHE` is set to a true value in `env`. */
-export function persistedCacheEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env[NO_CACHE_ENV];
-  return value === undefined || value === "" || value === "0" || value.toLowerCase() === "false";
 }
 
 /** The path of cache `name` inside `memoryDir`. */
@@ -172,62 +167,12 @@ async function removeDeadWritersTemps(directory: string): Promise<void> {
 // ENOENT: the memory directory itself is missing (the scan found nothing; do not create it).
 const UNWRITABLE = new Set(["EACCES", "EPERM", "EROFS", "ENOENT", "ENOTDIR", "ENOSPC", "EDQUOT"]);
 
-/** Reports a failed background save; the default prints only with `MEMDIR_DEBUG=1`. */
+/** Reports a failed background save. */
 export type CacheLog = (message: string) => void;
 
-const defaultLog: CacheLog = (message) => {
-  if (process.env.MEMDIR_DEBUG) process.stderr.write(`memdir: ${message}\n`);
-};
-
-const pending = new Map<string, { running: Promise<void>; again: boolean }>();
-
-/**
- * Saves cache `name` after the current work is done, never blocking the caller: `produce` runs
- * on a later turn of the event loop (after the caller has its result) and its value is written in
- * the background. Calls while a save of the same file runs coalesce into one more save. Errors
- * are swallowed and passed to `log`. Resolves when the save (and any coalesced one) is over;
- * callers normally ignore the promise. Skipped entirely with `MEMDIR_NO_CACHE=1`.
- *
- * @example
- * saveInBackground(memoryDir, "headers", fingerprint, () => cache.snapshot(root));
- */
-export function saveInBackground(
-  memoryDir: string,
-  name: string,
-  fingerprint: string,
-  produce: () => unknown,
-  log: CacheLog = defaultLog,
-): Promise<void> {
-  if (!persistedCacheEnabled()) return Promise.resolve();
-  const key = persistedCachePath(path.resolve(memoryDir), name);
-  const current = pending.get(key);
-  if (current) {
-    current.again = true;
-    return current.running;
-  }
-  const state = { running: Promise.resolve(), again: false };
-  const once = async () => {
-    await new Promise((resolve) => setImmediate(resolve));
-    try {
-      await savePersistedCache(memoryDir, name, fingerprint, produce());
-    } catch (error) {
-      log(`cache ${name}: not saved: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  };
-  state.running = (async () => {
-    do {
-      state.again = false;
-      await once();
-    } while (state.again);
-    pending.delete(key);
-  })();
-  pending.set(key, state);
-  return state.running;
-}
-
-/** Resolves when every background save started so far has finished (tests, clean shutdown). */
-export async function flushPersistedCaches(): Promise<void> {
-  while (pending.size > 0) await Promise.all([...pending.values()].map((state) => state.running));
+/** A {@link CacheLog} that prints to stderr when `debug` (`MEMDIR_DEBUG`), else nothing. */
+export function debugCacheLog(debug: boolean): CacheLog {
+  return debug ? (message) => process.stderr.write(`memdir: ${message}\n`) : () => undefined;
 }
 
 /**
@@ -241,8 +186,103 @@ export interface PersistedCacheStats {
   index: { hits: number; misses: number };
 }
 
-/** Process-wide counters, updated by the scan and the lexical index. */
-export const persistedCacheStats: PersistedCacheStats = {
-  headers: { hits: 0, misses: 0 },
-  index: { hits: 0, misses: 0 },
-};
+/** Options of {@link PersistedCaches}. */
+export interface PersistedCachesOptions {
+  /** False: {@link PersistedCaches.saveInBackground} writes nothing (`MEMDIR_NO_CACHE=1`). */
+  enabled: boolean;
+  /** Where failed saves are reported (default: nowhere). */
+  log?: CacheLog;
+}
+
+/**
+ * The background saves of one owner (a {@link Memdir}, see `instance.ts`) and their counters:
+ * saves of the same file coalesce, and {@link flush} waits for all of them.
+ */
+export class PersistedCaches {
+  readonly enabled: boolean;
+  /** Hits and misses of the caches saved here (updated by the scan and the lexical index). */
+  readonly stats: PersistedCacheStats = { headers: { hits: 0, misses: 0 }, index: { hits: 0, misses: 0 } };
+  readonly #log: CacheLog;
+  readonly #pending = new Map<string, { running: Promise<void>; again: boolean }>();
+
+  constructor(options: PersistedCachesOptions) {
+    this.enabled = options.enabled;
+    this.#log = options.log ?? (() => undefined);
+  }
+
+  /**
+   * Saves cache `name` after the current work is done, never blocking the caller: `produce` runs
+   * on a later turn of the event loop (after the caller has its result) and its value is written
+   * in the background. Calls while a save of the same file runs coalesce into one more save.
+   * Errors are swallowed and logged. Resolves when the save (and any coalesced one) is over;
+   * callers normally ignore the promise. Skipped entirely when not {@link enabled}.
+   *
+   * @example
+   * memdir.persisted.saveInBackground(memoryDir, "headers", fingerprint, () => cache.snapshot(root));
+   */
+  saveInBackground(
+    memoryDir: string,
+    name: string,
+    fingerprint: string,
+    produce: () => unknown,
+  ): Promise<void> {
+    if (!this.enabled) return Promise.resolve();
+    const key = persistedCachePath(path.resolve(memoryDir), name);
+    const current = this.#pending.get(key);
+    if (current) {
+      current.again = true;
+      return current.running;
+    }
+    const state = { running: Promise.resolve(), again: false };
+    const once = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      try {
+        await savePersistedCache(memoryDir, name, fingerprint, produce());
+      } catch (error) {
+        this.#log(`cache ${name}: not saved: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+    state.running = (async () => {
+      do {
+        state.again = false;
+        await once();
+      } while (state.again);
+      this.#pending.delete(key);
+    })();
+    this.#pending.set(key, state);
+    return state.running;
+  }
+
+  /** Resolves when every background save started so far has finished (tests, clean shutdown). */
+  async flush(): Promise<void> {
+    while (this.#pending.size > 0)
+      await Promise.all([...this.#pending.values()].map((state) => state.running));
+  }
+}
+
+// The lexical index's saves and counters (`lexical-index.ts`, not yet given a Memdir): the only
+// process-wide cache state left, until the lexical engine takes its `PersistedCaches` from the
+// instance (issue #15). Nothing else may use the three functions below.
+const lexicalCaches = new PersistedCaches({ enabled: true, log: debugCacheLog(debugEnabled()) });
+
+/**
+ * {@link PersistedCaches.saveInBackground} for the lexical index (see above); skipped with
+ * `MEMDIR_NO_CACHE=1`.
+ */
+export function saveInBackground(
+  memoryDir: string,
+  name: string,
+  fingerprint: string,
+  produce: () => unknown,
+): Promise<void> {
+  if (!persistedCacheEnabled()) return Promise.resolve();
+  return lexicalCaches.saveInBackground(memoryDir, name, fingerprint, produce);
+}
+
+/** Resolves when the lexical index's background saves have finished (a Memdir flushes its own). */
+export function flushPersistedCaches(): Promise<void> {
+  return lexicalCaches.flush();
+}
+
+/** The lexical index's counters (`index`); a Memdir's own are `memdir.persisted.stats`. */
+export const persistedCacheStats: PersistedCacheStats = lexicalCaches.stats;

@@ -1,4 +1,4 @@
-import { type Dirent, statSync } from "node:fs";
+import { type Dirent, statfsSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
@@ -56,13 +56,14 @@ export function joinRoot(root: string, file: string): string {
 /**
  * Walks the directory tree (not following symlinked folders) and lists `*.md` memory files, with
  * `mtimeMs`/`size` still unset (see {@link statCandidates}). With an `observer` every candidate is
- * a fresh object that the caller may keep; without one, objects of earlier listings are reused.
+ * a fresh object that the caller may keep; without one, objects of earlier listings in `reuse` are reused.
  */
 export async function listMarkdownFiles(
   root: string,
   realRoot: string,
   signal: AbortSignal | undefined,
   observer?: ListingObserver,
+  reuse?: ListedCandidates,
 ): Promise<Candidate[]> {
   const found: Candidate[] = [];
   // Earlier listings' candidate objects are reused (same name, same path): fresh objects and
@@ -70,7 +71,7 @@ export async function listMarkdownFiles(
   // pile up as old garbage until a full GC (~+2.5 MB per rescan of 20,000 files). Sharing one
   // object between two overlapping scans is harmless: each writes a real `stat` of that path.
   // A watched listing keeps its objects for later rescans, so it must own them: no reuse there.
-  const known = observer ? new Map<string, Candidate>() : listedCandidatesOf(root);
+  const known = observer || !reuse ? new Map<string, Candidate>() : reuse.of(root);
   const candidateFor = (file: string): Candidate => {
     let candidate = known.get(file);
     if (candidate === undefined) {
@@ -107,26 +108,32 @@ export async function listMarkdownFiles(
     pending = next;
   }
   // Names deleted since are dropped once they outnumber the live ones (the map stays bounded).
-  if (!observer && known.size > 2 * found.length + 64) {
+  if (!observer && reuse && known.size > 2 * found.length + 64) {
     known.clear();
     for (const candidate of found) known.set(candidate.file, candidate);
   }
   return found;
 }
 
-/** Candidates by file name for the few most recently listed roots (see {@link listMarkdownFiles}). */
-const listedCandidates = new Map<string, Map<string, Candidate>>();
 const LISTED_ROOTS_KEPT = 4;
 
-function listedCandidatesOf(root: string): Map<string, Candidate> {
-  let known = listedCandidates.get(root);
-  if (known)
-    listedCandidates.delete(root); // re-inserted last: most recently used
-  else known = new Map();
-  listedCandidates.set(root, known);
-  if (listedCandidates.size > LISTED_ROOTS_KEPT)
-    listedCandidates.delete(listedCandidates.keys().next().value as string);
-  return known;
+/**
+ * Candidates by file name for the few most recently listed roots (see {@link listMarkdownFiles}),
+ * reused by the unwatched listings of one owner (a Memdir).
+ */
+export class ListedCandidates {
+  readonly #roots = new Map<string, Map<string, Candidate>>();
+
+  /** The candidates last listed under `root` (an empty map the first time). */
+  of(root: string): Map<string, Candidate> {
+    let known = this.#roots.get(root);
+    if (known)
+      this.#roots.delete(root); // re-inserted last: most recently used
+    else known = new Map();
+    this.#roots.set(root, known);
+    if (this.#roots.size > LISTED_ROOTS_KEPT) this.#roots.delete(this.#roots.keys().next().value as string);
+    return known;
+  }
 }
 
 /**
@@ -160,6 +167,53 @@ export async function statCandidates(
   }
   listed.length = kept;
   return listed;
+}
+
+/** `previous` without the stale objects, merged with the added ones: newest first, in O(n). */
+export function mergeNewestFirst(
+  previous: readonly Candidate[],
+  changed: readonly Candidate[],
+  stale: ReadonlySet<Candidate>,
+): Candidate[] {
+  const added = changed.filter((candidate) => !stale.has(candidate)).sort(newestFirst);
+  const merged: Candidate[] = [];
+  let next = 0;
+  for (const candidate of previous) {
+    if (stale.size > 0 && stale.has(candidate)) continue;
+    while (next < added.length && newestFirst(added[next], candidate) < 0) merged.push(added[next++]);
+    merged.push(candidate);
+  }
+  while (next < added.length) merged.push(added[next++]);
+  return merged;
+}
+
+// `statfs` magic numbers (linux/magic.h) of local file systems whose inotify events are complete.
+const LOCAL_FILE_SYSTEMS = new Set([
+  0xef53, // ext2/3/4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0x858458f6, // ramfs
+  0x794c7630, // overlayfs (containers)
+  0xf2f52010, // f2fs
+  0x2fc12fc1, // zfs
+  0xca451a4e, // bcachefs
+  0x3153464a, // jfs
+  0x52654973, // reiserfs
+]);
+
+/** True for a `statfs` type of a local file system whose inotify events are complete. */
+export function isLocalFileSystem(type: number): boolean {
+  return LOCAL_FILE_SYSTEMS.has(type);
+}
+
+/** True when `folderPath` is on a local file system whose inotify events are complete. */
+export function onLocalFileSystem(folderPath: string): boolean {
+  try {
+    return isLocalFileSystem(Number(statfsSync(folderPath).type));
+  } catch {
+    return false;
+  }
 }
 
 async function symlinkStaysInside(linkPath: string, realRoot: string): Promise<boolean> {

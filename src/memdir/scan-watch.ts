@@ -1,28 +1,13 @@
-import {
-  type Dirent,
-  type FSWatcher,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  type Stats,
-  statfsSync,
-  statSync,
-  watch,
-} from "node:fs";
-import path from "node:path";
-import {
-  type Candidate,
-  isMemoryFileName,
-  joinRoot,
-  type ListingObserver,
-  newestFirst,
-  throwIfAborted,
-} from "./scan-list.ts";
+import { readFileSync, type Stats, statSync } from "node:fs";
+import { type Candidate, onLocalFileSystem, throwIfAborted } from "./scan-list.ts";
+import { WatchedListing } from "./scan-watch-listing.ts";
+
+export { NO_WATCH_ENV, watchingEnabled } from "../config.ts";
+export { WatchedListing } from "./scan-watch-listing.ts";
 
 /**
  * Watch-backed listings (issue #10): a process that scans the same memory directory again (the
- * MCP server, the agent loop) keeps the last listing of each root and one NON-recursive
+ * MCP server, the agent loop) keeps, in its {@link WatchRegistry} (one per Memdir), the last listing of each root and one NON-recursive
  * `fs.watch` per listed folder, so a rescan re-`stat`s only the paths an event named instead of
  * all 20,000 files (~100 ms of `statSync` per rescan, the bulk of a warm scan).
  *
@@ -45,83 +30,173 @@ import {
  * `MEMDIR_NO_WATCH=1` turns watching off.
  */
 
-/** Set to `1` to never watch memory folders: every scan lists and stats the whole tree. */
-export const NO_WATCH_ENV = "MEMDIR_NO_WATCH";
-
-// A memory dir has a handful of folders; a tree with more is listed the plain way (the watch
-// count is bounded per process by WATCHED_ROOTS_KEPT × this, well under inotify's user limit).
-const MAX_WATCHED_FOLDERS = 256;
-// Roots kept watched per process (least recently scanned closed first): a server serves one or
+// Roots kept watched per registry (least recently scanned closed first): a server serves one or
 // two memory dirs, while a test process scans many temp dirs.
 const WATCHED_ROOTS_KEPT = 4;
-// A rescan re-checks at most this many paths; a bigger change is cheaper as a full scan (which
-// stats in slices that yield to the event loop, where this re-check runs synchronously).
-const REFRESH_MAX_PATHS = 2048;
 
-/**
- * How many listed files each watched rescan re-stats anyway, round-robin (a safety net, ~1 ms):
- * a change no event reports, such as a write through a hard link created outside the memory dir
- * after the listing, is seen within ⌈files / sweep⌉ rescans. Tests may set it to 0 to check the
- * events alone.
- */
-export const scanWatchTuning = { sweepPerRescan: 256 };
-
-// `statfs` magic numbers (linux/magic.h) of local file systems whose inotify events are complete.
-const LOCAL_FILE_SYSTEMS = new Set([
-  0xef53, // ext2/3/4
-  0x58465342, // xfs
-  0x9123683e, // btrfs
-  0x01021994, // tmpfs
-  0x858458f6, // ramfs
-  0x794c7630, // overlayfs (containers)
-  0xf2f52010, // f2fs
-  0x2fc12fc1, // zfs
-  0xca451a4e, // bcachefs
-  0x3153464a, // jfs
-  0x52654973, // reiserfs
-]);
-
-/** True when watching is allowed here: Linux, and not turned off by `MEMDIR_NO_WATCH` in `env`. */
-export function watchingEnabled(
-  env: NodeJS.ProcessEnv = process.env,
-  platform: NodeJS.Platform = process.platform,
-): boolean {
-  if (platform !== "linux") return false;
-  const value = env[NO_WATCH_ENV];
-  return value === undefined || value === "" || value === "0" || value.toLowerCase() === "false";
+/** Tuning of the watched rescans (tests set `sweepPerRescan` to 0 to check the events alone). */
+export interface ScanWatchTuning {
+  /**
+   * How many listed files each watched rescan re-stats anyway, round-robin (a safety net, ~1 ms):
+   * a change no event reports, such as a write through a hard link created outside the memory
+   * dir after the listing, is seen within ⌈files / sweep⌉ rescans. Default 256.
+   */
+  sweepPerRescan: number;
 }
 
-/** How scans were served in this process (for tests and diagnostics). */
-export const scanWatchStats = {
+/** How scans were served by one registry (for tests and diagnostics). */
+export interface ScanWatchStats {
   /** Rescans answered by a live watch set (only changed paths re-stat'ed). */
-  watchedRescans: 0,
+  watchedRescans: number;
   /** Watch sets that went live (each after a full scan). */
-  watchSetsBuilt: 0,
-};
+  watchSetsBuilt: number;
+}
 
-/** Events received by every watcher of this module (for the overflow check). */
-let eventsSeen = 0;
+/** What a {@link WatchedListing} shares with the registry that made it (`WatchRegistry`). */
+export interface WatchOwner {
+  readonly tuning: ScanWatchTuning;
+  readonly stats: ScanWatchStats;
+  /** Events received by every watcher of the registry (for the overflow check). */
+  eventsSeen: number;
+  /** Events between two rescans from which a lost event must be assumed. */
+  eventBurstLimit(): number;
+  /** `listing` has ended; `unwatchable`: its root is remembered as one that cannot be watched. */
+  ended(listing: WatchedListing, unwatchable: boolean): void;
+}
 
-let burstLimit: number | undefined;
+/** Options of {@link WatchRegistry}. */
+export interface WatchRegistryOptions {
+  /** See {@link ScanWatchTuning.sweepPerRescan} (default 256). */
+  sweepPerRescan?: number;
+}
+
 /**
- * Events between two rescans from which a lost event must be assumed. inotify drops events once
- * `max_queued_events` (16,384 by default) are unread, and an overflow only happens with that many
- * queued; they are all read in one go (libuv drains the queue until EAGAIN), so a rescan that
- * follows an overflow sees at least that many. A quarter leaves room for other watchers of the
- * process, which share the one inotify queue.
+ * The folder watchers of one owner (a Memdir): the watched roots, their shared event count and
+ * counters. Two registries share nothing; {@link close} ends every watcher.
  */
-function eventBurstLimit(): number {
-  if (burstLimit === undefined) {
-    let queued = 16384;
-    try {
-      const value = Number.parseInt(readFileSync("/proc/sys/fs/inotify/max_queued_events", "utf8"), 10);
-      if (value > 0) queued = value;
-    } catch {
-      // keep the kernel default
-    }
-    burstLimit = Math.max(1, Math.floor(queued / 4));
+export class WatchRegistry implements WatchOwner {
+  readonly tuning: ScanWatchTuning;
+  readonly stats: ScanWatchStats = { watchedRescans: 0, watchSetsBuilt: 0 };
+  eventsSeen = 0;
+  #burstLimit: number | undefined;
+  /** Watched roots, most recently scanned last; a marker for roots that cannot be watched. */
+  readonly #listings = new Map<string, WatchedListing | "unwatchable">();
+  #closed = false;
+
+  constructor(options: WatchRegistryOptions = {}) {
+    this.tuning = { sweepPerRescan: options.sweepPerRescan ?? 256 };
   }
-  return burstLimit;
+
+  /**
+   * Events between two rescans from which a lost event must be assumed. inotify drops events once
+   * `max_queued_events` (16,384 by default) are unread, and an overflow only happens with that many
+   * queued; they are all read in one go (libuv drains the queue until EAGAIN), so a rescan that
+   * follows an overflow sees at least that many. A quarter leaves room for other watchers of the
+   * process, which share the one inotify queue.
+   */
+  eventBurstLimit(): number {
+    if (this.#burstLimit === undefined) {
+      let queued = 16384;
+      try {
+        const value = Number.parseInt(readFileSync("/proc/sys/fs/inotify/max_queued_events", "utf8"), 10);
+        if (value > 0) queued = value;
+      } catch {
+        // keep the kernel default
+      }
+      this.#burstLimit = Math.max(1, Math.floor(queued / 4));
+    }
+    return this.#burstLimit;
+  }
+
+  /**
+   * The listing of `root` as the watchers see it now: every memory file with its current
+   * `mtimeMs`/`size`, newest first. The array and its objects are never changed afterwards (a
+   * later change makes new ones), so callers may keep them. `null` when `root` has no usable watch
+   * set: the caller lists the tree itself, with {@link startWatching}'s observer.
+   */
+  async watchedCandidates(
+    root: string,
+    realRoot: string,
+    signal: AbortSignal | undefined,
+  ): Promise<readonly Candidate[] | null> {
+    const listing = this.#listings.get(root);
+    if (!(listing instanceof WatchedListing) || !listing.live) return null;
+    this.#remember(root, listing);
+    await afterPollPhase();
+    throwIfAborted(signal);
+    if (this.#listings.get(root) !== listing) return null; // closed by a concurrent scan meanwhile
+    const sorted = listing.refresh(realRoot);
+    if (sorted === null) listing.end();
+    else this.stats.watchedRescans++;
+    return sorted;
+  }
+
+  /**
+   * A new watch set for `root`, to be passed as observer to the listing of the full scan and then
+   * given its result ({@link WatchedListing.adopt}). `null` when `root` is not watched: watching
+   * failed there before, its file system is not local, another scan is setting it up, or the
+   * registry is closed.
+   */
+  startWatching(root: string, realRoot: string): WatchedListing | null {
+    if (this.#closed) return null;
+    const existing = this.#listings.get(root);
+    if (existing === "unwatchable" || (existing instanceof WatchedListing && existing.building)) return null;
+    existing?.end();
+    if (this.#listings.get(root) === "unwatchable") return null; // what ended it rules watching out here
+    let rootStat: Stats;
+    try {
+      rootStat = statSync(root);
+    } catch {
+      return null;
+    }
+    if (!onLocalFileSystem(root)) {
+      this.#remember(root, "unwatchable");
+      return null;
+    }
+    const listing = new WatchedListing(this, root, realRoot, rootStat);
+    this.#remember(root, listing);
+    return listing;
+  }
+
+  /** Closes the watchers of `root`, if any (its directory is gone). */
+  stopWatching(root: string): void {
+    const existing = this.#listings.get(root);
+    if (existing instanceof WatchedListing) existing.end();
+    else this.#listings.delete(root);
+  }
+
+  /** Closes every watcher of this registry; it watches nothing afterwards. */
+  close(): void {
+    this.#closed = true;
+    for (const root of [...this.#listings.keys()]) this.stopWatching(root);
+    this.#listings.clear();
+  }
+
+  /** How many roots this registry watches now (for tests and diagnostics). */
+  get watchedRoots(): number {
+    let count = 0;
+    for (const entry of this.#listings.values()) if (entry instanceof WatchedListing && entry.live) count++;
+    return count;
+  }
+
+  ended(listing: WatchedListing, unwatchable: boolean): void {
+    if (this.#listings.get(listing.root) !== listing) return;
+    if (unwatchable) this.#remember(listing.root, "unwatchable");
+    else this.#listings.delete(listing.root);
+  }
+
+  #remember(root: string, value: WatchedListing | "unwatchable"): void {
+    this.#listings.delete(root); // re-inserted last: most recently used
+    this.#listings.set(root, value);
+    while (this.#listings.size > WATCHED_ROOTS_KEPT) {
+      const [oldest, entry] = this.#listings.entries().next().value as [
+        string,
+        WatchedListing | "unwatchable",
+      ];
+      if (entry instanceof WatchedListing) entry.end();
+      this.#listings.delete(oldest);
+    }
+  }
 }
 
 /**
@@ -138,448 +213,4 @@ function eventBurstLimit(): number {
  */
 function afterPollPhase(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
-}
-
-type Failure = "rebuild" | "unwatchable";
-
-interface WatchedFolder {
-  watcher: FSWatcher;
-  dev: number;
-  ino: number;
-}
-
-/** What one rescan changed: new candidate objects and the objects they replace or remove. */
-interface Changes {
-  added: Candidate[];
-  stale: Set<Candidate>;
-  /** How many more paths this rescan may re-check before a full scan is cheaper. */
-  budget: number;
-}
-
-const TOO_MANY_CHANGES = new Error("too many changes for a watched rescan");
-
-/** Watched roots, most recently scanned last; a marker for roots that cannot be watched. */
-const listings = new Map<string, WatchedListing | "unwatchable">();
-
-/**
- * The listing of `root` as the watchers see it now: every memory file with its current
- * `mtimeMs`/`size`, newest first. The array and its objects are never changed afterwards (a
- * later change makes new ones), so callers may keep them. `null` when `root` has no usable watch
- * set: the caller lists the tree itself, with {@link startWatching}'s observer.
- */
-export async function watchedCandidates(
-  root: string,
-  realRoot: string,
-  signal: AbortSignal | undefined,
-): Promise<readonly Candidate[] | null> {
-  const listing = listings.get(root);
-  if (!(listing instanceof WatchedListing) || !listing.live) return null;
-  remember(root, listing);
-  await afterPollPhase();
-  throwIfAborted(signal);
-  if (listings.get(root) !== listing) return null; // closed by a concurrent scan meanwhile
-  const sorted = listing.refresh(realRoot);
-  if (sorted === null) listing.end();
-  else scanWatchStats.watchedRescans++;
-  return sorted;
-}
-
-/**
- * A new watch set for `root`, to be passed as observer to the listing of the full scan and then
- * given its result ({@link WatchedListing.adopt}). `null` when `root` is not watched: watching
- * failed there before, its file system is not local, or another scan is setting it up.
- */
-export function startWatching(root: string, realRoot: string): WatchedListing | null {
-  const existing = listings.get(root);
-  if (existing === "unwatchable" || (existing instanceof WatchedListing && existing.building)) return null;
-  existing?.end();
-  if (listings.get(root) === "unwatchable") return null; // what ended it rules watching out here
-  let rootStat: Stats;
-  try {
-    rootStat = statSync(root);
-  } catch {
-    return null;
-  }
-  if (!onLocalFileSystem(root)) {
-    remember(root, "unwatchable");
-    return null;
-  }
-  const listing = new WatchedListing(root, realRoot, rootStat);
-  remember(root, listing);
-  return listing;
-}
-
-/** Closes the watchers of `root`, if any (its directory is gone). */
-export function stopWatching(root: string): void {
-  const existing = listings.get(root);
-  if (existing instanceof WatchedListing) existing.end();
-  else listings.delete(root);
-}
-
-function remember(root: string, value: WatchedListing | "unwatchable"): void {
-  listings.delete(root); // re-inserted last: most recently used
-  listings.set(root, value);
-  while (listings.size > WATCHED_ROOTS_KEPT) {
-    const [oldest, entry] = listings.entries().next().value as [string, WatchedListing | "unwatchable"];
-    if (entry instanceof WatchedListing) entry.end();
-    listings.delete(oldest);
-  }
-}
-
-/** True when `folderPath` is on a local file system, the only kind watched (exported for the tests' watch probe). */
-export function onLocalFileSystem(folderPath: string): boolean {
-  try {
-    return LOCAL_FILE_SYSTEMS.has(Number(statfsSync(folderPath).type));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * One root's watch set and the listing it keeps current. Built while the full scan lists the tree
- * (as its {@link ListingObserver}), live once it adopts that scan's sorted result.
- */
-export class WatchedListing implements ListingObserver {
-  readonly root: string;
-  readonly realRoot: string;
-  readonly #rootDev: number;
-  readonly #rootIno: number;
-  #state: "building" | "live" | "ended" = "building";
-  #failure: Failure | null = null;
-  readonly #folders = new Map<string, WatchedFolder>();
-  #sorted: readonly Candidate[] = [];
-  /**
-   * The listed candidates by file name, the same objects as in {@link #sorted}; built on the first
-   * rescan that has something to re-check (~10 ms at 20,000 files that a one-shot command or an
-   * unchanged directory never pays).
-   */
-  #byFile = new Map<string, Candidate>();
-  #byFileBuilt = false;
-  /**
-   * Re-checked on every rescan, as their changes may raise no event here: entries that are
-   * symlinks with a memory file's name (kept or refused), and files with several hard links.
-   */
-  readonly #alwaysRechecked = new Set<string>();
-  /** Paths (relative) named by events since the last rescan. */
-  #dirty = new Set<string>();
-  /** Folders whose every entry must be re-checked (an event without a file name). */
-  #relist = new Set<string>();
-  #eventsAtRefresh = eventsSeen;
-  /** Where the next sweep starts in the listing. */
-  #sweepAt = 0;
-
-  constructor(root: string, realRoot: string, rootStat: Stats) {
-    this.root = root;
-    this.realRoot = realRoot;
-    this.#rootDev = rootStat.dev;
-    this.#rootIno = rootStat.ino;
-  }
-
-  get building(): boolean {
-    return this.#state === "building";
-  }
-
-  get live(): boolean {
-    return this.#state === "live" && this.#failure === null;
-  }
-
-  /** How many folders are watched (for tests and diagnostics). */
-  get watchedFolders(): number {
-    return this.#folders.size;
-  }
-
-  beforeFolder(relativeDir: string): boolean {
-    if (this.#state !== "building" || this.#failure !== null) return true; // listed unwatched
-    return this.#watchFolder(relativeDir) !== "skip";
-  }
-
-  recheckAlways(file: string): void {
-    this.#alwaysRechecked.add(file);
-  }
-
-  /** Takes the full scan's result (sorted newest first, never changed afterwards) and goes live. */
-  adopt(sorted: readonly Candidate[]): void {
-    if (this.#state !== "building") return;
-    if (this.#failure !== null) {
-      this.end();
-      return;
-    }
-    this.#sorted = sorted;
-    this.#state = "live";
-    scanWatchStats.watchSetsBuilt++;
-  }
-
-  /** Closes every watcher and forgets the listing; a root that cannot be watched is remembered. */
-  end(): void {
-    const wasRegistered = listings.get(this.root) === this;
-    this.#state = "ended";
-    this.#closeWatchers();
-    if (!wasRegistered) return;
-    if (this.#failure === "unwatchable") remember(this.root, "unwatchable");
-    else listings.delete(this.root);
-  }
-
-  /**
-   * Applies the events received since the last rescan: re-stats the paths they name, lists new
-   * folders, re-checks symlinks. Synchronous, so overlapping scans each see a whole state.
-   * `null` when the watch set can no longer be trusted (the caller does a full scan).
-   */
-  refresh(realRoot: string): readonly Candidate[] | null {
-    if (!this.live || realRoot !== this.realRoot) return null;
-    if (eventsSeen - this.#eventsAtRefresh >= eventBurstLimit()) return null;
-    this.#eventsAtRefresh = eventsSeen;
-    if (!this.#foldersUnchanged()) return null;
-    this.#sweep();
-    if (this.#dirty.size === 0 && this.#relist.size === 0 && this.#alwaysRechecked.size === 0)
-      return this.#sorted;
-    const paths = this.#dirty;
-    this.#dirty = new Set();
-    const relist = this.#relist;
-    this.#relist = new Set();
-    try {
-      if (!this.#byFileBuilt) {
-        this.#byFile = new Map(this.#sorted.map((candidate) => [candidate.file, candidate]));
-        this.#byFileBuilt = true;
-      }
-      for (const folder of relist) this.#collectEntries(folder, paths);
-      for (const link of this.#alwaysRechecked) paths.add(link);
-      if (paths.size > REFRESH_MAX_PATHS) return null;
-      const changes: Changes = { added: [], stale: new Set(), budget: REFRESH_MAX_PATHS - paths.size };
-      for (const file of paths) this.#recheck(file, changes);
-      if (this.#failure !== null) return null;
-      if (changes.added.length > 0 || changes.stale.size > 0)
-        this.#sorted = mergeNewestFirst(this.#sorted, changes);
-      return this.#sorted;
-    } catch {
-      return null; // too many changes, or an unexpected error: the full scan is always right
-    }
-  }
-
-  /** Re-stats the next few listed files; a changed one is re-checked like an event named it. */
-  #sweep(): void {
-    const sorted = this.#sorted;
-    const count = Math.min(scanWatchTuning.sweepPerRescan, sorted.length);
-    let index = this.#sweepAt < sorted.length ? this.#sweepAt : 0;
-    for (let i = 0; i < count; i++, index = index + 1 < sorted.length ? index + 1 : 0) {
-      const candidate = sorted[index];
-      let stat: Stats | undefined;
-      try {
-        stat = statSync(candidate.path, { throwIfNoEntry: false });
-      } catch {
-        stat = undefined;
-      }
-      if (stat?.mtimeMs !== candidate.mtimeMs || stat.size !== candidate.size || stat.nlink > 1)
-        this.#dirty.add(candidate.file);
-    }
-    this.#sweepAt = index;
-  }
-
-  /**
-   * The root still is the same directory, and each watched folder too; a folder replaced behind
-   * a missed event is re-listed. False when the root itself changed.
-   */
-  #foldersUnchanged(): boolean {
-    for (const [folder, watched] of this.#folders) {
-      let stat: Stats | undefined;
-      try {
-        const folderPath = this.#absolute(folder);
-        // The root may be a symlink to the memory dir; sub-folders must be real folders.
-        stat = folder === "" ? statSync(folderPath) : lstatSync(folderPath);
-      } catch {
-        stat = undefined;
-      }
-      const same = stat?.isDirectory() && stat.dev === watched.dev && stat.ino === watched.ino;
-      if (folder === "") {
-        if (!same || stat?.dev !== this.#rootDev || stat.ino !== this.#rootIno) return false;
-      } else if (!same) this.#dirty.add(folder);
-    }
-    return this.#folders.has("");
-  }
-
-  #absolute(relative: string): string {
-    return relative === "" ? this.root : joinRoot(this.root, relative);
-  }
-
-  #watchFolder(relativeDir: string): "watched" | "skip" | "failed" {
-    const folderPath = this.#absolute(relativeDir);
-    if (this.#folders.size >= MAX_WATCHED_FOLDERS) {
-      this.#fail("unwatchable");
-      return "failed";
-    }
-    let stat: Stats;
-    let fileSystem: number;
-    try {
-      stat = relativeDir === "" ? statSync(folderPath) : lstatSync(folderPath);
-      fileSystem = Number(statfsSync(folderPath).type);
-    } catch {
-      return "skip"; // vanished or unreadable: the parent's watcher reports when that changes
-    }
-    if (!stat.isDirectory()) return "skip";
-    if (!LOCAL_FILE_SYSTEMS.has(fileSystem)) {
-      this.#fail("unwatchable"); // a mount of a remote file system inside the memory dir
-      return "failed";
-    }
-    const folderName = path.basename(folderPath);
-    let watcher: FSWatcher;
-    try {
-      // Not recursive: Node 20 emulates recursive watching on Linux in JavaScript. Not
-      // persistent: a watcher never keeps a CLI process alive.
-      watcher = watch(folderPath, { persistent: false }, (_event, name) =>
-        this.#onEvent(relativeDir, folderName, name),
-      );
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR" || code === "EACCES" || code === "EPERM") return "skip";
-      this.#fail("unwatchable"); // ENOSPC (inotify watch limit), EMFILE, ENOMEM: not in this process
-      return "failed";
-    }
-    watcher.on("error", () => this.#fail("rebuild"));
-    this.#folders.set(relativeDir, { watcher, dev: stat.dev, ino: stat.ino });
-    return "watched";
-  }
-
-  #onEvent(relativeDir: string, folderName: string, name: string | null): void {
-    eventsSeen++;
-    if (name === null || name === undefined) {
-      this.#relist.add(relativeDir);
-      return;
-    }
-    // libuv names a folder's own deletion or move (and the end of its watch) after the folder:
-    // the folder is re-checked through its parent, and the root's listing rebuilt.
-    if (name === folderName) {
-      if (relativeDir === "") this.#fail("rebuild");
-      else this.#dirty.add(relativeDir);
-    }
-    this.#dirty.add(relativeDir === "" ? name : `${relativeDir}/${name}`);
-  }
-
-  #fail(failure: Failure): void {
-    if (this.#failure !== "unwatchable") this.#failure = failure;
-    this.#closeWatchers();
-  }
-
-  #closeWatchers(): void {
-    for (const watched of this.#folders.values()) watched.watcher.close();
-    this.#folders.clear();
-  }
-
-  /** Adds the names in `folder` and the names listed there before (some may be gone) to `paths`. */
-  #collectEntries(folder: string, paths: Set<string>): void {
-    if (!this.#folders.has(folder)) return;
-    const prefix = folder === "" ? "" : `${folder}/`;
-    try {
-      for (const name of readdirSync(this.#absolute(folder))) paths.add(prefix + name);
-    } catch {
-      // unreadable now: the known names below are re-checked (and dropped)
-    }
-    const isChild = (file: string) => file.startsWith(prefix) && !file.includes("/", prefix.length);
-    for (const file of this.#byFile.keys()) if (isChild(file)) paths.add(file);
-    for (const link of this.#alwaysRechecked) if (isChild(link)) paths.add(link);
-    for (const child of this.#folders.keys()) if (child !== folder && isChild(child)) paths.add(child);
-  }
-
-  /** Brings path `file` (relative) up to date: a memory file, a folder, or nothing. */
-  #recheck(file: string, changes: Changes): void {
-    const slash = file.lastIndexOf("/");
-    // A path in a folder no longer watched was dropped with it (and is listed afresh if the
-    // folder comes back).
-    if (!this.#folders.has(slash < 0 ? "" : file.slice(0, slash))) return;
-    if (this.#folders.has(file)) this.#dropFolder(file, changes);
-    const filePath = this.#absolute(file);
-    let stat: Stats | undefined;
-    try {
-      stat = lstatSync(filePath, { throwIfNoEntry: false });
-    } catch {
-      stat = undefined; // unreadable: skipped, as by the full scan
-    }
-    if (stat?.isDirectory()) {
-      this.#forget(file, changes);
-      this.#alwaysRechecked.delete(file);
-      if (!file.slice(slash + 1).startsWith(".")) this.#addFolder(file, changes);
-      return;
-    }
-    if (stat?.isSymbolicLink() && isMemoryFileName(file)) {
-      this.#alwaysRechecked.add(file);
-      const target = this.#symlinkTarget(filePath);
-      if (target?.isFile()) this.#setFile(file, filePath, target, changes);
-      else this.#forget(file, changes);
-      return;
-    }
-    if (stat?.isFile() && isMemoryFileName(file)) {
-      // A write through another hard link (in another folder) raises no event here.
-      if (stat.nlink > 1) this.#alwaysRechecked.add(file);
-      else this.#alwaysRechecked.delete(file);
-      this.#setFile(file, filePath, stat, changes);
-    } else {
-      this.#alwaysRechecked.delete(file);
-      this.#forget(file, changes);
-    }
-  }
-
-  /** The `stat` of a symlink's target when its real path stays inside the memory dir. */
-  #symlinkTarget(linkPath: string): Stats | undefined {
-    try {
-      if (!realpathSync(linkPath).startsWith(this.realRoot + path.sep)) return undefined;
-      return statSync(linkPath, { throwIfNoEntry: false });
-    } catch {
-      return undefined; // dangling link or loop
-    }
-  }
-
-  #addFolder(folder: string, changes: Changes): void {
-    if (this.#watchFolder(folder) !== "watched") return;
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(this.#absolute(folder), { withFileTypes: true });
-    } catch {
-      return; // unreadable: the watcher reports when that changes
-    }
-    changes.budget -= entries.length;
-    if (changes.budget < 0) throw TOO_MANY_CHANGES;
-    for (const entry of entries) this.#recheck(`${folder}/${entry.name}`, changes);
-  }
-
-  /** Forgets folder `folder`, everything under it, and closes their watchers. */
-  #dropFolder(folder: string, changes: Changes): void {
-    const prefix = `${folder}/`;
-    for (const [watchedFolder, watched] of this.#folders)
-      if (watchedFolder === folder || watchedFolder.startsWith(prefix)) {
-        watched.watcher.close();
-        this.#folders.delete(watchedFolder);
-      }
-    for (const file of this.#byFile.keys()) if (file.startsWith(prefix)) this.#forget(file, changes);
-    for (const link of this.#alwaysRechecked) if (link.startsWith(prefix)) this.#alwaysRechecked.delete(link);
-  }
-
-  #setFile(file: string, filePath: string, stat: Stats, changes: Changes): void {
-    const previous = this.#byFile.get(file);
-    if (previous && previous.mtimeMs === stat.mtimeMs && previous.size === stat.size) return;
-    // A new object: the previous one may still be in use by a scan that has not finished.
-    const candidate = { file, path: previous?.path ?? filePath, mtimeMs: stat.mtimeMs, size: stat.size };
-    this.#byFile.set(file, candidate);
-    changes.added.push(candidate);
-    if (previous) changes.stale.add(previous);
-  }
-
-  #forget(file: string, changes: Changes): void {
-    const previous = this.#byFile.get(file);
-    if (previous === undefined) return;
-    this.#byFile.delete(file);
-    changes.stale.add(previous);
-  }
-}
-
-/** `previous` without the stale objects, merged with the added ones: newest first, in O(n). */
-function mergeNewestFirst(previous: readonly Candidate[], changes: Changes): Candidate[] {
-  const { stale } = changes;
-  const added = changes.added.filter((candidate) => !stale.has(candidate)).sort(newestFirst);
-  const merged: Candidate[] = [];
-  let next = 0;
-  for (const candidate of previous) {
-    if (stale.size > 0 && stale.has(candidate)) continue;
-    while (next < added.length && newestFirst(added[next], candidate) < 0) merged.push(added[next++]);
-    merged.push(candidate);
-  }
-  while (next < added.length) merged.push(added[next++]);
-  return merged;
 }

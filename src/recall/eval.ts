@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { MemdirError } from "../errors.ts";
+import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { selectMemories } from "./recall.ts";
 import type { Selector } from "./selector.ts";
 
@@ -64,8 +65,15 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const totals = new ScoreSum();
   const byCategory = new Map<string, ScoreSum>();
   const times: number[] = [];
+  // One instance per memory dir, as a process serving it would have (its caches stay warm).
+  const memdirs = new Map<string, Memdir>();
   for (const [position, query] of queries.entries()) {
     const memoryDir = query.conv ? path.join(options.dataDir, query.conv) : options.dataDir;
+    let memdir = memdirs.get(memoryDir);
+    if (memdir === undefined) {
+      memdir = openMemdir(memoryDir);
+      memdirs.set(memoryDir, memdir);
+    }
     const started = performance.now();
     const selection = await selectMemories({
       memoryDir,
@@ -73,6 +81,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       selector: options.selector,
       k,
       signal: options.signal,
+      memdir,
     });
     times.push(performance.now() - started);
     const picked = new Set(selection.picks.map((pick) => pick.file));
@@ -89,6 +98,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     }
     options.onQuery?.(position + 1, queries.length);
   }
+  // A failed run leaves its watchers to the process's end (they never keep it alive).
+  await Promise.all([...memdirs.values()].map((memdir) => memdir.close()));
   return {
     ...totals.scores(),
     k,

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import { MemdirError } from "../errors.ts";
+import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import { agentMemoryDir, type MemoryLocation } from "../memdir/paths.ts";
 import type { HeaderCache } from "../memdir/scan.ts";
 import { type Clock, type Message, messageText, type ReadFileState } from "../types.ts";
@@ -23,6 +24,8 @@ export interface PrefetchContext {
   signal?: AbortSignal;
   now?: Clock;
   scanCache?: HeaderCache | null;
+  /** The session's instance: used for the scans of its own memory dir (see `openMemdir`). */
+  memdir?: Memdir;
   /** At most this many memories (default 5). */
   k?: number;
   /** Session budget of surfaced memory (default 60 KB). */
@@ -225,6 +228,7 @@ async function searchMemories(
       now: context.now,
       signal,
       scanCache: context.scanCache,
+      memdir: memdirFor(context.memdir, memoryDir),
       recentTools: gate.recentTools,
     });
     recalls.push(result);

@@ -1,4 +1,5 @@
 import { MemdirError } from "../errors.ts";
+import type { Memdir } from "../memdir/instance.ts";
 import { readMemoryCapped } from "../memdir/read.ts";
 import { type HeaderCache, scanHeaders } from "../memdir/scan.ts";
 import type { Clock, MemoryHeader, Message, ReadFileState } from "../types.ts";
@@ -81,8 +82,10 @@ export interface RecallOptions {
   budgetBytes?: number;
   now?: Clock;
   signal?: AbortSignal;
-  /** Header cache for the scan (default: the process-wide one). */
+  /** Header cache for the scan (default: the one of `memdir`). */
   scanCache?: HeaderCache | null;
+  /** The instance whose header cache and watchers the scan uses (default: a private one). */
+  memdir?: Memdir;
   /** Tools used successfully in this turn (the selector skips their usage notes). */
   recentTools?: string[];
   /**
@@ -99,6 +102,7 @@ export interface SelectionOptions {
   k?: number;
   signal?: AbortSignal;
   scanCache?: HeaderCache | null;
+  memdir?: Memdir;
   recentTools?: string[];
   /** Headers to leave out before selection (already read or surfaced). */
   exclude?: (header: MemoryHeader) => boolean;
@@ -131,7 +135,11 @@ export interface Selection {
  */
 export async function selectMemories(options: SelectionOptions): Promise<Selection> {
   const k = options.k ?? DEFAULT_RECALL_K;
-  const headers = await scanHeaders(options.memoryDir, { signal: options.signal, cache: options.scanCache });
+  const headers = await scanHeaders(options.memoryDir, {
+    signal: options.signal,
+    cache: options.scanCache,
+    memdir: options.memdir,
+  });
   const fresh: MemoryHeader[] = [];
   const excluded: MemoryHeader[] = [];
   for (const header of headers) (options.exclude?.(header) ? excluded : fresh).push(header);
@@ -194,6 +202,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     k,
     signal: options.signal,
     scanCache: options.scanCache,
+    memdir: options.memdir,
     recentTools: options.recentTools,
     exclude: (header) => exclusionReason(header) !== null,
     trace,

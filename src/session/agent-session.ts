@@ -6,13 +6,14 @@ import { mainAgentPermissions, type PermissionCheck } from "../agent/permissions
 import { createToolContext, type ToolContext, type ToolSpec } from "../agent/tools/spec.ts";
 import { defaultTools } from "../agent/tools.ts";
 import { loadTranscript, openTranscript, type Transcript, transcriptPath } from "../agent/transcript.ts";
-import { type ResolvedConfig, resolveConfig } from "../config.ts";
+import { processEnv, type ResolvedConfig, resolveConfig } from "../config.ts";
 import { maybeStartConsolidation } from "../dream/consolidate.ts";
 import { SessionScanThrottle } from "../dream/gate.ts";
 import { installMemoryHooks, type MemoryHooks } from "../extract/wire.ts";
 import { createInstructionLoader } from "../instructions/loader.ts";
 import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
+import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { type MemoryLocation, resolveMemoryLocation } from "../memdir/paths.ts";
 import type { ModelClient } from "../model/client.ts";
 import { requireModel } from "../model/factory.ts";
@@ -54,6 +55,11 @@ export interface AgentSessionOptions {
   log?: (message: string) => void;
   /** Lines for the user from background work (e.g. `Saved 1 memory`). */
   notify?: (text: string) => void;
+  /**
+   * The instance of the session's memory dir, shared with the embedder (kept open by `close`);
+   * by default the session opens one and closes it with itself.
+   */
+  memdir?: Memdir;
 }
 
 /** Everything one agent session needs, built from configuration in one place. */
@@ -108,12 +114,19 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
   const { rules, userContext } = await loadSessionInstructions(basis, options);
   const memoryDir = config.autoMemory ? location.memoryDir : null;
   const toolContext = createToolContext({ cwd: basis.cwd, memoryDir, now });
-  const memory = sessionMemory(basis, options, { memoryDir, rules, toolContext });
+  // The session's caches and folder watchers, unless the embedder shares an instance of its own.
+  const ownedMemdir =
+    memoryDir !== null && options.memdir === undefined
+      ? openMemdir(memoryDir, { env: basis.env, clock: now })
+      : null;
+  const memdir = memoryDir === null ? undefined : (options.memdir ?? ownedMemdir ?? undefined);
+  const memory = sessionMemory(basis, options, { memoryDir, rules, toolContext, memdir });
   const hooks = createHookRegistry({ log });
   const permissions = mainAgentPermissions({ projectRoot, memoryDir });
   const memoryHooks = installMemoryHooks({
     hooks,
     memoryDir: options.memoryHooks === false ? null : memoryDir,
+    memdir,
     client,
     model: options.model,
     bare: config.bare,
@@ -138,6 +151,7 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
     systemPrompt: options.systemPrompt ?? referenceAgentPrompt(projectRoot),
     userContext,
     messages,
+    ownedMemdir,
   });
 }
 
@@ -156,7 +170,7 @@ interface SessionBasis {
 
 /** Step 1: where memory lives, the configuration, and the model client (no provider → clear error). */
 async function resolveSessionBasis(options: AgentSessionOptions): Promise<SessionBasis> {
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const home = options.home ?? (env.HOME || undefined);
   const now = options.now ?? Date.now;
   const cwd = path.resolve(options.cwd ?? process.cwd());
@@ -201,7 +215,7 @@ async function loadSessionInstructions(
 function sessionMemory(
   basis: SessionBasis,
   options: AgentSessionOptions,
-  parts: { memoryDir: string | null; rules: string | null; toolContext: ToolContext },
+  parts: { memoryDir: string | null; rules: string | null; toolContext: ToolContext; memdir?: Memdir },
 ): LoopMemory | null {
   const { memoryDir, rules } = parts;
   if (memoryDir === null || rules === null) return null;
@@ -214,6 +228,7 @@ function sessionMemory(
       selector: options.selector ?? selectorFromConfig(undefined, config).selector,
       autoMemory: config.autoMemory,
       readFileState: parts.toolContext.readFileState,
+      memdir: parts.memdir,
       now,
       onError: (error) =>
         log(`memdir: recall failed: ${error instanceof Error ? error.message : String(error)}`),
@@ -262,6 +277,8 @@ function assembleSession(
     systemPrompt: string;
     userContext: string;
     messages: Message[];
+    /** Closed with the session: the instance the session opened itself (null: none, or the embedder's). */
+    ownedMemdir: Memdir | null;
   },
 ): AgentSession {
   const { client, now } = basis;
@@ -315,6 +332,7 @@ function assembleSession(
       await memoryHooks.drain(closeOptions.timeoutMs);
       memoryHooks.dispose();
       transcript.close();
+      await parts.ownedMemdir?.close();
     },
   };
   return session;

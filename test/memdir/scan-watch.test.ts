@@ -3,8 +3,9 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it, type TestContext } from "node:test";
-import { HeaderCache, scanHeaders } from "../../src/memdir/scan.ts";
-import { scanWatchStats, scanWatchTuning, watchingEnabled } from "../../src/memdir/scan-watch.ts";
+import { type Memdir, openMemdir } from "../../src/memdir/instance.ts";
+import { scanHeaders } from "../../src/memdir/scan.ts";
+import { watchingEnabled } from "../../src/memdir/scan-watch.ts";
 import type { MemoryHeader } from "../../src/types.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memory as memoryText } from "../helpers/memory.ts";
@@ -45,8 +46,8 @@ function seen(headers: readonly MemoryHeader[]) {
 }
 
 /** A rescan through the watch set must equal a fresh full scan with no state at all. */
-async function assertSameAsFullScan(dir: string, cache: HeaderCache, what: string): Promise<void> {
-  const watched = await scanHeaders(dir, { cache });
+async function assertSameAsFullScan(dir: string, memdir: Memdir, what: string): Promise<void> {
+  const watched = await memdir.scan();
   const fresh = await scanHeaders(dir, { cache: null });
   assert.deepEqual(seen(watched), seen(fresh), `the watched rescan differs from a full scan ${what}`);
 }
@@ -227,7 +228,12 @@ function randomChange(
 /** Random changes, each round compared with a fresh full scan; most rescans must be watched ones. */
 async function randomRounds(
   t: TestContext,
-  options: { rounds: number; seed: number; hardLinks: boolean },
+  options: {
+    rounds: number;
+    seed: number;
+    hardLinks: boolean;
+    sweepPerRescan?: number;
+  },
 ): Promise<void> {
   const dir = makeTempDir();
   const outside = makeTempDir();
@@ -238,9 +244,9 @@ async function randomRounds(
     "team/deep/c.md": memory("third"),
     ".git/HEAD.md": memory("never listed"),
   });
-  const cache = new HeaderCache();
-  await scanHeaders(dir, { cache });
-  const rescansBefore = scanWatchStats.watchedRescans;
+  const memdir = openMemdir(dir, { cache: "memory", sweepPerRescan: options.sweepPerRescan });
+  await memdir.scan();
+  const rescansBefore = memdir.stats().watch.watchedRescans;
   const pick = randomSource(options.seed);
   for (let round = 0; round < options.rounds; round++) {
     const steps: Step[] = [];
@@ -249,9 +255,9 @@ async function randomRounds(
     // Every fifth round the changes come from another process (nothing of it left running).
     if (round % 5 === 0) applyInChild(steps);
     else applyStepsWith(fs, path, steps);
-    await assertSameAsFullScan(dir, cache, `after round ${round}: ${JSON.stringify(steps)}`);
+    await assertSameAsFullScan(dir, memdir, `after round ${round}: ${JSON.stringify(steps)}`);
   }
-  const watched = scanWatchStats.watchedRescans - rescansBefore;
+  const watched = memdir.stats().watch.watchedRescans - rescansBefore;
   await assertWatched(t, () =>
     assert.ok(
       watched >= options.rounds * 0.9,
@@ -262,13 +268,8 @@ async function randomRounds(
 
 describe("scanHeaders with watched folders", () => {
   it("matches a fresh full scan after every round of random real changes, by events alone", async (t) => {
-    const sweep = scanWatchTuning.sweepPerRescan;
-    scanWatchTuning.sweepPerRescan = 0; // nothing re-stat'ed unless an event named it
-    try {
-      await randomRounds(t, { rounds: 100, seed: 20_260_110, hardLinks: false });
-    } finally {
-      scanWatchTuning.sweepPerRescan = sweep;
-    }
+    // sweepPerRescan 0: nothing re-stat'ed unless an event named it
+    await randomRounds(t, { rounds: 100, seed: 20_260_110, hardLinks: false, sweepPerRescan: 0 });
   });
 
   it("also sees writes through hard links made outside the memory dir (the sweep)", async (t) => {
@@ -278,12 +279,12 @@ describe("scanHeaders with watched folders", () => {
   it("sees a change made just before the rescan: by a finished child, by this process, inside an I/O callback", async (t) => {
     const dir = makeTempDir();
     writeTree(dir, { "a.md": memory("a"), "team/b.md": memory("b") });
-    const cache = new HeaderCache();
-    await scanHeaders(dir, { cache });
-    await scanHeaders(dir, { cache });
-    const rescansBefore = scanWatchStats.watchedRescans;
+    const memdir = openMemdir(dir, { cache: "memory" });
+    await memdir.scan();
+    await memdir.scan();
+    const rescansBefore = memdir.stats().watch.watchedRescans;
     const describe = async () =>
-      new Map((await scanHeaders(dir, { cache })).map((h) => [h.file, h.description?.split(" ")[0]]));
+      new Map((await memdir.scan()).map((h) => [h.file, h.description?.split(" ")[0]]));
 
     runInChild(
       `require("node:fs").writeFileSync(${JSON.stringify(path.join(dir, "team/new.md"))}, ${JSON.stringify(memory("child"))})`,
@@ -291,7 +292,7 @@ describe("scanHeaders with watched folders", () => {
     assert.equal((await describe()).get("team/new.md"), "child", "a file a child wrote just before");
 
     runInChild(`require("node:fs").utimesSync(${JSON.stringify(path.join(dir, "a.md"))}, 1e9, 1e9)`);
-    const touched = (await scanHeaders(dir, { cache })).find((h) => h.file === "a.md");
+    const touched = (await memdir.scan()).find((h) => h.file === "a.md");
     assert.equal(touched?.mtimeMs, 1e12, "an mtime a child set just before");
 
     fs.writeFileSync(path.join(dir, "a.md"), memory("self"));
@@ -307,7 +308,7 @@ describe("scanHeaders with watched folders", () => {
     });
     assert.equal(fromCallback.get("team/b.md"), "callback", "a write made inside an fs callback");
     assert.equal(fromCallback.has("team/new.md"), false, "a file deleted inside an fs callback");
-    const watched = scanWatchStats.watchedRescans - rescansBefore;
+    const watched = memdir.stats().watch.watchedRescans - rescansBefore;
     await assertWatched(t, () => assert.equal(watched, 4, "each rescan was served by the watchers"));
   });
 
@@ -317,10 +318,10 @@ describe("scanHeaders with watched folders", () => {
       writeTree(dir, { [`m${i}.md`]: memory(`memory ${i}`) });
       fs.utimesSync(path.join(dir, `m${i}.md`), 1_700_000_000 + i, 1_700_000_000 + i);
     }
-    const cache = new HeaderCache();
-    const first = await scanHeaders(dir, { cache });
+    const memdir = openMemdir(dir, { cache: "memory" });
+    const first = await memdir.scan();
     fs.writeFileSync(path.join(dir, "m0.md"), memory("changed"));
-    const second = await scanHeaders(dir, { cache });
+    const second = await memdir.scan();
     assert.equal(second[0].file, "m0.md");
     for (const header of second.slice(1))
       assert.equal(
@@ -328,7 +329,7 @@ describe("scanHeaders with watched folders", () => {
         first.find((h) => h.file === header.file),
         `${header.file} is the same object`,
       );
-    const limited = await scanHeaders(dir, { cache, limit: 2 });
+    const limited = await memdir.scan({ limit: 2 });
     assert.deepEqual(
       limited.map((h) => h.file),
       ["m0.md", "m5.md"],
@@ -339,11 +340,11 @@ describe("scanHeaders with watched folders", () => {
     const dir = makeTempDir();
     writeTree(dir, { ".store/kept.md": memory("target v1"), "plain.md": memory("plain") });
     fs.symlinkSync(path.join(dir, ".store/kept.md"), path.join(dir, "linked.md"));
-    const cache = new HeaderCache();
-    await scanHeaders(dir, { cache });
+    const memdir = openMemdir(dir, { cache: "memory" });
+    await memdir.scan();
     fs.writeFileSync(path.join(dir, ".store/kept.md"), memory("target v2"));
-    await assertSameAsFullScan(dir, cache, "after the symlink's target changed");
-    const linked = (await scanHeaders(dir, { cache })).find((h) => h.file === "linked.md");
+    await assertSameAsFullScan(dir, memdir, "after the symlink's target changed");
+    const linked = (await memdir.scan()).find((h) => h.file === "linked.md");
     assert.match(linked?.description ?? "", /^target v2/);
   });
 
@@ -351,20 +352,20 @@ describe("scanHeaders with watched folders", () => {
     const parent = makeTempDir();
     const dir = path.join(parent, "memory");
     writeTree(dir, { "a.md": memory("old a"), "team/b.md": memory("old b") });
-    const cache = new HeaderCache();
-    await scanHeaders(dir, { cache });
+    const memdir = openMemdir(dir, { cache: "memory" });
+    await memdir.scan();
     fs.rmSync(dir, { recursive: true });
-    assert.deepEqual(await scanHeaders(dir, { cache }), []);
+    assert.deepEqual(await memdir.scan(), []);
     writeTree(dir, { "c.md": memory("new c") });
-    await assertSameAsFullScan(dir, cache, "after the dir was recreated");
+    await assertSameAsFullScan(dir, memdir, "after the dir was recreated");
     // Replaced by a rename while watched: the old tree is gone, no event names the new one.
     const replacement = path.join(parent, "replacement");
     writeTree(replacement, { "d.md": memory("replacement d"), "team/e.md": memory("replacement e") });
     fs.rmSync(dir, { recursive: true });
     fs.renameSync(replacement, dir);
-    await assertSameAsFullScan(dir, cache, "after the dir was replaced");
+    await assertSameAsFullScan(dir, memdir, "after the dir was replaced");
     fs.writeFileSync(path.join(dir, "team/e.md"), memory("edited after"));
-    await assertSameAsFullScan(dir, cache, "after an edit in the replacement");
+    await assertSameAsFullScan(dir, memdir, "after an edit in the replacement");
   });
 
   it("scans a tree with more folders than it watches, by listing it in full", async () => {
@@ -372,30 +373,30 @@ describe("scanHeaders with watched folders", () => {
     const tree: Record<string, string> = {};
     for (let i = 0; i < 300; i++) tree[`f${i}/m.md`] = memory(`folder ${i}`);
     writeTree(dir, tree);
-    const cache = new HeaderCache();
-    const rescansBefore = scanWatchStats.watchedRescans;
-    assert.equal((await scanHeaders(dir, { cache })).length, 300);
+    const memdir = openMemdir(dir, { cache: "memory" });
+    const rescansBefore = memdir.stats().watch.watchedRescans;
+    assert.equal((await memdir.scan()).length, 300);
     fs.writeFileSync(path.join(dir, "f7/m.md"), memory("edited"));
     fs.rmSync(path.join(dir, "f8"), { recursive: true });
-    await assertSameAsFullScan(dir, cache, "in a 300-folder tree");
-    assert.equal(scanWatchStats.watchedRescans, rescansBefore, "no rescan used watchers");
+    await assertSameAsFullScan(dir, memdir, "in a 300-folder tree");
+    assert.equal(memdir.stats().watch.watchedRescans, rescansBefore, "no rescan used watchers");
   });
 
   it("lists in full again after a change too big to re-check path by path, then watches again", async (t) => {
     const dir = makeTempDir();
     writeTree(dir, { "a.md": memory("a") });
-    const cache = new HeaderCache();
-    await scanHeaders(dir, { cache });
-    const builtBefore = scanWatchStats.watchSetsBuilt;
+    const memdir = openMemdir(dir, { cache: "memory" });
+    await memdir.scan();
+    const builtBefore = memdir.stats().watch.watchSetsBuilt;
     const bulk: Record<string, string> = {};
     for (let i = 0; i < 2500; i++) bulk[`bulk/m${i}.md`] = memory(`bulk ${i}`);
     writeTree(dir, bulk);
-    await assertSameAsFullScan(dir, cache, "after 2,500 new files");
-    const built = scanWatchStats.watchSetsBuilt - builtBefore;
-    const rescansBefore = scanWatchStats.watchedRescans;
+    await assertSameAsFullScan(dir, memdir, "after 2,500 new files");
+    const built = memdir.stats().watch.watchSetsBuilt - builtBefore;
+    const rescansBefore = memdir.stats().watch.watchedRescans;
     fs.writeFileSync(path.join(dir, "bulk/m7.md"), memory("edited"));
-    await assertSameAsFullScan(dir, cache, "after an edit in the bulk folder");
-    const watched = scanWatchStats.watchedRescans - rescansBefore;
+    await assertSameAsFullScan(dir, memdir, "after an edit in the bulk folder");
+    const watched = memdir.stats().watch.watchedRescans - rescansBefore;
     await assertWatched(t, () => {
       assert.equal(built, 1, "a new watch set was built");
       assert.equal(watched, 1, "the edit was seen by the new watchers");
@@ -405,14 +406,10 @@ describe("scanHeaders with watched folders", () => {
   it("gives every overlapping scan the same, whole result", async () => {
     const dir = makeTempDir();
     writeTree(dir, { "a.md": memory("a"), "b.md": memory("b") });
-    const cache = new HeaderCache();
-    await scanHeaders(dir, { cache });
+    const memdir = openMemdir(dir, { cache: "memory" });
+    await memdir.scan();
     for (let i = 0; i < 20; i++) writeTree(dir, { [`n${i}.md`]: memory(`new ${i}`) });
-    const [one, two, three] = await Promise.all([
-      scanHeaders(dir, { cache }),
-      scanHeaders(dir, { cache, limit: 5 }),
-      scanHeaders(dir, { cache }),
-    ]);
+    const [one, two, three] = await Promise.all([memdir.scan(), memdir.scan({ limit: 5 }), memdir.scan()]);
     const fresh = seen(await scanHeaders(dir, { cache: null }));
     assert.deepEqual(seen(one), fresh);
     assert.deepEqual(seen(two), fresh.slice(0, 5));
@@ -422,12 +419,12 @@ describe("scanHeaders with watched folders", () => {
   it("stays correct after an aborted scan", async () => {
     const dir = makeTempDir();
     writeTree(dir, { "a.md": memory("a") });
-    const cache = new HeaderCache();
-    await assert.rejects(scanHeaders(dir, { cache, signal: AbortSignal.abort() }), /aborted/);
-    await scanHeaders(dir, { cache });
+    const memdir = openMemdir(dir, { cache: "memory" });
+    await assert.rejects(memdir.scan({ signal: AbortSignal.abort() }), /aborted/);
+    await memdir.scan();
     writeTree(dir, { "b.md": memory("b") });
-    await assert.rejects(scanHeaders(dir, { cache, signal: AbortSignal.abort() }), /aborted/);
-    await assertSameAsFullScan(dir, cache, "after aborted scans");
+    await assert.rejects(memdir.scan({ signal: AbortSignal.abort() }), /aborted/);
+    await assertSameAsFullScan(dir, memdir, "after aborted scans");
   });
 
   it("is turned off by MEMDIR_NO_WATCH=1 and off Linux", () => {

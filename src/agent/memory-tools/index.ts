@@ -38,7 +38,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryToolSpec[]
   return [
     createRecallTool(options),
     createSaveTool(options),
-    createListTool(),
+    createListTool(options),
     createReadTool(),
     createDeleteTool(),
     createContextTool(options),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Memdir, memdirFor } from "../../memdir/instance.ts";
 import { manifestLine, SCAN_DEFAULT_LIMIT, scanHeaders } from "../../memdir/scan.ts";
 import { memorySummary, memorySummarySchema, memoryTypeSchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, memoryDirOf } from "./spec.ts";
@@ -16,7 +17,9 @@ export type ListToolInput = z.infer<typeof inputSchema>;
 export type ListToolOutput = z.infer<typeof outputSchema>;
 
 /** `memory_list`: the header of every memory (type, description, age), newest first (docs/design.md#header-scan). */
-export function createListTool(): MemoryToolSpec<ListToolInput, ListToolOutput> {
+export function createListTool(
+  options: { memdir?: Memdir } = {},
+): MemoryToolSpec<ListToolInput, ListToolOutput> {
   return defineMemoryTool({
     name: "memory_list",
     title: "List memories",
@@ -29,9 +32,9 @@ export function createListTool(): MemoryToolSpec<ListToolInput, ListToolOutput> 
     async run(input, context) {
       const memoryDir = memoryDirOf(context, "memory_list");
       if (typeof memoryDir !== "string") return memoryDir;
-      const headers = (await scanHeaders(memoryDir, { signal: context.signal })).filter(
-        (header) => input.type === undefined || header.type === input.type,
-      );
+      const headers = (
+        await scanHeaders(memoryDir, { signal: context.signal, memdir: memdirFor(options.memdir, memoryDir) })
+      ).filter((header) => input.type === undefined || header.type === input.type);
       const shown = headers.slice(0, SCAN_DEFAULT_LIMIT);
       const now = context.now();
       const more =

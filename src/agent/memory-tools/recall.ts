@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { memdirFor } from "../../memdir/instance.ts";
 import { readMemoryCapped } from "../../memdir/read.ts";
 import { DEFAULT_RECALL_K, recall } from "../../recall/recall.ts";
 import { formatSurfacedMemory } from "../../recall/surface.ts";
@@ -71,6 +72,7 @@ export function createRecallTool(
         now: context.now,
         signal: context.signal,
         readFileState: context.readFileState,
+        memdir: memdirFor(options.memdir, memoryDir),
       });
       const now = context.now();
       const memories = await Promise.all(

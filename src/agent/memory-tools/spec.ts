@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ResolvedConfig } from "../../config.ts";
 import { isMemdirError } from "../../errors.ts";
+import type { Memdir } from "../../memdir/instance.ts";
 import type { Selector } from "../../recall/selector.ts";
 import { errorMessage, type ToolContext, type ToolSpec, toolError } from "../tools/spec.ts";
 
@@ -48,6 +49,8 @@ export interface MemoryToolsOptions {
   selectorName: string;
   /** Runs before a write, e.g. to create the memory dir and claim it for the project. */
   prepareMemoryDir?: () => Promise<void>;
+  /** The caller's instance: used by `memory_list` and `memory_recall` for its memory dir (see `openMemdir`). */
+  memdir?: Memdir;
 }
 
 /**

@@ -3,7 +3,7 @@ import { findMemoryToForget } from "../../extract/explicit.ts";
 import { cleanStatement, parseExplicitMemory } from "../../extract/explicit-intent.ts";
 import { removeMemory } from "../../memdir/write.ts";
 import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { locationFromOptions, memdirForCommand } from "../location.ts";
 import { printJson } from "../output.ts";
 
 interface ForgetOptions extends CommonOptions {
@@ -27,7 +27,7 @@ export const registerForgetCommand: RegisterCommand = (program, context) => {
     const intent = parseExplicitMemory(raw);
     const query = intent?.kind === "forget" ? intent.query : cleanStatement(raw);
     const location = await locationFromOptions(options, context);
-    const match = await findMemoryToForget(query, location.memoryDir);
+    const match = await findMemoryToForget(query, location.memoryDir, memdirForCommand(location, context));
     if (!match)
       throw new MemdirError("not-found", `memdir: forget: no memory matches ${JSON.stringify(query)}`);
     if (!options.yes) {

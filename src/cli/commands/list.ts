@@ -1,6 +1,6 @@
-import { isoTime, manifestLine, scanHeaders } from "../../memdir/scan.ts";
+import { isoTime, manifestLine } from "../../memdir/scan.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { locationFromOptions, memdirForCommand } from "../location.ts";
 import { printJson } from "../output.ts";
 
 /**
@@ -12,7 +12,7 @@ export const registerListCommand: RegisterCommand = (program, context) => {
   withCommonOptions(program.command("list").description("list all memories, newest first")).action(
     async (options: CommonOptions) => {
       const location = await locationFromOptions(options, context);
-      const headers = await scanHeaders(location.memoryDir);
+      const headers = await memdirForCommand(location, context).scan();
       if (options.json) {
         printJson(
           context.io,

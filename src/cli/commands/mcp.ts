@@ -1,4 +1,5 @@
 import { serveStdio } from "../../mcp/stdio.ts";
+import { openMemdir } from "../../memdir/instance.ts";
 import { selectorFromConfig } from "../../recall/select-from-config.ts";
 import { type CommonOptions, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
@@ -20,12 +21,19 @@ export const registerMcpCommand: RegisterCommand = (program, context) => {
       const config = configFromOptions(options, context);
       const location = await locationFromOptions(options, context);
       const { selector, name } = selectorFromConfig(undefined, config);
-      await serveStdio({
-        location,
-        config,
-        selector,
-        selectorName: name,
-        log: (line) => context.io.stderr(`${line}\n`),
-      });
+      // The server process's instance, under the CLI's environment (MEMDIR_NO_WATCH and the rest).
+      const memdir = openMemdir(location.memoryDir, { env: context.env });
+      try {
+        await serveStdio({
+          location,
+          config,
+          selector,
+          selectorName: name,
+          memdir,
+          log: (line) => context.io.stderr(`${line}\n`),
+        });
+      } finally {
+        await memdir.close();
+      }
     });
 };

@@ -1,3 +1,4 @@
+import type { Memdir } from "../../memdir/instance.ts";
 import { persistedCacheStats } from "../../memdir/persisted-cache.ts";
 import { type RecallCandidate, type RecallResult, recall } from "../../recall/recall.ts";
 import { type SelectorName, selectorFromConfig } from "../../recall/select-from-config.ts";
@@ -11,7 +12,7 @@ import {
   withCommonOptions,
   withModelOptions,
 } from "../common.ts";
-import { configFromOptions, locationFromOptions } from "../location.ts";
+import { configFromOptions, locationFromOptions, memdirForCommand } from "../location.ts";
 import { printJson } from "../output.ts";
 
 /** `--k` as a positive whole number, else a usage error (exit 2) naming the command. */
@@ -67,6 +68,7 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
       context.io.stderr(
         `memdir: auto memory is off (${config.autoMemoryOffReason}): agents recall nothing; showing what would be recalled if it were on\n`,
       );
+    const memdir = memdirForCommand(location, context);
     const result = await recall({
       memoryDir: location.memoryDir,
       query,
@@ -74,15 +76,16 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
       selectorName: name,
       k,
       explain: options.explain === true,
+      memdir,
     });
-    if (options.json) printJson(context.io, recallJson(result, options.explain === true));
+    if (options.json) printJson(context.io, recallJson(result, options.explain === true, memdir));
     else if (options.explain) printExplain(context, result, location.memoryDir);
     else printMessages(context, result);
   });
 };
 
 /** The `--json` shape (issue 4): exactly these keys, plus the explain fields with `--explain`. */
-export function recallJson(result: RecallResult, explain: boolean): Record<string, unknown> {
+export function recallJson(result: RecallResult, explain: boolean, memdir?: Memdir): Record<string, unknown> {
   return {
     query: result.query,
     selector: result.selector,
@@ -96,7 +99,11 @@ export function recallJson(result: RecallResult, explain: boolean): Record<strin
     ...(explain
       ? {
           candidates: result.candidates,
-          cache: structuredClone(persistedCacheStats),
+          // Headers are counted by the command's instance; the lexical index still counts process-wide.
+          cache: {
+            headers: { ...(memdir?.persisted.stats.headers ?? { hits: 0, misses: 0 }) },
+            index: { ...persistedCacheStats.index },
+          },
           ...(result.fallback !== undefined ? { fallback: result.fallback } : {}),
           ...(result.modelFailure !== undefined ? { modelFailure: result.modelFailure } : {}),
         }

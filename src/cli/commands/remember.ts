@@ -4,7 +4,7 @@ import { rememberStatement } from "../../extract/explicit.ts";
 import { ensureMemoryDir } from "../../memdir/paths.ts";
 import { MEMORY_TYPES, type MemoryType } from "../../types.ts";
 import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { locationFromOptions, memdirForCommand } from "../location.ts";
 import { printJson } from "../output.ts";
 
 interface RememberOptions extends CommonOptions {
@@ -31,7 +31,11 @@ export const registerRememberCommand: RegisterCommand = (program, context) => {
     if (statement === "") throw usageError("remember: give the statement to remember");
     const location = await locationFromOptions(options, context);
     await ensureMemoryDir(location);
-    const result = await rememberStatement(statement, { memoryDir: location.memoryDir, type: options.type });
+    const result = await rememberStatement(statement, {
+      memoryDir: location.memoryDir,
+      memdir: memdirForCommand(location, context),
+      type: options.type,
+    });
     if (result.action === "refused") throw new MemdirError("invalid-input", result.reason);
     if (options.json) {
       printJson(context.io, {

@@ -1,0 +1,155 @@
+import path from "node:path";
+import { debugEnabled, persistedCacheEnabled, processEnv, watchingEnabled } from "../config.ts";
+import type { Clock, MemoryHeader } from "../types.ts";
+import { HeaderCache } from "./header-cache.ts";
+import {
+  type CacheLog,
+  debugCacheLog,
+  type PersistedCacheStats,
+  PersistedCaches,
+} from "./persisted-cache.ts";
+import { newReadChunk, type ScanOptions, type ScanState, scanHeaders } from "./scan.ts";
+import { ListedCandidates } from "./scan-list.ts";
+import { type ScanWatchStats, WatchRegistry } from "./scan-watch.ts";
+
+/**
+ * How a {@link Memdir} keeps memory headers between scans:
+ * - `persisted` (default): in memory, and in `<memoryDir>/.memdir-cache/` so a fresh process
+ *   parses only the files changed since (off with `MEMDIR_NO_CACHE=1`: then as `memory`);
+ * - `memory`: in memory only;
+ * - `off`: every scan reads every header (and no folder is watched).
+ */
+export type MemdirCacheMode = "persisted" | "memory" | "off";
+
+/** Options of {@link openMemdir}: the side effects an instance may have. */
+export interface MemdirOptions {
+  /**
+   * The environment that `MEMDIR_NO_CACHE`, `MEMDIR_NO_WATCH` and `MEMDIR_DEBUG` are read from
+   * (default: the process's; see `config.ts`). A switch set there turns its feature off even
+   * when an option below asks for it.
+   */
+  env?: NodeJS.ProcessEnv;
+  /** The clock of everything this instance stamps or compares with now (default `Date.now`). */
+  clock?: Clock;
+  /** Default `persisted`; see {@link MemdirCacheMode}. */
+  cache?: MemdirCacheMode;
+  /**
+   * Keep the scanned folders watched, so a rescan re-stats only the files that changed (default
+   * true; only on Linux and local file systems, see `scan-watch.ts`). Call {@link Memdir.close}
+   * to end the watchers.
+   */
+  watch?: boolean;
+  /**
+   * How many listed files each watched rescan re-stats anyway (default 256; tests set 0 to check
+   * the events alone). See `ScanWatchTuning`.
+   */
+  sweepPerRescan?: number;
+  /** Where failed background cache saves are reported (default: stderr with `MEMDIR_DEBUG`, else nowhere). */
+  log?: CacheLog;
+}
+
+/** Counters of one {@link Memdir}: what came from cache files and how scans were served. */
+export interface MemdirStats {
+  /** Memory headers taken from the cache file / parsed from disk (`index`: see {@link Memdir.lexical}). */
+  cache: PersistedCacheStats;
+  /** Rescans served by folder watchers, and watch sets built. */
+  watch: ScanWatchStats;
+}
+
+/**
+ * Everything that lives as long as a process works on one memory directory: the header cache,
+ * the folder watchers, the background saves of the cache files and their counters, the scratch
+ * buffers of the scan, and (after issue #15's lexical engine lands) the lexical index. Two
+ * instances share nothing. Create one with {@link openMemdir}.
+ */
+export class Memdir implements ScanState {
+  /** The memory directory (absolute). */
+  readonly memoryDir: string;
+  readonly clock: Clock;
+  readonly cacheMode: MemdirCacheMode;
+  /** The background saves of this instance's cache files and their hit/miss counters. */
+  readonly persisted: PersistedCaches;
+  /** The header cache of {@link scan}; `null` with `cache: "off"`. */
+  readonly headerCache: HeaderCache | null;
+  /** The folder watchers; `null` when watching is off. */
+  readonly watchers: WatchRegistry | null;
+  readonly listed = new ListedCandidates();
+  readonly readChunk = newReadChunk();
+  /**
+   * The slot of the lexical index of this directory (issue #15 item 3 makes the lexical
+   * engine's `LexicalIndexCache` an instance and puts it here). Until then the lexical selector
+   * keeps its own process-wide cache and this stays `null`.
+   */
+  lexical: unknown = null;
+  #closed = false;
+
+  constructor(memoryDir: string, options: MemdirOptions = {}) {
+    const env = options.env ?? processEnv();
+    this.memoryDir = path.resolve(memoryDir);
+    this.clock = options.clock ?? Date.now;
+    this.cacheMode = options.cache ?? "persisted";
+    const persist = this.cacheMode === "persisted" && persistedCacheEnabled(env);
+    this.persisted = new PersistedCaches({
+      enabled: persist,
+      log: options.log ?? debugCacheLog(debugEnabled(env)),
+    });
+    this.headerCache =
+      this.cacheMode === "off" ? null : new HeaderCache({ persist, persisted: this.persisted });
+    const watch = this.cacheMode !== "off" && options.watch !== false && watchingEnabled(env);
+    this.watchers = watch ? new WatchRegistry({ sweepPerRescan: options.sweepPerRescan }) : null;
+  }
+
+  /**
+   * {@link scanHeaders} of this memory directory with this instance's cache and watchers.
+   *
+   * @example
+   * const memdir = openMemdir(memoryDir);
+   * const headers = await memdir.scan({ limit: 200 });
+   */
+  scan(options: Omit<ScanOptions, "memdir"> = {}): Promise<MemoryHeader[]> {
+    return scanHeaders(this.memoryDir, { ...options, memdir: this });
+  }
+
+  /** A copy of this instance's counters. */
+  stats(): MemdirStats {
+    const watch = this.watchers?.stats ?? { watchedRescans: 0, watchSetsBuilt: 0 };
+    return { cache: structuredClone(this.persisted.stats), watch: { ...watch } };
+  }
+
+  /** Resolves when every background cache save started so far has finished. */
+  flush(): Promise<void> {
+    return this.persisted.flush();
+  }
+
+  /** Waits for the background saves and ends the folder watchers. Idempotent. */
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.watchers?.close();
+    }
+    await this.flush();
+  }
+}
+
+/**
+ * Opens memory directory `memoryDir` for this process: entry points (CLI, MCP server, hooks,
+ * the agent session) make one and pass it to the library functions that scan, recall or list.
+ * Opening reads nothing yet; the first {@link Memdir.scan} does.
+ *
+ * @example
+ * const memdir = openMemdir(location.memoryDir, { watch: false });
+ * const headers = await memdir.scan();
+ * await memdir.close();
+ */
+export function openMemdir(memoryDir: string, options: MemdirOptions = {}): Memdir {
+  return new Memdir(memoryDir, options);
+}
+
+/**
+ * `memdir` when it is the instance of `memoryDir`, else `undefined` (the caller then scans with
+ * a private one): code that serves several directories (agent memory dirs, a tool context of
+ * another directory) hands an instance only to the scans of its own.
+ */
+export function memdirFor(memdir: Memdir | undefined, memoryDir: string): Memdir | undefined {
+  return memdir !== undefined && memdir.memoryDir === path.resolve(memoryDir) ? memdir : undefined;
+}

@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { openMemdir } from "../../src/memdir/instance.ts";
+import { scanHeaders } from "../../src/memdir/scan.ts";
+import { makeTempDir, writeTree } from "../helpers/temp.ts";
+
+// Every instance here gets an empty environment (whatever the runner's says); folders are then
+// watched on Linux only, so the watch-set assertions run only there.
+const env = {};
+const watching = process.platform === "linux";
+
+function memoryDirWith(count: number, topic: string): string {
+  const dir = makeTempDir();
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++)
+    files[`${topic}-${i}.md`] = `---\ndescription: ${topic} note ${i}\ntype: project\n---\n${topic} ${i}\n`;
+  writeTree(dir, files);
+  return dir;
+}
+
+describe("openMemdir", () => {
+  it("gives two instances on two directories nothing in common", async () => {
+    const a = openMemdir(memoryDirWith(3, "alpha"), { env });
+    const b = openMemdir(memoryDirWith(2, "beta"), { env });
+    try {
+      assert.notEqual(a.headerCache, b.headerCache);
+      assert.notEqual(a.persisted, b.persisted);
+      assert.notEqual(a.listed, b.listed);
+      assert.notEqual(a.readChunk, b.readChunk);
+      if (watching) assert.notEqual(a.watchers, b.watchers);
+
+      assert.equal((await a.scan()).length, 3);
+      assert.equal((await a.scan()).length, 3);
+      assert.deepEqual(b.stats().cache.headers, { hits: 0, misses: 0 }, "b counted nothing of a's scans");
+      assert.equal(b.headerCache?.size, 0, "b cached none of a's headers");
+      assert.deepEqual(b.stats().watch, { watchedRescans: 0, watchSetsBuilt: 0 });
+      assert.deepEqual(a.stats().cache.headers, { hits: 3, misses: 3 });
+
+      assert.equal((await b.scan()).length, 2);
+      assert.deepEqual(b.stats().cache.headers, { hits: 0, misses: 2 });
+      assert.equal(a.headerCache?.size, 3, "b's scan left a's cache alone");
+
+      if (watching) {
+        assert.deepEqual(a.stats().watch, { watchedRescans: 1, watchSetsBuilt: 1 });
+        await a.close();
+        assert.equal(a.watchers?.watchedRoots, 0, "a's watchers are closed");
+        fs.writeFileSync(path.join(b.memoryDir, "beta-new.md"), "---\ndescription: new\n---\nnew\n");
+        assert.equal((await b.scan()).length, 3, "b's watchers still see changes");
+        assert.equal(b.stats().watch.watchedRescans, 1, "served by b's own watch set");
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("scans the same with or without its caches, before and after close", async () => {
+    const dir = memoryDirWith(4, "gamma");
+    const fresh = await scanHeaders(dir, { cache: null });
+    const memdir = openMemdir(dir, { cache: "memory", env });
+    const off = openMemdir(dir, { cache: "off", env });
+    assert.equal(off.headerCache, null);
+    assert.equal(off.watchers, null, "no cache, no watchers");
+    assert.deepEqual(await off.scan(), fresh);
+    assert.deepEqual(await memdir.scan(), fresh);
+    assert.deepEqual(await memdir.scan(), fresh);
+    await memdir.close();
+    fs.writeFileSync(path.join(dir, "gamma-late.md"), "---\ndescription: late\n---\nlate\n");
+    const after = await memdir.scan();
+    assert.deepEqual(after, await scanHeaders(dir, { cache: null }), "a closed instance still scans right");
+    assert.equal(memdir.stats().watch.watchSetsBuilt, watching ? 1 : 0, "and builds no new watch set");
+  });
+
+  it("takes its switches from options and the environment it is given", () => {
+    const dir = makeTempDir();
+    const noWatch = openMemdir(dir, { env: { MEMDIR_NO_WATCH: "1" } });
+    assert.equal(noWatch.watchers, null);
+    assert.equal(openMemdir(dir, { watch: false }).watchers, null);
+    const noCache = openMemdir(dir, { env: { MEMDIR_NO_CACHE: "1" } });
+    assert.equal(noCache.persisted.enabled, false);
+    assert.equal(noCache.headerCache?.persist, false, "headers are still kept in memory");
+    const persisted = openMemdir(dir, { env: {} });
+    assert.equal(persisted.persisted.enabled, true);
+    assert.equal(
+      persisted.headerCache?.persisted,
+      persisted.persisted,
+      "the header cache saves through its owner",
+    );
+    assert.equal(openMemdir(dir, { cache: "memory", env: {} }).persisted.enabled, false);
+    const clock = () => 42;
+    assert.equal(openMemdir(dir, { clock }).clock, clock);
+    assert.equal(openMemdir(`${dir}/./`).memoryDir, dir, "the directory is resolved");
+  });
+});
