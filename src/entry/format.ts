@@ -25,6 +25,7 @@ export {
   parseIndex,
   readIndex,
 } from "../memdir/index-file.ts";
+export type { MemdirCacheMode, MemdirStats } from "../memdir/instance.ts";
 export type { LockOptions } from "../memdir/lock.ts";
 export {
   agentMemoryDir,
@@ -36,6 +37,7 @@ export {
   type OrphanedMemoryDir,
   sanitizeProjectPath,
 } from "../memdir/paths.ts";
+export type { PersistedCacheStats } from "../memdir/persisted-cache.ts";
 export { MEMORY_MAX_BYTES, MEMORY_MAX_LINES } from "../memdir/read.ts";
 export {
   assertInsideMemoryDir,
@@ -44,7 +46,9 @@ export {
   type SafePathResult,
   type UnsafePathRule,
 } from "../memdir/safe-path.ts";
+export type { ScanState } from "../memdir/scan.ts";
 export { formatManifest, HeaderCache, type HeaderCacheOptions, manifestLine } from "../memdir/scan.ts";
+export type { ScanWatchStats } from "../memdir/scan-watch-listing.ts";
 export { assertNoSecrets, findSecrets, type SecretFinding } from "../memdir/secrets.ts";
 export { type WriteOptions, writeMemoryText } from "../memdir/write.ts";
 export { isMemoryType } from "../types.ts";

@@ -67,13 +67,15 @@ export class Memdir implements ScanState {
   readonly memoryDir: string;
   readonly clock: Clock;
   readonly cacheMode: MemdirCacheMode;
-  /** The background saves of this instance's cache files and their hit/miss counters. */
+  /** The background saves of this instance's cache files and their hit/miss counters. @internal */
   readonly persisted: PersistedCaches;
-  /** The header cache of {@link scan}; `null` with `cache: "off"`. */
+  /** The header cache of {@link scan}; `null` with `cache: "off"`. @internal */
   readonly headerCache: HeaderCache | null;
-  /** The folder watchers; `null` when watching is off. */
+  /** The folder watchers; `null` when watching is off. @internal */
   readonly watchers: WatchRegistry | null;
+  /** @internal */
   readonly listed = new ListedCandidates();
+  /** @internal */
   readonly readChunk = newReadChunk();
   /**
    * The slot of the lexical index of this directory (issue #15 item 3 makes the lexical

@@ -1,9 +1,14 @@
 import { readFileSync, type Stats, statSync } from "node:fs";
 import { type Candidate, onLocalFileSystem, throwIfAborted } from "./scan-list.ts";
-import { WatchedListing } from "./scan-watch-listing.ts";
+import {
+  type ScanWatchStats,
+  type ScanWatchTuning,
+  WatchedListing,
+  type WatchOwner,
+} from "./scan-watch-listing.ts";
 
 export { NO_WATCH_ENV, watchingEnabled } from "../config.ts";
-export { WatchedListing } from "./scan-watch-listing.ts";
+export { type ScanWatchStats, type ScanWatchTuning, WatchedListing } from "./scan-watch-listing.ts";
 
 /**
  * Watch-backed listings (issue #10): a process that scans the same memory directory again (the
@@ -33,36 +38,6 @@ export { WatchedListing } from "./scan-watch-listing.ts";
 // Roots kept watched per registry (least recently scanned closed first): a server serves one or
 // two memory dirs, while a test process scans many temp dirs.
 const WATCHED_ROOTS_KEPT = 4;
-
-/** Tuning of the watched rescans (tests set `sweepPerRescan` to 0 to check the events alone). */
-export interface ScanWatchTuning {
-  /**
-   * How many listed files each watched rescan re-stats anyway, round-robin (a safety net, ~1 ms):
-   * a change no event reports, such as a write through a hard link created outside the memory
-   * dir after the listing, is seen within ⌈files / sweep⌉ rescans. Default 256.
-   */
-  sweepPerRescan: number;
-}
-
-/** How scans were served by one registry (for tests and diagnostics). */
-export interface ScanWatchStats {
-  /** Rescans answered by a live watch set (only changed paths re-stat'ed). */
-  watchedRescans: number;
-  /** Watch sets that went live (each after a full scan). */
-  watchSetsBuilt: number;
-}
-
-/** What a {@link WatchedListing} shares with the registry that made it (`WatchRegistry`). */
-export interface WatchOwner {
-  readonly tuning: ScanWatchTuning;
-  readonly stats: ScanWatchStats;
-  /** Events received by every watcher of the registry (for the overflow check). */
-  eventsSeen: number;
-  /** Events between two rescans from which a lost event must be assumed. */
-  eventBurstLimit(): number;
-  /** `listing` has ended; `unwatchable`: its root is remembered as one that cannot be watched. */
-  ended(listing: WatchedListing, unwatchable: boolean): void;
-}
 
 /** Options of {@link WatchRegistry}. */
 export interface WatchRegistryOptions {

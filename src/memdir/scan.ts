@@ -4,7 +4,6 @@ import path from "node:path";
 import type { MemoryHeader } from "../types.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import { type CachedHeader, HEADER_MAX_BYTES, HEADER_MAX_LINES, HeaderCache } from "./header-cache.ts";
-import type { Memdir } from "./instance.ts";
 import {
   type Candidate,
   ListedCandidates,
@@ -32,13 +31,13 @@ const READ_SLICE_MS = 1;
  * nothing (no watchers, no reused listing).
  */
 export interface ScanState {
-  /** The header cache scans use when the caller passes no `cache`. */
+  /** The header cache scans use when the caller passes no `cache`. @internal */
   readonly headerCache: HeaderCache | null;
-  /** Folder watchers; `null` when watching is off. */
+  /** Folder watchers; `null` when watching is off. @internal */
   readonly watchers: WatchRegistry | null;
-  /** Candidate objects reused by unwatched listings. */
+  /** Candidate objects reused by unwatched listings. @internal */
   readonly listed: ListedCandidates;
-  /** The chunk buffer of the synchronous header reads (one at a time, so one buffer). */
+  /** The chunk buffer of the synchronous header reads (one at a time, so one buffer). @internal */
   readonly readChunk: Buffer;
 }
 
@@ -77,8 +76,8 @@ export interface ScanOptions {
    * everywhere with `MEMDIR_NO_WATCH=1`). See `scan-watch.ts`.
    */
   watch?: boolean;
-  /** The instance whose caches and watchers the scan uses (see `openMemdir`); `memdir.scan()` passes itself. */
-  memdir?: Memdir | ScanState;
+  /** The instance whose caches and watchers the scan uses (a `Memdir`, see `openMemdir`); `memdir.scan()` passes itself. */
+  memdir?: ScanState;
 }
 
 /**
