@@ -50,11 +50,11 @@ try {
     { id: "u1", role: "user", content: "how do we test the login flow against the real database?" },
   ];
   const location = { memoryDir, projectDir: base };
-  const never: Selector = () => new Promise(() => {});
+  const never: Selector = { name: "never", select: () => new Promise(() => {}) };
   const lexical = createLexicalSelector();
 
   // pending: the per-iteration check on a prefetch that is still searching.
-  const pending = startRelevantMemoryPrefetch(messages, { location, selector: never, selectorName: "never" });
+  const pending = startRelevantMemoryPrefetch(messages, { location, selector: never });
   await new Promise((resolve) => setTimeout(resolve, 20));
   const readFileState: ReadFileState = new Map();
   const calls = 200_000;
@@ -76,7 +76,6 @@ try {
     const handle = startRelevantMemoryPrefetch(messages, {
       location,
       selector: lexical,
-      selectorName: "lexical",
     });
     startTimes.push(performance.now() - started);
     await handle.promise;
@@ -159,7 +158,7 @@ async function measureLoop(
   const withMemory: LoopMemory = {
     memoryDir,
     rules: "# Memory\n(the memory rules would be here)",
-    prefetch: { location, selector: never, selectorName: "never" },
+    prefetch: { location, selector: never },
   };
   const without: number[] = [];
   const pendingRuns: number[] = [];

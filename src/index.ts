@@ -190,6 +190,12 @@ export { type MemoryRulesOptions, memorySystemPrompt } from "./prompts/memory-ru
 export { SESSION_MEMORY_BUDGET_BYTES } from "./recall/budget.ts";
 export { type EvalOptions, type EvalReport, readEvalQueries, runEval } from "./recall/eval.ts";
 export {
+  type CandidateStatus,
+  explainRecall,
+  type RecallCandidate,
+  type RecallEvidence,
+} from "./recall/explain.ts";
+export {
   collectSettledMemories,
   type MemoryPrefetch,
   type PrefetchContext,
@@ -198,12 +204,12 @@ export {
   startRelevantMemoryPrefetch,
 } from "./recall/prefetch.ts";
 export {
-  type CandidateStatus,
   DEFAULT_RECALL_K,
-  type RecallCandidate,
+  type MemorySelection,
   type RecallOptions,
   type RecallResult,
   recall,
+  type SelectionOptions,
   type SurfacedMemory,
   selectMemories,
 } from "./recall/recall.ts";
@@ -212,11 +218,18 @@ export { createHybridSelector, type HybridSelectorOptions } from "./recall/selec
 export { createLexicalSelector, type LexicalSelectorOptions } from "./recall/select-lexical.ts";
 export {
   createModelSelector,
+  type ModelSelection,
   type ModelSelectorOptions,
-  modelSelectionDetails,
 } from "./recall/select-model.ts";
 // Recall
-export type { Pick, Selector } from "./recall/selector.ts";
+export type {
+  MemoryPick,
+  Selection,
+  SelectionDetails,
+  SelectionFailure,
+  SelectionRequest,
+  Selector,
+} from "./recall/selector.ts";
 export {
   formatSurfacedMemory,
   memoryFreshnessCaveat,

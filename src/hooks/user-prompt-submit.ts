@@ -13,7 +13,6 @@ export interface UserPromptSubmitOptions {
   location: MemoryLocation;
   /** Lexical offline, hybrid with a model; the entry point picks. */
   selector: Selector;
-  selectorName: string;
   now?: Clock;
   signal?: AbortSignal;
 }
@@ -26,7 +25,7 @@ export interface UserPromptSubmitOptions {
  * The prefetch gates apply: a single-word prompt recalls nothing.
  *
  * @example
- * const context = await userPromptContext({ prompt, config, location, selector, selectorName: "lexical" });
+ * const context = await userPromptContext({ prompt, config, location, selector });
  */
 export async function userPromptContext(options: UserPromptSubmitOptions): Promise<string | null> {
   const { config, location } = options;
@@ -47,7 +46,6 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
       memoryDir: location.memoryDir,
       query: gate.input,
       selector: options.selector,
-      selectorName: options.selectorName,
       now: options.now,
       signal: options.signal,
       // A memory saved from this very prompt is already known to the model: do not echo it back.

@@ -17,7 +17,6 @@ export interface MemdirServerOptions {
   config: ResolvedConfig;
   /** Recall's selector; default the offline lexical one. The entry point picks hybrid when a model is configured. */
   selector?: Selector;
-  selectorName?: string;
   now?: Clock;
 }
 
@@ -57,7 +56,6 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
   const tools = createMemoryTools({
     config,
     selector: options.selector ?? createLexicalSelector(),
-    selectorName: options.selector ? (options.selectorName ?? "custom") : "lexical",
     prepareMemoryDir: () => ensureMemoryDir(location),
   });
   const cwd = location.projectRoot ?? config.cwd;

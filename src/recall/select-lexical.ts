@@ -19,7 +19,7 @@ import {
   fieldLength,
   type IndexedMemory,
 } from "./memory-record.ts";
-import type { Pick, Selector } from "./selector.ts";
+import type { MemoryPick, Selector } from "./selector.ts";
 import { BIGRAM_MARK, type Token, tokenizeDetailed } from "./tokenize.ts";
 import { bundledWordVectors, type WordVectors } from "./word-vectors.ts";
 
@@ -119,7 +119,7 @@ export interface LexicalSelectorOptions {
 }
 
 /** A pick with the detail `recall --explain` prints. */
-export interface LexicalPick extends Pick {
+export interface LexicalPick extends MemoryPick {
   /** Matched query words per field, e.g. `{description: ["mock", "数据库"]}`. */
   matched: Partial<Record<FieldName, string[]>>;
 }
@@ -130,25 +130,28 @@ export interface LexicalPick extends Pick {
  * recency prior and a relevance floor. Ranks every header it is given (no 200-newest cap).
  *
  * @example
- * const select = createLexicalSelector();
+ * const selector = createLexicalSelector();
  * const headers = await scanHeaders(memoryDir, { limit: Number.POSITIVE_INFINITY });
- * const picks = await select("why do login tests hit a real database?", headers, { k: 5, memoryDir });
+ * const { picks } = await selector.select({ query: "why do login tests hit a real database?", headers, k: 5, memoryDir });
  * // [{ file: "feedback-real-database.md", score: 7.1, reason: "matched description: login, database; …" }]
  */
 export function createLexicalSelector(options: LexicalSelectorOptions = {}): Selector {
   const cache = options.cache ?? defaultLexicalIndexCache;
   const tuning = { ...DEFAULT_LEXICAL_TUNING, ...options.tuning };
-  return async (query, headers, selectorOptions) => {
-    const index = cache.forDirectory(selectorOptions.memoryDir);
-    await index.sync(headers, selectorOptions.signal);
-    if (selectorOptions.signal?.aborted) {
-      throw new MemdirError("aborted", "recall: lexical selection aborted", {
-        cause: selectorOptions.signal.reason,
-      });
+  const select: Selector["select"] = async ({ query, headers, ...request }, signal) => {
+    const index = cache.forDirectory(request.memoryDir);
+    await index.sync(headers, signal);
+    if (signal?.aborted) {
+      throw new MemdirError("aborted", "recall: lexical selection aborted", { cause: signal.reason });
     }
     const vectors = options.wordVectors === undefined ? bundledWordVectors() : options.wordVectors;
-    return rankLexically(index, query, headers, selectorOptions, tuning, vectors);
+    const picks = rankLexically(index, query, headers, request, tuning, vectors);
+    if (!request.explain) return { picks };
+    // Deterministic, and cheap when warm: every match above the floor ranks the same way, so
+    // positions after k are exactly the "beyond k" candidates of `recall --explain`.
+    return { picks, ranking: rankLexically(index, query, headers, { k: headers.length }, tuning, vectors) };
   };
+  return { name: "lexical", select };
 }
 
 /** Ranks `headers` against `query` using an index already synced with them. Pure apart from reading the index. */

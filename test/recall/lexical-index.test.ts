@@ -27,7 +27,7 @@ function writeNote(memoryDir: string, file: string, topic: string, filler: numbe
 async function picksOf(memoryDir: string, cache: LexicalIndexCache, query: string) {
   const select = createLexicalSelector({ cache });
   const headers = await scanHeaders(memoryDir, { limit: Number.POSITIVE_INFINITY });
-  const picks = await select(query, headers, { k: 5, memoryDir, recentTools: [] });
+  const { picks } = await select.select({ query, headers, k: 5, memoryDir, recentTools: [] });
   return picks.map((pick) => ({ file: pick.file, score: pick.score }));
 }
 

@@ -44,8 +44,6 @@ export interface MemoryToolsOptions {
   config: ResolvedConfig;
   /** Recall's selector; the caller picks it (lexical offline, hybrid with a model). */
   selector: Selector;
-  /** Its name in results (`lexical`, `hybrid`, …). */
-  selectorName: string;
   /** Runs before a write, e.g. to create the memory dir and claim it for the project. */
   prepareMemoryDir?: () => Promise<void>;
 }

@@ -20,12 +20,11 @@ export const registerMcpCommand: RegisterCommand = (program, context) => {
       const _home = context.env.HOME || undefined;
       const config = configFromOptions(options, context);
       const location = await locationFromOptions(options, context);
-      const { selector, name } = selectorFromConfig(undefined, config);
+      const { selector } = selectorFromConfig(undefined, config);
       await serveStdio({
         location,
         config,
         selector,
-        selectorName: name,
         log: (line) => context.io.stderr(`${line}\n`),
       });
     });

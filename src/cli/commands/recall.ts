@@ -1,5 +1,6 @@
 import { persistedCacheStats } from "../../memdir/persisted-cache.ts";
-import { type RecallCandidate, type RecallResult, recall } from "../../recall/recall.ts";
+import { explainRecall, type RecallCandidate } from "../../recall/explain.ts";
+import { type RecallResult, recall } from "../../recall/recall.ts";
 import { type SelectorName, selectorFromConfig } from "../../recall/select-from-config.ts";
 import type { Selector } from "../../recall/selector.ts";
 import {
@@ -59,7 +60,7 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
     ),
   ).action(async (query: string, options: RecallCommandOptions) => {
     const k = parsePickCount(options.k, "recall");
-    const { selector, name } = selectorForCommand(options, context);
+    const { selector } = selectorForCommand(options, context);
     const location = await locationFromOptions(options, context);
     // A diagnostic: it still shows what would be recalled, but says that agents get nothing.
     const config = configFromOptions(options, context, location);
@@ -71,7 +72,6 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
       memoryDir: location.memoryDir,
       query,
       selector,
-      selectorName: name,
       k,
       explain: options.explain === true,
     });
@@ -95,7 +95,7 @@ export function recallJson(result: RecallResult, explain: boolean): Record<strin
     skipped: result.skipped,
     ...(explain
       ? {
-          candidates: result.candidates,
+          candidates: explainRecall(result),
           cache: structuredClone(persistedCacheStats),
           ...(result.fallback !== undefined ? { fallback: result.fallback } : {}),
           ...(result.modelFailure !== undefined ? { modelFailure: result.modelFailure } : {}),
@@ -120,10 +120,11 @@ function printExplain(context: CommandContext, result: RecallResult, memoryDir: 
   if (result.fallback !== undefined) out.push(`fallback: ${result.fallback}`);
   if (result.modelFailure !== undefined) out.push(`model failure: ${result.modelFailure} (nothing selected)`);
   out.push("");
-  out.push(`candidates (${result.candidates.length}):`);
-  const width = Math.max(0, ...result.candidates.map((candidate) => candidate.file.length));
-  for (const candidate of result.candidates) out.push(`  ${candidateLine(candidate, width)}`);
-  if (result.candidates.length === 0) out.push("  (no memories in this directory)");
+  const candidates = explainRecall(result);
+  out.push(`candidates (${candidates.length}):`);
+  const width = Math.max(0, ...candidates.map((candidate) => candidate.file.length));
+  for (const candidate of candidates) out.push(`  ${candidateLine(candidate, width)}`);
+  if (candidates.length === 0) out.push("  (no memories in this directory)");
   out.push("");
   const bytes = result.messages.reduce(
     (sum, message) => sum + Buffer.byteLength(message.content as string),
