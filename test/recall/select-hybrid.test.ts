@@ -7,6 +7,7 @@ import { explainRecall } from "../../src/recall/explain.ts";
 import { recall } from "../../src/recall/recall.ts";
 import { createHybridSelector } from "../../src/recall/select-hybrid.ts";
 import { createModelSelector } from "../../src/recall/select-model.ts";
+import type { Selection, Selector } from "../../src/recall/selector.ts";
 import { messageText } from "../../src/types.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { keywordSelector } from "./fake-selectors.ts";
@@ -170,6 +171,52 @@ describe("hybrid selector", () => {
     const [candidate] = explainRecall(result);
     assert.equal(candidate.status, "below-floor");
     assert.match(candidate.reason, /not chosen by the model/);
+  });
+
+  it("composes any two selectors: the chooser sees the ranked manifest, its failure means fallback", async () => {
+    const dir = makeTempDir();
+    const at = (file: string, description: string, age: number) => ({
+      file,
+      path: path.join(dir, file),
+      mtimeMs: NOW - age * DAY,
+      size: 1,
+      type: "feedback" as const,
+      description,
+    });
+    const headers = [
+      at("feedback-new.md", "billing", 1),
+      at("feedback-login-db.md", "login database rule", 9),
+    ];
+    const seen: string[][] = [];
+    const chooser = (said: Omit<Selection, "picks">, files: string[]): Selector => ({
+      name: "chooser",
+      async select(request) {
+        seen.push(request.headers.map((h) => h.file));
+        return { ...said, picks: files.map((file) => ({ file, score: 1, reason: "" })) };
+      },
+    });
+    const request = { query: "login", headers, k: 5, memoryDir: dir };
+    const chosen = await createHybridSelector({
+      candidates: keywordSelector(),
+      chooser: chooser({}, ["feedback-new.md"]),
+    }).select(request);
+    assert.deepEqual(seen[0], ["feedback-login-db.md", "feedback-new.md"], "ranked first, then the newest");
+    assert.deepEqual(chosen.picks, [
+      { file: "feedback-new.md", score: 1, reason: "chosen by the model (no lexical match)" },
+    ]);
+    assert.deepEqual(
+      chosen.ranking?.map((p) => p.file),
+      ["feedback-login-db.md"],
+    );
+    const failed = await createHybridSelector({
+      candidates: keywordSelector(),
+      chooser: chooser({ failure: { kind: "invalid", message: "no JSON" } }, []),
+    }).select(request);
+    assert.equal(failed.fallback, "model selector failed (invalid: no JSON); used the lexical picks");
+    assert.deepEqual(
+      failed.picks.map((p) => p.reason),
+      ["lexical fallback: matched login"],
+    );
   });
 
   it("an abort propagates instead of falling back", async () => {
