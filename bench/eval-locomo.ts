@@ -30,7 +30,6 @@ for (const dataDir of dataDirs) {
   const report = await runEval({
     dataDir,
     selector: createLexicalSelector({ tuning }),
-    selectorName: "lexical",
     k: 5,
   });
   const categories = Object.entries(report.byCategory)

@@ -53,16 +53,11 @@ try {
   const location = { memoryDir, projectDir: base };
   // The process's instance of the memory dir, as an agent session has one.
   const memdir = openMemdir(memoryDir);
-  const never: Selector = () => new Promise(() => {});
+  const never: Selector = { name: "never", select: () => new Promise(() => {}) };
   const lexical = createLexicalSelector();
 
   // pending: the per-iteration check on a prefetch that is still searching.
-  const pending = startRelevantMemoryPrefetch(messages, {
-    location,
-    selector: never,
-    selectorName: "never",
-    memdir,
-  });
+  const pending = startRelevantMemoryPrefetch(messages, { location, selector: never, memdir });
   await new Promise((resolve) => setTimeout(resolve, 20));
   const readFileState: ReadFileState = new Map();
   const calls = 200_000;
@@ -84,7 +79,6 @@ try {
     const handle = startRelevantMemoryPrefetch(messages, {
       location,
       selector: lexical,
-      selectorName: "lexical",
       memdir,
     });
     startTimes.push(performance.now() - started);
@@ -169,7 +163,7 @@ async function measureLoop(
   const withMemory: LoopMemory = {
     memoryDir,
     rules: "# Memory\n(the memory rules would be here)",
-    prefetch: { location, selector: never, selectorName: "never", memdir },
+    prefetch: { location, selector: never, memdir },
   };
   const without: number[] = [];
   const pendingRuns: number[] = [];

@@ -24,16 +24,7 @@ const memdir = openMemdir(dir);
 const selector = createLexicalSelector();
 const now = () => Date.parse("2026-01-02T00:00:00Z");
 const recallOnce = (query: string) =>
-  recall({
-    memoryDir: dir,
-    query,
-    selector,
-    selectorName: "lexical",
-    k: 5,
-    now,
-    readFileState: new Map(),
-    memdir,
-  });
+  recall({ memoryDir: dir, query, selector, k: 5, now, readFileState: new Map(), memdir });
 
 let started = performance.now();
 const first = await recallOnce(queries[0]);
@@ -45,7 +36,7 @@ let picked = 0;
 for (let pass = 0; pass < 2; pass++) {
   for (const query of queries) {
     started = performance.now();
-    const picks = await selector(query, headers, { k: 5, memoryDir: dir, recentTools: [] });
+    const { picks } = await selector.select({ query, headers, k: 5, memoryDir: dir, recentTools: [] });
     if (pass === 1) {
       selectTimes.push(performance.now() - started);
       if (picks.length > 0) picked++;

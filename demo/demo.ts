@@ -16,6 +16,7 @@ import { applyExplicitMemory } from "../src/extract/explicit.ts";
 import { EXPLICIT_MEMORY_HOOK } from "../src/extract/wire.ts";
 import { openMemdir } from "../src/memdir/instance.ts";
 import { saveMemory } from "../src/memdir/write.ts";
+import { explainRecall } from "../src/recall/explain.ts";
 import { recall } from "../src/recall/recall.ts";
 import { createLexicalSelector } from "../src/recall/select-lexical.ts";
 import { type AgentSession, createAgentSession } from "../src/session/agent-session.ts";
@@ -206,10 +207,9 @@ async function offlineEpilogue(offlineDir: string, memoryDir: string): Promise<v
     memoryDir,
     query: FIX,
     selector: createLexicalSelector(),
-    selectorName: "lexical",
     memdir: openMemdir(memoryDir, { watch: false }),
   });
-  for (const candidate of result.candidates)
+  for (const candidate of explainRecall(result))
     console.log(
       `  ${candidate.status.padEnd(11)} ${candidate.file}  (score ${candidate.score === null ? "–" : candidate.score.toFixed(2)})`,
     );

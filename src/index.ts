@@ -24,7 +24,7 @@
  */
 
 export { isMemdirError, MemdirError, type MemdirErrorCode } from "./errors.ts";
-export { type Memdir, type MemdirOptions, openMemdir } from "./memdir/instance.ts";
+export { Memdir, type MemdirOptions, openMemdir } from "./memdir/instance.ts";
 export { type MemoryLocation, type MemoryLocationOptions, resolveMemoryLocation } from "./memdir/paths.ts";
 export { type CappedRead, readMemoryCapped } from "./memdir/read.ts";
 export { type ScanOptions, scanHeaders } from "./memdir/scan.ts";
@@ -34,6 +34,6 @@ export { type RecallOptions, type RecallResult, recall, type SurfacedMemory } fr
 export { createHybridSelector, type HybridSelectorOptions } from "./recall/select-hybrid.ts";
 export { createLexicalSelector, type LexicalSelectorOptions } from "./recall/select-lexical.ts";
 export { createModelSelector, type ModelSelectorOptions } from "./recall/select-model.ts";
-export type { Pick, Selector, SelectorOptions } from "./recall/selector.ts";
+export type { MemoryPick, Selection, SelectionRequest, Selector } from "./recall/selector.ts";
 export { type AgentSession, type AgentSessionOptions, createAgentSession } from "./session/agent-session.ts";
 export { type Clock, MEMORY_TYPES, type MemoryHeader, type MemoryType, type Message } from "./types.ts";

@@ -37,7 +37,7 @@ export {
   type OrphanedMemoryDir,
   sanitizeProjectPath,
 } from "../memdir/paths.ts";
-export type { PersistedCacheStats } from "../memdir/persisted-cache.ts";
+export type { CacheLog, PersistedCacheStats } from "../memdir/persisted-cache.ts";
 export { MEMORY_MAX_BYTES, MEMORY_MAX_LINES } from "../memdir/read.ts";
 export {
   assertInsideMemoryDir,

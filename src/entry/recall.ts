@@ -16,7 +16,13 @@ export {
   readEvalQueries,
   runEval,
 } from "../recall/eval.ts";
-export { LexicalIndexCache } from "../recall/lexical/lexical-index.ts";
+export {
+  type CandidateStatus,
+  explainRecall,
+  type RecallCandidate,
+  type RecallEvidence,
+} from "../recall/explain.ts";
+export { LexicalIndexCache, type LexicalIndexCacheOptions } from "../recall/lexical/lexical-index.ts";
 export type { FieldName } from "../recall/lexical/memory-record.ts";
 export type { RelatedWordTuning } from "../recall/lexical/types.ts";
 export { readWordVectors, WordVectors } from "../recall/lexical/word-vectors.ts";
@@ -28,17 +34,15 @@ export {
   startRelevantMemoryPrefetch,
 } from "../recall/prefetch.ts";
 export {
-  type CandidateStatus,
   DEFAULT_RECALL_K,
-  type RecallCandidate,
-  type Selection,
+  type MemorySelection,
   type SelectionOptions,
   selectMemories,
 } from "../recall/recall.ts";
 export { SELECTOR_NAMES, type SelectorName, selectorFromConfig } from "../recall/select-from-config.ts";
-export type { SelectorTrace } from "../recall/select-hybrid.ts";
-export type { LexicalTuning } from "../recall/select-lexical.ts";
-export { type ModelSelectionDetails, modelSelectionDetails } from "../recall/select-model.ts";
+export type { LexicalPick, LexicalTuning } from "../recall/select-lexical.ts";
+export type { ModelSelection } from "../recall/select-model.ts";
+export type { SelectionDetails, SelectionFailure } from "../recall/selector.ts";
 export {
   formatSurfacedMemory,
   memoryFreshnessCaveat,

@@ -73,7 +73,7 @@ export async function findMemoryToForget(
   const headers = await scanHeaders(memoryDir, { memdir });
   if (headers.length === 0) return null;
   const selector = createLexicalSelector();
-  const picks = await selector(query, headers, { k: 1, memoryDir });
+  const { picks } = await selector.select({ query, headers, k: 1, memoryDir });
   const best = picks[0];
   if (!best) return null;
   const header = headers.find((h) => h.file === best.file);

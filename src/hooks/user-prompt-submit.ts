@@ -14,7 +14,6 @@ export interface UserPromptSubmitOptions {
   location: MemoryLocation;
   /** Lexical offline, hybrid with a model; the entry point picks. */
   selector: Selector;
-  selectorName: string;
   now?: Clock;
   signal?: AbortSignal;
 }
@@ -27,7 +26,7 @@ export interface UserPromptSubmitOptions {
  * The prefetch gates apply: a single-word prompt recalls nothing.
  *
  * @example
- * const context = await userPromptContext({ prompt, config, location, selector, selectorName: "lexical" });
+ * const context = await userPromptContext({ prompt, config, location, selector });
  */
 export async function userPromptContext(options: UserPromptSubmitOptions): Promise<string | null> {
   const { config, location } = options;
@@ -51,7 +50,6 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
       memoryDir: location.memoryDir,
       query: gate.input,
       selector: options.selector,
-      selectorName: options.selectorName,
       now: options.now,
       signal: options.signal,
       memdir,

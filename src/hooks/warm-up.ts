@@ -3,14 +3,9 @@ import path from "node:path";
 import { writeFileAtomic } from "../memdir/atomic.ts";
 import { openMemdir } from "../memdir/instance.ts";
 import { liveLeaseHolder, tryTakeLease } from "../memdir/lease.ts";
-import {
-  CACHE_DIRECTORY_NAME,
-  flushPersistedCaches,
-  persistedCacheEnabled,
-  worthPersisting,
-} from "../memdir/persisted-cache.ts";
+import { CACHE_DIRECTORY_NAME, persistedCacheEnabled, worthPersisting } from "../memdir/persisted-cache.ts";
 import { isMemoryFileName } from "../memdir/scan.ts";
-import { LexicalIndexCache } from "../recall/lexical/lexical-index.ts";
+import { lexicalCacheOf } from "../recall/select-lexical.ts";
 
 /**
  * Cache warm-up for hooks. A `UserPromptSubmit` hook has ~3 s; in a big memory dir (2,000+
@@ -187,8 +182,8 @@ export async function warmUp(
     if (!worthPersisting(headers.length))
       return { status: "not-needed", memories: headers.length, reason: "too few memories to need caches" };
     // The index file a recall's lexical selector (and the hybrid one's pre-ranking) loads.
-    await new LexicalIndexCache({ persist: true }).forDirectory(memoryDir).sync(headers);
-    await Promise.all([memdir.flush(), flushPersistedCaches()]);
+    await lexicalCacheOf(memdir).forDirectory(memoryDir).sync(headers);
+    await memdir.flush();
     // Counted the way warmUpDecision counts (the scan may leave out unreadable files), so an
     // unchanged dir is recognised as unchanged next time.
     const survey = await surveyMemoryDir(memoryDir);

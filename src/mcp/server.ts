@@ -18,7 +18,6 @@ export interface MemdirServerOptions {
   config: ResolvedConfig;
   /** Recall's selector; default the offline lexical one. The entry point picks hybrid when a model is configured. */
   selector?: Selector;
-  selectorName?: string;
   now?: Clock;
   /**
    * The instance of `location.memoryDir` the tools and resources scan with; the caller closes it
@@ -64,7 +63,6 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
   const tools = createMemoryTools({
     config,
     selector: options.selector ?? createLexicalSelector(),
-    selectorName: options.selector ? (options.selectorName ?? "custom") : "lexical",
     prepareMemoryDir: () => ensureMemoryDir(location),
     memdir,
   });

@@ -18,7 +18,7 @@ export interface StdioServerOptions extends MemdirServerOptions {
  * stderr while the server runs. Resolves when the connection is closed.
  *
  * @example
- * await serveStdio({ location, config, selector, selectorName: "hybrid" });
+ * await serveStdio({ location, config, selector });
  */
 export async function serveStdio(options: StdioServerOptions): Promise<void> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));

@@ -41,7 +41,7 @@ export class HeaderCache {
   hits = 0;
   /** Whether scans load and save `<memoryDir>/.memdir-cache/headers.v8` (see {@link HeaderCacheOptions}). */
   readonly persist: boolean;
-  /** Where the cache file is saved from, and its hit/miss counters (`headers`). */
+  /** Where the cache file is saved from, and its hit/miss counters (`headers`). @internal */
   readonly persisted: PersistedCaches;
   // Roots whose cache file was loaded (once per cache), and whether it needs saving.
   readonly #persistedRoots = new Map<string, { dirty: boolean }>();
@@ -53,7 +53,7 @@ export class HeaderCache {
       options.persisted ?? new PersistedCaches({ enabled: this.persist && persistedCacheEnabled() });
   }
 
-  /** The cached header of `filePath` when its mtime and size still match. */
+  /** The cached header of `filePath` when its mtime and size still match. @internal */
   get(filePath: string, mtimeMs: number, size: number): CachedHeader | undefined {
     const entry = this.entries.get(filePath);
     if (entry && entry.mtimeMs === mtimeMs && entry.size === size) {
@@ -63,11 +63,12 @@ export class HeaderCache {
     return undefined;
   }
 
+  /** @internal */
   set(filePath: string, entry: CachedHeader): void {
     this.entries.set(filePath, entry);
   }
 
-  /** Drops entries for paths not in `keep` (files deleted since the last scan); returns how many. */
+  /** Drops entries for paths not in `keep` (files deleted since the last scan); returns how many. @internal */
   retainOnly(keep: Set<string>, under: string): number {
     let dropped = 0;
     for (const key of this.entries.keys())
@@ -82,6 +83,7 @@ export class HeaderCache {
    * Loads the cache file of memory directory `root` (absolute) once per cache, adding its
    * entries. Each is still checked against a fresh `stat` by {@link get}, so a file changed
    * behind the cache's back is read again. No-op unless persisting.
+   * @internal
    */
   async loadPersisted(root: string): Promise<void> {
     if (!this.persist || !this.persisted.enabled || this.#persistedRoots.has(root)) return;
@@ -111,6 +113,7 @@ export class HeaderCache {
   /**
    * Marks `root`'s cache file as out of date and saves it in the background (never blocks);
    * `memoryCount` (files in the directory) decides whether a file is worth having at all.
+   * @internal
    */
   savePersisted(root: string, changed: boolean, memoryCount: number): void {
     const state = this.#persistedRoots.get(root);
@@ -172,6 +175,7 @@ export interface HeaderCacheOptions {
   /**
    * The owner's background saves and counters (a Memdir passes its own); by default the cache
    * has private ones, enabled when `persist` and `MEMDIR_NO_CACHE` is not set.
+   * @internal
    */
   persisted?: PersistedCaches;
 }

@@ -50,7 +50,7 @@ export interface MemdirOptions {
 
 /** Counters of one {@link Memdir}: what came from cache files and how scans were served. */
 export interface MemdirStats {
-  /** Memory headers taken from the cache file / parsed from disk (`index`: see {@link Memdir.lexical}). */
+  /** Memory headers and lexical-index entries taken from the cache files / read from disk. */
   cache: PersistedCacheStats;
   /** Rescans served by folder watchers, and watch sets built. */
   watch: ScanWatchStats;
@@ -59,7 +59,7 @@ export interface MemdirStats {
 /**
  * Everything that lives as long as a process works on one memory directory: the header cache,
  * the folder watchers, the background saves of the cache files and their counters, the scratch
- * buffers of the scan, and (after issue #15's lexical engine lands) the lexical index. Two
+ * buffers of the scan, and the lexical index (in {@link extensions}). Two
  * instances share nothing. Create one with {@link openMemdir}.
  */
 export class Memdir implements ScanState {
@@ -78,11 +78,10 @@ export class Memdir implements ScanState {
   /** @internal */
   readonly readChunk = newReadChunk();
   /**
-   * The slot of the lexical index of this directory (issue #15 item 3 makes the lexical
-   * engine's `LexicalIndexCache` an instance and puts it here). Until then the lexical selector
-   * keeps its own process-wide cache and this stays `null`.
+   * Caches of the layers above, each kept under a key its owner made: the lexical index of this
+   * directory lives here (`select-lexical.ts`), saved through {@link persisted}. @internal
    */
-  lexical: unknown = null;
+  readonly extensions = new Map<symbol, unknown>();
   #closed = false;
 
   constructor(memoryDir: string, options: MemdirOptions = {}) {

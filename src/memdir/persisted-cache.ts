@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
-import { debugEnabled, persistedCacheEnabled } from "../config.ts";
 import { tempFileWriterPid, writeFileAtomic } from "./atomic.ts";
 import { processIsAlive } from "./lease.ts";
 
@@ -259,30 +258,3 @@ export class PersistedCaches {
       await Promise.all([...this.#pending.values()].map((state) => state.running));
   }
 }
-
-// The lexical index's saves and counters (`lexical-index.ts`, not yet given a Memdir): the only
-// process-wide cache state left, until the lexical engine takes its `PersistedCaches` from the
-// instance (issue #15). Nothing else may use the three functions below.
-const lexicalCaches = new PersistedCaches({ enabled: true, log: debugCacheLog(debugEnabled()) });
-
-/**
- * {@link PersistedCaches.saveInBackground} for the lexical index (see above); skipped with
- * `MEMDIR_NO_CACHE=1`.
- */
-export function saveInBackground(
-  memoryDir: string,
-  name: string,
-  fingerprint: string,
-  produce: () => unknown,
-): Promise<void> {
-  if (!persistedCacheEnabled()) return Promise.resolve();
-  return lexicalCaches.saveInBackground(memoryDir, name, fingerprint, produce);
-}
-
-/** Resolves when the lexical index's background saves have finished (a Memdir flushes its own). */
-export function flushPersistedCaches(): Promise<void> {
-  return lexicalCaches.flush();
-}
-
-/** The lexical index's counters (`index`); a Memdir's own are `memdir.persisted.stats`. */
-export const persistedCacheStats: PersistedCacheStats = lexicalCaches.stats;

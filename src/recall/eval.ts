@@ -38,9 +38,8 @@ export interface EvalReport extends EvalScores {
 export interface EvalOptions {
   /** Directory holding `queries.jsonl` and the memory dir(s). */
   dataDir: string;
+  /** Its `name` is reported as `selector` (e.g. `lexical`). */
   selector: Selector;
-  /** Reported as `selector` (e.g. `lexical`). */
-  selectorName: string;
   /** Picks per query (default 5). */
   k?: number;
   signal?: AbortSignal;
@@ -56,7 +55,7 @@ export const EVAL_QUERIES_FILE = "queries.jsonl";
  * `DIR/queries.jsonl` over the files as they are on disk, and scores the picks against `gold`.
  *
  * @example
- * const report = await runEval({ dataDir: "bench-data", selector: createLexicalSelector(), selectorName: "lexical" });
+ * const report = await runEval({ dataDir: "bench-data", selector: createLexicalSelector() });
  * console.log(report.recallAtK, report.byCategory);
  */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
@@ -103,7 +102,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   return {
     ...totals.scores(),
     k,
-    selector: options.selectorName,
+    selector: options.selector.name,
     byCategory: Object.fromEntries([...byCategory].map(([name, sum]) => [name, sum.scores()])),
     msPerQuery: { p50: percentile(times, 0.5), p95: percentile(times, 0.95) },
   };

@@ -14,8 +14,6 @@ export interface PrefetchContext {
   /** The project's memory location (`resolveMemoryLocation`); `@agent-NAME` routes under its projectDir. */
   location: Pick<MemoryLocation, "memoryDir" | "projectDir"> & Partial<MemoryLocation>;
   selector: Selector;
-  /** Shown in the recall result (`lexical`, `model`, `hybrid`). */
-  selectorName?: string;
   /** `resolveConfig(...).autoMemory`; default on. */
   autoMemory?: boolean;
   /** Files read or surfaced in this session; dropped before selection. */
@@ -219,7 +217,6 @@ async function searchMemories(
       memoryDir,
       query: gate.input,
       selector: context.selector,
-      selectorName: context.selectorName,
       k: remaining,
       readFileState: context.readFileState,
       alreadySurfaced: gate.surfacedPaths,

@@ -4,33 +4,12 @@ import { readMemoryCapped } from "../memdir/read.ts";
 import { type HeaderCache, scanHeaders } from "../memdir/scan.ts";
 import type { Clock, MemoryHeader, Message, ReadFileState } from "../types.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
-import type { SelectorTrace, TracedSelectorOptions } from "./select-hybrid.ts";
-import { MODEL_MANIFEST_LIMIT, modelSelectionDetails } from "./select-model.ts";
-import type { Pick, Selector } from "./selector.ts";
+import { type CandidateStatus, type RecallCandidate, type RecallEvidence, unpickedJudge } from "./explain.ts";
+import type { MemoryPick, SelectionDetails, Selector } from "./selector.ts";
 import { surfacedMemoryMessage } from "./surface.ts";
 
 /** At most this many memories per recall (docs/design.md#recall-pipeline). */
 export const DEFAULT_RECALL_K = 5;
-
-/** Why a candidate was or was not surfaced (`memdir recall --explain`). */
-export type CandidateStatus =
-  | "picked"
-  | "below-floor"
-  | "beyond-k"
-  | "already-read"
-  | "budget"
-  | "cap"
-  | "unreadable";
-
-/** One memory the recall considered. */
-export interface RecallCandidate {
-  file: string;
-  path: string;
-  /** The selector's score (or the lexical pre-rank score); `null` when nothing scored it. */
-  score: number | null;
-  status: CandidateStatus;
-  reason: string;
-}
 
 /** One memory that made it into `messages`. */
 export interface SurfacedMemory {
@@ -43,6 +22,7 @@ export interface SurfacedMemory {
   message: Message;
 }
 
+/** A recall's outcome: plain data; {@link explainRecall} turns `evidence` into every candidate's verdict. */
 export interface RecallResult {
   query: string;
   /** The selector's name (`lexical`, `model`, `hybrid`, or the caller's). */
@@ -52,14 +32,14 @@ export interface RecallResult {
   messages: Message[];
   /** Memories dropped on the way: already read/surfaced, over the budget, beyond k, unreadable. */
   skipped: { file: string; reason: string }[];
-  /** Every memory considered, with its status (complete scores only with `explain`). */
-  candidates: RecallCandidate[];
   /** Set when the selector fell back (e.g. hybrid: the model failed, lexical picks used). */
   fallback?: string;
   /** Set when the model selector gave no usable answer (so the selection is empty, not "nothing helps"). */
   modelFailure?: string;
   /** The selected memories with their messages, for consumers that de-duplicate per path. */
   memories: SurfacedMemory[];
+  /** What `explainRecall` reads (complete scores only with `explain`). */
+  evidence: RecallEvidence;
 }
 
 export interface RecallOptions {
@@ -67,9 +47,8 @@ export interface RecallOptions {
   memoryDir: string;
   /** The query: for the prefetch, the last real user message's text only. */
   query: string;
+  /** Chooses the memories; its `name` is shown in the result and `--explain`. */
   selector: Selector;
-  /** Shown in the result and `--explain` (`lexical`, `model`, `hybrid`). */
-  selectorName?: string;
   /** At most this many memories (default 5). */
   k?: number;
   /** Files read or surfaced in this session; they are dropped before selection. */
@@ -89,8 +68,8 @@ export interface RecallOptions {
   /** Tools used successfully in this turn (the selector skips their usage notes). */
   recentTools?: string[];
   /**
-   * Score every candidate for `--explain`. With the lexical selector this ranks a second time
-   * with no `k` limit; the picks themselves never change.
+   * Score every candidate for `--explain`: the selector is asked for its full ranking (the
+   * lexical selector ranks a second time with no `k` limit); the picks themselves never change.
    */
   explain?: boolean;
 }
@@ -106,11 +85,12 @@ export interface SelectionOptions {
   recentTools?: string[];
   /** Headers to leave out before selection (already read or surfaced). */
   exclude?: (header: MemoryHeader) => boolean;
-  /** Filled by selectors that can say more (hybrid: fallback, full ranking, model manifest). */
-  trace?: SelectorTrace;
+  /** Ask the selector for its full ranking too (`recall --explain`). */
+  explain?: boolean;
 }
 
-export interface Selection {
+/** The selection step's outcome: the scan, split into fresh and excluded, and the valid picks. */
+export interface MemorySelection {
   /** Every header in the memory dir, newest first. */
   headers: MemoryHeader[];
   /** Headers the selector saw (not excluded). */
@@ -118,9 +98,11 @@ export interface Selection {
   /** Headers left out by `exclude`. */
   excluded: MemoryHeader[];
   /** At most `k` valid picks, best first (unknown files and duplicates dropped). */
-  picks: Pick[];
+  picks: MemoryPick[];
   /** Valid picks the selector returned beyond `k`. */
-  overflow: Pick[];
+  overflow: MemoryPick[];
+  /** What the selector said beyond its picks (ranking, model manifest, fallback, failure). */
+  details: SelectionDetails;
 }
 
 /**
@@ -133,7 +115,7 @@ export interface Selection {
  * @example
  * const { picks } = await selectMemories({ memoryDir, query: "how do we test login?", selector, k: 5 });
  */
-export async function selectMemories(options: SelectionOptions): Promise<Selection> {
+export async function selectMemories(options: SelectionOptions): Promise<MemorySelection> {
   const k = options.k ?? DEFAULT_RECALL_K;
   const headers = await scanHeaders(options.memoryDir, {
     signal: options.signal,
@@ -143,27 +125,27 @@ export async function selectMemories(options: SelectionOptions): Promise<Selecti
   const fresh: MemoryHeader[] = [];
   const excluded: MemoryHeader[] = [];
   for (const header of headers) (options.exclude?.(header) ? excluded : fresh).push(header);
-  if (fresh.length === 0 || k <= 0) return { headers, fresh, excluded, picks: [], overflow: [] };
+  if (fresh.length === 0 || k <= 0) return { headers, fresh, excluded, picks: [], overflow: [], details: {} };
   throwIfAborted(options.signal);
-  const selectorOptions: TracedSelectorOptions = {
+  const request = {
+    query: options.query,
+    headers: fresh,
     k,
     memoryDir: options.memoryDir,
-    signal: options.signal,
+    ...(options.memdir ? { memdir: options.memdir } : {}),
     recentTools: options.recentTools ?? [],
-    trace: options.trace,
+    ...(options.explain ? { explain: true } : {}),
   };
-  const raw = await options.selector(options.query, fresh, selectorOptions);
-  const failure = modelSelectionDetails(raw)?.failure;
-  if (failure && options.trace) options.trace.modelFailure = `${failure.kind}: ${failure.message}`;
+  const { picks: raw, ...details } = await options.selector.select(request, options.signal);
   const known = headersNamed(fresh, raw);
   const seen = new Set<string>();
-  const valid: Pick[] = [];
+  const valid: MemoryPick[] = [];
   for (const pick of raw) {
     if (!known.has(pick.file) || seen.has(pick.file)) continue; // names outside the manifest are dropped (docs/design.md#selectors)
     seen.add(pick.file);
     valid.push(pick);
   }
-  return { headers, fresh, excluded, picks: valid.slice(0, k), overflow: valid.slice(k) };
+  return { headers, fresh, excluded, picks: valid.slice(0, k), overflow: valid.slice(k), details };
 }
 
 /**
@@ -171,30 +153,19 @@ export async function selectMemories(options: SelectionOptions): Promise<Selecti
  * sends with its next model request (docs/design.md#recall-pipeline): scan → drop already read/surfaced → select →
  * keep at most k → read each body capped (200 lines / 4096 bytes) → stay inside the session
  * budget → one `<system-reminder>` user message per memory. The result also says which
- * candidates were skipped and why, for `memdir recall --explain`.
+ * candidates were skipped and why; {@link explainRecall} lists every candidate for
+ * `memdir recall --explain`.
  *
  * Throws only when the scan or the selector throws or `signal` aborts; an unreadable memory is
  * skipped, not fatal.
  *
  * @example
- * const result = await recall({ memoryDir, query: "修复登录测试", selector: createLexicalSelector(), selectorName: "lexical" });
+ * const result = await recall({ memoryDir, query: "修复登录测试", selector: createLexicalSelector() });
  * for (const message of result.messages) console.log(message.content);
  */
 export async function recall(options: RecallOptions): Promise<RecallResult> {
   const k = options.k ?? DEFAULT_RECALL_K;
-  const now = options.now ?? Date.now;
-  const budgetBytes = options.budgetBytes ?? SESSION_MEMORY_BUDGET_BYTES;
-  const selectorName = options.selectorName ?? "custom";
-  const surfaced = new Set(options.alreadySurfaced ?? []);
-  const readFileState = options.readFileState;
-  const exclusionReason = (header: MemoryHeader): string | null => {
-    if (surfaced.has(header.path)) return "already surfaced in this conversation";
-    const entry = readFileState?.get(header.path);
-    if (entry)
-      return entry.source === "memory" ? "already surfaced in this session" : "already read in this session";
-    return null;
-  };
-  const trace: SelectorTrace = {};
+  const whyExcluded = exclusionReasons(options);
   const selection = await selectMemories({
     memoryDir: options.memoryDir,
     query: options.query,
@@ -204,32 +175,81 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     scanCache: options.scanCache,
     memdir: options.memdir,
     recentTools: options.recentTools,
-    exclude: (header) => exclusionReason(header) !== null,
-    trace,
+    exclude: (header) => whyExcluded(header) !== null,
+    explain: options.explain,
   });
-
+  const verdicts = verdictLog();
+  for (const header of selection.excluded)
+    verdicts.add(header, null, "already-read", whyExcluded(header) ?? "");
   // Only the picked files are looked up: a map of every header would be 20,000 entries per call.
   const byFile = headersNamed(selection.fresh, [...selection.picks, ...selection.overflow]);
-  const verdicts = new Map<string, RecallCandidate>();
+  const memories = await surfacePicks(selection.picks, byFile, options, verdicts);
+  for (const pick of selection.overflow)
+    verdicts.add(
+      byFile.get(pick.file) as MemoryHeader,
+      pick.score,
+      "beyond-k",
+      `ranked below the ${k} picks`,
+    );
+
+  const { details } = selection;
+  const evidence: RecallEvidence = { k, fresh: selection.fresh, judged: verdicts.judged, selection: details };
+  // A ranking can mark candidates "beyond-k", which also belong in `skipped`: judge them all now.
+  // Without one, every other candidate is "below-floor" or "cap", neither skipped, so their
+  // verdicts are only built when someone asks (`explainRecall`).
+  if (details.ranking !== undefined && details.ranking.length > 0) judgeTheRest(evidence, verdicts);
+  return {
+    query: options.query,
+    selector: options.selector.name,
+    selected: memories.map(({ file, path, score }) => ({ file, path, score })),
+    messages: memories.map((memory) => memory.message),
+    skipped: verdicts.skipped,
+    ...(details.fallback !== undefined ? { fallback: details.fallback } : {}),
+    ...(details.failure !== undefined
+      ? { modelFailure: `${details.failure.kind}: ${details.failure.message}` }
+      : {}),
+    memories,
+    evidence,
+  };
+}
+
+/** Why a header is left out before selection (already surfaced or read), or null. */
+function exclusionReasons(options: RecallOptions): (header: MemoryHeader) => string | null {
+  const surfaced = new Set(options.alreadySurfaced ?? []);
+  const readFileState = options.readFileState;
+  return (header) => {
+    if (surfaced.has(header.path)) return "already surfaced in this conversation";
+    const entry = readFileState?.get(header.path);
+    if (entry)
+      return entry.source === "memory" ? "already surfaced in this session" : "already read in this session";
+    return null;
+  };
+}
+
+/** The verdicts recall reaches, in order; the ones that drop a memory also go to `skipped`. */
+function verdictLog() {
+  const judged: RecallCandidate[] = [];
   const skipped: RecallResult["skipped"] = [];
-  const memories: SurfacedMemory[] = [];
-  const setVerdict = (
-    header: MemoryHeader,
-    score: number | null,
-    status: CandidateStatus,
-    reason: string,
-  ) => {
-    verdicts.set(header.file, { file: header.file, path: header.path, score, status, reason });
+  const add = (header: MemoryHeader, score: number | null, status: CandidateStatus, reason: string) => {
+    judged.push({ file: header.file, path: header.path, score, status, reason });
     if (status !== "picked" && status !== "below-floor" && status !== "cap")
       skipped.push({ file: header.file, reason });
   };
+  return { judged, skipped, add };
+}
 
-  for (const header of selection.excluded)
-    setVerdict(header, null, "already-read", exclusionReason(header) ?? "");
+type VerdictLog = ReturnType<typeof verdictLog>;
 
-  let bytesUsed = options.surfacedBytes ?? 0;
+/** Reads each pick capped and keeps those that fit the session budget, in rank order. */
+async function surfacePicks(
+  picks: MemoryPick[],
+  byFile: Map<string, MemoryHeader>,
+  options: RecallOptions,
+  verdicts: VerdictLog,
+): Promise<SurfacedMemory[]> {
+  const budgetBytes = options.budgetBytes ?? SESSION_MEMORY_BUDGET_BYTES;
   const reads = await Promise.all(
-    selection.picks.map(async (pick) => {
+    picks.map(async (pick) => {
       const header = byFile.get(pick.file) as MemoryHeader;
       try {
         return { pick, header, read: await readMemoryCapped(header.path) };
@@ -239,11 +259,13 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     }),
   );
   throwIfAborted(options.signal);
-  const nowMs = now();
+  const nowMs = (options.now ?? Date.now)();
+  let bytesUsed = options.surfacedBytes ?? 0;
+  const memories: SurfacedMemory[] = [];
   for (const entry of reads) {
     const { pick, header } = entry;
     if (!("read" in entry) || entry.read === undefined) {
-      setVerdict(header, pick.score, "unreadable", `could not be read: ${entry.error}`);
+      verdicts.add(header, pick.score, "unreadable", `could not be read: ${entry.error}`);
       continue;
     }
     const message = surfacedMemoryMessage({
@@ -254,7 +276,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     });
     const bytes = Buffer.byteLength(message.content as string, "utf8");
     if (bytesUsed + bytes > budgetBytes) {
-      setVerdict(
+      verdicts.add(
         header,
         pick.score,
         "budget",
@@ -263,7 +285,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
       continue;
     }
     bytesUsed += bytes;
-    setVerdict(header, pick.score, "picked", pick.reason || "picked by the selector");
+    verdicts.add(header, pick.score, "picked", pick.reason || "picked by the selector");
     memories.push({
       file: header.file,
       path: header.path,
@@ -273,123 +295,27 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
       message,
     });
   }
-  for (const pick of selection.overflow) {
-    const header = byFile.get(pick.file) as MemoryHeader;
-    setVerdict(header, pick.score, "beyond-k", `ranked below the ${k} picks`);
-  }
+  return memories;
+}
 
-  const ranking = options.explain
-    ? await explainRanking(options, selectorName, selection, trace)
-    : trace.ranking;
-  const rankScores = new Map((ranking ?? []).map((pick, index) => [pick.file, { pick, rank: index + 1 }]));
-  const shown = trace.shownToModel
-    ? new Set(trace.shownToModel)
-    : selectorName === "model"
-      ? new Set(selection.fresh.slice(0, MODEL_MANIFEST_LIMIT).map((header) => header.file))
-      : null;
-  const modelInvolved = selectorName === "model" || selectorName === "hybrid";
-  const modelDecided = modelInvolved && trace.fallback === undefined && trace.modelFailure === undefined;
-  const judgeRest = () => {
-    for (const header of selection.fresh) {
-      if (verdicts.has(header.file)) continue;
-      const ranked = rankScores.get(header.file);
-      const score = ranked?.pick.score ?? null;
-      if (shown && !shown.has(header.file)) {
-        setVerdict(header, score, "cap", `not among the ${MODEL_MANIFEST_LIMIT} headers shown to the model`);
-      } else if (trace.modelFailure !== undefined && trace.fallback === undefined) {
-        setVerdict(header, score, "below-floor", `no selection: the model gave no usable answer`);
-      } else if (modelDecided) {
-        setVerdict(header, score, "below-floor", "not chosen by the model");
-      } else if (ranked) {
-        setVerdict(header, score, "beyond-k", `rank ${ranked.rank}, below the ${k} picks`);
-      } else {
-        setVerdict(header, null, "below-floor", "no match above the selector's relevance floor");
-      }
-    }
-    return orderCandidates([...verdicts.values()]);
-  };
-
-  const result: RecallResult = {
-    query: options.query,
-    selector: selectorName,
-    selected: memories.map(({ file, path, score }) => ({ file, path, score })),
-    messages: memories.map((memory) => memory.message),
-    skipped,
-    candidates: [],
-    ...(trace.fallback !== undefined ? { fallback: trace.fallback } : {}),
-    ...(trace.modelFailure !== undefined ? { modelFailure: trace.modelFailure } : {}),
-    memories,
-  };
-  if (rankScores.size > 0) {
-    // A ranking can mark candidates "beyond-k", which also belong in `skipped`: judge now.
-    result.candidates = judgeRest();
-    return result;
+/** Judges every fresh header no step judged yet, in scan order (so `skipped` keeps that order). */
+function judgeTheRest(evidence: RecallEvidence, verdicts: VerdictLog): void {
+  const judged = new Set(verdicts.judged.map((candidate) => candidate.file));
+  const judge = unpickedJudge(evidence);
+  for (const header of evidence.fresh) {
+    if (judged.has(header.file)) continue;
+    const { score, status, reason } = judge(header);
+    verdicts.add(header, score, status, reason);
   }
-  // Without a ranking every remaining candidate is "below-floor" or "cap", neither of which is
-  // skipped, so their verdicts (one object per memory, 20,000 at 20,000 memories, then sorted) are
-  // only built when someone reads `candidates` (`--explain`, `--json`). The getter is enumerable,
-  // so JSON and spreads see the same field as before.
-  let candidates: RecallCandidate[] | undefined;
-  Object.defineProperty(result, "candidates", {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      candidates ??= judgeRest();
-      return candidates;
-    },
-    set: (value: RecallCandidate[]) => {
-      candidates = value;
-    },
-  });
-  return result;
 }
 
 /** The headers among `headers` whose file one of `picks` names, by file (one pass, small map). */
-function headersNamed(headers: MemoryHeader[], picks: readonly Pick[]): Map<string, MemoryHeader> {
+function headersNamed(headers: MemoryHeader[], picks: readonly MemoryPick[]): Map<string, MemoryHeader> {
   const named = new Map<string, MemoryHeader>();
   if (picks.length === 0) return named;
   const wanted = new Set(picks.map((pick) => pick.file));
   for (const header of headers) if (wanted.has(header.file)) named.set(header.file, header);
   return named;
-}
-
-/** Full ranking for `--explain`: the selector's own trace, else a second, unlimited lexical pass. */
-async function explainRanking(
-  options: RecallOptions,
-  selectorName: string,
-  selection: Selection,
-  trace: SelectorTrace,
-): Promise<Pick[] | undefined> {
-  if (trace.ranking) return trace.ranking;
-  if (selectorName !== "lexical" || selection.fresh.length === 0) return undefined;
-  // The lexical selector is deterministic and cheap when warm: asking for every match above its
-  // floor ranks the same way, so positions after k are exactly the "beyond k" candidates.
-  return options.selector(options.query, selection.fresh, {
-    k: selection.fresh.length,
-    memoryDir: options.memoryDir,
-    signal: options.signal,
-    recentTools: options.recentTools ?? [],
-  });
-}
-
-const STATUS_ORDER: Record<CandidateStatus, number> = {
-  picked: 0,
-  budget: 1,
-  unreadable: 2,
-  "beyond-k": 3,
-  "already-read": 4,
-  "below-floor": 5,
-  cap: 6,
-};
-
-/** Picked first, then the near misses; within a status, higher scores first. */
-function orderCandidates(candidates: RecallCandidate[]): RecallCandidate[] {
-  return candidates.sort(
-    (a, b) =>
-      STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
-      (b.score ?? Number.NEGATIVE_INFINITY) - (a.score ?? Number.NEGATIVE_INFINITY) ||
-      a.file.localeCompare(b.file),
-  );
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

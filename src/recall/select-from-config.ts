@@ -37,5 +37,5 @@ export function selectorFromConfig(
   if (client === null) return { selector: lexical, name: "lexical" };
   const model = createModelSelector({ client });
   if (requested === "model") return { selector: model, name: "model" };
-  return { selector: createHybridSelector({ lexical, model }), name: "hybrid" };
+  return { selector: createHybridSelector({ candidates: lexical, chooser: model }), name: "hybrid" };
 }

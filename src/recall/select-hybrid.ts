@@ -1,92 +1,80 @@
 import { MemdirError } from "../errors.ts";
 import type { MemoryHeader } from "../types.ts";
-import { modelSelectionDetails } from "./select-model.ts";
-import type { Pick, Selector, SelectorOptions } from "./selector.ts";
+import type { MemoryPick, Selection, Selector } from "./selector.ts";
 
 /** How many headers the model may see (docs/design.md#hybrid-selector: the manifest holds at most 200). */
 export const HYBRID_MODEL_LIMIT = 200;
 
-/**
- * What a selector can tell `recall --explain` beyond its picks. Any selector may fill it; callers
- * pass a fresh object per call in `options.trace` and selectors that do not know it ignore it.
- */
-export interface SelectorTrace {
-  /** Why the picks came from a fallback (hybrid: the model failed, lexical picks used). */
-  fallback?: string;
-  /** The full ranking above the relevance floor, best first (not cut at k). */
-  ranking?: Pick[];
-  /** Files the model saw in its manifest; the rest were capped out. */
-  shownToModel?: string[];
-  /** The model gave no usable answer and there was no fallback (plain model selector). */
-  modelFailure?: string;
-}
-
-/** Selector options with the optional trace (structurally a `SelectorOptions`). */
-export interface TracedSelectorOptions extends SelectorOptions {
-  trace?: SelectorTrace;
-}
-
 export interface HybridSelectorOptions {
-  /** Ranks every header offline (must honour `k` as "at most k"). */
-  lexical: Selector;
-  /** Chooses among the headers it is given (the faithful side query). */
-  model: Selector;
-  /** Headers shown to the model (default 200). */
+  /** Ranks every header offline (must honour `k` as "at most k"); its picks are the fallback. */
+  candidates: Selector;
+  /** Chooses among the headers it is given (the faithful model side query). */
+  chooser: Selector;
+  /** Headers shown to the chooser (default 200). */
   modelLimit?: number;
 }
 
 /**
- * The default selector when a model is configured (issue 4, docs/design.md#hybrid-selector): the lexical
- * selector ranks EVERY header, and the model chooses among the top 200 of that ranking instead
- * of the 200 newest, so an old but relevant memory is not invisible to it. When fewer than 200
- * headers match lexically, the newest others fill the manifest, so the model can still catch a
- * match the words miss. When the model fails (error, timeout, unusable answer), the lexical picks
- * are used and `trace.fallback` says why, for `recall --explain`.
+ * The default selector when a model is configured (issue 4, SPEC §3 beyond): the candidate
+ * selector (lexical) ranks EVERY header, and the chooser (the model) chooses among the top 200 of
+ * that ranking instead of the 200 newest, so an old but relevant memory is not invisible to it.
+ * When fewer than 200 headers match lexically, the newest others fill the manifest, so the model
+ * can still catch a match the words miss. When the chooser fails (error, timeout, unusable
+ * answer), the candidate selector's picks are used and `fallback` says why, for `recall --explain`.
+ * The selection always carries the full `ranking` and the files `shownToModel`.
  *
- * Aborting `options.signal` is never treated as a model failure: the abort propagates.
+ * Aborting `signal` is never treated as a model failure: the abort propagates.
  *
  * @example
- * const selector = createHybridSelector({ lexical: createLexicalSelector(), model: createModelSelector({ client }) });
- * const picks = await selector("修复登录测试", headers, { k: 5, memoryDir });
+ * const selector = createHybridSelector({ candidates: createLexicalSelector(), chooser: createModelSelector({ client }) });
+ * const { picks } = await selector.select({ query: "修复登录测试", headers, k: 5, memoryDir });
  */
 export function createHybridSelector(options: HybridSelectorOptions): Selector {
   const modelLimit = options.modelLimit ?? HYBRID_MODEL_LIMIT;
-  return async (query, headers, selectorOptions) => {
-    const trace = (selectorOptions as TracedSelectorOptions).trace;
-    const { trace: _ignored, ...plainOptions } = selectorOptions as TracedSelectorOptions;
-    const ranking = await options.lexical(query, headers, { ...plainOptions, k: headers.length });
-    const shown = modelManifest(headers, ranking, modelLimit);
-    if (trace) {
-      trace.ranking = ranking;
-      trace.shownToModel = shown.map((header) => header.file);
-    }
-    const lexicalPicks = ranking.slice(0, selectorOptions.k);
-    const fallBack = (why: string): Pick[] => {
-      if (trace) trace.fallback = `model selector failed (${why}); used the lexical picks`;
-      return lexicalPicks.map((pick) => ({ ...pick, reason: `lexical fallback: ${pick.reason}` }));
-    };
+  return {
+    name: "hybrid",
+    async select(request, signal) {
+      // The ranking is the candidate selector's picks with no k limit, so `explain` adds nothing.
+      const ranked = await options.candidates.select(
+        { ...request, k: request.headers.length, explain: false },
+        signal,
+      );
+      const ranking = ranked.picks;
+      const shown = modelManifest(request.headers, ranking, modelLimit);
+      const seen = { ranking, shownToModel: shown.map((header) => header.file) };
+      const fallBack = (why: string): Selection => ({
+        ...seen,
+        picks: ranking
+          .slice(0, request.k)
+          .map((pick) => ({ ...pick, reason: `lexical fallback: ${pick.reason}` })),
+        fallback: `model selector failed (${why}); used the lexical picks`,
+      });
 
-    let modelPicks: Pick[];
-    try {
-      modelPicks = await options.model(query, shown, plainOptions);
-    } catch (error) {
-      if (selectorOptions.signal?.aborted) throw error;
-      return fallBack(error instanceof Error ? error.message : String(error));
-    }
-    // The model selector never throws for model trouble: it answers [] and says why on the side.
-    const failure = modelSelectionDetails(modelPicks)?.failure;
-    if (failure) {
-      if (selectorOptions.signal?.aborted) throw abortError(selectorOptions.signal);
-      return fallBack(`${failure.kind}: ${failure.message}`);
-    }
-
-    const lexicalRank = new Map(ranking.map((pick, index) => [pick.file, index + 1]));
-    return modelPicks.slice(0, selectorOptions.k).map((pick) => {
-      const rank = lexicalRank.get(pick.file);
-      const where = rank === undefined ? "no lexical match" : `lexical rank ${rank}`;
-      return { ...pick, reason: `${pick.reason || "chosen by the model"} (${where})` };
-    });
+      let chosen: Selection;
+      try {
+        chosen = await options.chooser.select({ ...request, headers: shown }, signal);
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        return fallBack(error instanceof Error ? error.message : String(error));
+      }
+      // A model chooser does not throw for model trouble: it answers no picks and says why.
+      if (chosen.failure) {
+        if (signal?.aborted) throw abortError(signal);
+        return fallBack(`${chosen.failure.kind}: ${chosen.failure.message}`);
+      }
+      return { ...seen, picks: withLexicalRank(chosen.picks.slice(0, request.k), ranking) };
+    },
   };
+}
+
+/** The chooser's picks, each reason saying where the pick stood in the lexical ranking. */
+function withLexicalRank(picks: MemoryPick[], ranking: MemoryPick[]): MemoryPick[] {
+  const lexicalRank = new Map(ranking.map((pick, index) => [pick.file, index + 1]));
+  return picks.map((pick) => {
+    const rank = lexicalRank.get(pick.file);
+    const where = rank === undefined ? "no lexical match" : `lexical rank ${rank}`;
+    return { ...pick, reason: `${pick.reason || "chosen by the model"} (${where})` };
+  });
 }
 
 function abortError(signal: AbortSignal): Error {
@@ -96,7 +84,11 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /** The model's manifest: the lexical ranking first, then the newest unmatched headers, up to `limit`. */
-export function modelManifest(headers: MemoryHeader[], ranking: Pick[], limit: number): MemoryHeader[] {
+export function modelManifest(
+  headers: readonly MemoryHeader[],
+  ranking: readonly MemoryPick[],
+  limit: number,
+): MemoryHeader[] {
   const byFile = new Map(headers.map((header) => [header.file, header]));
   const shown: MemoryHeader[] = [];
   const taken = new Set<string>();

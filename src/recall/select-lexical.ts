@@ -1,4 +1,5 @@
 import { MemdirError } from "../errors.ts";
+import type { Memdir } from "../memdir/instance.ts";
 import { LexicalIndexCache } from "./lexical/lexical-index.ts";
 import { rankLexically } from "./lexical/rank.ts";
 import { DEFAULT_LEXICAL_TUNING } from "./lexical/tuning.ts";
@@ -39,23 +40,44 @@ export interface LexicalSelectorOptions {
  * recency prior and a relevance floor. Ranks every header it is given (no 200-newest cap).
  *
  * @example
- * const select = createLexicalSelector();
+ * const selector = createLexicalSelector();
  * const headers = await scanHeaders(memoryDir, { limit: Number.POSITIVE_INFINITY });
- * const picks = await select("why do login tests hit a real database?", headers, { k: 5, memoryDir });
+ * const { picks } = await selector.select({ query: "why do login tests hit a real database?", headers, k: 5, memoryDir });
  * // [{ file: "feedback-real-database.md", score: 7.1, reason: "matched description: login, database; …" }]
  */
 export function createLexicalSelector(options: LexicalSelectorOptions = {}): Selector {
-  const cache = options.cache ?? new LexicalIndexCache({ persist: true });
+  let ownCache: LexicalIndexCache | undefined;
   const tuning = { ...DEFAULT_LEXICAL_TUNING, ...options.tuning };
-  return async (query, headers, selectorOptions) => {
-    const index = cache.forDirectory(selectorOptions.memoryDir);
-    await index.sync(headers, selectorOptions.signal);
-    if (selectorOptions.signal?.aborted) {
-      throw new MemdirError("aborted", "recall: lexical selection aborted", {
-        cause: selectorOptions.signal.reason,
-      });
+  const select: Selector["select"] = async ({ query, headers, memdir, ...request }, signal) => {
+    // The cache given, else the instance's (shared by every selector of the process and saved
+    // with its other caches), else one of this selector's own.
+    const cache =
+      options.cache ??
+      (memdir ? lexicalCacheOf(memdir) : (ownCache ??= new LexicalIndexCache({ persist: true })));
+    const index = cache.forDirectory(request.memoryDir);
+    await index.sync(headers, signal);
+    if (signal?.aborted) {
+      throw new MemdirError("aborted", "recall: lexical selection aborted", { cause: signal.reason });
     }
     const vectors = options.wordVectors === undefined ? cache.bundledWordVectors() : options.wordVectors;
-    return rankLexically(index, query, headers, selectorOptions, tuning, vectors);
+    const picks = rankLexically(index, query, headers, request, tuning, vectors);
+    if (!request.explain) return { picks };
+    // Deterministic, and cheap when warm: every match above the floor ranks the same way, so
+    // positions after k are exactly the "beyond k" candidates of `recall --explain`.
+    return { picks, ranking: rankLexically(index, query, headers, { k: headers.length }, tuning, vectors) };
   };
+  return { name: "lexical", select };
+}
+
+// The key of the lexical index in a Memdir's extensions (a constant: no state of its own).
+const LEXICAL_INDEX_SLOT = Symbol("memdir.lexical-index");
+
+/** The lexical index cache of `memdir`, made on first use and saved through its persisted caches. */
+export function lexicalCacheOf(memdir: Memdir): LexicalIndexCache {
+  let cache = memdir.extensions.get(LEXICAL_INDEX_SLOT) as LexicalIndexCache | undefined;
+  if (cache === undefined) {
+    cache = new LexicalIndexCache({ persisted: memdir.persisted });
+    memdir.extensions.set(LEXICAL_INDEX_SLOT, cache);
+  }
+  return cache;
 }

@@ -8,7 +8,7 @@ import { mainAgentPermissions } from "../../src/agent/permissions.ts";
 import { createToolContext, defaultTools } from "../../src/agent/tools.ts";
 import type { Message } from "../../src/types.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
-import { hangingSelector, keywordSelector } from "../recall/fake-selectors.ts";
+import { deferredSelector, keywordSelector } from "../recall/fake-selectors.ts";
 import { requestText, scriptedClient } from "./scripted-client.ts";
 
 const INDEX = "- [Real database](feedback-real-database.md) — 登录模块的集成测试不得 mock 数据库\n";
@@ -36,8 +36,6 @@ async function collect(events: AsyncIterable<LoopEvent>): Promise<LoopEvent[]> {
   for await (const event of events) all.push(event);
   return all;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("queryLoop", () => {
   it("sends the user context (with the index) as the first hidden message and the rules in the system prompt", async () => {
@@ -72,12 +70,17 @@ describe("queryLoop", () => {
   it("surfaces a recalled memory in a later request, once", async () => {
     const { projectDir, memoryDir, toolContext, permissions } = setup();
     let toolRounds = 0;
+    // The selection answers only once the first request is on its way: no memory can be in it.
+    const selection = deferredSelector(keywordSelector());
     const client = scriptedClient([
-      async (request) => {
+      async (request, index) => {
         // Keep working (one Glob per call) until the recalled memory arrives, then two more rounds.
+        if (index === 0) {
+          await selection.started;
+          selection.release();
+        }
         if (requestText(request).includes("<system-reminder>")) toolRounds += 1;
         if (toolRounds > 2) return "Fixed, using the real database.";
-        await sleep(5);
         return { toolCalls: [{ name: "Glob", input: { pattern: "**/*.ts" } }] };
       },
     ]);
@@ -89,7 +92,7 @@ describe("queryLoop", () => {
         memory: {
           memoryDir,
           rules: "rules",
-          prefetch: { location: { memoryDir, projectDir }, selector: keywordSelector() },
+          prefetch: { location: { memoryDir, projectDir }, selector: selection.selector },
         },
         permissions,
         toolContext,
@@ -119,11 +122,12 @@ describe("queryLoop", () => {
 
   it("answers without waiting for a hanging prefetch, and aborts it when the loop ends", async () => {
     const { projectDir, memoryDir, toolContext, permissions } = setup();
-    const seen: { signal?: AbortSignal; aborted?: boolean } = {};
+    const hanging = deferredSelector();
+    let selectorSignal: AbortSignal | undefined;
     const client = scriptedClient([
       async () => {
         // Answer only once the selector is hanging, so the answer provably did not wait for it.
-        for (let i = 0; i < 400 && !seen.signal; i += 1) await sleep(5);
+        selectorSignal = (await hanging.started).signal;
         return "Here is the answer.";
       },
     ]);
@@ -135,15 +139,16 @@ describe("queryLoop", () => {
         memory: {
           memoryDir,
           rules: "rules",
-          prefetch: { location: { memoryDir, projectDir }, selector: hangingSelector(seen) },
+          prefetch: { location: { memoryDir, projectDir }, selector: hanging.selector },
         },
         permissions,
         toolContext,
       }),
     );
     assert.equal((events.at(-1) as { text: string }).text, "Here is the answer.");
-    assert.ok(seen.signal, "the selector was running during the turn");
-    assert.equal(seen.signal.aborted, true, "the prefetch was aborted when the loop ended");
+    assert.ok(selectorSignal, "the selector was running during the turn");
+    assert.equal(selectorSignal.aborted, true, "the prefetch was aborted when the loop ended");
+    assert.equal(hanging.aborted, true, "the hanging selection saw the abort");
   });
 
   it("returns a refused write outside the allowed places to the model as an error result", async () => {

@@ -13,7 +13,7 @@ function setup() {
   const home = makeTempDir("memdir-tools-");
   const memoryDir = writeWorkedExample(path.join(home, "memory"));
   const config = resolveConfig({ cwd: home, home, env: { HOME: home } });
-  const tools = createMemoryTools({ config, selector: createLexicalSelector(), selectorName: "lexical" });
+  const tools = createMemoryTools({ config, selector: createLexicalSelector() });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return { home, memoryDir, tools, byName, context: createToolContext({ cwd: home, memoryDir }) };
 }

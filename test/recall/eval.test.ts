@@ -15,7 +15,6 @@ describe("runEval", () => {
     const report = await runEval({
       dataDir: EVAL_SMALL,
       selector: createLexicalSelector({ cache: new LexicalIndexCache() }),
-      selectorName: "lexical",
       k: 5,
     });
     // Per query: 1, 1, 1/2 (the pnpm note shares no word with the freeze question), 1, 0 (nothing matches).
@@ -36,7 +35,6 @@ describe("runEval", () => {
     const report = await runEval({
       dataDir: EVAL_SMALL,
       selector: createLexicalSelector({ cache: new LexicalIndexCache() }),
-      selectorName: "lexical",
       k: 1,
     });
     assert.equal(report.byCategory.rules.recallAtK, 0.75);
@@ -51,7 +49,6 @@ describe("runEval", () => {
     const report = await runEval({
       dataDir: dir,
       selector: createLexicalSelector(),
-      selectorName: "lexical",
     });
     assert.equal(report.recallAtK, 1);
     assert.deepEqual(report.byCategory, {});

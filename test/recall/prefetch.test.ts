@@ -12,7 +12,7 @@ import {
 import { surfacedMemoryMessage } from "../../src/recall/surface.ts";
 import type { Message, ReadFileState } from "../../src/types.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
-import { gatedSelector, hangingSelector, keywordSelector, type SelectorCall } from "./fake-selectors.ts";
+import { deferredSelector, keywordSelector, type SelectorCall } from "./fake-selectors.ts";
 
 const NOW = Date.parse("2026-08-10T12:00:00Z");
 const clock = () => NOW;
@@ -121,7 +121,7 @@ describe("startRelevantMemoryPrefetch", () => {
 
   it("never blocks: consumption returns nothing until settled, then the memories once", async () => {
     const { location, memoryDir } = project();
-    const gated = gatedSelector(keywordSelector());
+    const gated = deferredSelector(keywordSelector());
     const readFileState: ReadFileState = new Map();
     using handle = startRelevantMemoryPrefetch([user("fix the login database tests")], {
       location,
@@ -155,7 +155,7 @@ describe("startRelevantMemoryPrefetch", () => {
 
   it("drops at consumption a memory the model read meanwhile", async () => {
     const { location, memoryDir } = project();
-    const gated = gatedSelector(keywordSelector());
+    const gated = deferredSelector(keywordSelector());
     const readFileState: ReadFileState = new Map();
     using handle = startRelevantMemoryPrefetch([user("login database tests")], {
       location,
@@ -194,17 +194,17 @@ describe("startRelevantMemoryPrefetch", () => {
   it("dispose aborts a hanging selector and leaves no listener behind", async () => {
     const { location } = project();
     const parent = new AbortController();
-    const seen: { signal?: AbortSignal; aborted?: boolean } = {};
+    const hanging = deferredSelector();
     const handle = startRelevantMemoryPrefetch([user("fix the login tests")], {
       location,
-      selector: hangingSelector(seen),
+      selector: hanging.selector,
       signal: parent.signal,
     });
-    while (!seen.signal) await new Promise((resolve) => setImmediate(resolve));
+    await hanging.started;
     assert.equal(getEventListeners(parent.signal, "abort").length, 1);
     handle[Symbol.dispose]();
     const result = await handle.promise;
-    assert.equal(seen.aborted, true, "the selector's signal fired");
+    assert.equal(hanging.aborted, true, "the selector's signal fired");
     assert.equal(result.skipReason, "aborted");
     assert.deepEqual(result.memories, []);
     assert.equal(
@@ -217,15 +217,12 @@ describe("startRelevantMemoryPrefetch", () => {
 
   it("settles on dispose even when a selector ignores its signal", async () => {
     const { location } = project();
-    let called = false;
+    const deaf = deferredSelector(undefined, { ignoreAbort: true });
     const handle = startRelevantMemoryPrefetch([user("fix the login tests")], {
       location,
-      selector: () => {
-        called = true;
-        return new Promise(() => {});
-      },
+      selector: deaf.selector,
     });
-    while (!called) await new Promise((resolve) => setImmediate(resolve));
+    await deaf.started;
     handle[Symbol.dispose]();
     assert.equal((await handle.promise).skipReason, "aborted");
   });
@@ -233,16 +230,16 @@ describe("startRelevantMemoryPrefetch", () => {
   it("aborting the loop's signal aborts the prefetch", async () => {
     const { location } = project();
     const parent = new AbortController();
-    const seen: { signal?: AbortSignal; aborted?: boolean } = {};
+    const hanging = deferredSelector();
     using handle = startRelevantMemoryPrefetch([user("fix the login tests")], {
       location,
-      selector: hangingSelector(seen),
+      selector: hanging.selector,
       signal: parent.signal,
     });
-    while (!seen.signal) await new Promise((resolve) => setImmediate(resolve));
+    await hanging.started;
     parent.abort();
     assert.equal((await handle.promise).skipReason, "aborted");
-    assert.equal(seen.aborted, true);
+    assert.equal(hanging.aborted, true);
   });
 
   it("never rejects: a failing selector resolves to empty with the reason, and is reported", async () => {
@@ -250,8 +247,11 @@ describe("startRelevantMemoryPrefetch", () => {
     const errors: unknown[] = [];
     using handle = startRelevantMemoryPrefetch([user("fix the login tests")], {
       location,
-      selector: async () => {
-        throw new Error("index corrupted");
+      selector: {
+        name: "broken",
+        select: async () => {
+          throw new Error("index corrupted");
+        },
       },
       onError: (error) => errors.push(error),
     });
@@ -274,7 +274,7 @@ describe("startRelevantMemoryPrefetch", () => {
     });
     const result = await handle.promise;
     assert.deepEqual(calls[0].files, ["feedback-review-login.md"]);
-    assert.equal(calls[0].options.memoryDir, agentDir);
+    assert.equal(calls[0].request.memoryDir, agentDir);
     assert.deepEqual(
       result.memories.map((m) => m.file),
       ["feedback-review-login.md"],
@@ -286,7 +286,7 @@ describe("startRelevantMemoryPrefetch", () => {
       selector: keywordSelector(fallbackCalls),
     });
     await other.promise;
-    assert.equal(fallbackCalls[0].options.memoryDir, location.memoryDir);
+    assert.equal(fallbackCalls[0].request.memoryDir, location.memoryDir);
     assert.ok(fs.existsSync(location.memoryDir));
   });
 });

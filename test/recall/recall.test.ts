@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { explainRecall } from "../../src/recall/explain.ts";
 import { recall, selectMemories } from "../../src/recall/recall.ts";
 import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
+import type { Selection, Selector } from "../../src/recall/selector.ts";
 import type { ReadFileState } from "../../src/types.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
@@ -35,7 +37,6 @@ describe("recall", () => {
       memoryDir: dir,
       query: "fix login tests",
       selector: keywordSelector(),
-      selectorName: "lexical",
       now: clock,
     });
     assert.deepEqual(
@@ -71,7 +72,6 @@ describe("recall", () => {
       memoryDir: dir,
       query: "login",
       selector: keywordSelector(calls),
-      selectorName: "lexical",
       k: 5,
       readFileState,
       alreadySurfaced: [path.join(dir, "feedback-login-3.md")],
@@ -88,7 +88,7 @@ describe("recall", () => {
     assert.match(skipped.get("feedback-login-1.md") ?? "", /already read/);
     assert.match(skipped.get("feedback-login-2.md") ?? "", /already surfaced/);
     assert.match(skipped.get("feedback-login-3.md") ?? "", /already surfaced/);
-    const statuses = new Map(result.candidates.map((c) => [c.file, c.status]));
+    const statuses = new Map(explainRecall(result).map((c) => [c.file, c.status]));
     assert.equal(statuses.get("feedback-login-1.md"), "already-read");
   });
 
@@ -100,7 +100,6 @@ describe("recall", () => {
       memoryDir: dir,
       query: "anything at all",
       selector: fixedSelector(["ghost.md", "a.md", "a.md", "b.md", "c.md", "d.md"]),
-      selectorName: "model",
       k: 2,
       now: clock,
     });
@@ -108,14 +107,14 @@ describe("recall", () => {
       result.selected.map((s) => s.file),
       ["a.md", "b.md"],
     );
-    const statuses = Object.fromEntries(result.candidates.map((c) => [c.file, c.status]));
+    const statuses = Object.fromEntries(explainRecall(result).map((c) => [c.file, c.status]));
     assert.deepEqual(statuses, {
       "a.md": "picked",
       "b.md": "picked",
       "c.md": "beyond-k",
       "d.md": "beyond-k",
     });
-    assert.ok(!result.candidates.some((c) => c.file === "ghost.md"));
+    assert.ok(!explainRecall(result).some((c) => c.file === "ghost.md"));
   });
 
   it("caps each body at 4096 bytes with a note naming the limit and the full path", async () => {
@@ -126,7 +125,6 @@ describe("recall", () => {
       memoryDir: dir,
       query: "dashboard",
       selector: keywordSelector(),
-      selectorName: "lexical",
       now: clock,
     });
     const content = result.messages[0].content as string;
@@ -144,12 +142,11 @@ describe("recall", () => {
       memoryDir: dir,
       query: "budget",
       selector: keywordSelector(),
-      selectorName: "lexical",
       surfacedBytes: 60 * 1024 - 7000, // room for two ~3.4 KB messages, not three
       now: clock,
     });
     assert.equal(result.messages.length, 2);
-    const overBudget = result.candidates.filter((c) => c.status === "budget");
+    const overBudget = explainRecall(result).filter((c) => c.status === "budget");
     assert.equal(overBudget.length, 1);
     assert.match(overBudget[0].reason, /session budget/);
     assert.ok(result.skipped.some((s) => s.file === overBudget[0].file && /budget/.test(s.reason)));
@@ -165,18 +162,83 @@ describe("recall", () => {
       memoryDir: dir,
       query: "login database",
       selector: keywordSelector(),
-      selectorName: "lexical",
       k: 1,
       explain: true,
       now: clock,
     });
-    const byFile = Object.fromEntries(result.candidates.map((c) => [c.file, c]));
+    const byFile = Object.fromEntries(explainRecall(result).map((c) => [c.file, c]));
     assert.equal(byFile["feedback-login-db.md"].status, "picked");
     assert.equal(byFile["feedback-login-db.md"].score, 2);
     assert.equal(byFile["feedback-login-ui.md"].status, "beyond-k");
     assert.equal(byFile["feedback-login-ui.md"].score, 1);
     assert.equal(byFile["project-billing.md"].status, "below-floor");
-    assert.equal(result.candidates[0].file, "feedback-login-db.md", "picked candidates come first");
+    assert.equal(explainRecall(result)[0].file, "feedback-login-db.md", "picked candidates come first");
+  });
+
+  it("a custom selector named like a built-in one explains itself like any other", async () => {
+    const dir = memoryDir({
+      "feedback-login-db.md": memory("login tests need a real database", "db"),
+      "feedback-login-ui.md": memory("login page copy", "ui"),
+      "project-billing.md": memory("billing deadline", "billing", "project"),
+    });
+    const recallWith = (name: string) =>
+      recall({ memoryDir: dir, query: "login", selector: keywordSelector([], name), k: 1, now: clock });
+    const plain = await recallWith("custom");
+    for (const name of ["model", "hybrid", "lexical"]) {
+      const named = await recallWith(name);
+      assert.equal(named.selector, name, "the name is reported");
+      assert.deepEqual(named.skipped, plain.skipped);
+      assert.deepEqual(explainRecall(named), explainRecall(plain), `named "${name}"`);
+    }
+    const billing = explainRecall(plain).find((c) => c.file === "project-billing.md");
+    assert.equal(billing?.reason, "no match above the selector's relevance floor");
+  });
+
+  it("explains what the selection says: a model's manifest caps, a failure selects nothing", async () => {
+    const dir = memoryDir({
+      "feedback-login-db.md": memory("login tests need a real database", "db"),
+      "feedback-login-ui.md": memory("login page copy", "ui"),
+      "project-billing.md": memory("billing deadline", "billing", "project"),
+    });
+    const saying = (said: Omit<Selection, "picks">, files: string[] = []): Selector => ({
+      name: "custom",
+      select: async () => ({ ...said, picks: files.map((file) => ({ file, score: 1, reason: "chosen" })) }),
+    });
+    const shown = await recall({
+      memoryDir: dir,
+      query: "login",
+      selector: saying({ shownToModel: ["feedback-login-db.md", "feedback-login-ui.md"] }, [
+        "feedback-login-db.md",
+      ]),
+      now: clock,
+    });
+    assert.deepEqual(Object.fromEntries(explainRecall(shown).map((c) => [c.file, [c.status, c.reason]])), {
+      "feedback-login-db.md": ["picked", "chosen"],
+      "feedback-login-ui.md": ["below-floor", "not chosen by the model"],
+      "project-billing.md": ["cap", "not among the 200 headers shown to the model"],
+    });
+    const failed = await recall({
+      memoryDir: dir,
+      query: "login",
+      selector: saying({ failure: { kind: "timeout", message: "no answer in 15 s" } }),
+      now: clock,
+    });
+    assert.equal(failed.modelFailure, "timeout: no answer in 15 s");
+    assert.ok(
+      explainRecall(failed).every((c) => c.reason === "no selection: the model gave no usable answer"),
+    );
+  });
+
+  it("the result is plain data: explaining it twice gives the same list and changes nothing", async () => {
+    const dir = memoryDir({
+      "feedback-login-db.md": memory("login tests need a real database", "db"),
+      "project-billing.md": memory("billing deadline", "billing", "project"),
+    });
+    const result = await recall({ memoryDir: dir, query: "login", selector: keywordSelector(), now: clock });
+    assert.ok(Object.values(Object.getOwnPropertyDescriptors(result)).every((d) => "value" in d));
+    const before = structuredClone(result);
+    assert.deepEqual(explainRecall(result), explainRecall(result));
+    assert.deepEqual(result, before);
   });
 
   it("returns nothing for an empty or missing memory dir", async () => {
@@ -185,10 +247,9 @@ describe("recall", () => {
       memoryDir: missing,
       query: "login tests",
       selector: keywordSelector(),
-      selectorName: "lexical",
     });
     assert.deepEqual(result.messages, []);
-    assert.deepEqual(result.candidates, []);
+    assert.deepEqual(explainRecall(result), []);
   });
 
   it("selectMemories (the eval path) ranks over all headers, not only the 200 newest", async () => {
@@ -226,7 +287,6 @@ describe("recall", () => {
       memoryDir: dir,
       query: "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。",
       selector: createLexicalSelector(),
-      selectorName: "lexical",
       explain: true,
       now: clock,
     });
@@ -241,7 +301,7 @@ describe("recall", () => {
       ),
     );
     assert.match(content, /登录模块的集成测试必须连接真实数据库。/);
-    const migrationCandidate = result.candidates.find((c) => c.file === "project-auth-migration.md");
+    const migrationCandidate = explainRecall(result).find((c) => c.file === "project-auth-migration.md");
     assert.notEqual(migrationCandidate?.status, "picked");
   });
 });

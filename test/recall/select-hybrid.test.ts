@@ -3,13 +3,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import type { ModelClient, ModelRequest } from "../../src/model/client.ts";
+import { explainRecall } from "../../src/recall/explain.ts";
 import { recall } from "../../src/recall/recall.ts";
-import {
-  createHybridSelector,
-  type SelectorTrace,
-  type TracedSelectorOptions,
-} from "../../src/recall/select-hybrid.ts";
+import { createHybridSelector } from "../../src/recall/select-hybrid.ts";
 import { createModelSelector } from "../../src/recall/select-model.ts";
+import type { Selection, Selector } from "../../src/recall/selector.ts";
 import { messageText } from "../../src/types.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { keywordSelector } from "./fake-selectors.ts";
@@ -61,14 +59,13 @@ describe("hybrid selector", () => {
     const dir = bigDir();
     const client = scriptedClient(() => JSON.stringify({ selected_memories: ["feedback-zebra.md"] }));
     const selector = createHybridSelector({
-      lexical: keywordSelector(),
-      model: createModelSelector({ client }),
+      candidates: keywordSelector(),
+      chooser: createModelSelector({ client }),
     });
     const result = await recall({
       memoryDir: dir,
       query: "zebra checkout",
       selector,
-      selectorName: "hybrid",
       now: () => NOW,
     });
     assert.deepEqual(
@@ -80,7 +77,7 @@ describe("hybrid selector", () => {
     assert.equal(manifestLines.length, 200, "the manifest holds 200 headers");
     assert.match(manifestLines[0], /feedback-zebra\.md/, "the lexical match comes first");
     assert.equal(result.fallback, undefined);
-    const capped = result.candidates.filter((c) => c.status === "cap");
+    const capped = explainRecall(result).filter((c) => c.status === "cap");
     assert.equal(capped.length, 51, "the 51 headers the model never saw are marked cap");
   });
 
@@ -94,11 +91,10 @@ describe("hybrid selector", () => {
       memoryDir: dir,
       query: "zebra checkout",
       selector: createModelSelector({ client }),
-      selectorName: "model",
       now: () => NOW,
     });
     assert.deepEqual(result.selected, []);
-    const zebra = result.candidates.find((c) => c.file === "feedback-zebra.md");
+    const zebra = explainRecall(result).find((c) => c.file === "feedback-zebra.md");
     assert.equal(zebra?.status, "cap");
   });
 
@@ -111,14 +107,13 @@ describe("hybrid selector", () => {
     });
     const client = scriptedClient(() => new Error("503 overloaded"));
     const selector = createHybridSelector({
-      lexical: keywordSelector(),
-      model: createModelSelector({ client }),
+      candidates: keywordSelector(),
+      chooser: createModelSelector({ client }),
     });
     const result = await recall({
       memoryDir: dir,
       query: "login database",
       selector,
-      selectorName: "hybrid",
     });
     assert.deepEqual(
       result.selected.map((s) => s.file),
@@ -126,7 +121,7 @@ describe("hybrid selector", () => {
     );
     assert.match(result.fallback ?? "", /model selector failed/);
     assert.match(result.fallback ?? "", /overloaded/);
-    const picked = result.candidates.find((c) => c.file === "feedback-login-db.md");
+    const picked = explainRecall(result).find((c) => c.file === "feedback-login-db.md");
     assert.match(picked?.reason ?? "", /lexical fallback/);
   });
 
@@ -137,11 +132,9 @@ describe("hybrid selector", () => {
     });
     const client = scriptedClient(() => "I think you should look at the login file");
     const selector = createHybridSelector({
-      lexical: keywordSelector(),
-      model: createModelSelector({ client }),
+      candidates: keywordSelector(),
+      chooser: createModelSelector({ client }),
     });
-    const trace: SelectorTrace = {};
-    const options: TracedSelectorOptions = { k: 5, memoryDir: dir, trace };
     const headers = [
       {
         file: "feedback-login-db.md",
@@ -152,12 +145,14 @@ describe("hybrid selector", () => {
         description: "login database rule",
       },
     ];
-    const picks = await selector("login", headers, options);
+    const selection = await selector.select({ query: "login", headers, k: 5, memoryDir: dir });
     assert.deepEqual(
-      picks.map((p) => p.file),
+      selection.picks.map((p) => p.file),
       ["feedback-login-db.md"],
     );
-    assert.match(trace.fallback ?? "", /model selector failed/);
+    assert.match(selection.fallback ?? "", /model selector failed/);
+    assert.equal(selection.failure, undefined, "a fallback is an answer, not a failure");
+    assert.deepEqual(selection.shownToModel, ["feedback-login-db.md"]);
   });
 
   it("keeps the model's judgement: an empty answer is not a failure", async () => {
@@ -167,14 +162,61 @@ describe("hybrid selector", () => {
     });
     const client = scriptedClient(() => JSON.stringify({ selected_memories: [] }));
     const selector = createHybridSelector({
-      lexical: keywordSelector(),
-      model: createModelSelector({ client }),
+      candidates: keywordSelector(),
+      chooser: createModelSelector({ client }),
     });
-    const result = await recall({ memoryDir: dir, query: "login", selector, selectorName: "hybrid" });
+    const result = await recall({ memoryDir: dir, query: "login", selector });
     assert.deepEqual(result.selected, []);
     assert.equal(result.fallback, undefined);
-    assert.equal(result.candidates[0].status, "below-floor");
-    assert.match(result.candidates[0].reason, /not chosen by the model/);
+    const [candidate] = explainRecall(result);
+    assert.equal(candidate.status, "below-floor");
+    assert.match(candidate.reason, /not chosen by the model/);
+  });
+
+  it("composes any two selectors: the chooser sees the ranked manifest, its failure means fallback", async () => {
+    const dir = makeTempDir();
+    const at = (file: string, description: string, age: number) => ({
+      file,
+      path: path.join(dir, file),
+      mtimeMs: NOW - age * DAY,
+      size: 1,
+      type: "feedback" as const,
+      description,
+    });
+    const headers = [
+      at("feedback-new.md", "billing", 1),
+      at("feedback-login-db.md", "login database rule", 9),
+    ];
+    const seen: string[][] = [];
+    const chooser = (said: Omit<Selection, "picks">, files: string[]): Selector => ({
+      name: "chooser",
+      async select(request) {
+        seen.push(request.headers.map((h) => h.file));
+        return { ...said, picks: files.map((file) => ({ file, score: 1, reason: "" })) };
+      },
+    });
+    const request = { query: "login", headers, k: 5, memoryDir: dir };
+    const chosen = await createHybridSelector({
+      candidates: keywordSelector(),
+      chooser: chooser({}, ["feedback-new.md"]),
+    }).select(request);
+    assert.deepEqual(seen[0], ["feedback-login-db.md", "feedback-new.md"], "ranked first, then the newest");
+    assert.deepEqual(chosen.picks, [
+      { file: "feedback-new.md", score: 1, reason: "chosen by the model (no lexical match)" },
+    ]);
+    assert.deepEqual(
+      chosen.ranking?.map((p) => p.file),
+      ["feedback-login-db.md"],
+    );
+    const failed = await createHybridSelector({
+      candidates: keywordSelector(),
+      chooser: chooser({ failure: { kind: "invalid", message: "no JSON" } }, []),
+    }).select(request);
+    assert.equal(failed.fallback, "model selector failed (invalid: no JSON); used the lexical picks");
+    assert.deepEqual(
+      failed.picks.map((p) => p.reason),
+      ["lexical fallback: matched login"],
+    );
   });
 
   it("an abort propagates instead of falling back", async () => {
@@ -192,11 +234,9 @@ describe("hybrid selector", () => {
         }),
     };
     const selector = createHybridSelector({
-      lexical: keywordSelector(),
-      model: createModelSelector({ client }),
+      candidates: keywordSelector(),
+      chooser: createModelSelector({ client }),
     });
-    await assert.rejects(
-      recall({ memoryDir: dir, query: "login", selector, selectorName: "hybrid", signal: controller.signal }),
-    );
+    await assert.rejects(recall({ memoryDir: dir, query: "login", selector, signal: controller.signal }));
   });
 });

@@ -25,7 +25,7 @@ async function select(
 ) {
   const headers = await scanHeaders(memoryDir, { cache: new HeaderCache() });
   const selector = createLexicalSelector({ cache: options.cache ?? new LexicalIndexCache() });
-  return (await selector(query, headers, { k: options.k ?? 5, memoryDir })) as LexicalPick[];
+  return (await selector.select({ query, headers, k: options.k ?? 5, memoryDir })).picks as LexicalPick[];
 }
 
 describe("lexical selector", () => {
@@ -172,6 +172,8 @@ describe("lexical selector", () => {
     const selector = createLexicalSelector({ cache: new LexicalIndexCache() });
     const controller = new AbortController();
     controller.abort();
-    await assert.rejects(selector("数据库", headers, { k: 5, memoryDir: dir, signal: controller.signal }));
+    await assert.rejects(
+      selector.select({ query: "数据库", headers, k: 5, memoryDir: dir }, controller.signal),
+    );
   });
 });

@@ -4,7 +4,7 @@ import { createAnthropicClient } from "../../src/model/anthropic.ts";
 import type { ModelClient } from "../../src/model/client.ts";
 import { createOpenAIClient } from "../../src/model/openai.ts";
 import type { SideQueryFailure } from "../../src/model/side-query.ts";
-import { createModelSelector, modelSelectionDetails } from "../../src/recall/select-model.ts";
+import { createModelSelector } from "../../src/recall/select-model.ts";
 import { type FakeModelServer, type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
 import type { MemoryHeader } from "../../src/types.ts";
 
@@ -56,14 +56,20 @@ describe("createModelSelector", () => {
         },
       }),
     ]);
-    const picks = await createModelSelector({ client })(query, headers, options);
+    const selection = await createModelSelector({ client }).select({ query, headers, ...options });
+    const { picks } = selection;
     assert.deepEqual(
       picks.map((pick) => pick.file),
       ["feedback-real-database.md"],
     );
     assert.equal(picks[0]!.score, 1);
     assert.match(picks[0]!.reason, /picked by anthropic:/);
-    assert.deepEqual(modelSelectionDetails(picks), { failure: null, unknownNames: [] });
+    assert.equal(selection.failure, undefined);
+    assert.deepEqual(selection.unknownNames, []);
+    assert.deepEqual(
+      selection.shownToModel,
+      headers.map((h) => h.file),
+    );
 
     const request = server.requests[0]!;
     assert.ok(request.userText.startsWith(`Query: ${query}`));
@@ -91,27 +97,33 @@ describe("createModelSelector", () => {
         },
       },
     ]);
-    const picks = await createModelSelector({ client })(query, headers, options);
+    const { picks, unknownNames } = await createModelSelector({ client }).select({
+      query,
+      headers,
+      ...options,
+    });
     assert.deepEqual(
       picks.map((pick) => pick.file),
       ["project-auth-migration.md", "feedback-real-database.md"],
     );
     assert.ok(picks[0]!.score > picks[1]!.score);
-    assert.deepEqual(modelSelectionDetails(picks)?.unknownNames, ["invented.md"]);
+    assert.deepEqual(unknownNames, ["invented.md"]);
   });
 
   it("returns at most k picks", async () => {
     const { server, client } = await anthropicFor([
       { json: { selected_memories: headers.map((h) => h.file) } },
     ]);
-    const picks = await createModelSelector({ client })(query, headers, { ...options, k: 2 });
+    const { picks } = await createModelSelector({ client }).select({ query, headers, ...options, k: 2 });
     assert.equal(picks.length, 2);
     assert.match(server.requests[0]!.system, /at most 2/);
   });
 
   it("tells the model which tools were just used, so it skips their usage notes", async () => {
     const { server, client } = await anthropicFor([{ json: { selected_memories: [] } }]);
-    const picks = await createModelSelector({ client })("grep for the login handler", headers, {
+    const { picks } = await createModelSelector({ client }).select({
+      query: "grep for the login handler",
+      headers,
       ...options,
       recentTools: ["Grep", "Read"],
     });
@@ -126,9 +138,14 @@ describe("createModelSelector", () => {
     const { server, client } = await anthropicFor([
       { json: { selected_memories: ["note-0.md", "note-220.md"] } },
     ]);
-    const picks = await createModelSelector({ client })("notes", many, options);
+    const { picks, shownToModel } = await createModelSelector({ client }).select({
+      query: "notes",
+      headers: many,
+      ...options,
+    });
     const manifestLines = server.requests[0]!.userText.split("\n").filter((line) => line.startsWith("- "));
     assert.equal(manifestLines.length, 200);
+    assert.equal(shownToModel.length, 200);
     assert.deepEqual(
       picks.map((pick) => pick.file),
       ["note-0.md"],
@@ -137,31 +154,36 @@ describe("createModelSelector", () => {
 
   it("makes no model call when there are no memories", async () => {
     const { server, client } = await anthropicFor([]);
-    assert.deepEqual([...(await createModelSelector({ client })(query, [], options))], []);
+    assert.deepEqual(
+      (await createModelSelector({ client }).select({ query, headers: [], ...options })).picks,
+      [],
+    );
     assert.equal(server.requests.length, 0);
   });
 
   it("answers an empty selection with the reason when the model fails", async () => {
     const { client } = await anthropicFor([{ error: 529, message: "overloaded" }]);
     const failures: SideQueryFailure[] = [];
-    const picks = await createModelSelector({ client, onFailure: (failure) => failures.push(failure) })(
-      query,
-      headers,
-      options,
-    );
-    assert.deepEqual([...picks], []);
-    const failure = modelSelectionDetails(picks)?.failure;
+    const { picks, failure } = await createModelSelector({
+      client,
+      onFailure: (failure) => failures.push(failure),
+    }).select({ query, headers, ...options });
+    assert.deepEqual(picks, []);
     assert.equal(failure?.kind, "model");
     assert.match(failure?.message ?? "", /529/);
     assert.equal(failures.length, 1);
-    assert.equal(JSON.stringify(picks), "[]", "the details stay out of JSON output");
+    assert.equal(JSON.stringify(picks), "[]", "the picks are plain data");
   });
 
   it("answers an empty selection with a timeout reason when the model hangs", async () => {
     const { client } = await anthropicFor([{ hang: true }]);
-    const picks = await createModelSelector({ client, timeoutMs: 50 })(query, headers, options);
-    assert.deepEqual([...picks], []);
-    assert.equal(modelSelectionDetails(picks)?.failure?.kind, "timeout");
+    const { picks, failure } = await createModelSelector({ client, timeoutMs: 50 }).select({
+      query,
+      headers,
+      ...options,
+    });
+    assert.deepEqual(picks, []);
+    assert.equal(failure?.kind, "timeout");
   });
 
   it("works the same through an OpenAI-compatible server", async () => {
@@ -170,7 +192,7 @@ describe("createModelSelector", () => {
     ]);
     servers.push(server);
     const client = createOpenAIClient({ apiKey: "k", baseURL: server.openaiBaseURL, maxRetries: 0 });
-    const picks = await createModelSelector({ client })(query, headers, options);
+    const { picks } = await createModelSelector({ client }).select({ query, headers, ...options });
     assert.deepEqual(
       picks.map((pick) => pick.file),
       ["project-auth-migration.md"],

@@ -158,7 +158,6 @@ describe("bad input", () => {
       memoryDir: fixture.memoryDir,
       query: QUERY,
       selector: createLexicalSelector(),
-      selectorName: "lexical",
       scanCache: new HeaderCache(),
     });
     const picked = result.selected.map((s) => s.file);
@@ -265,11 +264,14 @@ describe("bad input", () => {
     );
     const lexical = createLexicalSelector();
     // Deletes the file it ranked second, after the scan listed it and before recall reads it.
-    const vanishing: Selector = async (query, headers, options) => {
-      const picks = await lexical(query, headers, options);
-      const doomed = picks.find((pick) => pick.file !== TARGET);
-      if (doomed) fs.rmSync(path.join(dir, doomed.file));
-      return picks;
+    const vanishing: Selector = {
+      name: "vanishing",
+      async select(request, signal) {
+        const selection = await lexical.select(request, signal);
+        const doomed = selection.picks.find((pick) => pick.file !== TARGET);
+        if (doomed) fs.rmSync(path.join(dir, doomed.file));
+        return selection;
+      },
     };
     const result = await recall({
       memoryDir: dir,

@@ -30,7 +30,7 @@ export {
  * cwd, clock and read-file state from their {@link ToolContext}.
  *
  * @example
- * const tools = createMemoryTools({ config, selector: createLexicalSelector(), selectorName: "lexical" });
+ * const tools = createMemoryTools({ config, selector: createLexicalSelector() });
  * const context = createToolContext({ cwd, memoryDir });
  * const result = await tools[0].handler({ query: "how do we test login?" }, context);
  */

@@ -67,7 +67,6 @@ export function createRecallTool(
         memoryDir,
         query: input.query,
         selector: options.selector,
-        selectorName: options.selectorName,
         k: input.k ?? DEFAULT_RECALL_K,
         now: context.now,
         signal: context.signal,

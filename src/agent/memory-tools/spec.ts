@@ -45,8 +45,6 @@ export interface MemoryToolsOptions {
   config: ResolvedConfig;
   /** Recall's selector; the caller picks it (lexical offline, hybrid with a model). */
   selector: Selector;
-  /** Its name in results (`lexical`, `hybrid`, …). */
-  selectorName: string;
   /** Runs before a write, e.g. to create the memory dir and claim it for the project. */
   prepareMemoryDir?: () => Promise<void>;
   /** The caller's instance: used by `memory_list` and `memory_recall` for its memory dir (see `openMemdir`). */

@@ -35,9 +35,9 @@ export const registerEvalCommand: RegisterCommand = (program, context) => {
     )
     .action(async (options: EvalCommandOptions) => {
       const k = parsePickCount(options.k, "eval");
-      const { selector, name } = selectorForCommand(options, context);
+      const { selector } = selectorForCommand(options, context);
       const dataDir = path.resolve(options.cwd ?? process.cwd(), options.data);
-      const report = await runEval({ dataDir, selector, selectorName: name, k });
+      const report = await runEval({ dataDir, selector, k });
       if (options.json) printJson(context.io, report);
       else printReport(context.io, report);
     });

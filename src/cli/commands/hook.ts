@@ -103,8 +103,8 @@ async function answerHook(
     return context;
   }
   if (input.prompt === undefined || input.prompt.trim() === "") return null;
-  const { selector, name } = selectorFromConfig(undefined, config);
-  return userPromptContext({ prompt: input.prompt, config, location, selector, selectorName: name, signal });
+  const { selector } = selectorFromConfig(undefined, config);
+  return userPromptContext({ prompt: input.prompt, config, location, selector, signal });
 }
 
 /**

@@ -20,7 +20,7 @@ export const registerMcpCommand: RegisterCommand = (program, context) => {
       const _home = context.env.HOME || undefined;
       const config = configFromOptions(options, context);
       const location = await locationFromOptions(options, context);
-      const { selector, name } = selectorFromConfig(undefined, config);
+      const { selector } = selectorFromConfig(undefined, config);
       // The server process's instance, under the CLI's environment (MEMDIR_NO_WATCH and the rest).
       const memdir = openMemdir(location.memoryDir, { env: context.env });
       try {
@@ -28,9 +28,10 @@ export const registerMcpCommand: RegisterCommand = (program, context) => {
           location,
           config,
           selector,
-          selectorName: name,
           memdir,
-          log: (line) => context.io.stderr(`${line}\n`),
+          log: (line) =>
+            context.io.stderr(`${line}
+`),
         });
       } finally {
         await memdir.close();

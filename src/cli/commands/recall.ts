@@ -1,6 +1,6 @@
 import type { Memdir } from "../../memdir/instance.ts";
-import { persistedCacheStats } from "../../memdir/persisted-cache.ts";
-import { type RecallCandidate, type RecallResult, recall } from "../../recall/recall.ts";
+import { explainRecall, type RecallCandidate } from "../../recall/explain.ts";
+import { type RecallResult, recall } from "../../recall/recall.ts";
 import { type SelectorName, selectorFromConfig } from "../../recall/select-from-config.ts";
 import type { Selector } from "../../recall/selector.ts";
 import {
@@ -60,7 +60,7 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
     ),
   ).action(async (query: string, options: RecallCommandOptions) => {
     const k = parsePickCount(options.k, "recall");
-    const { selector, name } = selectorForCommand(options, context);
+    const { selector } = selectorForCommand(options, context);
     const location = await locationFromOptions(options, context);
     // A diagnostic: it still shows what would be recalled, but says that agents get nothing.
     const config = configFromOptions(options, context, location);
@@ -73,7 +73,6 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
       memoryDir: location.memoryDir,
       query,
       selector,
-      selectorName: name,
       k,
       explain: options.explain === true,
       memdir,
@@ -98,12 +97,9 @@ export function recallJson(result: RecallResult, explain: boolean, memdir?: Memd
     skipped: result.skipped,
     ...(explain
       ? {
-          candidates: result.candidates,
-          // Headers are counted by the command's instance; the lexical index still counts process-wide.
-          cache: {
-            headers: { ...(memdir?.persisted.stats.headers ?? { hits: 0, misses: 0 }) },
-            index: { ...persistedCacheStats.index },
-          },
+          candidates: explainRecall(result),
+          // What the command's instance took from the cache files (headers and the lexical index).
+          cache: memdir?.stats().cache ?? { headers: { hits: 0, misses: 0 }, index: { hits: 0, misses: 0 } },
           ...(result.fallback !== undefined ? { fallback: result.fallback } : {}),
           ...(result.modelFailure !== undefined ? { modelFailure: result.modelFailure } : {}),
         }
@@ -127,10 +123,11 @@ function printExplain(context: CommandContext, result: RecallResult, memoryDir: 
   if (result.fallback !== undefined) out.push(`fallback: ${result.fallback}`);
   if (result.modelFailure !== undefined) out.push(`model failure: ${result.modelFailure} (nothing selected)`);
   out.push("");
-  out.push(`candidates (${result.candidates.length}):`);
-  const width = Math.max(0, ...result.candidates.map((candidate) => candidate.file.length));
-  for (const candidate of result.candidates) out.push(`  ${candidateLine(candidate, width)}`);
-  if (result.candidates.length === 0) out.push("  (no memories in this directory)");
+  const candidates = explainRecall(result);
+  out.push(`candidates (${candidates.length}):`);
+  const width = Math.max(0, ...candidates.map((candidate) => candidate.file.length));
+  for (const candidate of candidates) out.push(`  ${candidateLine(candidate, width)}`);
+  if (candidates.length === 0) out.push("  (no memories in this directory)");
   out.push("");
   const bytes = result.messages.reduce(
     (sum, message) => sum + Buffer.byteLength(message.content as string),

@@ -1,13 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { persistedCacheEnabled } from "../../config.ts";
 import { MemdirError } from "../../errors.ts";
-import {
-  loadPersistedCache,
-  persistedCacheEnabled,
-  persistedCacheStats,
-  saveInBackground,
-  worthPersisting,
-} from "../../memdir/persisted-cache.ts";
+import { loadPersistedCache, PersistedCaches, worthPersisting } from "../../memdir/persisted-cache.ts";
 import { mapBounded } from "../../memdir/scan-list.ts";
 import type { MemoryHeader } from "../../types.ts";
 import { isPersistedIndex, LEXICAL_CACHE_NAME, lexicalFingerprint, snapshotCorpus } from "./cache-file.ts";
@@ -36,6 +31,7 @@ export class LexicalIndex {
   readonly #reader = new IndexedPartReader();
   // Persistence (see LexicalIndexCache): the memory dir, and whether the cache file needs saving.
   readonly #root: string | null;
+  readonly #persisted: PersistedCaches | null;
   #persistLoaded = false;
   #persistDirty = false;
   #fingerprint: string | null = null;
@@ -46,9 +42,14 @@ export class LexicalIndex {
   #headerByFile: Map<string, MemoryHeader> | null = null;
   #sortedTimes: Float64Array | null = null;
 
-  /** `persistRoot`: the absolute memory directory whose `.memdir-cache/lexical.v8` to load and save. */
-  constructor(persistRoot: string | null = null) {
-    this.#root = persistRoot;
+  /**
+   * `persistRoot`: the absolute memory directory whose `.memdir-cache/lexical.v8` to load and
+   * save, through `persisted` (its background saves and counters; a Memdir's own, see
+   * `openMemdir`). Without either, nothing is loaded or saved.
+   */
+  constructor(persistRoot: string | null = null, persisted: PersistedCaches | null = null) {
+    this.#root = persisted === null ? null : persistRoot;
+    this.#persisted = persisted;
   }
 
   /** Memories indexed. */
@@ -137,9 +138,9 @@ export class LexicalIndex {
         reused++;
       }
     }
-    if (this.#root !== null) {
-      persistedCacheStats.index.hits += reused;
-      persistedCacheStats.index.misses += stale.length;
+    if (this.#root !== null && this.#persisted !== null) {
+      this.#persisted.stats.index.hits += reused;
+      this.#persisted.stats.index.misses += stale.length;
     }
     // Up to READ_CONCURRENCY reads in flight, but files are indexed in the order given: term ids
     // and posting order then never depend on which read finished first, so equal scores break
@@ -183,7 +184,7 @@ export class LexicalIndex {
    */
   async #loadPersisted(root: string): Promise<void> {
     this.#persistLoaded = true;
-    if (!persistedCacheEnabled()) return;
+    if (!this.#persisted?.enabled) return;
     const data = (await loadPersistedCache(
       root,
       LEXICAL_CACHE_NAME,
@@ -199,9 +200,10 @@ export class LexicalIndex {
   }
 
   #savePersisted(): void {
-    if (this.#root === null || !this.#persistDirty || !worthPersisting(this.corpus.size)) return;
+    if (this.#root === null || this.#persisted === null) return;
+    if (!this.#persistDirty || !worthPersisting(this.corpus.size)) return;
     this.#persistDirty = false;
-    saveInBackground(this.#root, LEXICAL_CACHE_NAME, this.#cacheFingerprint(), () =>
+    void this.#persisted.saveInBackground(this.#root, LEXICAL_CACHE_NAME, this.#cacheFingerprint(), () =>
       snapshotCorpus(this.corpus),
     );
   }
@@ -212,32 +214,48 @@ export class LexicalIndex {
   }
 }
 
+/** Options of {@link LexicalIndexCache}. */
+export interface LexicalIndexCacheOptions {
+  /** Load and save each index's cache file (see the constructor). */
+  persist?: boolean;
+  /** Whose background saves and counters to use (a Memdir's). @internal */
+  persisted?: PersistedCaches;
+}
+
 /**
  * One {@link LexicalIndex} per memory directory, and the word vectors of the related-word stage,
- * kept for as long as the owner (a process's memory-dir object, or a selector) keeps the cache.
+ * kept for as long as the owner (a `Memdir`, or a selector) keeps the cache.
  * Pass one explicitly to share or isolate caches; a selector given none makes its own.
  */
 export class LexicalIndexCache {
   readonly #indexes = new Map<string, LexicalIndex>();
-  readonly #persist: boolean;
+  readonly #persisted: PersistedCaches | null;
   #wordVectors: WordVectors | null | undefined;
   /**
    * `persist`: each index loads `<memoryDir>/.memdir-cache/lexical.v8` on first use and saves it
    * in the background after a sync that read or dropped files, so a fresh process re-reads only
    * the files changed since. Off unless asked (a cache of your own stays isolated; the one
    * `createLexicalSelector()` makes when given none persists). `MEMDIR_NO_CACHE=1` turns it off.
+   * `persisted`: whose background saves and counters to use (a Memdir's, which then decides
+   * whether anything is persisted); by default the cache has its own.
    */
-  constructor(options: { persist?: boolean } = {}) {
-    this.#persist = options.persist === true;
+  constructor(options: LexicalIndexCacheOptions = {}) {
+    this.#persisted =
+      options.persisted ??
+      (options.persist === true ? new PersistedCaches({ enabled: persistedCacheEnabled() }) : null);
   }
   /** The index of `memoryDir`, created empty on first use. @internal */
   forDirectory(memoryDir: string): LexicalIndex {
     let index = this.#indexes.get(memoryDir);
     if (!index) {
-      index = new LexicalIndex(this.#persist ? path.resolve(memoryDir) : null);
+      index = new LexicalIndex(path.resolve(memoryDir), this.#persisted);
       this.#indexes.set(memoryDir, index);
     }
     return index;
+  }
+  /** Resolves when the background saves of this cache's index files have finished. */
+  async flush(): Promise<void> {
+    await this.#persisted?.flush();
   }
   /** The bundled word vectors, read on first use (3.9 MB, ~50 ms) and kept with this cache; null when unusable. */
   bundledWordVectors(): WordVectors | null {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { flushPersistedCaches, PERSIST_MIN_MEMORIES } from "../../../src/memdir/persisted-cache.ts";
+import { PERSIST_MIN_MEMORIES } from "../../../src/memdir/persisted-cache.ts";
 import { scanHeaders } from "../../../src/memdir/scan.ts";
 import { LexicalIndexCache } from "../../../src/recall/lexical/lexical-index.ts";
 import { createLexicalSelector } from "../../../src/recall/select-lexical.ts";
@@ -27,7 +27,7 @@ function writeNote(memoryDir: string, file: string, topic: string, filler: numbe
 async function picksOf(memoryDir: string, cache: LexicalIndexCache, query: string) {
   const select = createLexicalSelector({ cache });
   const headers = await scanHeaders(memoryDir, { limit: Number.POSITIVE_INFINITY });
-  const picks = await select(query, headers, { k: 5, memoryDir, recentTools: [] });
+  const { picks } = await select.select({ query, headers, k: 5, memoryDir, recentTools: [] });
   return picks.map((pick) => ({ file: pick.file, score: pick.score }));
 }
 
@@ -110,7 +110,7 @@ describe("lexical index", () => {
       assert.equal(picks[0]?.file, expected, query);
       firstPicks.push(picks);
     }
-    await flushPersistedCaches();
+    await built.flush();
     assert.ok(fs.existsSync(path.join(memoryDir, ".memdir-cache", "lexical.v8")), "the index was saved");
 
     const loaded = new LexicalIndexCache({ persist: true });

@@ -46,7 +46,7 @@ async function select(
 ): Promise<LexicalPick[]> {
   const headers = await scanHeaders(dir, { cache: new HeaderCache() });
   const selector = createLexicalSelector({ cache: new LexicalIndexCache(), tuning, wordVectors: null });
-  return (await selector(query, headers, { k, memoryDir: dir })) as LexicalPick[];
+  return (await selector.select({ query, headers, k, memoryDir: dir })).picks as LexicalPick[];
 }
 
 const files = (picks: readonly LexicalPick[]) => picks.map((pick) => pick.file);

@@ -20,7 +20,7 @@ import { makeTempDir, writeTree } from "../../helpers/temp.ts";
 async function select(memoryDir: string, query: string, wordVectors: WordVectors | null, k = 1) {
   const headers = await scanHeaders(memoryDir, { cache: new HeaderCache() });
   const selector = createLexicalSelector({ cache: new LexicalIndexCache(), wordVectors });
-  return (await selector(query, headers, { k, memoryDir })) as LexicalPick[];
+  return (await selector.select({ query, headers, k, memoryDir })).picks as LexicalPick[];
 }
 
 /** Notes about one user: only one answers a question that repeats none of its words but "user". */
@@ -97,10 +97,12 @@ describe("related words (bundled word vectors)", () => {
     const headers = await scanHeaders(small, { cache: new HeaderCache() });
     const selector = createLexicalSelector({ cache: new LexicalIndexCache(), wordVectors: vectors });
     const query = "Which pets does the user have?";
-    const first = await selector(query, headers, { k: 3, memoryDir: small });
+    const first = await selector.select({ query, headers, k: 3, memoryDir: small });
     const largeHeaders = await scanHeaders(large, { cache: new HeaderCache() });
-    assert.ok((await selector(query, largeHeaders, { k: 3, memoryDir: large })).length > 0);
-    assert.deepEqual(await selector(query, headers, { k: 3, memoryDir: small }), first);
+    assert.ok(
+      (await selector.select({ query, headers: largeHeaders, k: 3, memoryDir: large })).picks.length > 0,
+    );
+    assert.deepEqual(await selector.select({ query, headers, k: 3, memoryDir: small }), first);
   });
 
   it("leaves queries without English content words as they were (the worked example is Chinese)", async () => {
