@@ -47,13 +47,15 @@ export interface LexicalSelectorOptions {
  */
 export function createLexicalSelector(options: LexicalSelectorOptions = {}): Selector {
   let ownCache: LexicalIndexCache | undefined;
+  const ownLexicalCache = () => {
+    ownCache ??= new LexicalIndexCache({ persist: true });
+    return ownCache;
+  };
   const tuning = { ...DEFAULT_LEXICAL_TUNING, ...options.tuning };
   const select: Selector["select"] = async ({ query, headers, memdir, ...request }, signal) => {
     // The cache given, else the instance's (shared by every selector of the process and saved
     // with its other caches), else one of this selector's own.
-    const cache =
-      options.cache ??
-      (memdir ? lexicalCacheOf(memdir) : (ownCache ??= new LexicalIndexCache({ persist: true })));
+    const cache = options.cache ?? (memdir ? lexicalCacheOf(memdir) : ownLexicalCache());
     const index = cache.forDirectory(request.memoryDir);
     await index.sync(headers, signal);
     if (signal?.aborted) {

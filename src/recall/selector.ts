@@ -23,7 +23,7 @@ export interface SelectionRequest {
   memoryDir: string;
   /** The process's instance of that memory dir, whose caches a selector may keep its own in (the lexical index). */
   memdir?: Memdir;
-  /** Tools used recently in the session; selectors skip their usage docs (SPEC §3). */
+  /** Tools used recently in the session; selectors skip their usage docs (docs/design.md#selectors). */
   recentTools?: string[];
   /**
    * The caller explains the selection (`recall --explain`): a selector that can rank every
