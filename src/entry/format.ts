@@ -48,7 +48,7 @@ export {
 } from "../memdir/safe-path.ts";
 export type { ScanState } from "../memdir/scan.ts";
 export { formatManifest, HeaderCache, type HeaderCacheOptions, manifestLine } from "../memdir/scan.ts";
-export type { ScanWatchStats } from "../memdir/scan-watch-listing.ts";
+export type { ScanWatchStats } from "../memdir/scan-watch-types.ts";
 export { assertNoSecrets, findSecrets, type SecretFinding } from "../memdir/secrets.ts";
 export { type WriteOptions, writeMemoryText } from "../memdir/write.ts";
 export { isMemoryType } from "../types.ts";

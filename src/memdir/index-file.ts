@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
+import { oneLine } from "./memory-names.ts";
 
 /** Load limits of `MEMORY.md` (docs/design.md#the-index). */
 export const INDEX_MAX_LINES = 200;
@@ -164,11 +165,6 @@ export function formatIndexLine(entry: { title: string; file: string; hook?: str
   const target = /[\s()<>]/.test(entry.file) ? `<${entry.file}>` : entry.file;
   const hook = oneLine(entry.hook ?? "");
   return hook ? `- [${title}](${target}) — ${hook}` : `- [${title}](${target})`;
-}
-
-// \s covers U+2028/U+2029 but not NEL (U+0085): all three end a line for some readers.
-function oneLine(text: string): string {
-  return text.replace(/[\s\u0085]+/g, " ").trim();
 }
 
 /**

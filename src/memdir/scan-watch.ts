@@ -1,14 +1,11 @@
 import { readFileSync, type Stats, statSync } from "node:fs";
 import { type Candidate, onLocalFileSystem, throwIfAborted } from "./scan-list.ts";
-import {
-  type ScanWatchStats,
-  type ScanWatchTuning,
-  WatchedListing,
-  type WatchOwner,
-} from "./scan-watch-listing.ts";
+import { WatchedListing } from "./scan-watch-listing.ts";
+import type { ScanWatchStats, ScanWatchTuning, WatchOwner } from "./scan-watch-types.ts";
 
 export { NO_WATCH_ENV, watchingEnabled } from "../config.ts";
-export { type ScanWatchStats, type ScanWatchTuning, WatchedListing } from "./scan-watch-listing.ts";
+export { WatchedListing } from "./scan-watch-listing.ts";
+export type { ScanWatchStats, ScanWatchTuning } from "./scan-watch-types.ts";
 
 /**
  * Watch-backed listings (issue #10): a process that scans the same memory directory again (the
