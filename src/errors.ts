@@ -35,3 +35,13 @@ export class MemdirError extends Error {
 export function isMemdirError(error: unknown, code?: MemdirErrorCode): error is MemdirError {
   return error instanceof MemdirError && (code === undefined || error.code === code);
 }
+
+/**
+ * Throws `MemdirError("aborted")` (`memdir: <what>: aborted`, the signal's reason as `cause`)
+ * when `signal` has been aborted: the one check every long step makes between its awaits.
+ *
+ * @example throwIfAborted(options.signal, "scan");
+ */
+export function throwIfAborted(signal: AbortSignal | undefined, what: string): void {
+  if (signal?.aborted) throw new MemdirError("aborted", `${what}: aborted`, { cause: signal.reason });
+}

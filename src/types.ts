@@ -52,6 +52,21 @@ export interface Message {
   timestamp?: string;
 }
 
+/**
+ * A message the user typed: role user, not meta, with text (tool results alone do not count).
+ * The one definition the prefetch gates, the agent loop and extraction use.
+ */
+export function isRealUserMessage(message: Message): boolean {
+  if (message.role !== "user" || message.isMeta === true) return false;
+  if (typeof message.content === "string") return message.content.trim() !== "";
+  return message.content.some((block) => block.type === "text" && block.text.trim() !== "");
+}
+
+/** The last message the user really typed ({@link isRealUserMessage}), or null. */
+export function lastRealUserMessage(messages: readonly Message[]): Message | null {
+  return messages.findLast(isRealUserMessage) ?? null;
+}
+
 /** Text of a message: the string itself, or its text blocks joined. */
 export function messageText(message: Message): string {
   if (typeof message.content === "string") return message.content;

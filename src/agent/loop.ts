@@ -8,7 +8,14 @@ import {
   startRelevantMemoryPrefetch,
 } from "../recall/prefetch.ts";
 import { surfacedMemoryPath, wrapSystemReminder } from "../recall/surface.ts";
-import type { Clock, ContentBlock, Message, ToolResultBlock, ToolUseBlock } from "../types.ts";
+import {
+  type Clock,
+  type ContentBlock,
+  lastRealUserMessage,
+  type Message,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from "../types.ts";
 import type { HookRegistry } from "./hooks.ts";
 import type { PermissionCheck } from "./permissions.ts";
 import { type ToolContext, type ToolResult, type ToolSpec, toolDefinition } from "./tools/spec.ts";
@@ -86,18 +93,6 @@ export type LoopEvent =
 
 const DEFAULT_MAX_TURNS = 20;
 const DEFAULT_MAX_TOKENS = 8192;
-
-/** The last message the user really typed (not a hidden meta message, not tool results). */
-export function lastRealUserMessage(messages: readonly Message[]): Message | null {
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    const message = messages[index];
-    if (message.role !== "user" || message.isMeta) continue;
-    if (typeof message.content !== "string" && message.content.every((b) => b.type === "tool_result"))
-      continue;
-    return message;
-  }
-  return null;
-}
 
 function textOf(blocks: readonly ContentBlock[]): string {
   return blocks

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { isInside } from "../memdir/inside.ts";
 import { memoryFileRefusal, resolveInsideMemoryDir } from "../memdir/safe-path.ts";
 import type { ToolContext } from "./tools/spec.ts";
 import { realPathOfTarget } from "./tools/write-file.ts";
@@ -35,8 +36,7 @@ export async function isInsideDirectory(baseDir: string, requested: string): Pro
   if (requested.includes("\0")) return false;
   const realBase = await fs.realpath(baseDir).catch(() => path.resolve(baseDir));
   const realTarget = await realPathOfTarget(path.resolve(requested));
-  const relative = path.relative(realBase, realTarget);
-  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+  return isInside(realBase, realTarget);
 }
 
 function refuse(message: string): PermissionDecision {

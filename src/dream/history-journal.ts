@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { MemdirError } from "../errors.ts";
-import { writeFileAtomic } from "../memdir/atomic.ts";
+import { isMemdirError, MemdirError } from "../errors.ts";
 import { isMemoryFileName, scanHeaders } from "../memdir/scan.ts";
+import { removeMemory, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
 import type { FileChange, HistoryEntry, HistoryKind } from "./history-types.ts";
 
@@ -147,11 +147,15 @@ export async function journalRevert(
 ): Promise<HistoryEntry | null> {
   const files = target.changes.map((c) => c.file);
   const recording = await beginJournal(memoryDir, { files, now: options.now });
-  for (const change of target.changes) {
+  // Through the single writer (path and memory-file checks, atomic, under the writer lock the
+  // caller holds), MEMORY.md last so its restored text is what stays.
+  const ordered = [...target.changes].sort(
+    (a, b) => Number(a.file === "MEMORY.md") - Number(b.file === "MEMORY.md"),
+  );
+  for (const change of ordered) {
     if (!isMemoryFileName(change.file) && change.file !== "MEMORY.md") continue;
-    const live = path.join(memoryDir, change.file);
     if (change.change === "added") {
-      await fs.rm(live, { force: true });
+      await removeMemory(memoryDir, change.file).catch(ignoreNotFound);
       continue;
     }
     const prior = await readOrNull(path.join(memoryDir, JOURNAL_DIR, target.id, "before", change.file));
@@ -160,8 +164,12 @@ export async function journalRevert(
         "not-found",
         `history: ${target.id}: the prior version of ${change.file} is missing`,
       );
-    await fs.mkdir(path.dirname(live), { recursive: true });
-    await writeFileAtomic(live, prior);
+    await writeMemoryText(memoryDir, change.file, prior.toString("utf8"));
   }
   return recording.finish("undo", `${target.kind}: ${target.message}`, { undoes: target.id });
+}
+
+/** A memory that is already gone is what an undo of its addition wants. */
+function ignoreNotFound(error: unknown): void {
+  if (!isMemdirError(error, "not-found")) throw error;
 }

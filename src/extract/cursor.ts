@@ -1,5 +1,6 @@
 import path from "node:path";
 import { realPathOfTarget } from "../agent/tools/write-file.ts";
+import { isInside } from "../memdir/inside.ts";
 import type { Message } from "../types.ts";
 
 /** Tools whose `file_path` input is written (docs/design.md#the-cursor-and-the-skip-rule: the skip rule looks for these). */
@@ -24,11 +25,6 @@ export function messagesAfterCursor(messages: readonly Message[], cursor: string
  */
 export function countNewMessages(messages: readonly Message[]): number {
   return messages.filter((message) => !message.isMeta).length;
-}
-
-function isInside(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
 }
 
 /**

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { ResolvedConfig } from "../config.ts";
 import { type IndexLimit, readIndex } from "../memdir/index-file.ts";
+import { isInside } from "../memdir/inside.ts";
 import { resolveMemoryLocation } from "../memdir/paths.ts";
 import { findSecrets } from "../memdir/secrets.ts";
 import { stripHtmlComments } from "./comments.ts";
@@ -228,16 +229,11 @@ const CREDENTIAL_FOLDERS = new Set([
 
 async function safeOutsideImport(base: string, candidate: string): Promise<boolean> {
   const real = await fs.realpath(candidate);
-  if (isInside(base, real)) return true;
+  if (isInside(base, real, { orSame: true })) return true;
   if (real.split(path.sep).some((part) => CREDENTIAL_FOLDERS.has(part) || /^\.env(\.|$)/.test(part)))
     return false;
   const text = await readTextFile(real);
   return text !== null && findSecrets(text).length === 0;
-}
-
-function isInside(base: string, target: string): boolean {
-  const relative = path.relative(base, target);
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
 /** A regular text file's content, or null when it is missing, not a file, unreadable or binary. */

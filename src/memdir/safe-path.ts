@@ -2,6 +2,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { TEMP_NAME_OVERHEAD_BYTES } from "./atomic.ts";
+import { isInside } from "./inside.ts";
 
 /** Which rule refused a path; stable, for callers and tests that need to tell them apart. */
 export type UnsafePathRule =
@@ -59,14 +60,6 @@ function refuse(rule: UnsafePathRule, reason: string): SafePathResult {
 function shown(requested: string): string {
   const characters = Array.from(requested); // never cut a surrogate pair in half
   return JSON.stringify(characters.length > 120 ? `${characters.slice(0, 120).join("")}…` : requested);
-}
-
-function isInside(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  return (
-    relative === "" ||
-    (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative))
-  );
 }
 
 /** Checks that need no file system: the spelling of the request. */
@@ -212,7 +205,7 @@ export async function resolveInsideMemoryDir(
   }
   if (options.root) {
     const realRoot = await realPathOf(path.resolve(options.root));
-    if (realRoot.ok && !isInside(realRoot.real, realMemory.real)) {
+    if (realRoot.ok && !isInside(realRoot.real, realMemory.real, { orSame: true })) {
       return refuse(
         "memory-dir-symlink",
         `the memory directory ${memoryDirPath} really lives at ${realMemory.real}, outside the memory root ${options.root}`,
@@ -237,8 +230,10 @@ export async function resolveInsideMemoryDir(
     }
     return refuse("not-a-folder", `the path ${where} uses a file as if it were a folder`);
   }
-  if (!isInside(realMemory.real, resolved.real)) {
-    const lexicallyInside = isInside(memoryDirPath, candidate) || isInside(realMemory.real, candidate);
+  if (!isInside(realMemory.real, resolved.real, { orSame: true })) {
+    const lexicallyInside =
+      isInside(memoryDirPath, candidate, { orSame: true }) ||
+      isInside(realMemory.real, candidate, { orSame: true });
     if (lexicallyInside) {
       return refuse(
         "symlink-outside",

@@ -1,7 +1,7 @@
 import { type Dirent, statfsSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { MemdirError } from "../errors.ts";
+import { throwIfAborted } from "../errors.ts";
 
 /** The index file's name; never a memory itself (docs/design.md#memory-format). */
 export const INDEX_FILE_NAME = "MEMORY.md";
@@ -82,7 +82,7 @@ export async function listMarkdownFiles(
   };
   let pending: string[] = [""];
   while (pending.length > 0) {
-    throwIfAborted(signal);
+    throwIfAborted(signal, "scan");
     const next: string[] = [];
     await mapBounded(pending, 16, signal, async (relativeDir) => {
       if (observer && !observer.beforeFolder(relativeDir)) return;
@@ -148,7 +148,7 @@ export async function statCandidates(
   let kept = 0;
   for (let start = 0; start < listed.length; start += STAT_SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    throwIfAborted(signal);
+    throwIfAborted(signal, "scan");
     const end = Math.min(listed.length, start + STAT_SLICE);
     for (let i = start; i < end; i++) {
       const entry = listed[i];
@@ -225,11 +225,6 @@ async function symlinkStaysInside(linkPath: string, realRoot: string): Promise<b
   }
 }
 
-/** Throws `MemdirError("aborted")` once `signal` has fired. */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new MemdirError("aborted", "scan: aborted", { cause: signal.reason });
-}
-
 /** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */
 export async function mapBounded<T, R>(
   items: readonly T[],
@@ -241,7 +236,7 @@ export async function mapBounded<T, R>(
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
-      throwIfAborted(signal);
+      throwIfAborted(signal, "scan");
       const index = next++;
       results[index] = await fn(items[index]);
     }

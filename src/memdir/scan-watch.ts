@@ -1,5 +1,6 @@
 import { readFileSync, type Stats, statSync } from "node:fs";
-import { type Candidate, onLocalFileSystem, throwIfAborted } from "./scan-list.ts";
+import { throwIfAborted } from "../errors.ts";
+import { type Candidate, onLocalFileSystem } from "./scan-list.ts";
 import { WatchedListing } from "./scan-watch-listing.ts";
 import type { ScanWatchStats, ScanWatchTuning, WatchOwner } from "./scan-watch-types.ts";
 
@@ -95,7 +96,7 @@ export class WatchRegistry implements WatchOwner {
     if (!(listing instanceof WatchedListing) || !listing.live) return null;
     this.#remember(root, listing);
     await afterPollPhase();
-    throwIfAborted(signal);
+    throwIfAborted(signal, "scan");
     if (this.#listings.get(root) !== listing) return null; // closed by a concurrent scan meanwhile
     const sorted = listing.refresh(realRoot);
     if (sorted === null) listing.end();

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { throwIfAborted } from "../errors.ts";
 import type { MemoryHeader } from "../types.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import { type CachedHeader, HEADER_MAX_BYTES, HEADER_MAX_LINES, HeaderCache } from "./header-cache.ts";
@@ -10,7 +11,6 @@ import {
   listMarkdownFiles,
   newestFirst,
   statCandidates,
-  throwIfAborted,
 } from "./scan-list.ts";
 import type { WatchRegistry } from "./scan-watch.ts";
 
@@ -197,7 +197,7 @@ async function readMissingHeaders(
   let next = 0;
   while (next < misses.length) {
     if (next > 0) await new Promise((resolve) => setImmediate(resolve));
-    throwIfAborted(signal);
+    throwIfAborted(signal, "scan");
     const sliceEnd = performance.now() + READ_SLICE_MS;
     do {
       const i = misses[next++];

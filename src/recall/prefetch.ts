@@ -3,7 +3,7 @@ import { MemdirError } from "../errors.ts";
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import { agentMemoryDir, type MemoryLocation } from "../memdir/paths.ts";
 import type { HeaderCache } from "../memdir/scan.ts";
-import { type Clock, type Message, messageText, type ReadFileState } from "../types.ts";
+import { type Clock, isRealUserMessage, type Message, messageText, type ReadFileState } from "../types.ts";
 import { collectSurfacedMemories, SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
 import { DEFAULT_RECALL_K, type RecallResult, recall, type SurfacedMemory } from "./recall.ts";
 import type { Selector } from "./selector.ts";
@@ -96,13 +96,6 @@ export function prefetchGate(
     surfacedBytes: surfaced.bytes,
     recentTools: recentSuccessfulTools(messages.slice(lastIndex + 1)),
   };
-}
-
-/** A message the user typed: role user, not meta, with text (tool results alone do not count). */
-export function isRealUserMessage(message: Message): boolean {
-  if (message.role !== "user" || message.isMeta === true) return false;
-  if (typeof message.content === "string") return message.content.trim() !== "";
-  return message.content.some((block) => block.type === "text" && block.text.trim() !== "");
 }
 
 /** Names of tools whose calls in `messages` succeeded (the selector skips their usage notes). */

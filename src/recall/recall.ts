@@ -1,4 +1,4 @@
-import { MemdirError } from "../errors.ts";
+import { throwIfAborted } from "../errors.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import { readMemoryCapped } from "../memdir/read.ts";
 import { type HeaderCache, scanHeaders } from "../memdir/scan.ts";
@@ -126,7 +126,7 @@ export async function selectMemories(options: SelectionOptions): Promise<MemoryS
   const excluded: MemoryHeader[] = [];
   for (const header of headers) (options.exclude?.(header) ? excluded : fresh).push(header);
   if (fresh.length === 0 || k <= 0) return { headers, fresh, excluded, picks: [], overflow: [], details: {} };
-  throwIfAborted(options.signal);
+  throwIfAborted(options.signal, "recall");
   const request = {
     query: options.query,
     headers: fresh,
@@ -258,7 +258,7 @@ async function surfacePicks(
       }
     }),
   );
-  throwIfAborted(options.signal);
+  throwIfAborted(options.signal, "recall");
   const nowMs = (options.now ?? Date.now)();
   let bytesUsed = options.surfacedBytes ?? 0;
   const memories: SurfacedMemory[] = [];
@@ -316,8 +316,4 @@ function headersNamed(headers: MemoryHeader[], picks: readonly MemoryPick[]): Ma
   const wanted = new Set(picks.map((pick) => pick.file));
   for (const header of headers) if (wanted.has(header.file)) named.set(header.file, header);
   return named;
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new MemdirError("aborted", "recall: aborted", { cause: signal.reason });
 }

@@ -1,4 +1,4 @@
-import { MemdirError } from "../errors.ts";
+import { throwIfAborted } from "../errors.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import { LexicalIndexCache } from "./lexical/lexical-index.ts";
 import { rankLexically } from "./lexical/rank.ts";
@@ -58,9 +58,7 @@ export function createLexicalSelector(options: LexicalSelectorOptions = {}): Sel
     const cache = options.cache ?? (memdir ? lexicalCacheOf(memdir) : ownLexicalCache());
     const index = cache.forDirectory(request.memoryDir);
     await index.sync(headers, signal);
-    if (signal?.aborted) {
-      throw new MemdirError("aborted", "recall: lexical selection aborted", { cause: signal.reason });
-    }
+    throwIfAborted(signal, "recall: lexical selection");
     const vectors = options.wordVectors === undefined ? cache.bundledWordVectors() : options.wordVectors;
     const picks = rankLexically(index, query, headers, request, tuning, vectors);
     if (!request.explain) return { picks };

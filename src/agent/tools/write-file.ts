@@ -1,14 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { relativeInside } from "../../memdir/inside.ts";
 import { indexWarningFor, updateIndex, writeMemoryText } from "../../memdir/write.ts";
 import type { ToolContext } from "./spec.ts";
-
-/** `child` relative to `parent` when it lies inside it (lexically), else null. */
-function relativeInside(parent: string, child: string): string | null {
-  const relative = path.relative(parent, child);
-  if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return null;
-  return relative;
-}
 
 /** The real path of `target`, resolving the deepest existing ancestor (the file may not exist yet). */
 export async function realPathOfTarget(target: string): Promise<string> {

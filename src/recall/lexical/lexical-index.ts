@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { persistedCacheEnabled } from "../../config.ts";
-import { MemdirError } from "../../errors.ts";
+import { throwIfAborted } from "../../errors.ts";
 import { loadPersistedCache, PersistedCaches, worthPersisting } from "../../memdir/persisted-cache.ts";
 import { mapBounded } from "../../memdir/scan-list.ts";
 import type { MemoryHeader } from "../../types.ts";
@@ -151,11 +151,11 @@ export class LexicalIndex {
     };
     for (let i = 0; i < READ_CONCURRENCY; i++) startRead(i);
     for (let i = 0; i < stale.length; i++) {
-      throwIfAborted(signal);
+      throwIfAborted(signal, "recall: lexical selection");
       const text = await reads[i];
       reads[i] = undefined;
       startRead(i + READ_CONCURRENCY);
-      throwIfAborted(signal);
+      throwIfAborted(signal, "recall: lexical selection");
       this.corpus.remove(stale[i].file);
       if (text !== null && text !== undefined) this.corpus.add(stale[i], text);
     }
@@ -266,9 +266,4 @@ export class LexicalIndexCache {
   clear(): void {
     this.#indexes.clear();
   }
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted)
-    throw new MemdirError("aborted", "recall: lexical selection aborted", { cause: signal.reason });
 }
