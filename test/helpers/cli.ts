@@ -47,6 +47,11 @@ export function runCli(
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A command that exits without reading its stdin (most do) closes the pipe first: EPIPE on
+    // our end is expected then, not a test failure.
+    child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") reject(error);
+    });
     child.stdin.end(options.input ?? "");
   });
 }
