@@ -1,5 +1,6 @@
 /** The bench's result object (what `--json` prints) and its human-readable table. */
 import type { MachineInfo } from "./machine.ts";
+import type { ProcessFigures } from "./process.ts";
 import type { VariantQuality } from "./quality.ts";
 
 export interface ScanFigures {
@@ -30,6 +31,8 @@ export interface BenchResult {
   scan: Record<string, ScanFigures>;
   select: Record<string, { p50Ms: number; p95Ms: number }>;
   recall: Record<string, { p50Ms: number; p95Ms: number; firstRecallMs: number }>;
+  /** Whole processes against `node -e 0` beside them, per size (bench/process.ts). */
+  process: Record<string, ProcessFigures>;
   loopOverheadMs: { pending: number; settled: number; startMs: number; loopAB: unknown };
   peakRssMb: number | null;
   peakRss: { memories: number; baselineMb: number } | null;
@@ -103,6 +106,28 @@ export function formatReport(result: BenchResult): string {
           ms(result.recall[n].p50Ms),
           ms(result.recall[n].p95Ms),
           ms(result.recall[n].firstRecallMs),
+        ]),
+      ),
+      "",
+    );
+  }
+  const processSizes = Object.keys(result.process ?? {});
+  if (processSizes.length > 0) {
+    lines.push(
+      `processes (median of 10 runs, ms; × = against \`node -e 0\` run beside each: ${processSizes.map((n) => `${n}: ${ms(Object.values(result.process[n])[0]?.nodeMedianMs ?? 0)} ms`).join(", ")})`,
+    );
+    const names = [...new Set(processSizes.flatMap((n) => Object.keys(result.process[n])))];
+    lines.push(
+      ...table(
+        ["command", ...processSizes.flatMap((n) => [`${n} ms`, `${n} ×`])],
+        names.map((name) => [
+          name,
+          ...processSizes.flatMap((n) => {
+            const figure = result.process[n][name];
+            if (!figure) return ["—", "—"];
+            const failed = figure.exitCode === 0 ? "" : ` (exit ${figure.exitCode})`;
+            return [`${ms(figure.medianMs)}${failed}`, times(figure.ratio)];
+          }),
         ]),
       ),
       "",

@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { machineInfo } from "./machine.ts";
+import { measureProcesses } from "./process.ts";
 import { LOCOMO_VARIANTS, measureQuality } from "./quality.ts";
 import { queriesFromManifest } from "./queries.ts";
 import { type BenchResult, formatReport, type ScanFigures, type Target } from "./report.ts";
@@ -183,6 +184,7 @@ async function main(): Promise<void> {
     scan: {},
     select: {},
     recall: {},
+    process: {},
     loopOverheadMs: { pending: 0, settled: 0, startMs: 0, loopAB: null },
     peakRssMb: null,
     peakRss: null,
@@ -237,6 +239,9 @@ async function main(): Promise<void> {
           result.peakRssMb = recalled.maxRssMb;
           result.peakRss = { memories: recalled.memories, baselineMb: recalled.baselineRssMb };
         }
+      });
+      await attempt(`processes at ${size}`, async () => {
+        result.process[size] = measureProcesses(dir, { importRoot: size === result.sizes[0] });
       });
       fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(`${dir}.manifest.jsonl`, { force: true });
