@@ -1,9 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { processEnv } from "../config.ts";
 import { MemdirError } from "../errors.ts";
 import { writeFileAtomic } from "../memdir/atomic.ts";
+import { isMemoryFileName } from "../memdir/scan.ts";
+import { removeMemoryIfPresent, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
 import { type FileChange, type HistoryEntry, type HistoryKind, parseKindPrefix } from "./history-types.ts";
 
@@ -237,10 +240,13 @@ function parseNameStatus(text: string): FileChange[] {
 }
 
 /**
- * Reverts one commit as a new commit (history is never rewritten). A three-way revert keeps
- * later, unrelated edits to the same file (a line added to `MEMORY.md` since); when it conflicts,
- * the files that commit touched are restored to their versions before it. The caller commits
- * any pending state first, so even that fallback loses nothing.
+ * Reverts one commit as a new commit (history is never rewritten). Each file the commit changed
+ * is merged three ways (`git merge-file`: base = the file after the commit, ours = the file now,
+ * theirs = the file before it), so later, unrelated edits to the same file (a line added to
+ * `MEMORY.md` since) are kept; when a file conflicts, it gets its version from before the
+ * commit. The results are written through the single writer (path and memory-file checks, atomic,
+ * under the writer lock the caller holds), `MEMORY.md` last; git never writes the work tree. The
+ * caller commits any pending state first, so even the fallback loses nothing.
  */
 export async function gitRevert(
   memoryDir: string,
@@ -248,21 +254,48 @@ export async function gitRevert(
   options: { now?: Clock } = {},
 ): Promise<HistoryEntry | null> {
   const full = (await git(memoryDir, ["rev-parse", target.id])).trim();
-  const parent = await runGit(memoryDir, ["rev-parse", "--verify", "-q", `${full}^`]);
-  // The first commit has no parent to return to: everything it holds was added by it.
-  const reverted =
-    parent.code === 0 ? await runGit(memoryDir, ["revert", "--no-commit", "--no-edit", full], options) : null;
-  if (reverted === null) {
-    for (const change of target.changes) await fs.rm(path.join(memoryDir, change.file), { force: true });
-  } else if (reverted.code !== 0) {
-    await runGit(memoryDir, ["revert", "--abort"]);
-    for (const change of target.changes) {
-      if (change.change === "added") await fs.rm(path.join(memoryDir, change.file), { force: true });
-      else await git(memoryDir, ["checkout", `${full}^`, "--", change.file]);
+  const ordered = [...target.changes].sort(
+    (a, b) => Number(a.file === "MEMORY.md") - Number(b.file === "MEMORY.md"),
+  );
+  for (const change of ordered) {
+    if (!isMemoryFileName(change.file) && change.file !== "MEMORY.md") continue; // not memdir's to restore
+    const before = await fileAt(memoryDir, `${full}^`, change.file);
+    if (before === null) {
+      await removeMemoryIfPresent(memoryDir, change.file);
+      continue;
     }
+    const after = await fileAt(memoryDir, full, change.file);
+    const now = await fs.readFile(path.join(memoryDir, change.file), "utf8").catch(() => null);
+    const merged =
+      after === null || now === null ? before : await mergeThreeWays(memoryDir, now, after, before);
+    await writeMemoryText(memoryDir, change.file, merged ?? before);
   }
   return gitCommit(memoryDir, "undo", `${target.kind}: ${target.message}`, {
     body: `Undoes: ${full}`,
     now: options.now,
   });
+}
+
+/** The text of `file` at commit `revision`, or null when it did not exist there (or there is no such commit). */
+async function fileAt(memoryDir: string, revision: string, file: string): Promise<string | null> {
+  const result = await runGit(memoryDir, ["show", `${revision}:${file}`]);
+  return result.code === 0 ? result.stdout : null;
+}
+
+/** `git merge-file -p ours base theirs` on temp files: the merged text, or null on a conflict. */
+async function mergeThreeWays(
+  memoryDir: string,
+  ours: string,
+  base: string,
+  theirs: string,
+): Promise<string | null> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "memdir-undo-"));
+  try {
+    const files = ["ours", "base", "theirs"].map((name) => path.join(dir, name));
+    await Promise.all([ours, base, theirs].map((text, i) => fs.writeFile(files[i], text)));
+    const result = await runGit(memoryDir, ["merge-file", "-p", "--quiet", ...files]);
+    return result.code === 0 ? result.stdout : null;
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }

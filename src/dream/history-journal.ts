@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { isMemdirError, MemdirError } from "../errors.ts";
+import { MemdirError } from "../errors.ts";
 import { isMemoryFileName, scanHeaders } from "../memdir/scan.ts";
-import { removeMemory, writeMemoryText } from "../memdir/write.ts";
+import { removeMemoryIfPresent, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
 import type { FileChange, HistoryEntry, HistoryKind } from "./history-types.ts";
 
@@ -155,7 +155,7 @@ export async function journalRevert(
   for (const change of ordered) {
     if (!isMemoryFileName(change.file) && change.file !== "MEMORY.md") continue;
     if (change.change === "added") {
-      await removeMemory(memoryDir, change.file).catch(ignoreNotFound);
+      await removeMemoryIfPresent(memoryDir, change.file);
       continue;
     }
     const prior = await readOrNull(path.join(memoryDir, JOURNAL_DIR, target.id, "before", change.file));
@@ -167,9 +167,4 @@ export async function journalRevert(
     await writeMemoryText(memoryDir, change.file, prior.toString("utf8"));
   }
   return recording.finish("undo", `${target.kind}: ${target.message}`, { undoes: target.id });
-}
-
-/** A memory that is already gone is what an undo of its addition wants. */
-function ignoreNotFound(error: unknown): void {
-  if (!isMemdirError(error, "not-found")) throw error;
 }

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { removeMemory, writeFileAtomic, writeMemoryText } from "../memdir/write.ts";
+import { removeMemoryIfPresent, writeFileAtomic, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
 import { type HistoryEntry, recordChange } from "./history.ts";
 import { listTrackedFiles } from "./history-journal.ts";
@@ -181,7 +181,7 @@ export async function applyProposal(
       // Deletions first (they also drop index lines); the proposed index text, if any, is written last.
       const ordered = [...proposal.changes].sort((a, b) => rank(a) - rank(b));
       for (const change of ordered) {
-        if (change.after === null) await removeMemory(memoryDir, change.file).catch(ignoreNotFound);
+        if (change.after === null) await removeMemoryIfPresent(memoryDir, change.file);
         else await writeMemoryText(memoryDir, change.file, change.after);
       }
     },
@@ -198,8 +198,4 @@ export async function applyProposal(
 function rank(change: ProposedChange): number {
   if (change.after === null) return 0;
   return path.posix.basename(change.file) === "MEMORY.md" ? 2 : 1;
-}
-
-function ignoreNotFound(error: unknown): void {
-  if (!(error instanceof MemdirError && error.code === "not-found")) throw error;
 }

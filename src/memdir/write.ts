@@ -176,6 +176,17 @@ export async function removeMemory(
   );
 }
 
+/** {@link removeMemory}, where a memory already gone is fine (undo of an addition, a proposal's delete). */
+export async function removeMemoryIfPresent(
+  memoryDir: string,
+  file: string,
+  options: WriteOptions = {},
+): Promise<void> {
+  await removeMemory(memoryDir, file, options).catch((error: unknown) => {
+    if (!(error instanceof MemdirError && error.code === "not-found")) throw error;
+  });
+}
+
 /**
  * Writes raw text to a file in the memory dir, for agent Write/Edit tools: the path must stay
  * inside the memory dir, the text must hold no secret, and the write is atomic and under the

@@ -32,12 +32,14 @@ const indexFiles = (dir: string) =>
 describe("the lock-file lease", () => {
   it("a long holder keeps its lease fresh: a writer with a short stale limit waits instead of taking over", async () => {
     const dir = memoryDir();
-    const lock = { staleMs: 300, timeoutMs: 10_000 };
+    // A stale limit far below the hold, yet with room for a refresh timer on a loaded box (the
+    // refresh runs every third of it; 300 ms was too tight at a load average of 38).
+    const lock = { staleMs: 1_500, timeoutMs: 20_000 };
     let releasedAt = 0;
     const holder = withMemoryLock(
       dir,
       async () => {
-        await sleep(1_200); // four stale limits
+        await sleep(4_000); // over two and a half stale limits
         await saveMemory(dir, { file: "project-a.md", type: "project", description: "a", body: "a" });
         releasedAt = Date.now();
       },
