@@ -38,6 +38,8 @@ function timeOnce(args: readonly string[], input: string | undefined, env: NodeJ
     cwd: REPO_ROOT,
     input: input ?? "",
     env,
+    // The output is read as a host would read it; `list --json` at 20,000 memories is megabytes.
+    maxBuffer: 512 * 1024 * 1024,
     stdio: "pipe",
   });
   return { ms: performance.now() - started, code: result.status };
