@@ -26,7 +26,7 @@ const MODEL_NOTE =
 
 /**
  * `memdir setup <agent>`: writes memdir's hooks and MCP server entry into the agent's own config
- * files (docs/integrations.md#one-command-setup-memdir-setup).
+ * files (docs/design.md#agent-setup; what each agent gets: docs/integrations.md).
  */
 export const registerSetupCommand: RegisterCommand = (program, context) => {
   program
