@@ -162,6 +162,15 @@ describe("memdir setup <agent>", () => {
       numStartups: 3,
       mcpServers: { other: { command: "x" } },
     });
+    const allBackups = fs
+      .readdirSync(path.dirname(settings))
+      .filter((name) => name.startsWith("settings.json.memdir-backup-"));
+    assert.equal(allBackups.length, 2, "the removal made its own backup and kept the first one");
+    assert.ok(
+      allBackups.some(
+        (name) => fs.readFileSync(path.join(path.dirname(settings), name), "utf8") === originalText,
+      ),
+    );
     const again = await setup(home, ["claude-code", "--remove"]);
     assert.ok(
       again.files.every((file) => !file.changed),

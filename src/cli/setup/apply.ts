@@ -55,6 +55,20 @@ function stamp(now: Date): string {
     .replace(/\.\d+Z$/, "Z");
 }
 
+/** Copies `file` to a backup name not taken yet (two runs within a second keep both backups). */
+async function backUp(file: string, now: Date): Promise<string> {
+  const base = `${file}.memdir-backup-${stamp(now)}`;
+  for (let attempt = 0; ; attempt++) {
+    const backup = attempt === 0 ? base : `${base}-${attempt}`;
+    try {
+      await fs.copyFile(file, backup, fs.constants.COPYFILE_EXCL);
+      return backup;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+}
+
 /**
  * Writes the changed files: the old file is copied to `<file>.memdir-backup-<UTC time>` first,
  * the new text is written atomically (a crash leaves the old or the new file, never half of
@@ -69,9 +83,7 @@ export async function writePlanned(planned: PlannedFile[], now: Date): Promise<M
     let mode: number | undefined;
     if (file.before !== null) {
       mode = (await fs.stat(file.path)).mode & 0o777;
-      const backup = `${file.path}.memdir-backup-${stamp(now)}`;
-      await fs.copyFile(file.path, backup);
-      backups.set(file.path, backup);
+      backups.set(file.path, await backUp(file.path, now));
     }
     await writeFileAtomic(file.path, file.after);
     if (mode !== undefined) await fs.chmod(file.path, mode);
