@@ -25,6 +25,7 @@ const commands: Record<string, () => Promise<RegisterCommand>> = {
   remember: async () => (await import("./commands/remember.ts")).registerRememberCommand,
   rm: async () => (await import("./commands/rm.ts")).registerRmCommand,
   run: async () => (await import("./commands/run.ts")).registerRunCommand,
+  setup: async () => (await import("./commands/setup.ts")).registerSetupCommand,
   show: async () => (await import("./commands/show.ts")).registerShowCommand,
   undo: async () => (await import("./commands/undo.ts")).registerUndoCommand,
   "warm-up": async () => (await import("./commands/warm-up.ts")).registerWarmUpCommand,

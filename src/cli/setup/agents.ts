@@ -1,0 +1,248 @@
+import path from "node:path";
+import { type HookEntry, type JsonObject, withHooks, withKey, withServer } from "./json-config.ts";
+import { memdirServerTable, withServerTable } from "./toml-config.ts";
+
+/** The agents `memdir setup` knows. */
+export const SETUP_AGENTS = ["claude-code", "codex", "gemini", "opencode", "cursor", "cline"] as const;
+export type SetupAgent = (typeof SETUP_AGENTS)[number];
+export type SetupScope = "user" | "project";
+
+/** Where an agent's files are and what memdir writes there. */
+export interface SetupRequest {
+  agent: SetupAgent;
+  scope: SetupScope;
+  /** The user's home directory. */
+  home: string;
+  /** The repository root (`--project`). */
+  projectRoot: string;
+  /** `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_CONFIG_HOME` as the user has them. */
+  claudeConfigDir?: string | undefined;
+  codexHome?: string | undefined;
+  xdgConfigHome?: string | undefined;
+  /** How the agent starts memdir: `memdir` (on PATH), `npx -y memdir`, `node /x/bin/memdir.js`. */
+  command: string;
+  remove: boolean;
+  /** Claude Code only: turn Claude Code's own auto memory off (`autoMemoryEnabled: false`). */
+  recommended: boolean;
+}
+
+/** One file and how memdir changes it. */
+export type FileEdit =
+  | { path: string; format: "json"; edit: (doc: JsonObject) => JsonObject }
+  | { path: string; format: "toml"; edit: (text: string | null) => string };
+
+/** A usage problem (`--project` where an agent has no project file). */
+export class SetupUsageError extends Error {}
+
+function words(command: string): string[] {
+  return command.trim().split(/\s+/);
+}
+
+/** The MCP server as most agents write it: `{command, args}` (`["mcp"]` after the prefix's own words). */
+function mcpServer(request: SetupRequest): { command: string; args: string[] } {
+  const [command = "memdir", ...rest] = words(request.command);
+  return { command, args: [...rest, "mcp"] };
+}
+
+function hookCommand(request: SetupRequest, event: string): string {
+  return `${request.command.trim()} hook ${event}`;
+}
+
+/**
+ * Claude Code's hook shape, which Codex and Gemini CLI share: event → `[{matcher?, hooks:
+ * [{type: "command", command, timeout}]}]`. Claude Code and Codex count `timeout` in seconds,
+ * Gemini CLI in milliseconds (and names each hook). memdir bounds its own work (3 s for a
+ * prompt), so the timeout only caps a hook that hangs.
+ */
+function groupHooks(request: SetupRequest, events: Array<[string, string]>, unit: "s" | "ms"): HookEntry[] {
+  return events.map(([event, memdirEvent]) => ({
+    event,
+    entry: {
+      hooks: [
+        {
+          ...(unit === "ms" ? { name: `memdir-${memdirEvent}` } : {}),
+          type: "command",
+          command: hookCommand(request, memdirEvent),
+          timeout: unit === "ms" ? 10_000 : 10,
+        },
+      ],
+    },
+  }));
+}
+
+const CLAUDE_EVENTS: Array<[string, string]> = [
+  ["SessionStart", "session-start"],
+  ["UserPromptSubmit", "user-prompt-submit"],
+  ["Stop", "stop"],
+];
+const GEMINI_EVENTS: Array<[string, string]> = [
+  ["SessionStart", "session-start"],
+  ["BeforeAgent", "before-agent"],
+  ["AfterAgent", "after-agent"],
+];
+/**
+ * Cursor: `sessionStart` (rules and index) and `stop` (extraction). Not `beforeSubmitPrompt`:
+ * Cursor lets that event allow or block the prompt, not add context, so recall in Cursor goes
+ * through the MCP tools.
+ */
+const CURSOR_EVENTS: Array<[string, string]> = [
+  ["sessionStart", "session-start"],
+  ["stop", "stop"],
+];
+
+function hooksEdit(
+  file: string,
+  entries: HookEntry[],
+  request: SetupRequest,
+  extra?: (doc: JsonObject) => JsonObject,
+): FileEdit {
+  return {
+    path: file,
+    format: "json",
+    edit: (doc) => {
+      const hooked = withHooks(doc, request.remove ? [] : entries, file);
+      return extra ? extra(hooked) : hooked;
+    },
+  };
+}
+
+function serverEdit(file: string, key: string, server: JsonObject, request: SetupRequest): FileEdit {
+  return {
+    path: file,
+    format: "json",
+    edit: (doc) => withServer(doc, key, request.remove ? null : server, file),
+  };
+}
+
+function claudeCode(request: SetupRequest): FileEdit[] {
+  const configDir = request.claudeConfigDir ?? path.join(request.home, ".claude");
+  const project = request.scope === "project";
+  const settings = project
+    ? path.join(request.projectRoot, ".claude", "settings.json")
+    : path.join(configDir, "settings.json");
+  // User-scope MCP servers live in ~/.claude.json (inside CLAUDE_CONFIG_DIR when that is set);
+  // project-scope ones in the repository's .mcp.json.
+  const mcp = project
+    ? path.join(request.projectRoot, ".mcp.json")
+    : request.claudeConfigDir
+      ? path.join(request.claudeConfigDir, ".claude.json")
+      : path.join(request.home, ".claude.json");
+  // The recommended setup: Claude Code's auto memory off, memdir on. memdir reads
+  // `autoMemoryEnabled` as well (docs/recall.md#turning-memory-off), so the same settings file
+  // also sets MEMDIR_DISABLE=0 in its `env` — which Claude Code hands to every hook and MCP server,
+  // and which wins over the setting for memdir.
+  const autoMemory = (doc: JsonObject): JsonObject => {
+    if (!request.recommended) return doc;
+    const env =
+      typeof doc.env === "object" && doc.env !== null && !Array.isArray(doc.env)
+        ? (doc.env as JsonObject)
+        : {};
+    if (request.remove) {
+      let next = doc.autoMemoryEnabled === false ? withKey(doc, "autoMemoryEnabled", undefined) : doc;
+      if (env.MEMDIR_DISABLE === "0") {
+        const { MEMDIR_DISABLE: _ours, ...rest } = env;
+        next = withKey(next, "env", Object.keys(rest).length > 0 ? rest : undefined);
+      }
+      return next;
+    }
+    return withKey(withKey(doc, "autoMemoryEnabled", false), "env", { ...env, MEMDIR_DISABLE: "0" });
+  };
+  return [
+    hooksEdit(settings, groupHooks(request, CLAUDE_EVENTS, "s"), request, autoMemory),
+    serverEdit(mcp, "mcpServers", { type: "stdio", ...mcpServer(request) }, request),
+  ];
+}
+
+function codex(request: SetupRequest): FileEdit[] {
+  const dir =
+    request.scope === "project"
+      ? path.join(request.projectRoot, ".codex")
+      : (request.codexHome ?? path.join(request.home, ".codex"));
+  const config = path.join(dir, "config.toml");
+  const server = mcpServer(request);
+  return [
+    hooksEdit(path.join(dir, "hooks.json"), groupHooks(request, CLAUDE_EVENTS, "s"), request),
+    {
+      path: config,
+      format: "toml",
+      edit: (text) =>
+        withServerTable(text, request.remove ? null : memdirServerTable(server.command, server.args), config),
+    },
+  ];
+}
+
+function gemini(request: SetupRequest): FileEdit[] {
+  const base = request.scope === "project" ? request.projectRoot : request.home;
+  const settings = path.join(base, ".gemini", "settings.json");
+  return [
+    hooksEdit(settings, groupHooks(request, GEMINI_EVENTS, "ms"), request, (doc) =>
+      withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings),
+    ),
+  ];
+}
+
+function opencode(request: SetupRequest): FileEdit[] {
+  const file =
+    request.scope === "project"
+      ? path.join(request.projectRoot, "opencode.json")
+      : path.join(request.xdgConfigHome ?? path.join(request.home, ".config"), "opencode", "opencode.json");
+  const server = mcpServer(request);
+  return [
+    serverEdit(
+      file,
+      "mcp",
+      { type: "local", command: [server.command, ...server.args], enabled: true },
+      request,
+    ),
+  ];
+}
+
+function cursor(request: SetupRequest): FileEdit[] {
+  const dir = path.join(request.scope === "project" ? request.projectRoot : request.home, ".cursor");
+  const hooks = path.join(dir, "hooks.json");
+  const entries = CURSOR_EVENTS.map(([event, memdirEvent]) => ({
+    event,
+    entry: { command: hookCommand(request, memdirEvent) },
+  }));
+  return [
+    hooksEdit(hooks, entries, request, (doc) => {
+      if (request.remove)
+        return doc.hooks === undefined && doc.version === 1 && Object.keys(doc).length === 1 ? {} : doc;
+      return doc.version === undefined ? { version: 1, ...doc } : doc;
+    }),
+    serverEdit(path.join(dir, "mcp.json"), "mcpServers", mcpServer(request), request),
+  ];
+}
+
+/**
+ * Cline: the MCP server only, in the settings file every Cline app shares
+ * (`~/.cline/data/settings/cline_mcp_settings.json`). Cline's hooks are executables named after
+ * the event that read `{taskId, hookName, userPromptSubmit: {prompt}, …}` and answer
+ * `{cancel, contextModification}` — not the wire format `memdir hook` speaks — so no hooks.
+ */
+function cline(request: SetupRequest): FileEdit[] {
+  if (request.scope === "project")
+    throw new SetupUsageError(
+      "memdir: setup: cline keeps its MCP servers per user only; run it without --project",
+    );
+  const file = path.join(request.home, ".cline", "data", "settings", "cline_mcp_settings.json");
+  return [serverEdit(file, "mcpServers", { ...mcpServer(request), disabled: false }, request)];
+}
+
+/** The files `memdir setup <agent>` changes, in the order it reports them. */
+export function setupEdits(request: SetupRequest): FileEdit[] {
+  switch (request.agent) {
+    case "claude-code":
+      return claudeCode(request);
+    case "codex":
+      return codex(request);
+    case "gemini":
+      return gemini(request);
+    case "opencode":
+      return opencode(request);
+    case "cursor":
+      return cursor(request);
+    case "cline":
+      return cline(request);
+  }
+}

@@ -1,0 +1,142 @@
+import { isDeepStrictEqual } from "node:util";
+import { MemdirError } from "../../errors.ts";
+
+/** A parsed JSON config file: an object, whatever else it holds is kept as it is. */
+export type JsonObject = Record<string, unknown>;
+
+/** One hook memdir adds under an event key, with the group fields the agent's format wants. */
+export interface HookEntry {
+  event: string;
+  /** The whole group (Claude Code shape: `{hooks: [handler]}`) or the handler alone (Cursor). */
+  entry: JsonObject;
+}
+
+/**
+ * A hook handler is memdir's when its command runs `memdir … hook` (`memdir hook stop`,
+ * `npx -y memdir hook stop`, `node /x/bin/memdir.js hook stop`): setup replaces and `--remove`
+ * drops exactly those, whatever command prefix wrote them, and never anyone else's.
+ */
+export function isMemdirCommand(command: unknown): boolean {
+  return typeof command === "string" && /(^|[\s/"'])memdir(\.js)?["']?\s+(?:.*\s)?hook(\s|$)/.test(command);
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether one entry under an event (a group with `hooks`, or a bare handler) is memdir's. */
+function isMemdirEntry(entry: unknown): boolean {
+  if (!isObject(entry)) return false;
+  if (isMemdirCommand(entry.command)) return true;
+  return (
+    Array.isArray(entry.hooks) &&
+    entry.hooks.some((handler) => isObject(handler) && isMemdirCommand(handler.command))
+  );
+}
+
+/** Drops memdir's handlers from one entry; null when nothing of it is left. */
+function withoutMemdir(entry: unknown): unknown {
+  if (!isMemdirEntry(entry) || !isObject(entry)) return entry;
+  if (isMemdirCommand(entry.command)) return null;
+  const hooks = (entry.hooks as unknown[]).filter(
+    (handler) => !(isObject(handler) && isMemdirCommand(handler.command)),
+  );
+  return hooks.length === 0 ? null : { ...entry, hooks };
+}
+
+function objectAt(doc: JsonObject, key: string, file: string): JsonObject | undefined {
+  const value = doc[key];
+  if (value === undefined) return undefined;
+  if (!isObject(value))
+    throw new MemdirError(
+      "invalid-input",
+      `memdir: setup: ${file}: "${key}" is not an object; nothing was changed`,
+    );
+  return value;
+}
+
+/**
+ * The hooks object with memdir's entries exactly `wanted` (none with `remove`). Leaves the
+ * document as it is when memdir's entries already are what is wanted, so a second run changes
+ * nothing even where the user added hooks after memdir's.
+ */
+export function withHooks(doc: JsonObject, wanted: HookEntry[], file: string): JsonObject {
+  const hooks = objectAt(doc, "hooks", file) ?? {};
+  const current: HookEntry[] = [];
+  for (const [event, entries] of Object.entries(hooks)) {
+    if (!Array.isArray(entries)) continue;
+    for (const entry of entries) if (isMemdirEntry(entry) && isObject(entry)) current.push({ event, entry });
+  }
+  if (isDeepStrictEqual(sortByEvent(current), sortByEvent(wanted))) return doc;
+  const next: JsonObject = {};
+  for (const [event, entries] of Object.entries(hooks)) {
+    if (!Array.isArray(entries)) {
+      next[event] = entries;
+      continue;
+    }
+    const kept = entries.map(withoutMemdir).filter((entry) => entry !== null);
+    if (kept.length > 0 || entries.length === 0) next[event] = kept;
+  }
+  for (const { event, entry } of wanted) {
+    const entries = Array.isArray(next[event]) ? (next[event] as unknown[]) : [];
+    next[event] = [...entries, entry];
+  }
+  const result: JsonObject = { ...doc, hooks: next };
+  if (Object.keys(next).length === 0) delete result.hooks;
+  return result;
+}
+
+function sortByEvent(entries: HookEntry[]): HookEntry[] {
+  return [...entries].sort((a, b) => a.event.localeCompare(b.event));
+}
+
+/** `doc[key].memdir` set to `server` (removed when `server` is null; the key dropped when left empty). */
+export function withServer(
+  doc: JsonObject,
+  key: string,
+  server: JsonObject | null,
+  file: string,
+): JsonObject {
+  const servers = objectAt(doc, key, file) ?? {};
+  if (server !== null && isDeepStrictEqual(servers.memdir, server)) return doc;
+  if (server === null && !Object.hasOwn(servers, "memdir")) return doc;
+  const next: JsonObject = { ...servers };
+  if (server === null) delete next.memdir;
+  else next.memdir = server;
+  const result: JsonObject = { ...doc, [key]: next };
+  if (Object.keys(next).length === 0) delete result[key];
+  return result;
+}
+
+/** `doc[key]` set to `value`, or removed when `value` is undefined. */
+export function withKey(doc: JsonObject, key: string, value: unknown): JsonObject {
+  if (isDeepStrictEqual(doc[key], value)) return doc;
+  const result: JsonObject = { ...doc };
+  if (value === undefined) delete result[key];
+  else result[key] = value;
+  return result;
+}
+
+/** Parses a config file's text; a file that is not a JSON object is an error that changes nothing. */
+export function parseJsonConfig(text: string | null, file: string): JsonObject {
+  if (text === null || text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new MemdirError(
+      "invalid-input",
+      `memdir: setup: ${file}: not valid JSON (${error instanceof Error ? error.message : String(error)}); nothing was changed — fix it or add the snippet from docs/integrations.md by hand`,
+      { cause: error },
+    );
+  }
+  if (!isObject(value))
+    throw new MemdirError("invalid-input", `memdir: setup: ${file}: not a JSON object; nothing was changed`);
+  return value;
+}
+
+/** Serializes with the file's own indentation (two spaces for a new file) and a final newline. */
+export function formatJsonConfig(doc: JsonObject, original: string | null): string {
+  const indent = original?.match(/^[{[][^\n]*\n([ \t]+)\S/)?.[1] ?? "  ";
+  return `${JSON.stringify(doc, null, indent)}\n`;
+}

@@ -1,0 +1,424 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { runCli } from "../helpers/cli.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+interface SetupJson {
+  agent: string;
+  scope: string;
+  files: Array<{ path: string; changed: boolean }>;
+}
+
+async function setup(
+  home: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+) {
+  const result = await runCli(["setup", ...args, "--json"], { home, ...options });
+  assert.equal(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout) as SetupJson;
+}
+
+function readJson(file: string): Record<string, unknown> {
+  return JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+}
+
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    files[path.relative(dir, full)] = fs.readFileSync(full, "utf8");
+  }
+  return files;
+}
+
+function gitRepo(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  execFileSync("git", ["init", "-q", dir]);
+  return dir;
+}
+
+const USER_FILES: Record<string, string[]> = {
+  "claude-code": [".claude/settings.json", ".claude.json"],
+  codex: [".codex/hooks.json", ".codex/config.toml"],
+  gemini: [".gemini/settings.json"],
+  opencode: [".config/opencode/opencode.json"],
+  cursor: [".cursor/hooks.json", ".cursor/mcp.json"],
+  cline: [".cline/data/settings/cline_mcp_settings.json"],
+};
+
+describe("memdir setup <agent>", () => {
+  it("writes each agent's documented files in its own format, and --json says which", async () => {
+    const home = makeTempDir();
+    for (const [agent, files] of Object.entries(USER_FILES)) {
+      const result = await setup(home, [agent]);
+      assert.deepEqual(Object.keys(result), ["agent", "scope", "files"]);
+      assert.deepEqual(result, {
+        agent,
+        scope: "user",
+        files: files.map((file) => ({ path: path.join(home, file), changed: true })),
+      });
+      for (const file of result.files) assert.deepEqual(Object.keys(file), ["path", "changed"]);
+    }
+    const claude = readJson(path.join(home, ".claude/settings.json")) as { hooks: Record<string, unknown> };
+    assert.deepEqual(Object.keys(claude.hooks), ["SessionStart", "UserPromptSubmit", "Stop"]);
+    assert.deepEqual(claude.hooks.UserPromptSubmit, [
+      { hooks: [{ type: "command", command: "memdir hook user-prompt-submit", timeout: 10 }] },
+    ]);
+    assert.deepEqual(readJson(path.join(home, ".claude.json")).mcpServers, {
+      memdir: { type: "stdio", command: "memdir", args: ["mcp"] },
+    });
+    assert.equal(
+      fs.readFileSync(path.join(home, ".codex/config.toml"), "utf8"),
+      '[mcp_servers.memdir]\ncommand = "memdir"\nargs = ["mcp"]\n',
+    );
+    const gemini = readJson(path.join(home, ".gemini/settings.json")) as {
+      hooks: Record<string, unknown>;
+      mcpServers: unknown;
+    };
+    assert.deepEqual(Object.keys(gemini.hooks), ["SessionStart", "BeforeAgent", "AfterAgent"]);
+    assert.deepEqual(gemini.hooks.BeforeAgent, [
+      {
+        hooks: [
+          {
+            name: "memdir-before-agent",
+            type: "command",
+            command: "memdir hook before-agent",
+            timeout: 10000,
+          },
+        ],
+      },
+    ]);
+    assert.deepEqual(gemini.mcpServers, { memdir: { command: "memdir", args: ["mcp"] } });
+    assert.deepEqual(readJson(path.join(home, ".config/opencode/opencode.json")), {
+      mcp: { memdir: { type: "local", command: ["memdir", "mcp"], enabled: true } },
+    });
+    assert.deepEqual(readJson(path.join(home, ".cursor/hooks.json")), {
+      version: 1,
+      hooks: {
+        sessionStart: [{ command: "memdir hook session-start" }],
+        stop: [{ command: "memdir hook stop" }],
+      },
+    });
+    assert.deepEqual(readJson(path.join(home, ".cline/data/settings/cline_mcp_settings.json")), {
+      mcpServers: { memdir: { command: "memdir", args: ["mcp"], disabled: false } },
+    });
+  });
+
+  it("keeps everything else in the file, changes nothing the second time, backs up what it changes, and --remove undoes it", async () => {
+    const home = makeTempDir();
+    const settings = path.join(home, ".claude/settings.json");
+    const original = {
+      model: "opus",
+      permissions: { allow: ["Bash(npm test)"] },
+      hooks: {
+        Stop: [{ hooks: [{ type: "command", command: "notify-send done" }] }],
+        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "guard.sh" }] }],
+      },
+    };
+    const originalText = `${JSON.stringify(original, null, 4)}\n`;
+    fs.mkdirSync(path.dirname(settings), { recursive: true });
+    fs.writeFileSync(settings, originalText);
+    fs.writeFileSync(
+      path.join(home, ".claude.json"),
+      JSON.stringify({ numStartups: 3, mcpServers: { other: { command: "x" } } }),
+    );
+
+    const first = await runCli(["setup", "claude-code"], { home });
+    assert.equal(first.code, 0, first.stderr);
+    const after = readJson(settings) as typeof original & { hooks: Record<string, unknown[]> };
+    assert.equal(after.model, "opus");
+    assert.deepEqual(after.permissions, original.permissions);
+    assert.deepEqual(after.hooks.PreToolUse, original.hooks.PreToolUse);
+    assert.equal(after.hooks.Stop.length, 2, "the user's Stop hook stays beside memdir's");
+    assert.deepEqual(after.hooks.Stop[0], original.hooks.Stop[0]);
+    assert.match(fs.readFileSync(settings, "utf8"), /^ {4}"model"/m, "the file keeps its indentation");
+    assert.deepEqual(readJson(path.join(home, ".claude.json")).numStartups, 3);
+    const backups = fs
+      .readdirSync(path.dirname(settings))
+      .filter((name) => name.startsWith("settings.json.memdir-backup-"));
+    assert.equal(backups.length, 1);
+    assert.equal(fs.readFileSync(path.join(path.dirname(settings), backups[0]), "utf8"), originalText);
+    assert.match(first.stdout, /backup: /);
+
+    const before = snapshot(home);
+    const second = await setup(home, ["claude-code"]);
+    assert.ok(
+      second.files.every((file) => !file.changed),
+      "a second run changes nothing",
+    );
+    assert.deepEqual(snapshot(home), before, "…and writes nothing, not even a backup");
+
+    const removed = await setup(home, ["claude-code", "--remove"]);
+    assert.ok(removed.files.every((file) => file.changed));
+    assert.deepEqual(readJson(settings), original);
+    assert.deepEqual(readJson(path.join(home, ".claude.json")), {
+      numStartups: 3,
+      mcpServers: { other: { command: "x" } },
+    });
+    const allBackups = fs
+      .readdirSync(path.dirname(settings))
+      .filter((name) => name.startsWith("settings.json.memdir-backup-"));
+    assert.equal(allBackups.length, 2, "the removal made its own backup and kept the first one");
+    assert.ok(
+      allBackups.some(
+        (name) => fs.readFileSync(path.join(path.dirname(settings), name), "utf8") === originalText,
+      ),
+    );
+    const again = await setup(home, ["claude-code", "--remove"]);
+    assert.ok(
+      again.files.every((file) => !file.changed),
+      "removing twice changes nothing",
+    );
+  });
+
+  it("--print shows the change and writes nothing", async () => {
+    const home = makeTempDir();
+    const result = await runCli(["setup", "gemini", "--print"], { home });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /\.gemini\/settings\.json \(new file\)/);
+    assert.match(result.stdout, /^\+.*"command": "memdir hook before-agent"/m);
+    assert.deepEqual(snapshot(home), {});
+    const json = await setup(home, ["gemini", "--print"]);
+    assert.equal(json.files[0].changed, true, "--print --json says what would change");
+    assert.deepEqual(snapshot(home), {});
+  });
+
+  it("--project writes the repository's files", async () => {
+    const home = makeTempDir();
+    const repo = gitRepo(path.join(home, "repo"));
+    const sub = path.join(repo, "packages", "app");
+    fs.mkdirSync(sub, { recursive: true });
+    const expected: Record<string, string[]> = {
+      "claude-code": [".claude/settings.json", ".mcp.json"],
+      codex: [".codex/hooks.json", ".codex/config.toml"],
+      gemini: [".gemini/settings.json"],
+      opencode: ["opencode.json"],
+      cursor: [".cursor/hooks.json", ".cursor/mcp.json"],
+    };
+    for (const [agent, files] of Object.entries(expected)) {
+      const result = await setup(home, [agent, "--project"], { cwd: sub });
+      assert.equal(result.scope, "project");
+      assert.deepEqual(
+        result.files.map((file) => file.path),
+        files.map((file) => path.join(repo, file)),
+      );
+    }
+    assert.deepEqual(readJson(path.join(repo, ".mcp.json")).mcpServers, {
+      memdir: { type: "stdio", command: "memdir", args: ["mcp"] },
+    });
+    const cline = await runCli(["setup", "cline", "--project"], { home, cwd: repo });
+    assert.equal(cline.code, 2);
+    assert.match(cline.stderr, /cline keeps its MCP servers per user only/);
+  });
+
+  it("follows CLAUDE_CONFIG_DIR, CODEX_HOME and XDG_CONFIG_HOME", async () => {
+    const home = makeTempDir();
+    const env = {
+      CLAUDE_CONFIG_DIR: path.join(home, "cc"),
+      CODEX_HOME: path.join(home, "cx"),
+      XDG_CONFIG_HOME: path.join(home, "xdg"),
+    };
+    assert.deepEqual(
+      (await setup(home, ["claude-code"], { env })).files.map((file) => file.path),
+      [path.join(home, "cc/settings.json"), path.join(home, "cc/.claude.json")],
+    );
+    assert.deepEqual(
+      (await setup(home, ["codex"], { env })).files.map((file) => file.path),
+      [path.join(home, "cx/hooks.json"), path.join(home, "cx/config.toml")],
+    );
+    assert.deepEqual(
+      (await setup(home, ["opencode"], { env })).files.map((file) => file.path),
+      [path.join(home, "xdg/opencode/opencode.json")],
+    );
+  });
+
+  it("edits only its own table in Codex's config.toml and keeps the rest byte for byte", async () => {
+    const home = makeTempDir();
+    const config = path.join(home, ".codex/config.toml");
+    const original = [
+      "# my Codex settings",
+      'model = "gpt-5.5"',
+      "",
+      "[features]",
+      "hooks = true # keep",
+      "",
+      "[mcp_servers.docs]",
+      'command = "docs-mcp"',
+      'args = ["--port", "0"]',
+      "",
+    ].join("\n");
+    fs.mkdirSync(path.dirname(config), { recursive: true });
+    fs.writeFileSync(config, original);
+    await setup(home, ["codex"]);
+    const written = fs.readFileSync(config, "utf8");
+    assert.ok(written.startsWith(original.trimEnd()), written);
+    assert.match(written, /\n\[mcp_servers\.memdir\]\ncommand = "memdir"\nargs = \["mcp"\]\n$/);
+    assert.ok((await setup(home, ["codex"])).files.every((file) => !file.changed));
+    // An older memdir table with an env sub-table is replaced as a whole.
+    fs.writeFileSync(
+      config,
+      `${original}\n[mcp_servers.memdir]\ncommand = "old"\n\n[mcp_servers.memdir.env]\nA = "1"\n\n[tui]\nx = 1\n`,
+    );
+    await setup(home, ["codex"]);
+    const replaced = fs.readFileSync(config, "utf8");
+    assert.doesNotMatch(replaced, /old|A = "1"/);
+    assert.match(replaced, /\[tui\]\nx = 1\n/);
+    await setup(home, ["codex", "--remove"]);
+    assert.doesNotMatch(fs.readFileSync(config, "utf8"), /memdir/);
+    assert.match(fs.readFileSync(config, "utf8"), /\[mcp_servers\.docs\]/);
+  });
+
+  it("refuses a file it cannot edit safely and changes no file at all", async () => {
+    const home = makeTempDir();
+    fs.mkdirSync(path.join(home, ".codex"), { recursive: true });
+    fs.writeFileSync(
+      path.join(home, ".codex/config.toml"),
+      '[mcp_servers]\nmemdir = { command = "memdir" }\n',
+    );
+    const before = snapshot(home);
+    const inline = await runCli(["setup", "codex"], { home });
+    assert.equal(inline.code, 1);
+    assert.match(inline.stderr, /config\.toml: the memdir MCP server is defined inline/);
+    assert.deepEqual(snapshot(home), before, "hooks.json was not written either");
+
+    fs.mkdirSync(path.join(home, ".claude"), { recursive: true });
+    fs.writeFileSync(path.join(home, ".claude/settings.json"), '{ "model": "opus", }');
+    const broken = await runCli(["setup", "claude-code"], { home });
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /settings\.json: not valid JSON .*nothing was changed/);
+    assert.equal(fs.readFileSync(path.join(home, ".claude/settings.json"), "utf8"), '{ "model": "opus", }');
+    assert.equal(fs.existsSync(path.join(home, ".claude.json")), false);
+
+    const unknown = await runCli(["setup", "vim"], { home });
+    assert.equal(unknown.code, 2);
+    assert.match(
+      unknown.stderr,
+      /unknown agent "vim" \(one of claude-code, codex, gemini, opencode, cursor, cline\)/,
+    );
+  });
+
+  it("claude-code offers the recommended setup, says how model use in hooks is turned on, and --recommended turns auto memory off", async () => {
+    const home = makeTempDir();
+    const plain = await runCli(["setup", "claude-code"], { home });
+    assert.match(plain.stdout, /memdir setup claude-code --recommended/);
+    assert.match(plain.stdout, /MEMDIR_PROVIDER/);
+    assert.match(plain.stdout, /MEMDIR_MODEL/);
+    assert.equal(readJson(path.join(home, ".claude/settings.json")).autoMemoryEnabled, undefined);
+    const recommended = await runCli(["setup", "claude-code", "--recommended"], { home });
+    assert.match(recommended.stdout, /auto memory is off \(autoMemoryEnabled: false\) and memdir on/);
+    const settings = readJson(path.join(home, ".claude/settings.json")) as {
+      autoMemoryEnabled: boolean;
+      env: Record<string, string>;
+    };
+    assert.equal(settings.autoMemoryEnabled, false);
+    assert.deepEqual(settings.env, { MEMDIR_DISABLE: "0" });
+    // Claude Code runs hooks with the settings' env: memdir stays on although the setting says off.
+    const repo = gitRepo(path.join(home, "repo"));
+    const hook = await runCli(["hook", "session-start"], {
+      home,
+      cwd: repo,
+      env: settings.env,
+      input: JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" }),
+    });
+    assert.match(hook.stdout, /MEMORY\.md/, hook.stderr);
+    const withoutEnv = await runCli(["hook", "session-start"], {
+      home,
+      cwd: repo,
+      input: JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" }),
+    });
+    assert.doesNotMatch(
+      withoutEnv.stdout,
+      /MEMORY\.md/,
+      "autoMemoryEnabled: false alone would turn memdir off too",
+    );
+    await runCli(["setup", "claude-code", "--remove", "--recommended"], { home });
+    assert.deepEqual(readJson(path.join(home, ".claude/settings.json")), {});
+    const wrong = await runCli(["setup", "codex", "--recommended"], { home });
+    assert.equal(wrong.code, 2);
+  });
+
+  it("uses --command in every hook and the MCP server, and another prefix replaces memdir's entries", async () => {
+    const home = makeTempDir();
+    const bin = path.join(root, "bin", "memdir.js");
+    await setup(home, ["claude-code", "--command", `node ${bin}`]);
+    const settings = readJson(path.join(home, ".claude/settings.json")) as {
+      hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>;
+    };
+    assert.equal(settings.hooks.SessionStart[0].hooks[0].command, `node ${bin} hook session-start`);
+    assert.deepEqual(readJson(path.join(home, ".claude.json")).mcpServers, {
+      memdir: { type: "stdio", command: "node", args: [bin, "mcp"] },
+    });
+    // Another prefix replaces memdir's entries instead of adding a second set.
+    await setup(home, ["claude-code"]);
+    const replaced = readJson(path.join(home, ".claude/settings.json")) as typeof settings;
+    assert.deepEqual(
+      replaced.hooks.SessionStart.map((group) => group.hooks[0].command),
+      ["memdir hook session-start"],
+    );
+  });
+});
+
+// Claude Code expands this variable in a plugin's hooks and MCP servers to the plugin's folder.
+const PLUGIN_ROOT = "$" + "{CLAUDE_PLUGIN_ROOT}";
+
+describe("the Claude Code plugin in the repository", () => {
+  it("has a manifest, a marketplace entry, and hooks and MCP server equal to what setup writes for the plugin folder", async () => {
+    const packageJson = readJson(path.join(root, "package.json"));
+    const plugin = readJson(path.join(root, ".claude-plugin/plugin.json"));
+    assert.equal(plugin.name, "memdir");
+    assert.equal(plugin.version, packageJson.version);
+    assert.equal(plugin.license, packageJson.license);
+    const marketplace = readJson(path.join(root, ".claude-plugin/marketplace.json")) as {
+      name: string;
+      owner: { name: string };
+      plugins: Array<{ name: string; version: string; source: unknown }>;
+    };
+    assert.ok(marketplace.name && marketplace.owner.name);
+    assert.deepEqual(
+      marketplace.plugins.map((entry) => [entry.name, entry.version]),
+      [["memdir", packageJson.version]],
+    );
+    assert.deepEqual(marketplace.plugins[0].source, {
+      source: "npm",
+      package: "memdir",
+      version: packageJson.version,
+    });
+
+    const home = makeTempDir();
+    await setup(home, ["claude-code", "--command", `node "${PLUGIN_ROOT}/bin/memdir.js"`]);
+    const written = readJson(path.join(home, ".claude/settings.json"));
+    assert.deepEqual(readJson(path.join(root, "hooks/hooks.json")).hooks, written.hooks);
+    const mcp = readJson(path.join(home, ".claude.json")).mcpServers as { memdir: { args: string[] } };
+    mcp.memdir.args[0] = mcp.memdir.args[0].replaceAll('"', "");
+    assert.deepEqual(readJson(path.join(root, ".mcp.json")).mcpServers, mcp);
+  });
+});
+
+describe("docs/integrations.md", () => {
+  it("shows, for each agent, exactly what memdir setup writes", async () => {
+    const docs = fs.readFileSync(path.join(root, "docs/integrations.md"), "utf8");
+    const snippets = [...docs.matchAll(/<!-- memdir setup (\S+): (\S+) -->\n```(json|toml)\n([\s\S]*?)```/g)];
+    assert.deepEqual([...new Set(snippets.map((match) => match[1]))].sort(), [
+      "claude-code",
+      "cline",
+      "codex",
+      "cursor",
+      "gemini",
+      "opencode",
+    ]);
+    const home = makeTempDir();
+    for (const agent of Object.keys(USER_FILES)) await setup(home, [agent]);
+    for (const [, agent, file, format, text] of snippets) {
+      const written = fs.readFileSync(path.join(home, file.replace(/^~\//, "")), "utf8");
+      if (format === "toml") assert.equal(text, written, `${agent}: ${file}`);
+      else assert.deepEqual(JSON.parse(text), JSON.parse(written), `${agent}: ${file}`);
+    }
+  });
+});
