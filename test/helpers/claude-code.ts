@@ -61,6 +61,10 @@ export function installClaudeCode(): { bin: string } | { skip: string } {
       "--no-fund",
       "--no-save",
       "--loglevel=error",
+      // One retry: an unreachable registry is told in seconds, not after npm's default minute.
+      "--fetch-retries=1",
+      "--fetch-retry-mintimeout=2000",
+      "--fetch-retry-maxtimeout=5000",
       `${PACKAGE}@${CLAUDE_CODE_VERSION}`,
     ],
     { encoding: "utf8", timeout: 600_000 },
