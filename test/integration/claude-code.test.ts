@@ -178,6 +178,14 @@ else
         assert.equal(occurrences(text, INDEX_LINE), 1, "the index line, once");
       });
 
+      // Fails until hook conformance (issue 16 item 5) is merged: memdir wraps each recalled
+      // memory in <system-reminder> tags, which Claude Code escapes to "&lt;system-reminder>".
+      it("passes recalled memories through as written: no <system-reminder> tags Claude Code must escape", () => {
+        const text = modelVisibleText(mainRequests(server)[0]);
+        assert.ok(text.includes(SECRET_WORD));
+        assert.equal(occurrences(text, "&lt;system-reminder"), 0, "escaped tags reach the model");
+      });
+
       // Fails until the opt-in change (issue 16 item 3) is merged: today the host's
       // ANTHROPIC_API_KEY alone makes the hooks select with a model and extract on stop.
       it("makes no model request of memdir's own when only the host's ANTHROPIC_API_KEY is set", async () => {
