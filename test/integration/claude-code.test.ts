@@ -82,7 +82,11 @@ function wireMemdir(
   { home }: ClaudeProject,
   options: { hostMemory?: boolean; userPromptSubmit?: string } = {},
 ): void {
-  const hook = (event: string) => [{ hooks: [{ type: "command", command: `memdir hook ${event}` }] }];
+  // A generous time bound: on a loaded machine the default 3 s can run out, and the hook then
+  // answers {} (as it should); these tests are about what reaches the model, not how fast.
+  const hook = (event: string) => [
+    { hooks: [{ type: "command", command: `memdir hook ${event} --timeout-ms 60000` }] },
+  ];
   const settings = {
     ...(options.hostMemory === false ? { autoMemoryEnabled: false, env: { MEMDIR_DISABLE: "0" } } : {}),
     hooks: {
@@ -139,6 +143,45 @@ function assertAnswered(run: ClaudeRun): void {
   assert.equal(run.result?.result, ANSWER, run.stdout);
 }
 
+/** Sends `prompt` (the shared one by default) through Claude Code in the fixture's project. */
+function promptClaude(
+  fixture: ClaudeProject,
+  server: FakeModelServer,
+  options: { prompt?: string; args?: string[]; env?: Record<string, string> } = {},
+): Promise<ClaudeRun> {
+  return runClaude(claudeBin, {
+    ...fixture,
+    cwd: fixture.project,
+    prompt: options.prompt ?? PROMPT,
+    baseURL: server.anthropicBaseURL,
+    args: options.args,
+    env: options.env,
+  });
+}
+
+/**
+ * For a describe body: a project wired by `wiring`, and one prompt sent through Claude Code in the
+ * suite's `before` hook. The returned function gives the run to the suite's tests.
+ */
+function promptOnceInSuite(wiring: Parameters<typeof wireMemdir>[1]): () => {
+  fixture: ClaudeProject;
+  server: FakeModelServer;
+  run: ClaudeRun;
+} {
+  const fixture = claudeProject();
+  wireMemdir(fixture, wiring);
+  const started = modelServer(() => ANSWER);
+  let result: { fixture: ClaudeProject; server: FakeModelServer; run: ClaudeRun } | null = null;
+  before(async () => {
+    const server = await started;
+    result = { fixture, server, run: await promptClaude(fixture, server) };
+  });
+  return () => {
+    assert.ok(result, "the suite's prompt was sent");
+    return result;
+  };
+}
+
 const TITLE = `Claude Code ${CLAUDE_CODE_VERSION} with memdir (the real CLI, offline)`;
 
 // Skipped as one counted test (the summary line counts leaf tests, not suites).
@@ -146,22 +189,10 @@ if (skip) it(TITLE, { skip }, () => {});
 else
   describe(TITLE, () => {
     describe("recommended setup: Claude Code's auto memory off, memdir's hooks on", () => {
-      const fixture = claudeProject();
-      wireMemdir(fixture, { hostMemory: false });
-      const started = modelServer(() => ANSWER);
-      let server: FakeModelServer;
-      let run: ClaudeRun;
-      before(async () => {
-        server = await started;
-        run = await runClaude(claudeBin, {
-          ...fixture,
-          cwd: fixture.project,
-          prompt: PROMPT,
-          baseURL: server.anthropicBaseURL,
-        });
-      });
+      const suiteRun = promptOnceInSuite({ hostMemory: false });
 
       it("answers, and the memory recall picked reaches the model with the prompt", () => {
+        const { fixture, server, run } = suiteRun();
         assertAnswered(run);
         const [first] = mainRequests(server);
         assert.ok(first, "Claude Code sent the prompt to the model");
@@ -171,6 +202,7 @@ else
       });
 
       it("gives the model one set of memory rules (memdir's) and one copy of the index", () => {
+        const { fixture, server } = suiteRun();
         const text = modelVisibleText(mainRequests(server)[0]);
         const memdirRules = memorySystemPrompt({ memoryDir: fixture.memoryDir }).slice(0, 160);
         assert.equal(occurrences(text, CLAUDE_CODE_RULES), 0, "Claude Code's own memory rules are off");
@@ -181,6 +213,7 @@ else
       // Fails until hook conformance (issue 16 item 5) is merged: memdir wraps each recalled
       // memory in <system-reminder> tags, which Claude Code escapes to "&lt;system-reminder>".
       it("passes recalled memories through as written: no <system-reminder> tags Claude Code must escape", () => {
+        const { server } = suiteRun();
         const text = modelVisibleText(mainRequests(server)[0]);
         assert.ok(text.includes(SECRET_WORD));
         assert.equal(occurrences(text, "&lt;system-reminder"), 0, "escaped tags reach the model");
@@ -189,6 +222,7 @@ else
       // Fails until the opt-in change (issue 16 item 3) is merged: today the host's
       // ANTHROPIC_API_KEY alone makes the hooks select with a model and extract on stop.
       it("makes no model request of memdir's own when only the host's ANTHROPIC_API_KEY is set", async () => {
+        const { fixture, server } = suiteRun();
         await backgroundDone(fixture.home);
         const own = server.requests.filter((request) => !fromClaudeCode(request));
         assert.deepEqual(
@@ -199,22 +233,10 @@ else
     });
 
     describe("Claude Code's default: its auto memory on, memdir's hooks added", () => {
-      const fixture = claudeProject();
-      wireMemdir(fixture);
-      const started = modelServer(() => ANSWER);
-      let server: FakeModelServer;
-      let run: ClaudeRun;
-      before(async () => {
-        server = await started;
-        run = await runClaude(claudeBin, {
-          ...fixture,
-          cwd: fixture.project,
-          prompt: PROMPT,
-          baseURL: server.anthropicBaseURL,
-        });
-      });
+      const suiteRun = promptOnceInSuite({});
 
       it("Claude Code's memory directory is the one memdir reads", () => {
+        const { fixture, server, run } = suiteRun();
         assertAnswered(run);
         const text = modelVisibleText(mainRequests(server)[0]);
         assert.ok(text.includes(`${CLAUDE_CODE_RULES} \`${fixture.memoryDir}/\``), "the rules name it");
@@ -222,12 +244,14 @@ else
       });
 
       it("still brings the recalled memory to the model", () => {
+        const { server } = suiteRun();
         assert.ok(modelVisibleText(mainRequests(server)[0]).includes(SECRET_WORD));
       });
 
       // Fails until coexistence (issue 16 item 4) is merged: today memdir adds its rules and the
       // index next to Claude Code's own.
       it("gives the model one set of memory rules and one copy of the index", () => {
+        const { fixture, server } = suiteRun();
         const text = modelVisibleText(mainRequests(server)[0]);
         const memdirRules = memorySystemPrompt({ memoryDir: fixture.memoryDir }).slice(0, 160);
         assert.equal(occurrences(text, CLAUDE_CODE_RULES) + occurrences(text, memdirRules), 1, "rule sets");
@@ -239,13 +263,7 @@ else
       const fixture = claudeProject();
       wireMemdir(fixture, { hostMemory: false });
       const server = await modelServer(() => ANSWER);
-      const run = await runClaude(claudeBin, {
-        ...fixture,
-        cwd: fixture.project,
-        prompt: PROMPT,
-        baseURL: server.anthropicBaseURL,
-        env: { MEMDIR_PROVIDER: "anthropic" },
-      });
+      const run = await promptClaude(fixture, server, { env: { MEMDIR_PROVIDER: "anthropic" } });
       assertAnswered(run);
       await backgroundDone(fixture.home);
       const selection = server.requests.find(
@@ -261,12 +279,7 @@ else
       const fixture = claudeProject();
       wireMemdir(fixture, { userPromptSubmit: "userpromptsubmit" });
       const server = await modelServer(() => ANSWER);
-      const run = await runClaude(claudeBin, {
-        ...fixture,
-        cwd: fixture.project,
-        prompt: PROMPT,
-        baseURL: server.anthropicBaseURL,
-      });
+      const run = await promptClaude(fixture, server);
       assert.equal(mainRequests(server).length, 1, "the prompt reached the model");
       assertAnswered(run);
     });
@@ -295,11 +308,8 @@ else
           return { toolCall: { name: "ToolSearch", input: { query: "select:mcp__memdir__memory_save" } } };
         return "memory_save was not offered.";
       });
-      const run = await runClaude(claudeBin, {
-        ...fixture,
-        cwd: fixture.project,
+      const run = await promptClaude(fixture, server, {
         prompt,
-        baseURL: server.anthropicBaseURL,
         args: ["--mcp-config", mcpConfig, "--allowedTools", "mcp__memdir__memory_save"],
       });
       assert.equal(run.code, 0, `${run.stderr}${run.stdout}`);
