@@ -1,0 +1,341 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { memorySystemPrompt } from "../../src/prompts/memory-rules.ts";
+import {
+  type FakeModelServer,
+  type FakeRequest,
+  type FakeStep,
+  startFakeModelServer,
+} from "../../src/testing/index.ts";
+import {
+  CLAUDE_CODE_VERSION,
+  type ClaudeRun,
+  fromClaudeCode,
+  installClaudeCode,
+  memdirOnPath,
+  modelVisibleText,
+  occurrences,
+  processesOfHome,
+  runClaude,
+} from "../helpers/claude-code.ts";
+import { memory } from "../helpers/memory.ts";
+import { makeTempDir, writeTree } from "../helpers/temp.ts";
+import { waitFor } from "../helpers/wait.ts";
+
+// The real Claude Code CLI (issue 16, item 10), installed from the npm registry and run in print
+// mode against the fake model server: what memdir wired into it puts in front of the model.
+
+const install = installClaudeCode();
+const skip = "skip" in install ? install.skip : false;
+const claudeBin = "bin" in install ? install.bin : "";
+
+const INDEX_LINE = "- [Staging freeze](project-staging-freeze.md) — staging deploys freeze on Fridays";
+const SECRET_WORD = "KESTREL-7"; // only in the memory's body: seen by the model only if recall surfaced it
+const PROMPT = "When does the staging deploy freeze start this week?";
+const ANSWER = "The staging freeze starts Friday at noon.";
+/** Claude Code's own memory rules open with this (its system prompt's "# Memory" section). */
+const CLAUDE_CODE_RULES = "You have a persistent file-based memory at";
+
+interface ClaudeProject {
+  home: string;
+  project: string;
+  memoryDir: string;
+  pathDirs: string[];
+}
+
+/** A temp HOME with a project `shop` whose memory dir (where Claude Code keeps it) holds one memory. */
+function claudeProject(): ClaudeProject {
+  const home = makeTempDir("memdir-claude-code-");
+  const project = path.join(home, "shop");
+  fs.mkdirSync(project);
+  const memoryDir = path.join(home, ".claude", "projects", sanitizeProjectPath(project), "memory");
+  writeTree(memoryDir, {
+    "MEMORY.md": `${INDEX_LINE}\n`,
+    "project-staging-freeze.md": memory(
+      "staging deploys freeze on Fridays",
+      `The staging deploy freeze starts every Friday at noon; the release channel calls it ${SECRET_WORD}.`,
+      "project",
+    ),
+  });
+  after(() => {
+    for (const pid of processesOfHome(home)) {
+      try {
+        process.kill(pid, "SIGKILL"); // only what this test's runs left behind
+      } catch {}
+    }
+  });
+  return { home, project, memoryDir, pathDirs: [memdirOnPath(home)] };
+}
+
+/**
+ * Wires memdir into Claude Code as a user does by hand: the hooks of docs/integrations.md in the
+ * temp HOME's `~/.claude/settings.json`. `hostMemory: false` is the recommended setup: Claude
+ * Code's auto memory off (`autoMemoryEnabled: false`), memdir's on (`MEMDIR_DISABLE=0` through
+ * the settings' `env`, which Claude Code passes to its hooks). `userPromptSubmit` names the event
+ * the UserPromptSubmit hook passes, to register a typo.
+ * Once `memdir setup claude-code` exists, this is where it takes over.
+ */
+function wireMemdir(
+  { home }: ClaudeProject,
+  options: { hostMemory?: boolean; userPromptSubmit?: string } = {},
+): void {
+  // A generous time bound: on a loaded machine the default 3 s can run out, and the hook then
+  // answers {} (as it should); these tests are about what reaches the model, not how fast.
+  const hook = (event: string) => [
+    { hooks: [{ type: "command", command: `memdir hook ${event} --timeout-ms 60000` }] },
+  ];
+  const settings = {
+    ...(options.hostMemory === false ? { autoMemoryEnabled: false, env: { MEMDIR_DISABLE: "0" } } : {}),
+    hooks: {
+      SessionStart: hook("session-start"),
+      UserPromptSubmit: hook(options.userPromptSubmit ?? "user-prompt-submit"),
+      Stop: hook("stop"),
+    },
+  };
+  writeTree(home, { ".claude/settings.json": `${JSON.stringify(settings, null, 2)}\n` });
+}
+
+/**
+ * The fake model's script, by request content rather than order, so it holds whatever side
+ * requests Claude Code makes: memdir's own requests (another user agent) get a selection of every
+ * memory offered, or a reply with nothing to save; Claude Code's get `claudeStep`.
+ */
+function script(claudeStep: (request: FakeRequest) => FakeStep) {
+  return (request: FakeRequest): FakeStep => {
+    if (fromClaudeCode(request)) return claudeStep(request);
+    if (JSON.stringify(request.jsonSchema ?? {}).includes("selected_memories")) {
+      const offered = [...request.userText.matchAll(/([\w.-]+\.md)\b/g)].map((match) => match[1]);
+      return { json: { selected_memories: [...new Set(offered)].filter((file) => file !== "MEMORY.md") } };
+    }
+    return "Nothing worth saving.";
+  };
+}
+
+/**
+ * A fake model server answering by {@link script}, closed when the suite or test it was started
+ * in ends. Start it (and make the fixture) in a describe body or a test: an `after` registered in
+ * a `before` hook runs as soon as that hook is done.
+ */
+async function modelServer(claudeStep: (request: FakeRequest) => FakeStep): Promise<FakeModelServer> {
+  const server = startFakeModelServer(script(claudeStep));
+  after(async () => (await server).close());
+  return server;
+}
+
+/** Claude Code's requests that carry the user's prompt (its main loop, not a side request). */
+function mainRequests(server: FakeModelServer): FakeRequest[] {
+  return server.requests.filter(
+    (request) => fromClaudeCode(request) && modelVisibleText(request).includes(PROMPT),
+  );
+}
+
+/** Waits until nothing the run started is still running (memdir's detached extraction, warm-up). */
+async function backgroundDone(home: string): Promise<void> {
+  await waitFor(() => processesOfHome(home).length === 0, { what: "the run's background processes" });
+}
+
+function assertAnswered(run: ClaudeRun): void {
+  assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr}${run.stdout}`);
+  assert.equal(run.result?.is_error, false, run.stdout);
+  assert.equal(run.result?.result, ANSWER, run.stdout);
+}
+
+/** Sends `prompt` (the shared one by default) through Claude Code in the fixture's project. */
+function promptClaude(
+  fixture: ClaudeProject,
+  server: FakeModelServer,
+  options: { prompt?: string; args?: string[]; env?: Record<string, string> } = {},
+): Promise<ClaudeRun> {
+  return runClaude(claudeBin, {
+    ...fixture,
+    cwd: fixture.project,
+    prompt: options.prompt ?? PROMPT,
+    baseURL: server.anthropicBaseURL,
+    args: options.args,
+    env: options.env,
+  });
+}
+
+/**
+ * For a describe body: a project wired by `wiring`, and one prompt sent through Claude Code in the
+ * suite's `before` hook. The returned function gives the run to the suite's tests.
+ */
+function promptOnceInSuite(wiring: Parameters<typeof wireMemdir>[1]): () => {
+  fixture: ClaudeProject;
+  server: FakeModelServer;
+  run: ClaudeRun;
+} {
+  const fixture = claudeProject();
+  wireMemdir(fixture, wiring);
+  const started = modelServer(() => ANSWER);
+  let result: { fixture: ClaudeProject; server: FakeModelServer; run: ClaudeRun } | null = null;
+  before(async () => {
+    const server = await started;
+    result = { fixture, server, run: await promptClaude(fixture, server) };
+  });
+  return () => {
+    assert.ok(result, "the suite's prompt was sent");
+    return result;
+  };
+}
+
+const TITLE = `Claude Code ${CLAUDE_CODE_VERSION} with memdir (the real CLI, offline)`;
+
+// Skipped as one counted test (the summary line counts leaf tests, not suites).
+if (skip) it(TITLE, { skip }, () => {});
+else
+  describe(TITLE, () => {
+    describe("recommended setup: Claude Code's auto memory off, memdir's hooks on", () => {
+      const suiteRun = promptOnceInSuite({ hostMemory: false });
+
+      it("answers, and the memory recall picked reaches the model with the prompt", () => {
+        const { fixture, server, run } = suiteRun();
+        assertAnswered(run);
+        const [first] = mainRequests(server);
+        assert.ok(first, "Claude Code sent the prompt to the model");
+        const text = modelVisibleText(first);
+        assert.ok(text.includes(SECRET_WORD), "the recalled memory's body is in the request");
+        assert.ok(text.includes(path.join(fixture.memoryDir, "project-staging-freeze.md")));
+      });
+
+      it("gives the model one set of memory rules (memdir's) and one copy of the index", () => {
+        const { fixture, server } = suiteRun();
+        const text = modelVisibleText(mainRequests(server)[0]);
+        const memdirRules = memorySystemPrompt({ memoryDir: fixture.memoryDir }).slice(0, 160);
+        assert.equal(occurrences(text, CLAUDE_CODE_RULES), 0, "Claude Code's own memory rules are off");
+        assert.equal(occurrences(text, memdirRules), 1, "memdir's rules, once");
+        assert.equal(occurrences(text, INDEX_LINE), 1, "the index line, once");
+      });
+
+      // Fails until hook conformance (issue 16 item 5) is merged: memdir wraps each recalled
+      // memory in <system-reminder> tags, which Claude Code escapes to "&lt;system-reminder>".
+      it("passes recalled memories through as written: no <system-reminder> tags Claude Code must escape", () => {
+        const { server } = suiteRun();
+        const text = modelVisibleText(mainRequests(server)[0]);
+        assert.ok(text.includes(SECRET_WORD));
+        assert.equal(occurrences(text, "&lt;system-reminder"), 0, "escaped tags reach the model");
+      });
+
+      // Fails until the opt-in change (issue 16 item 3) is merged: today the host's
+      // ANTHROPIC_API_KEY alone makes the hooks select with a model and extract on stop.
+      it("makes no model request of memdir's own when only the host's ANTHROPIC_API_KEY is set", async () => {
+        const { fixture, server } = suiteRun();
+        await backgroundDone(fixture.home);
+        const own = server.requests.filter((request) => !fromClaudeCode(request));
+        assert.deepEqual(
+          own.map((request) => `${request.headers["user-agent"]} ${String(request.body?.model)}`),
+          [],
+        );
+      });
+    });
+
+    describe("Claude Code's default: its auto memory on, memdir's hooks added", () => {
+      const suiteRun = promptOnceInSuite({});
+
+      it("Claude Code's memory directory is the one memdir reads", () => {
+        const { fixture, server, run } = suiteRun();
+        assertAnswered(run);
+        const text = modelVisibleText(mainRequests(server)[0]);
+        assert.ok(text.includes(`${CLAUDE_CODE_RULES} \`${fixture.memoryDir}/\``), "the rules name it");
+        assert.ok(text.includes(path.join(fixture.memoryDir, "MEMORY.md")), "the index loaded from it");
+      });
+
+      it("still brings the recalled memory to the model", () => {
+        const { server } = suiteRun();
+        assert.ok(modelVisibleText(mainRequests(server)[0]).includes(SECRET_WORD));
+      });
+
+      // Fails until coexistence (issue 16 item 4) is merged: today memdir adds its rules and the
+      // index next to Claude Code's own.
+      it("gives the model one set of memory rules and one copy of the index", () => {
+        const { fixture, server } = suiteRun();
+        const text = modelVisibleText(mainRequests(server)[0]);
+        const memdirRules = memorySystemPrompt({ memoryDir: fixture.memoryDir }).slice(0, 160);
+        assert.equal(occurrences(text, CLAUDE_CODE_RULES) + occurrences(text, memdirRules), 1, "rule sets");
+        assert.equal(occurrences(text, INDEX_LINE), 1, "copies of the index line");
+      });
+    });
+
+    it("lets memdir's hooks ask the model when memdir is configured for one (MEMDIR_PROVIDER)", async () => {
+      const fixture = claudeProject();
+      wireMemdir(fixture, { hostMemory: false });
+      const server = await modelServer(() => ANSWER);
+      const run = await promptClaude(fixture, server, { env: { MEMDIR_PROVIDER: "anthropic" } });
+      assertAnswered(run);
+      await backgroundDone(fixture.home);
+      const selection = server.requests.find(
+        (request) => !fromClaudeCode(request) && request.userText.includes(PROMPT),
+      );
+      assert.ok(selection, "memdir's memory selection for the prompt went to the configured model");
+      assert.ok(modelVisibleText(mainRequests(server)[0]).includes(SECRET_WORD));
+    });
+
+    // Fails until hook conformance (issue 16 item 5) is merged: today the typo exits 2, and Claude
+    // Code then erases the prompt and sends nothing to the model.
+    it("still sends the prompt and answers when the UserPromptSubmit hook names a mistyped event", async () => {
+      const fixture = claudeProject();
+      wireMemdir(fixture, { userPromptSubmit: "userpromptsubmit" });
+      const server = await modelServer(() => ANSWER);
+      const run = await promptClaude(fixture, server);
+      assert.equal(mainRequests(server).length, 1, "the prompt reached the model");
+      assertAnswered(run);
+    });
+
+    it("saves a memory through Claude Code's MCP client (memory_save, after ToolSearch loads it)", async () => {
+      const fixture = claudeProject();
+      const mcpConfig = path.join(fixture.home, "mcp.json");
+      writeTree(fixture.home, {
+        "mcp.json": JSON.stringify({ mcpServers: { memdir: { command: "memdir", args: ["mcp"] } } }),
+      });
+      const save = {
+        type: "project",
+        description: "the release train leaves on Thursdays",
+        content: "The release train leaves every Thursday at 15:00 UTC.\nWhy: the QA rota ends on Thursdays.",
+      };
+      const prompt = "For future sessions: the release train leaves every Thursday at 15:00 UTC.";
+      // Claude Code defers MCP tools: the model first loads the schema with ToolSearch, then calls it.
+      const server = await modelServer((request) => {
+        const tools = ((request.body?.tools ?? []) as { name: string }[]).map((tool) => tool.name);
+        const messages = (request.body?.messages ?? []) as { content: unknown }[];
+        const last = JSON.stringify(messages.at(-1)?.content ?? "");
+        if (last.includes("tool_result") && last.includes("release-train")) return "Saved.";
+        if (tools.includes("mcp__memdir__memory_save"))
+          return { toolCall: { name: "mcp__memdir__memory_save", input: save } };
+        if (modelVisibleText(request).includes("mcp__memdir__memory_save"))
+          return { toolCall: { name: "ToolSearch", input: { query: "select:mcp__memdir__memory_save" } } };
+        return "memory_save was not offered.";
+      });
+      const run = await promptClaude(fixture, server, {
+        prompt,
+        args: ["--mcp-config", mcpConfig, "--allowedTools", "mcp__memdir__memory_save"],
+      });
+      assert.equal(run.code, 0, `${run.stderr}${run.stdout}`);
+      assert.equal(run.result?.result, "Saved.", run.stdout);
+
+      const claudeRequests = server.requests.filter(fromClaudeCode);
+      const offered = claudeRequests
+        .flatMap((request) => (request.body?.tools ?? []) as { name: string; input_schema?: unknown }[])
+        .find((tool) => tool.name === "mcp__memdir__memory_save");
+      assert.ok(offered, "memdir's memory_save schema reached the model");
+      assert.deepEqual(((offered.input_schema as { required?: string[] }).required ?? []).sort(), [
+        "content",
+        "description",
+        "type",
+      ]);
+      const saved = fs.readdirSync(fixture.memoryDir).filter((file) => file.includes("release-train"));
+      assert.equal(saved.length, 1, `one new memory file in ${fs.readdirSync(fixture.memoryDir).join(", ")}`);
+      const file = saved[0];
+      assert.match(
+        fs.readFileSync(path.join(fixture.memoryDir, file), "utf8"),
+        /every Thursday at 15:00 UTC/,
+      );
+      const index = fs.readFileSync(path.join(fixture.memoryDir, "MEMORY.md"), "utf8");
+      assert.ok(index.startsWith(`${INDEX_LINE}\n`), "the earlier index line is kept");
+      assert.ok(index.includes(`](${file})`), "the new memory's index line");
+      const resultText = modelVisibleText(claudeRequests.at(-1)!);
+      assert.ok(resultText.includes(file), "the tool result the model read names the file");
+    });
+  });
