@@ -248,7 +248,7 @@ export function resolveAutoMemory(input: {
   bare: boolean;
   userSettings: MemdirSettings;
   projectSettings: MemdirSettings;
-}): AutoMemoryDecision {
+}): { autoMemory: boolean; autoMemoryOffReason: string | null } {
   const own = envFlag(input.env.MEMDIR_DISABLE);
   if (own !== undefined) return decided(!own, `MEMDIR_DISABLE=${input.env.MEMDIR_DISABLE}`);
   const ownSetting = settingWithSource("memdirEnabled", input);
