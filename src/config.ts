@@ -13,6 +13,14 @@ export interface MemdirSettings {
   autoDreamEnabled?: boolean;
   autoDream?: { minHours?: number; minSessions?: number; mode?: "apply" | "propose" };
   teamMemoryEnabled?: boolean;
+  /**
+   * memdir's own switch (docs/design.md#turning-memory-off): beats the host's `autoMemoryEnabled`
+   * and `CLAUDE_CODE_DISABLE_AUTO_MEMORY`, so turning Claude Code's memory off keeps memdir on.
+   */
+  memdirEnabled?: boolean;
+  /** memdir's own model choice; a hook calls a model only when memdir is configured for one. */
+  memdirProvider?: string;
+  memdirModel?: string;
 }
 
 export type Provider = "anthropic" | "openai";
@@ -25,6 +33,12 @@ export interface ModelConfig {
   model: string | undefined;
   /** Model for side queries (selection); defaults to `model`. */
   selectorModel: string | undefined;
+  /**
+   * What configured memdir itself for a model (`MEMDIR_PROVIDER=anthropic`, `--model`,
+   * `memdirModel in user settings`), or null when the provider only follows an API key found in
+   * the environment. Hooks call a model only with this set (docs/design.md#model-use-in-hooks).
+   */
+  optIn: string | null;
 }
 
 /** Everything memdir decides from options, environment and settings, resolved in one place. */
@@ -37,6 +51,20 @@ export interface ResolvedConfig {
   autoMemory: boolean;
   /** Why auto memory is off (for `context` / `doctor`), or null when on. */
   autoMemoryOffReason: string | null;
+  /**
+   * Claude Code's own auto memory for this project, by its documented switches
+   * (`CLAUDE_CODE_DISABLE_AUTO_MEMORY`, bare mode, `autoMemoryEnabled`), with the reason. When it
+   * is on, memdir as a Claude Code hook adds recall only (docs/design.md#coexistence).
+   */
+  hostMemory: { on: boolean; reason: string };
+  /**
+   * memdir's memory by memdir's own switches alone (`MEMDIR_DISABLE`, `memdirEnabled`, bare mode),
+   * the host's left out: what a hook goes by, since the host's switches then pick the hook's mode
+   * instead of turning memdir off (docs/design.md#coexistence).
+   */
+  ownMemory: { on: boolean; reason: string | null };
+  /** Claude Code's config dir: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+  claudeConfigDir: string;
   autoDream: { enabled: boolean; minHours: number; minSessions: number; mode: "apply" | "propose" };
   teamMemory: boolean;
   model: ModelConfig;
@@ -81,20 +109,38 @@ function expandHome(p: string, home: string): string {
   return p;
 }
 
+/** Claude Code's config dir: `CLAUDE_CONFIG_DIR` when set, else `~/.claude`. */
+export function claudeConfigDir(env: NodeJS.ProcessEnv, home: string): string {
+  const fromEnv = env.CLAUDE_CONFIG_DIR?.trim();
+  return fromEnv ? path.resolve(expandHome(fromEnv, home)) : path.join(home, ".claude");
+}
+
 /**
  * The memory root: option > `MEMDIR_ROOT` > `autoMemoryDirectory` in the user settings file
- * (`~/.claude/settings.json`) > `~/.claude`. Project settings are never consulted (docs/design.md#locating-memory).
+ * (`<config dir>/settings.json`) > `CLAUDE_CONFIG_DIR` > `~/.claude`. Project settings are never
+ * consulted (docs/design.md#locating-memory).
  */
 export function resolveRoot(options: { root?: string; env?: NodeJS.ProcessEnv; home?: string } = {}): string {
   const env = options.env ?? process.env;
   const home = options.home ?? env.HOME ?? os.homedir();
   if (options.root) return path.resolve(expandHome(options.root, home));
   if (env.MEMDIR_ROOT) return path.resolve(expandHome(env.MEMDIR_ROOT, home));
-  const defaultRoot = path.join(home, ".claude");
+  const defaultRoot = claudeConfigDir(env, home);
   const fromSettings = readSettingsFile(path.join(defaultRoot, "settings.json")).autoMemoryDirectory;
   if (typeof fromSettings === "string" && fromSettings.trim() !== "")
     return path.resolve(expandHome(fromSettings.trim(), home));
   return defaultRoot;
+}
+
+/**
+ * The project folder's name under `<root>/projects/` when `CLAUDE_CODE_PROJECT_DIR_NAME` names
+ * one (Claude Code then uses it instead of the sanitized project path), else null. Only a plain
+ * folder name counts: a value with a separator, `..` or NUL is ignored.
+ */
+export function projectDirNameFromEnv(env: NodeJS.ProcessEnv = process.env): string | null {
+  const name = env.CLAUDE_CODE_PROJECT_DIR_NAME?.trim();
+  if (!name || name === "." || name === ".." || /[/\\\0]/.test(name)) return null;
+  return name;
 }
 
 /**
@@ -106,9 +152,10 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
   const home = options.home ?? env.HOME ?? os.homedir();
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const root = resolveRoot({ root: options.root, env, home });
+  const configDir = claudeConfigDir(env, home);
   const userSettings = {
-    ...readSettingsFile(path.join(home, ".claude", "settings.json")),
-    ...(root !== path.join(home, ".claude") ? readSettingsFile(path.join(root, "settings.json")) : {}),
+    ...readSettingsFile(path.join(configDir, "settings.json")),
+    ...(root !== configDir ? readSettingsFile(path.join(root, "settings.json")) : {}),
   };
   const projectRoot = options.projectRoot ?? cwd;
   const projectSettings = {
@@ -117,6 +164,8 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
   };
   const bare = options.bare ?? envFlag(env.MEMDIR_BARE) ?? envFlag(env.CLAUDE_CODE_SIMPLE) ?? false;
   const { autoMemory, autoMemoryOffReason } = resolveAutoMemory({ env, bare, userSettings, projectSettings });
+  const hostMemory = resolveHostMemory({ env, userSettings, projectSettings });
+  const ownMemory = resolveOwnMemory({ env, bare, userSettings, projectSettings });
 
   const dreamSettings = { ...userSettings.autoDream, ...projectSettings.autoDream };
   const autoDream = {
@@ -145,9 +194,12 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
     bare,
     autoMemory,
     autoMemoryOffReason,
+    hostMemory,
+    ownMemory,
+    claudeConfigDir: configDir,
     autoDream,
     teamMemory,
-    model: resolveModelConfig(env, options),
+    model: resolveModelConfig(env, options, { user: userSettings, project: projectSettings }),
     userSettings,
     projectSettings,
   };
@@ -161,14 +213,34 @@ function booleanSetting(value: unknown): boolean | undefined {
   return typeof value === "boolean" ? value : undefined;
 }
 
+type AutoMemoryDecision = { autoMemory: boolean; autoMemoryOffReason: string | null };
+
+function decided(on: boolean, reason: string): AutoMemoryDecision {
+  return on
+    ? { autoMemory: true, autoMemoryOffReason: null }
+    : { autoMemory: false, autoMemoryOffReason: reason };
+}
+
+/** The first boolean of `key` in project settings, then user settings, with where it was found. */
+function settingWithSource(
+  key: "memdirEnabled" | "autoMemoryEnabled",
+  input: { userSettings: MemdirSettings; projectSettings: MemdirSettings },
+): { value: boolean; where: string } | null {
+  const fromProject = booleanSetting(input.projectSettings[key]);
+  if (fromProject !== undefined) return { value: fromProject, where: "project settings" };
+  const fromUser = booleanSetting(input.userSettings[key]);
+  if (fromUser !== undefined) return { value: fromUser, where: "user settings" };
+  return null;
+}
+
 /**
- * Whether auto memory is on, and why not when it is off. First match wins:
- * 1. `CLAUDE_CODE_DISABLE_AUTO_MEMORY` or `MEMDIR_DISABLE` truthy (`1`, `true`, `yes`, `on`) → off.
- *    Either one turning it off is enough: off is the safe answer when the two disagree.
- * 2. Either variable falsy (`0`, `false`, `no`, `off`) → on, even in bare mode or against settings.
- * 3. Bare mode → off.
- * 4. `autoMemoryEnabled` in project settings (`.claude/settings.local.json` over `.claude/settings.json`).
- * 5. `autoMemoryEnabled` in user settings.
+ * Whether memdir's auto memory is on, and why not when it is off. memdir's own switches come
+ * first, so turning the host's memory off never turns memdir off with it. First match wins:
+ * 1. `MEMDIR_DISABLE`: truthy (`1`, `true`, `yes`, `on`) → off; falsy (`0`, `false`, `no`, `off`) → on.
+ * 2. `memdirEnabled` in project settings (`.claude/settings.local.json` over `.claude/settings.json`), then user settings.
+ * 3. `CLAUDE_CODE_DISABLE_AUTO_MEMORY`: truthy → off; falsy → on, even in bare mode or against settings.
+ * 4. Bare mode → off.
+ * 5. `autoMemoryEnabled` in project settings, then user settings.
  * 6. On.
  */
 export function resolveAutoMemory(input: {
@@ -177,36 +249,86 @@ export function resolveAutoMemory(input: {
   userSettings: MemdirSettings;
   projectSettings: MemdirSettings;
 }): { autoMemory: boolean; autoMemoryOffReason: string | null } {
-  const switches = AUTO_MEMORY_ENV_SWITCHES.map((name) => ({
-    name,
-    value: input.env[name],
-    flag: envFlag(input.env[name]),
-  }));
-  const disabledBy = switches.find((entry) => entry.flag === true);
-  if (disabledBy) return { autoMemory: false, autoMemoryOffReason: `${disabledBy.name}=${disabledBy.value}` };
-  if (switches.some((entry) => entry.flag === false)) return { autoMemory: true, autoMemoryOffReason: null };
-  if (input.bare) return { autoMemory: false, autoMemoryOffReason: "bare mode" };
-  const fromProject = booleanSetting(input.projectSettings.autoMemoryEnabled);
-  if (fromProject !== undefined) {
-    return fromProject
-      ? { autoMemory: true, autoMemoryOffReason: null }
-      : { autoMemory: false, autoMemoryOffReason: "autoMemoryEnabled: false in project settings" };
-  }
-  if (booleanSetting(input.userSettings.autoMemoryEnabled) === false) {
-    return { autoMemory: false, autoMemoryOffReason: "autoMemoryEnabled: false in user settings" };
-  }
-  return { autoMemory: true, autoMemoryOffReason: null };
+  const own = envFlag(input.env.MEMDIR_DISABLE);
+  if (own !== undefined) return decided(!own, `MEMDIR_DISABLE=${input.env.MEMDIR_DISABLE}`);
+  const ownSetting = settingWithSource("memdirEnabled", input);
+  if (ownSetting) return decided(ownSetting.value, `memdirEnabled: false in ${ownSetting.where}`);
+  const host = envFlag(input.env.CLAUDE_CODE_DISABLE_AUTO_MEMORY);
+  if (host !== undefined)
+    return decided(!host, `CLAUDE_CODE_DISABLE_AUTO_MEMORY=${input.env.CLAUDE_CODE_DISABLE_AUTO_MEMORY}`);
+  if (input.bare) return decided(false, "bare mode");
+  const hostSetting = settingWithSource("autoMemoryEnabled", input);
+  if (hostSetting) return decided(hostSetting.value, `autoMemoryEnabled: false in ${hostSetting.where}`);
+  return decided(true, "");
+}
+
+/** memdir's own switches only: `MEMDIR_DISABLE`, then `memdirEnabled`, then bare mode, else on. */
+export function resolveOwnMemory(input: {
+  env: NodeJS.ProcessEnv;
+  bare: boolean;
+  userSettings: MemdirSettings;
+  projectSettings: MemdirSettings;
+}): { on: boolean; reason: string | null } {
+  const own = envFlag(input.env.MEMDIR_DISABLE);
+  if (own !== undefined)
+    return { on: !own, reason: own ? `MEMDIR_DISABLE=${input.env.MEMDIR_DISABLE}` : null };
+  const ownSetting = settingWithSource("memdirEnabled", input);
+  if (ownSetting)
+    return {
+      on: ownSetting.value,
+      reason: ownSetting.value ? null : `memdirEnabled: false in ${ownSetting.where}`,
+    };
+  return input.bare ? { on: false, reason: "bare mode" } : { on: true, reason: null };
 }
 
 /**
- * The model provider: `--provider` / `MEMDIR_PROVIDER`, else whichever API key is set.
- * No provider means offline: lexical recall, explicit "remember …" only.
+ * Whether Claude Code's own auto memory is on for this project, by Claude Code's documented
+ * switches: `CLAUDE_CODE_DISABLE_AUTO_MEMORY` (`1` off, `0` on), bare mode (`CLAUDE_CODE_SIMPLE`),
+ * `autoMemoryEnabled` in project then user settings, else on (its default). memdir's own switches
+ * play no part here (docs/design.md#coexistence).
+ */
+export function resolveHostMemory(input: {
+  env: NodeJS.ProcessEnv;
+  userSettings: MemdirSettings;
+  projectSettings: MemdirSettings;
+}): { on: boolean; reason: string } {
+  const value = input.env.CLAUDE_CODE_DISABLE_AUTO_MEMORY;
+  const flag = envFlag(value);
+  if (flag !== undefined) return { on: !flag, reason: `CLAUDE_CODE_DISABLE_AUTO_MEMORY=${value}` };
+  if (envFlag(input.env.CLAUDE_CODE_SIMPLE) === true)
+    return { on: false, reason: "CLAUDE_CODE_SIMPLE=1 (bare mode)" };
+  const setting = settingWithSource("autoMemoryEnabled", input);
+  if (setting)
+    return { on: setting.value, reason: `autoMemoryEnabled: ${setting.value} in ${setting.where}` };
+  return { on: true, reason: "Claude Code's default (auto memory is on unless turned off)" };
+}
+
+/**
+ * The model provider: `--provider` / `MEMDIR_PROVIDER` / `memdirProvider` in settings, else
+ * whichever API key is set. No provider means offline: lexical recall, explicit "remember …" only.
+ * `optIn` says whether memdir itself was configured for a model (a flag, a `MEMDIR_*` variable or
+ * memdir's own setting) rather than only finding a key in the environment.
  */
 export function resolveModelConfig(
   env: NodeJS.ProcessEnv,
   options: { provider?: string; model?: string; baseURL?: string } = {},
+  settings: { user?: MemdirSettings; project?: MemdirSettings } = {},
 ): ModelConfig {
-  const requested = (options.provider ?? env.MEMDIR_PROVIDER ?? "").trim().toLowerCase();
+  const setting = (key: "memdirProvider" | "memdirModel"): { value: string; where: string } | null => {
+    for (const [where, file] of [
+      ["project settings", settings.project],
+      ["user settings", settings.user],
+    ] as const) {
+      const value = file?.[key];
+      if (typeof value === "string" && value.trim() !== "") return { value: value.trim(), where };
+    }
+    return null;
+  };
+  const providerSetting = setting("memdirProvider");
+  const modelSetting = setting("memdirModel");
+  const requested = (options.provider ?? env.MEMDIR_PROVIDER ?? providerSetting?.value ?? "")
+    .trim()
+    .toLowerCase();
   let provider: Provider | null = null;
   if (requested === "anthropic" || requested === "openai") provider = requested;
   else if (requested === "") {
@@ -222,9 +344,22 @@ export function resolveModelConfig(
       : provider === "openai"
         ? env.OPENAI_BASE_URL
         : undefined);
-  const model = options.model ?? env.MEMDIR_MODEL ?? undefined;
+  const model = options.model ?? env.MEMDIR_MODEL ?? modelSetting?.value ?? undefined;
   const selectorModel = env.MEMDIR_SELECTOR_MODEL ?? model;
-  return { provider, apiKey, baseURL, model, selectorModel };
+  const optIn = options.provider
+    ? "--provider"
+    : options.model
+      ? "--model"
+      : env.MEMDIR_PROVIDER
+        ? `MEMDIR_PROVIDER=${env.MEMDIR_PROVIDER}`
+        : env.MEMDIR_MODEL
+          ? `MEMDIR_MODEL=${env.MEMDIR_MODEL}`
+          : providerSetting
+            ? `memdirProvider in ${providerSetting.where}`
+            : modelSetting
+              ? `memdirModel in ${modelSetting.where}`
+              : null;
+  return { provider, apiKey, baseURL, model, selectorModel, optIn };
 }
 
 /** Set to `1` to neither read nor write cache files (benchmarks of cold behaviour, tests). */

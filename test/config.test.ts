@@ -178,3 +178,86 @@ describe("memory location", () => {
     assert.equal(w.resolve({ MEMDIR_ROOT: "~/mem" }).root, path.join(w.home, "mem"));
   });
 });
+
+describe("memdir's own switches beat the host's (issue 16)", () => {
+  it("stays on with MEMDIR_DISABLE=0 or memdirEnabled: true although CLAUDE_CODE_DISABLE_AUTO_MEMORY=1", () => {
+    const { resolve } = world();
+    assert.equal(resolve({ CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1", MEMDIR_DISABLE: "0" }).autoMemory, true);
+    const explicit = world({ user: { memdirEnabled: true, autoMemoryEnabled: false } });
+    assert.equal(explicit.resolve({ CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1" }).autoMemory, true);
+    assert.equal(explicit.resolve({ CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1" }).hostMemory.on, false);
+  });
+
+  it("is off with memdirEnabled: false even when Claude Code's memory is on", () => {
+    const config = world({ project: { memdirEnabled: false } }).resolve({
+      CLAUDE_CODE_DISABLE_AUTO_MEMORY: "0",
+    });
+    assert.equal(config.autoMemory, false);
+    assert.match(config.autoMemoryOffReason ?? "", /memdirEnabled: false in project settings/);
+    assert.equal(config.hostMemory.on, true);
+  });
+
+  it("reports Claude Code's own memory by its documented switches", () => {
+    assert.equal(world().resolve().hostMemory.on, true);
+    assert.equal(world({ local: { autoMemoryEnabled: false } }).resolve().hostMemory.on, false);
+    assert.equal(world().resolve({ CLAUDE_CODE_SIMPLE: "1" }).hostMemory.on, false);
+    assert.equal(
+      world().resolve({ MEMDIR_DISABLE: "1" }).hostMemory.on,
+      true,
+      "memdir's switch is not the host's",
+    );
+  });
+});
+
+describe("Claude Code's locations (issue 16)", () => {
+  it("uses CLAUDE_CONFIG_DIR as the root after --root and MEMDIR_ROOT, with its settings", () => {
+    const { base, resolve } = world();
+    const configDir = path.join(base, "cc-config");
+    writeTree(configDir, { "settings.json": JSON.stringify({ autoMemoryEnabled: false }) });
+    const config = resolve({ CLAUDE_CONFIG_DIR: configDir });
+    assert.equal(config.root, configDir);
+    assert.equal(config.hostMemory.on, false, "user settings come from the config dir");
+    assert.equal(
+      resolve({ CLAUDE_CONFIG_DIR: configDir, MEMDIR_ROOT: path.join(base, "r") }).root,
+      path.join(base, "r"),
+    );
+    assert.equal(
+      resolve({ CLAUDE_CONFIG_DIR: configDir }, { root: path.join(base, "o") }).root,
+      path.join(base, "o"),
+    );
+  });
+
+  it("names the project folder after CLAUDE_CODE_PROJECT_DIR_NAME, ignoring one that is not a plain name", async () => {
+    const { resolveMemoryLocation } = await import("../src/memdir/paths.ts");
+    const { home, project } = world();
+    const named = await resolveMemoryLocation({
+      cwd: project,
+      home,
+      env: { CLAUDE_CODE_PROJECT_DIR_NAME: "shop" },
+    });
+    assert.equal(named.memoryDir, path.join(home, ".claude", "projects", "shop", "memory"));
+    const hostile = await resolveMemoryLocation({
+      cwd: project,
+      home,
+      env: { CLAUDE_CODE_PROJECT_DIR_NAME: "../../x" },
+    });
+    assert.notEqual(path.basename(hostile.projectDir), "x");
+    assert.ok(hostile.projectDir.startsWith(path.join(home, ".claude", "projects")));
+  });
+});
+
+describe("model opt-in (issue 16)", () => {
+  it("marks a provider found only through an API key as not opted in", () => {
+    const { resolve } = world();
+    assert.equal(resolve({ ANTHROPIC_API_KEY: "k" }).model.optIn, null);
+    assert.equal(resolve({ ANTHROPIC_API_KEY: "k" }).model.provider, "anthropic");
+    assert.equal(
+      resolve({ ANTHROPIC_API_KEY: "k", MEMDIR_PROVIDER: "anthropic" }).model.optIn,
+      "MEMDIR_PROVIDER=anthropic",
+    );
+    assert.equal(resolve({ OPENAI_API_KEY: "k", MEMDIR_MODEL: "m" }).model.optIn, "MEMDIR_MODEL=m");
+    const fromSettings = world({ user: { memdirProvider: "openai" } }).resolve({ OPENAI_API_KEY: "k" }).model;
+    assert.equal(fromSettings.provider, "openai");
+    assert.match(fromSettings.optIn ?? "", /memdirProvider in user settings/);
+  });
+});

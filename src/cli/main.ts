@@ -40,6 +40,27 @@ async function commandsFor(argv: string[]): Promise<RegisterCommand[]> {
 }
 
 /**
+ * Whether the process must exit as soon as `main(argv)` returns: a hook has answered, and nothing
+ * it may still hold (a stdin its host never closes, an aborted scan) is worth waiting for. The
+ * background work it starts runs in detached processes of its own.
+ */
+export function mustExitAfter(argv: readonly string[]): boolean {
+  return argv[2] === "hook";
+}
+
+/**
+ * What `memdir hook …` answers when its arguments could not even be parsed (a bad flag, a missing
+ * option value) or it failed: `{}` on stdout, one line on stderr, exit code 0. Help stays help.
+ */
+function hookFailure(io: CliIO, error: unknown): number {
+  if (error instanceof CommanderError && error.code.startsWith("commander.help")) return 0;
+  const message = error instanceof Error ? error.message.replace(/^error: /, "") : String(error);
+  io.stderr(`memdir: hook: ${message.split("\n")[0]}; nothing to add\n`);
+  io.stdout("{}\n");
+  return 0;
+}
+
+/**
  * Runs the CLI with `argv` (as `process.argv`: node, script, args…) and resolves to the exit code:
  * 0 success, 1 error, 2 usage error.
  */
@@ -60,13 +81,16 @@ export async function main(
   const program = new Command("memdir")
     .description("Long-term memory for LLM agents: markdown files in a per-project memory directory.")
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    // A hook's parse errors become its one stderr line in hookFailure, not a second one here.
+    .configureOutput({ writeOut: io.stdout, writeErr: argv[2] === "hook" ? () => {} : io.stderr })
     .showHelpAfterError(false);
   for (const register of await commandsFor(argv)) register(program, context);
   try {
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {
+    // A hook never fails its host: exit code 2 blocks the prompt in Claude Code (issue 16).
+    if (argv[2] === "hook") return hookFailure(io, error);
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
       if (error.code === "commander.help") return 0;

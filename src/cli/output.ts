@@ -4,7 +4,8 @@ import pc from "picocolors";
 export interface CliIO {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  stdin?: () => Promise<string>;
+  /** All of stdin; an aborted `signal` stops waiting for a writer that never closes it. */
+  stdin?: (signal?: AbortSignal) => Promise<string>;
 }
 
 export const processIO: CliIO = {
@@ -13,11 +14,20 @@ export const processIO: CliIO = {
   stdin: readStdin,
 };
 
-/** Reads all of stdin as UTF-8 (empty when stdin is a TTY). */
-export async function readStdin(): Promise<string> {
+/**
+ * Reads all of stdin as UTF-8 (empty when stdin is a TTY). When `signal` aborts (a hook's time
+ * bound), stdin is destroyed, so a host that never closes it cannot keep this process alive.
+ */
+export async function readStdin(signal?: AbortSignal): Promise<string> {
   if (process.stdin.isTTY) return "";
+  const stop = () => process.stdin.destroy();
+  signal?.addEventListener("abort", stop, { once: true });
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
   return Buffer.concat(chunks).toString("utf8");
 }
 

@@ -1,4 +1,7 @@
 // Runs the CLI from sources (tests spawn this through tsx so they always test the current code).
-import { main } from "./main.ts";
+import { main, mustExitAfter } from "./main.ts";
 
-process.exitCode = await main(process.argv);
+const code = await main(process.argv);
+process.exitCode = code;
+// A hook whose host never closes stdin (or whose aborted work left a handle open) must still end.
+if (mustExitAfter(process.argv)) process.stdout.write("", () => process.exit(code));

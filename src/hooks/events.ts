@@ -1,7 +1,20 @@
 import { z } from "zod";
 
-/** The hook events memdir answers, as named on the command line (`memdir hook <event>`). */
-export const HOOK_EVENTS = ["session-start", "user-prompt-submit", "stop"] as const;
+/**
+ * The hook events memdir answers, as named on the command line (`memdir hook <event>`): Claude
+ * Code's and Codex's (`SessionStart`, `UserPromptSubmit`, `Stop`, `PreCompact`, `SessionEnd`,
+ * `SubagentStop`) and Gemini CLI's `BeforeAgent` / `AfterAgent` (docs/integrations.md#agents-with-hooks-memdir-hook-event).
+ */
+export const HOOK_EVENTS = [
+  "session-start",
+  "user-prompt-submit",
+  "stop",
+  "pre-compact",
+  "session-end",
+  "subagent-stop",
+  "before-agent",
+  "after-agent",
+] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** The event names agents put in `hook_event_name` and expect back in `hookEventName`. */
@@ -9,27 +22,81 @@ export const HOOK_EVENT_NAMES: Record<HookEvent, string> = {
   "session-start": "SessionStart",
   "user-prompt-submit": "UserPromptSubmit",
   stop: "Stop",
+  "pre-compact": "PreCompact",
+  "session-end": "SessionEnd",
+  "subagent-stop": "SubagentStop",
+  "before-agent": "BeforeAgent",
+  "after-agent": "AfterAgent",
 };
+
+/** What each event does: add context for a prompt or a session, extract after a turn, or nothing. */
+export type HookAction = "session-context" | "prompt-context" | "extract" | "nothing";
+
+export const HOOK_ACTIONS: Record<HookEvent, HookAction> = {
+  "session-start": "session-context",
+  "user-prompt-submit": "prompt-context",
+  "before-agent": "prompt-context",
+  stop: "extract",
+  "after-agent": "extract",
+  "session-end": "extract",
+  // A sub-agent's turn ends inside the main one, whose Stop extracts; compaction keeps the
+  // transcript on disk, so the next Stop still sees every message.
+  "subagent-stop": "nothing",
+  "pre-compact": "nothing",
+};
+
+/** Other spellings agents use for the same events (Gemini calls compaction `PreCompress`). */
+const ALIASES: Record<string, HookEvent> = { precompress: "pre-compact" };
+
+function squash(name: string): string {
+  return name.toLowerCase().replace(/[^a-z]/g, "");
+}
+
+/**
+ * The event `name` means, in any spelling a host uses (`user-prompt-submit`, `UserPromptSubmit`,
+ * `userpromptsubmit`, `user_prompt_submit`, `BeforeAgent`), or null for an event memdir does not know.
+ *
+ * @example
+ * normalizeHookEvent("UserPromptSubmit") // "user-prompt-submit"
+ */
+export function normalizeHookEvent(name: string): HookEvent | null {
+  const key = squash(name);
+  if (key === "") return null;
+  return HOOK_EVENTS.find((event) => squash(event) === key) ?? ALIASES[key] ?? null;
+}
 
 export function isHookEvent(value: string): value is HookEvent {
   return (HOOK_EVENTS as readonly string[]).includes(value);
 }
 
+// A text field that may also arrive as null (Codex sends `"transcript_path": null`,
+// `"last_assistant_message": null`) or in a shape we cannot use: both read as absent, so one odd
+// field never costs the whole input.
+const optionalText = z
+  .unknown()
+  .optional()
+  .transform((value) => (typeof value === "string" ? value : undefined));
+
 // The common shape agents with hooks send on stdin; every field optional, unknown fields kept
-// out of our way (agents add their own, e.g. `permission_mode`, `stop_hook_active`).
+// out of our way (agents add their own, e.g. `permission_mode`, `turn_id`, `timestamp`).
 const hookInputSchema = z.object({
-  session_id: z.string().optional(),
-  transcript_path: z.string().optional(),
-  cwd: z.string().optional(),
-  hook_event_name: z.string().optional(),
-  prompt: z.string().optional(),
+  session_id: optionalText,
+  transcript_path: optionalText,
+  cwd: optionalText,
+  hook_event_name: optionalText,
+  prompt: optionalText,
+  /** Claude Code and Codex `Stop`: the final assistant message, which the transcript may not hold yet. */
+  last_assistant_message: optionalText,
+  /** Gemini CLI `AfterAgent`: the final text the agent generated. */
+  prompt_response: optionalText,
 });
 
 export type HookInput = z.infer<typeof hookInputSchema>;
 
 /**
- * The hook's JSON from stdin, or `null` when it is not a JSON object of the expected shape
- * (then the hook answers with an empty result: a broken hook must never break the agent).
+ * The hook's JSON from stdin, or `null` when it is not a JSON object (then the hook answers with
+ * an empty result: a broken hook must never break the agent). A field of an unexpected type
+ * (`"transcript_path": null`, a numeric prompt) reads as absent.
  *
  * @example
  * parseHookInput('{"cwd": "/Users/me/shop", "prompt": "fix the login test"}') // { cwd: "/Users/me/shop", prompt: "…" }
@@ -41,8 +108,13 @@ export function parseHookInput(text: string): HookInput | null {
   } catch {
     return null;
   }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
   const result = hookInputSchema.safeParse(parsed);
-  return result.success ? result.data : null;
+  if (!result.success) return null;
+  // Absent fields stay absent (not `key: undefined`), as callers and tests compare shapes.
+  return Object.fromEntries(
+    Object.entries(result.data).filter(([, value]) => value !== undefined),
+  ) as HookInput;
 }
 
 /** What a hook prints: `{}` when it has nothing to add, else the context for the agent's model. */
@@ -51,8 +123,8 @@ export type HookOutput =
   | { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
 
 /**
- * The JSON that adds context for an agent with hooks (Claude Code's `hookSpecificOutput` shape),
- * or `{}` when there is nothing to add.
+ * The JSON that adds context for an agent with hooks (the `hookSpecificOutput` shape Claude Code,
+ * Codex and Gemini CLI read), or `{}` when there is nothing to add.
  *
  * @example
  * hookOutput("session-start", "…") // { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "…" } }

@@ -4,6 +4,7 @@ import { formatUserContext } from "../instructions/user-context.ts";
 import { readIndex } from "../memdir/index-file.ts";
 import type { MemoryLocation } from "../memdir/paths.ts";
 import type { Clock } from "../types.ts";
+import { fitHookContext } from "./context-limit.ts";
 
 export interface SessionStartOptions {
   config: ResolvedConfig;
@@ -16,6 +17,7 @@ export interface SessionStartOptions {
  * user-context format (docs/design.md#the-user-context), so the index is in the first request even for an agent that
  * knows nothing about memdir. The agent loads its own CLAUDE.md files, so only the index is
  * added here. `null` when auto memory is off. Creates the memory dir (the rules say it exists).
+ * Within the hook limit (docs/design.md#hook-context-limit): a long index is cut, with its path.
  *
  * @example
  * const context = await sessionStartContext({ config, location });
@@ -38,5 +40,5 @@ export async function sessionStartContext(options: SessionStartOptions): Promise
     ],
     { now: options.now },
   );
-  return `${rules}\n\n${userContext}`;
+  return fitHookContext([{ text: rules }, { text: userContext, path: index.path }]);
 }

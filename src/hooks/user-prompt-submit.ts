@@ -7,6 +7,7 @@ import { prefetchGate } from "../recall/prefetch.ts";
 import { recall } from "../recall/recall.ts";
 import type { Selector } from "../recall/selector.ts";
 import type { Clock } from "../types.ts";
+import type { ContextPart } from "./context-limit.ts";
 
 export interface UserPromptSubmitOptions {
   prompt: string;
@@ -16,31 +17,42 @@ export interface UserPromptSubmitOptions {
   selector: Selector;
   now?: Clock;
   signal?: AbortSignal;
+  /**
+   * Apply the explicit-memory rule ("remember …" saved at once). Off when the host's own memory
+   * saves it (docs/design.md#coexistence): one "remember" must not become two memories.
+   */
+  explicitSaves?: boolean;
 }
 
+const WRAPPER = /^<system-reminder>([\s\S]*)<\/system-reminder>$/;
+
 /**
- * The context a `UserPromptSubmit` hook adds for one prompt: first the explicit-memory rule
- * ("remember …" is saved at once, "forget …" removes the best match; a line says what was done),
- * then the memories recall picks for the prompt, each as the `<system-reminder>` block the
- * prefetch would send (docs/design.md#consuming-the-prefetch). `null` when auto memory is off or there is nothing to add.
- * The prefetch gates apply: a single-word prompt recalls nothing.
+ * The context a `UserPromptSubmit` hook adds for one prompt, as parts for `fitHookContext`: first
+ * the explicit-memory rule ("remember …" is saved at once, "forget …" removes the best match; a
+ * line says what was done) unless `explicitSaves` is false, then the memories recall picks for the
+ * prompt, each `HEADER\n\nCONTENT` as the prefetch would send it (docs/design.md#consuming-the-prefetch)
+ * but without the `<system-reminder>` wrapper: the host adds its own. Empty when auto memory is
+ * off or there is nothing to add. The prefetch gates apply: a single-word prompt recalls nothing.
  *
  * @example
- * const context = await userPromptContext({ prompt, config, location, selector });
+ * const context = fitHookContext(await userPromptContext({ prompt, config, location, selector }));
  */
-export async function userPromptContext(options: UserPromptSubmitOptions): Promise<string | null> {
+export async function userPromptContext(options: UserPromptSubmitOptions): Promise<ContextPart[]> {
   const { config, location } = options;
-  if (!config.autoMemory) return null;
-  const parts: string[] = [];
+  if (!config.autoMemory) return [];
+  const parts: ContextPart[] = [];
   // One instance for the save and the recall of this prompt (the hook's process ends after it).
   const memdir = openMemdir(location.memoryDir, { watch: false, clock: options.now });
-  const explicit = await applyExplicitMemory(options.prompt, {
-    memoryDir: location.memoryDir,
-    memdir,
-    now: options.now,
-  });
-  const notice = explicitMemoryNotice(explicit);
-  if (notice !== null) parts.push(`memdir: ${notice}`);
+  const explicit =
+    options.explicitSaves === false
+      ? null
+      : await applyExplicitMemory(options.prompt, {
+          memoryDir: location.memoryDir,
+          memdir,
+          now: options.now,
+        });
+  const notice = explicit === null ? null : explicitMemoryNotice(explicit);
+  if (notice !== null) parts.push({ text: `memdir: ${notice}` });
 
   const gate = prefetchGate([{ id: "hook-prompt", role: "user", content: options.prompt }], {
     autoMemory: config.autoMemory,
@@ -54,9 +66,12 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
       signal: options.signal,
       memdir,
       // A memory saved from this very prompt is already known to the model: do not echo it back.
-      alreadySurfaced: explicit.action === "saved" ? [explicit.path] : [],
+      alreadySurfaced: explicit?.action === "saved" ? [explicit.path] : [],
     });
-    for (const message of result.messages) parts.push(message.content as string);
+    for (const memory of result.memories) {
+      const content = memory.message.content as string;
+      parts.push({ text: WRAPPER.exec(content)?.[1] ?? content, path: memory.path });
+    }
   }
-  return parts.length === 0 ? null : parts.join("\n\n");
+  return parts;
 }

@@ -1,3 +1,4 @@
+import { escapeSystemReminder } from "../prompts/system-reminder.ts";
 import type { Clock, Message } from "../types.ts";
 import type { InstructionFile, InstructionFileType } from "./files.ts";
 
@@ -15,6 +16,17 @@ export const INSTRUCTION_FILE_DESCRIPTIONS: Record<InstructionFileType, string> 
   AutoMem: "user's auto-memory, persists across conversations",
   TeamMem: "team's shared memory, persists across conversations",
 };
+
+/**
+ * A file's content for the user context. The indexes (`AutoMem`, `TeamMem`) are written by models:
+ * a `</system-reminder>` in them is escaped as recall escapes memory bodies (docs/design.md#surfacing),
+ * so the index cannot end the wrapper a host puts around the context.
+ */
+function indexSafe(file: InstructionFile): string {
+  return file.type === "AutoMem" || file.type === "TeamMem"
+    ? escapeSystemReminder(file.content)
+    : file.content;
+}
 
 /** The id of the user-context message, so it can be found and replaced rather than added twice. */
 export const USER_CONTEXT_MESSAGE_ID = "memdir-user-context";
@@ -40,7 +52,8 @@ export function formatUserContext(files: readonly InstructionFile[], options: { 
   const sections = files
     .filter((file) => file.content.trim() !== "")
     .map(
-      (file) => `Contents of ${file.path} (${INSTRUCTION_FILE_DESCRIPTIONS[file.type]}):\n\n${file.content}`,
+      (file) =>
+        `Contents of ${file.path} (${INSTRUCTION_FILE_DESCRIPTIONS[file.type]}):\n\n${indexSafe(file)}`,
     );
   const dateLine = `Today's date is ${localDate(now())}.`;
   if (sections.length === 0) return dateLine;

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { processEnv, resolveRoot } from "../config.ts";
+import { processEnv, projectDirNameFromEnv, resolveRoot } from "../config.ts";
 import { MemdirError } from "../errors.ts";
 
 /** Where one project's memory lives (docs/design.md#locating-memory). */
@@ -193,7 +193,9 @@ export async function resolveMemoryLocation(options: MemoryLocationOptions = {})
     };
   }
   const projectRoot = findProjectRoot(cwd);
-  const projectDir = path.join(root, "projects", sanitizeProjectPath(projectRoot));
+  // Claude Code names the project folder after CLAUDE_CODE_PROJECT_DIR_NAME when it is set: use the same one.
+  const folder = projectDirNameFromEnv(env) ?? sanitizeProjectPath(projectRoot);
+  const projectDir = path.join(root, "projects", folder);
   const memoryDir = path.join(projectDir, "memory");
   const marker = await readProjectMarker(memoryDir);
   if (marker && marker.projectRoot !== projectRoot)

@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { escapeSystemReminder } from "../prompts/system-reminder.ts";
 import type { Message } from "../types.ts";
+
+export { escapeSystemReminder };
 
 const DAY_MS = 86_400_000;
 
@@ -72,19 +75,6 @@ export function formatSurfacedMemory(memory: {
   const header = memoryHeader(memory.path, memory.mtimeMs, memory.now);
   const caveat = memoryFreshnessCaveat(memory.mtimeMs, memory.now);
   return caveat === null ? `${header}\n\n${memory.content}` : `${header}\n${caveat}\n\n${memory.content}`;
-}
-
-// Any closing tag a model might read as the end of the wrapper: any case, spaces inside the
-// brackets, `_` or spaces for the dash, attributes before `>`.
-const CLOSING_TAG = /<\s*\/\s*system[-_\s]*reminder\b[^>]*>/gi;
-
-/**
- * Escapes every closing `</system-reminder>` variant in `text` as `<\/system-reminder>`, so a
- * memory body cannot end the wrapper early and smuggle text out as if the user had typed it.
- * The escaped form keeps its meaning for a human reader and is not matched again.
- */
-export function escapeSystemReminder(text: string): string {
-  return text.replace(CLOSING_TAG, (tag) => tag.replace("/", "\\/"));
 }
 
 /**

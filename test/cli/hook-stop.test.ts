@@ -82,7 +82,11 @@ describe("memdir hook stop → background extraction", () => {
       "Saved.",
     ]);
     after(() => server.close());
-    const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.anthropicBaseURL };
+    const env = {
+      ANTHROPIC_API_KEY: "test-key",
+      ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+      MEMDIR_PROVIDER: "anthropic",
+    };
     const stop = async () => {
       const result = await runCli(["hook", "stop", "--dir", memoryDir], {
         home,

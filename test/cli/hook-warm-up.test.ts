@@ -89,7 +89,7 @@ describe("memdir hook session-start: cache warm-up", () => {
     });
     assert.equal(prompt.code, 0, prompt.stderr);
     const context = JSON.parse(prompt.stdout).hookSpecificOutput?.additionalContext ?? "";
-    assert.match(context, /<system-reminder>Memory \(saved today\): .*feedback-ingress-timeouts\.md:/);
+    assert.match(context, /^Memory \(saved today\): .*feedback-ingress-timeouts\.md:/m);
 
     // Nothing changed since: the next session start starts no second warm-up.
     const again = await runCli(["hook", "session-start", "--dir", memoryDir], {

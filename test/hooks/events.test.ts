@@ -29,13 +29,23 @@ describe("parseHookInput", () => {
     ["an array", "[1, 2]"],
     ["a string", '"hello"'],
     ["null", "null"],
-    ["a prompt that is not text", '{"prompt": 42}'],
-    ["a cwd that is not text", '{"cwd": ["/a"]}'],
   ] as const) {
     it(`gives null for ${name}`, () => {
       assert.equal(parseHookInput(text), null);
     });
   }
+
+  it("reads a field of the wrong type, or null, as absent and keeps the rest", () => {
+    // Codex sends "transcript_path": null (codex-rs/hooks/schema/generated/stop.command.input.schema.json).
+    assert.deepEqual(parseHookInput('{"prompt": 42, "cwd": "/a"}'), { cwd: "/a" });
+    assert.deepEqual(parseHookInput('{"cwd": ["/a"], "prompt": "hi"}'), { prompt: "hi" });
+    assert.deepEqual(
+      parseHookInput('{"transcript_path": null, "last_assistant_message": null, "cwd": "/a"}'),
+      {
+        cwd: "/a",
+      },
+    );
+  });
 });
 
 describe("hookOutput", () => {

@@ -16,16 +16,25 @@ function setup(env: Record<string, string>) {
 
 describe("planStopHook", () => {
   it("runs `memdir extract --transcript` for the session when a model is configured", () => {
-    const { home, transcript, config } = setup({ ANTHROPIC_API_KEY: "test-key" });
+    const { home, transcript, config } = setup({
+      ANTHROPIC_API_KEY: "test-key",
+      MEMDIR_PROVIDER: "anthropic",
+    });
     assert.deepEqual(planStopHook({ transcriptPath: transcript, cwd: home, config, root: "/r" }), {
       run: ["extract", "--transcript", transcript, "--cwd", home, "--root", "/r"],
     });
   });
 
   it("skips without a model: extraction needs one", () => {
-    const { home, transcript, config } = setup({});
+    const { home, transcript, config } = setup({ MEMDIR_PROVIDER: "anthropic" });
     const plan = planStopHook({ transcriptPath: transcript, cwd: home, config });
     assert.ok("skip" in plan && /no model/.test(plan.skip));
+  });
+
+  it("skips when only the host's API key is there: memdir itself must be configured for a model", () => {
+    const { home, transcript, config } = setup({ ANTHROPIC_API_KEY: "host-key" });
+    const plan = planStopHook({ transcriptPath: transcript, cwd: home, config });
+    assert.ok("skip" in plan && /not configured for a model/.test(plan.skip), JSON.stringify(plan));
   });
 
   it("skips when auto memory is off", () => {
@@ -35,7 +44,7 @@ describe("planStopHook", () => {
   });
 
   it("skips when the transcript is missing or not named", () => {
-    const { home, config } = setup({ ANTHROPIC_API_KEY: "k" });
+    const { home, config } = setup({ ANTHROPIC_API_KEY: "k", MEMDIR_MODEL: "claude-haiku-5-5" });
     const missing = planStopHook({ transcriptPath: path.join(home, "gone.jsonl"), cwd: home, config });
     assert.ok("skip" in missing && /no transcript/.test(missing.skip));
     const unnamed = planStopHook({ transcriptPath: undefined, cwd: home, config });

@@ -1,7 +1,8 @@
 import fs from "node:fs/promises";
+import { hookMode } from "../../hooks/mode.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../memdir/doctor.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { configFromOptions, locationFromOptions } from "../location.ts";
 import { printJson } from "../output.ts";
 
 interface DoctorOptions extends CommonOptions {
@@ -33,6 +34,10 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
     }
     for (const line of fixed) context.io.stdout(`fixed: ${line}\n`);
     for (const issue of issues) context.io.stdout(`${issue.code}: ${issue.message}\n`);
+    // Which part of the cycle `memdir hook …` gives (docs/design.md#coexistence).
+    const config = configFromOptions(options, context, location);
+    context.io.stdout(`as a Claude Code hook: ${hookMode(config, "claude-code").reason}\n`);
+    context.io.stdout(`as a hook of other agents: ${hookMode(config, "other").reason}\n`);
     context.io.stdout(
       issues.length === 0
         ? `no issues in ${location.memoryDir}\n`

@@ -2,9 +2,11 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { loadTranscript } from "../../agent/transcript.ts";
 import { MemdirError } from "../../errors.ts";
+import { saveTranscriptCursor } from "../../extract/cursor-store.ts";
 import { extractionTicket, runOneAtATime } from "../../extract/extraction-queue.ts";
 import { extractionNotice } from "../../extract/run-extraction.ts";
 import { extractTranscript, type TranscriptExtraction } from "../../extract/transcript-extraction.ts";
+import { takeFinalMessage } from "../../hooks/stop.ts";
 import { requireModel } from "../../model/factory.ts";
 import {
   type CommandContext,
@@ -21,6 +23,7 @@ import { printJson } from "../output.ts";
 interface ExtractOptions extends CommonOptions, ModelOptions {
   transcript?: string;
   all?: boolean;
+  finalMessageFile?: string;
 }
 
 /**
@@ -38,9 +41,10 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
         .command("extract")
         .description("run one background-style memory extraction over a stored session (needs a model)")
         .option("--transcript <session.jsonl>", "the session transcript to extract memories from")
+        .option("--all", "extract from the whole transcript, not only what arrived since the last extraction")
         .option(
-          "--all",
-          "extract from the whole transcript, not only what arrived since the last extraction",
+          "--final-message-file <file>",
+          "the final assistant message a stop hook received and the transcript lacks (read, then removed)",
         ),
     ),
   ).action(async (options: ExtractOptions) => {
@@ -51,6 +55,12 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
     const client = requireModel(config.model);
     // Read before queueing, so a missing or empty transcript fails here, in front of the user.
     const transcript = loadTranscript(path.resolve(cwd, options.transcript));
+    // The host's copy of the final turn, when its transcript did not hold it yet at the stop hook.
+    const final = options.finalMessageFile
+      ? takeFinalMessage(path.resolve(cwd, options.finalMessageFile), transcript.path)
+      : null;
+    const lastReal = transcript.messages.at(-1)?.id ?? null;
+    if (final) transcript.messages.push(final);
     if (transcript.messages.length === 0)
       throw new MemdirError("invalid-input", `memdir: extract: ${transcript.path} holds no messages`);
 
@@ -87,6 +97,10 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
       return;
     }
     const own = outcome.own;
+    // The cursor stays on the transcript's own last message: the final turn's real line arrives
+    // later, and a cursor on our stand-in would make the next run count the whole session as new.
+    if (final && own.cursor === final.id && lastReal !== null)
+      await saveTranscriptCursor(memoryDir, transcript.path, lastReal);
     if (options.json) {
       printJson(context.io, {
         ...reportJson(own),

@@ -1,18 +1,22 @@
 import path from "node:path";
 import { bounded } from "../../hooks/bounded.ts";
-import { HOOK_EVENTS, type HookEvent, hookOutput, isHookEvent, parseHookInput } from "../../hooks/events.ts";
+import { fitHookContext } from "../../hooks/context-limit.ts";
+import {
+  HOOK_ACTIONS,
+  HOOK_EVENTS,
+  type HookEvent,
+  type HookInput,
+  hookOutput,
+  normalizeHookEvent,
+  parseHookInput,
+} from "../../hooks/events.ts";
+import { type HookModeDecision, hookConfig, hookMode, hostIsClaudeCode } from "../../hooks/mode.ts";
 import { sessionStartContext } from "../../hooks/session-start.ts";
 import { planStopHook, spawnDetachedMemdir } from "../../hooks/stop.ts";
 import { userPromptContext } from "../../hooks/user-prompt-submit.ts";
 import { warmUpDecision } from "../../hooks/warm-up.ts";
 import { selectorFromConfig } from "../../recall/select-from-config.ts";
-import {
-  type CommandContext,
-  type ModelOptions,
-  type RegisterCommand,
-  usageError,
-  withModelOptions,
-} from "../common.ts";
+import { type CommandContext, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
 
 interface HookOptions extends ModelOptions {
@@ -20,23 +24,29 @@ interface HookOptions extends ModelOptions {
   cwd?: string;
   dir?: string;
   timeoutMs: string;
+  explain?: boolean;
 }
 
 /** How long a hook may take by default (issue 9): an agent waits for it before its model call. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 3000;
 
 /**
- * `memdir hook <session-start|user-prompt-submit|stop>`: for agents that run hook commands. Reads
- * the hook's JSON from stdin (`{session_id, transcript_path, cwd, hook_event_name, prompt?}`),
+ * `memdir hook <event>`: for agents that run hook commands (Claude Code, Codex, Gemini CLI). Reads
+ * the hook's JSON from stdin (`{session_id, transcript_path, cwd, hook_event_name, prompt?, …}`),
  * prints `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}` or `{}`, and always exits
- * 0: malformed input, a failure or the time bound (`--timeout-ms`, default 3000) give `{}` and a
- * line on stderr. The project is `--cwd`, else the input's `cwd`, else the current directory.
+ * 0 — an unknown event, a bad flag, malformed input, a failure or the time bound (`--timeout-ms`,
+ * default 3000) give `{}` and one line on stderr (exit code 2 would block the host's prompt). The
+ * project is `--cwd`, else the input's `cwd`, else the current directory; a relative `--dir`
+ * resolves against that project directory too.
  */
 export const registerHookCommand: RegisterCommand = (program, context) => {
   withModelOptions(program.command("hook"))
-    .description("answer an agent hook: session-start, user-prompt-submit or stop (hook JSON on stdin)")
-    .argument("<event>", HOOK_EVENTS.join(" | "))
-    .option("--root <dir>", "memory root (default: $MEMDIR_ROOT, then ~/.claude)")
+    .description(`answer an agent hook (hook JSON on stdin): ${HOOK_EVENTS.join(", ")}`)
+    .argument(
+      "[event]",
+      `${HOOK_EVENTS.join(" | ")} (or the host's spelling: UserPromptSubmit, BeforeAgent, …)`,
+    )
+    .option("--root <dir>", "memory root (default: $MEMDIR_ROOT, then $CLAUDE_CONFIG_DIR, then ~/.claude)")
     .option("--cwd <dir>", "project directory (default: the hook input's cwd, then the current directory)")
     .option("--dir <memory-dir>", "use this memory directory directly, bypassing project resolution")
     .option(
@@ -44,21 +54,42 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
       "answer {} if the hook takes longer than this",
       String(DEFAULT_HOOK_TIMEOUT_MS),
     )
-    .action(async (event: string, options: HookOptions) => {
-      if (!isHookEvent(event))
-        throw usageError(`hook: unknown event "${event}" (one of ${HOOK_EVENTS.join(", ")})`);
-      const timeoutMs = Number(options.timeoutMs);
-      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
-        throw usageError(
-          `hook: --timeout-ms must be a positive number of milliseconds, got "${options.timeoutMs}"`,
+    .option("--explain", "say on stderr which mode applies (whole cycle or recall only) and why")
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (given: string | undefined, options: HookOptions) => {
+      const event = given === undefined ? null : normalizeHookEvent(given);
+      const label = event ?? given ?? "(no event)";
+      const log = (reason: string) => context.io.stderr(`memdir: hook ${label}: ${reason}\n`);
+      if (event === null) {
+        log(
+          given === undefined
+            ? `no event named (one of ${HOOK_EVENTS.join(", ")}); nothing to add`
+            : `unknown event "${given}" (one of ${HOOK_EVENTS.join(", ")}); nothing to add`,
         );
-      const log = (reason: string) => context.io.stderr(`memdir: hook ${event}: ${reason}\n`);
+        context.io.stdout("{}\n");
+        return;
+      }
+      // Everything the hook has to say goes out as ONE stderr line, after its answer is known.
+      const reasons: string[] = [];
+      const say = (reason: string) => {
+        reasons.push(reason);
+      };
+      let timeoutMs = Number(options.timeoutMs);
+      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+        say(
+          `--timeout-ms must be a positive number of milliseconds, got "${options.timeoutMs}"; using ${DEFAULT_HOOK_TIMEOUT_MS}`,
+        );
+        timeoutMs = DEFAULT_HOOK_TIMEOUT_MS;
+      }
       const output = await bounded(
         timeoutMs,
         {},
-        async (signal) => hookOutput(event, await answerHook(event, options, context, signal, log)),
-        log,
+        async (signal) => hookOutput(event, await answerHook(event, options, context, signal, say)),
+        say,
       );
+      if (!("hookSpecificOutput" in output) && reasons.length === 0) say("nothing to add");
+      if (reasons.length > 0) log(reasons.join("; "));
       context.io.stdout(`${JSON.stringify(output)}\n`);
     });
 };
@@ -70,7 +101,7 @@ async function answerHook(
   signal: AbortSignal,
   log: (reason: string) => void,
 ): Promise<string | null> {
-  const stdin = context.io.stdin ? await context.io.stdin() : "";
+  const stdin = context.io.stdin ? await context.io.stdin(signal) : "";
   const input = parseHookInput(stdin);
   if (input === null) {
     log("stdin is not the hook's JSON object; nothing to add");
@@ -78,33 +109,85 @@ async function answerHook(
   }
   const env = context.env;
   const cwd = path.resolve(options.cwd ?? input.cwd ?? process.cwd());
+  // A relative --dir means the same folder whatever directory the host started the hook in.
+  const dir = options.dir ? path.resolve(cwd, options.dir) : undefined;
+  const located = { ...options, cwd, dir };
   // Project settings (auto memory off, the model) are read from the project root, as `extract`
   // and `dream` read them: an agent working in a sub-folder must not escape them.
-  const location = await locationFromOptions({ ...options, cwd }, context);
-  const config = configFromOptions({ ...options, cwd }, context, location);
-  if (event === "stop") {
-    const plan = planStopHook({
-      transcriptPath: input.transcript_path,
-      cwd,
-      config,
-      root: options.root,
-      dir: options.dir,
-    });
-    if ("skip" in plan) log(`no extraction: ${plan.skip}`);
-    else log(`extraction started in the background (pid ${spawnDetachedMemdir(plan.run, env)})`);
+  const location = await locationFromOptions(located, context);
+  const config = hookConfig(configFromOptions(located, context, location));
+  const host = hostIsClaudeCode(env, input.transcript_path, config.claudeConfigDir) ? "claude-code" : "other";
+  const mode = hookMode(config, host);
+  if (options.explain) log(`mode: ${mode.reason}`);
+  const action = HOOK_ACTIONS[event];
+  if (action === "nothing") {
+    log(`nothing to do at ${event}`);
     return null;
   }
-  if (event === "session-start") {
+  if (mode.mode === "off") {
+    log(mode.reason);
+    return null;
+  }
+  if (action === "extract")
+    return planExtraction(input, { cwd, config, options, dir, location, mode, log, env });
+  if (action === "session-context") {
     // Side by side: the warm-up check only lists folders, and never fails the hook.
     const [context] = await Promise.all([
-      sessionStartContext({ config, location }),
-      config.autoMemory ? startWarmUpIfNeeded(location.memoryDir, env, log) : null,
+      mode.mode === "full" ? sessionStartContext({ config, location }) : null,
+      startWarmUpIfNeeded(location.memoryDir, env, log),
     ]);
+    if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
     return context;
   }
-  if (input.prompt === undefined || input.prompt.trim() === "") return null;
-  const { selector } = selectorFromConfig(undefined, config);
-  return userPromptContext({ prompt: input.prompt, config, location, selector, signal });
+  if (input.prompt === undefined || input.prompt.trim() === "") {
+    log("the hook input holds no prompt");
+    return null;
+  }
+  // A model only when memdir itself is configured for one, never for a key the host happens to have.
+  const modelConfig =
+    config.model.optIn === null ? { ...config.model, provider: null, apiKey: undefined } : config.model;
+  const { selector } = selectorFromConfig(undefined, { ...config, model: modelConfig });
+  const parts = await userPromptContext({
+    prompt: input.prompt,
+    config,
+    location,
+    selector,
+    signal,
+    explicitSaves: mode.mode === "full",
+  });
+  return fitHookContext(parts);
+}
+
+function planExtraction(
+  input: HookInput,
+  state: {
+    cwd: string;
+    config: ReturnType<typeof configFromOptions>;
+    options: HookOptions;
+    dir: string | undefined;
+    location: { memoryDir: string };
+    mode: HookModeDecision;
+    log: (reason: string) => void;
+    env: NodeJS.ProcessEnv;
+  },
+): null {
+  const { log } = state;
+  if (state.mode.mode !== "full") {
+    log(`no extraction: ${state.mode.reason}`);
+    return null;
+  }
+  const plan = planStopHook({
+    transcriptPath: input.transcript_path,
+    cwd: state.cwd,
+    config: state.config,
+    root: state.options.root,
+    dir: state.dir,
+    memoryDir: state.location.memoryDir,
+    lastAssistantMessage: input.last_assistant_message ?? input.prompt_response,
+  });
+  if ("skip" in plan) log(`no extraction: ${plan.skip}`);
+  else log(`extraction started in the background (pid ${spawnDetachedMemdir(plan.run, state.env)})`);
+  return null;
 }
 
 /**

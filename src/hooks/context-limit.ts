@@ -1,0 +1,82 @@
+import { escapeAllSystemReminderTags } from "../prompts/system-reminder.ts";
+
+/**
+ * Most characters a hook's `additionalContext` may hold in total. Claude Code replaces a longer
+ * one with a preview and a file path (issue 16: a 22,118-character answer reached the model as a
+ * preview), so memdir stays inside it (docs/design.md#hook-context-limit).
+ */
+export const MAX_HOOK_CONTEXT_CHARS = 10_000;
+
+/** A body is cut rather than dropped only when at least this much of it fits. */
+const MIN_CUT_BODY_CHARS = 400;
+
+/** One part of a hook's context: its text, and the file to read the rest from when it is cut. */
+export interface ContextPart {
+  text: string;
+  /** Where the whole text lives (a memory file, `MEMORY.md`); parts without one are never cut. */
+  path?: string;
+}
+
+const SEPARATOR = "\n\n";
+
+function cutNote(path: string): string {
+  return `\n[… cut to keep this context within ${MAX_HOOK_CONTEXT_CHARS.toLocaleString("en-US")} characters; read the rest at ${path}]`;
+}
+
+/** `text` cut to at most `room` characters, at a line end when one is near, never mid-pair. */
+function cutTo(text: string, room: number): string {
+  let cut = text.slice(0, Math.max(0, room));
+  const lineEnd = cut.lastIndexOf("\n");
+  if (lineEnd > room * 0.8) cut = cut.slice(0, lineEnd);
+  // Do not leave half of a surrogate pair at the end.
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return cut;
+}
+
+/**
+ * Joins `parts` into one hook context of at most {@link MAX_HOOK_CONTEXT_CHARS} characters with
+ * no `<system-reminder>` tag in it (the host wraps the context in its own). Parts are kept in
+ * order while they fit; the first that does not is cut, with a note naming its file, when enough
+ * of it fits, and the rest are left out with one line listing their files. `null` for no parts.
+ *
+ * @example
+ * fitHookContext([{ text: notice }, { text: memory, path: "/m/feedback-x.md" }]) // "…" (≤ 10,000 characters)
+ */
+export function fitHookContext(parts: readonly ContextPart[]): string | null {
+  const kept: string[] = [];
+  const left: string[] = [];
+  let used = 0;
+  for (const part of parts) {
+    const text = escapeAllSystemReminderTags(part.text);
+    const separator = kept.length === 0 ? 0 : SEPARATOR.length;
+    if (left.length === 0 && used + separator + text.length <= MAX_HOOK_CONTEXT_CHARS) {
+      kept.push(text);
+      used += separator + text.length;
+      continue;
+    }
+    if (left.length === 0 && part.path !== undefined) {
+      const note = cutNote(part.path);
+      // Room for the "left out" line of the parts after this one, if there are any.
+      const room = MAX_HOOK_CONTEXT_CHARS - used - separator - note.length - 300;
+      if (room >= MIN_CUT_BODY_CHARS) {
+        const cut = `${cutTo(text, room)}${note}`;
+        kept.push(cut);
+        used += separator + cut.length;
+        left.push(""); // everything after a cut part is left out
+        continue;
+      }
+    }
+    left.push(part.path ?? "");
+  }
+  const named = left.filter((path) => path !== "");
+  if (named.length > 0) {
+    const line = `[${named.length} more left out to keep this context within ${MAX_HOOK_CONTEXT_CHARS.toLocaleString("en-US")} characters: ${named.join(", ")}]`;
+    if (used + SEPARATOR.length + line.length <= MAX_HOOK_CONTEXT_CHARS) kept.push(line);
+    else {
+      const short = `[${named.length} more left out to keep this context within ${MAX_HOOK_CONTEXT_CHARS.toLocaleString("en-US")} characters]`;
+      if (used + SEPARATOR.length + short.length <= MAX_HOOK_CONTEXT_CHARS) kept.push(short);
+    }
+  }
+  return kept.length === 0 ? null : kept.join(SEPARATOR);
+}
