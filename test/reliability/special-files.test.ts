@@ -109,42 +109,73 @@ function text(result: CallToolResult): string {
   return result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
 }
 
-describe("MCP memory_read on special files", () => {
+/** `memdir mcp` on `memoryDir` as a real child, with a connected MCP client. */
+async function startServer(home: string, memoryDir: string) {
+  const child = spawn(process.execPath, [...cliNodeArgs(), "mcp", "--dir", memoryDir], {
+    cwd: home,
+    env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1", MEMDIR_NO_WATCH: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  child.stderr.resume();
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const client = new Client({ name: "special-files", version: "0" });
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args }, undefined, {
+      timeout: CHILD_BOUND_MS,
+    })) as CallToolResult;
+  const stop = () => {
+    clearTimeout(killer);
+    child.kill("SIGKILL");
+  };
+  try {
+    await client.connect(childTransport(child), { timeout: CHILD_BOUND_MS });
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return { child, exited, call, stop };
+}
+
+describe("MCP memory_read on special and huge files", () => {
   it("refuses a FIFO every time, keeps answering, and the server exits when its client goes away", async () => {
     const { home, memoryDir } = memoryDirWithOne();
     mkfifo(path.join(memoryDir, "pipe.md"));
-    const child = spawn(process.execPath, [...cliNodeArgs(), "mcp", "--dir", memoryDir], {
-      cwd: home,
-      env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1", MEMDIR_NO_WATCH: "1" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    child.stderr.resume();
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const server = await startServer(home, memoryDir);
     try {
-      const client = new Client({ name: "fifo", version: "0" });
-      await client.connect(childTransport(child), { timeout: CHILD_BOUND_MS });
       // Eight reads: more than libuv's four threads, which blocked opens used to exhaust.
       for (let attempt = 0; attempt < 8; attempt++) {
-        const result = (await client.callTool(
-          { name: "memory_read", arguments: { file: "pipe.md" } },
-          undefined,
-          {
-            timeout: CHILD_BOUND_MS,
-          },
-        )) as CallToolResult;
+        const result = await server.call("memory_read", { file: "pipe.md" });
         assert.equal(result.isError, true, `read ${attempt + 1} of the FIFO is refused`);
         assert.match(text(result), /pipe\.md is not a memory: .*named pipe \(FIFO\)/);
       }
-      const list = (await client.callTool({ name: "memory_list", arguments: {} }, undefined, {
-        timeout: CHILD_BOUND_MS,
-      })) as CallToolResult;
+      const list = await server.call("memory_list", {});
       assert.match(text(list), /feedback-real-db\.md/, "the server still answers other tools");
-      child.stdin.end(); // the client goes away
-      assert.equal(await exited, 0, "the server exits on its own when stdin closes");
+      server.child.stdin.end(); // the client goes away
+      assert.equal(await server.exited, 0, "the server exits on its own when stdin closes");
     } finally {
-      clearTimeout(killer);
-      child.kill("SIGKILL");
+      server.stop();
+    }
+  });
+
+  it("reads only the part it returns of a 3 GB memory", async () => {
+    const { home, memoryDir } = memoryDirWithOne();
+    // Sparse: 3 GB on paper, a few KB on disk. Read whole, it is past Node's 2 GB buffer limit
+    // (ERR_FS_FILE_TOO_LARGE); read as far as the 100,000-character cut, it is 300 KB.
+    const huge = path.join(memoryDir, "reference-huge.md");
+    fs.writeFileSync(huge, `${memory("a huge log pasted by mistake", "first line of the log")}`);
+    fs.truncateSync(huge, 3 * 1024 ** 3);
+    const server = await startServer(home, memoryDir);
+    try {
+      const result = await server.call("memory_read", { file: "reference-huge.md" });
+      assert.notEqual(result.isError, true, text(result));
+      const output = result.structuredContent as { text: string; description: string };
+      assert.equal(output.description, "a huge log pasted by mistake");
+      assert.match(output.text, /first line of the log/);
+      assert.match(output.text, /\(cut at 100000 characters; the whole file is .*reference-huge\.md\)\n$/);
+      assert.ok(output.text.length < 100_200, `returned ${output.text.length} characters`);
+    } finally {
+      server.stop();
     }
   });
 });
