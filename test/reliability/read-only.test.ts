@@ -10,13 +10,12 @@
 // be made (some containers), those cases skip and say so. One fault needs no namespace and always
 // runs: a memory root below a regular file, where creating the memory dir fails with ENOTDIR.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import type { CliResult } from "../helpers/cli.ts";
+import { type CliResult, runCli } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
-import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const CHILD_BOUND_MS = 30_000;
@@ -46,31 +45,10 @@ function runCliOn(
   args: string[],
   options: { home: string; cwd?: string; env?: Record<string, string>; readOnly?: string },
 ): Promise<CliResult> {
-  const cli = [process.execPath, ...cliNodeArgs(), ...args];
-  const [command, ...commandArgs] = options.readOnly
-    ? ["unshare", ...(flags ?? []), "sh", "-c", READ_ONLY_THEN_RUN, "sh", options.readOnly, ...cli]
-    : cli;
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, commandArgs, {
-      cwd: options.cwd ?? options.home,
-      env: { PATH: process.env.PATH ?? "", HOME: options.home, NO_COLOR: "1", ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_BOUND_MS);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const under = options.readOnly
+    ? ["unshare", ...(flags ?? []), "sh", "-c", READ_ONLY_THEN_RUN, "sh", options.readOnly]
+    : undefined;
+  return runCli(args, { ...options, under, timeoutMs: CHILD_BOUND_MS });
 }
 
 function assertOneLineError(result: CliResult, what: string, reason: RegExp): void {
