@@ -15,6 +15,7 @@ export type MemdirErrorCode =
   | "lock-timeout"
   | "lock-lost"
   | "io"
+  | "not-a-file"
   | "frontmatter"
   | "no-model"
   | "model"
@@ -44,4 +45,20 @@ export function isMemdirError(error: unknown, code?: MemdirErrorCode): error is 
  */
 export function throwIfAborted(signal: AbortSignal | undefined, what: string): void {
   if (signal?.aborted) throw new MemdirError("aborted", `${what}: aborted`, { cause: signal.reason });
+}
+
+/**
+ * One line for an error the operating system reported (`EROFS`, `ENOSPC`, `ENOTDIR`…, as Node
+ * throws them: a `code` and a `syscall`), or null for any other error. A read-only or full disk is
+ * the user's situation, not a bug: the CLI prints this line instead of a stack trace (issue 22).
+ *
+ * @example systemErrorLine(erofs) // "cannot mkdir /m/.memdir-cache: EROFS (read-only file system)"
+ */
+export function systemErrorLine(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  const { code, syscall, path } = error as NodeJS.ErrnoException;
+  if (typeof code !== "string" || typeof syscall !== "string" || !/^E[A-Z0-9]+$/.test(code)) return null;
+  // Node's message is "EROFS: read-only file system, mkdir '/m/x'": keep the words.
+  const words = /^E[A-Z0-9]+: ([^,]+)/.exec(error.message)?.[1];
+  return `cannot ${syscall}${path ? ` ${path}` : ""}: ${code}${words ? ` (${words})` : ""}`;
 }

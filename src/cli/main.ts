@@ -1,5 +1,7 @@
+import fs from "node:fs";
+import path from "node:path";
 import { Command, CommanderError } from "commander";
-import { MemdirError } from "../errors.ts";
+import { MemdirError, systemErrorLine } from "../errors.ts";
 import type { CommandContext, RegisterCommand } from "./common.ts";
 import { type CliIO, processIO } from "./output.ts";
 
@@ -100,7 +102,38 @@ export async function main(
       io.stderr(`${error.message}\n`);
       return error.code === "usage" ? 2 : 1;
     }
+    // The file system refused (read-only, full, a file where a folder should be): one line, like
+    // every MemdirError, and the same exit code; a stack trace is kept for real bugs.
+    const systemLine = systemErrorLine(readOnlyBehindMkdir(error));
+    if (systemLine !== null) {
+      io.stderr(`memdir: ${argv[2] ?? "memdir"}: ${systemLine}\n`);
+      return 1;
+    }
     io.stderr(`memdir: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 1;
+  }
+}
+
+/**
+ * Node's recursive `mkdir` reports a read-only file system as ENOENT (the folder's parent
+ * exists); tell the user the real reason: the nearest existing folder is not writable (EROFS).
+ */
+function readOnlyBehindMkdir(error: unknown): unknown {
+  const failed = error as NodeJS.ErrnoException;
+  if (failed?.code !== "ENOENT" || failed.syscall !== "mkdir" || typeof failed.path !== "string")
+    return error;
+  let folder = path.dirname(failed.path);
+  while (!fs.existsSync(folder) && path.dirname(folder) !== folder) folder = path.dirname(folder);
+  try {
+    fs.accessSync(folder, fs.constants.W_OK);
+    return error;
+  } catch (probe) {
+    return (probe as NodeJS.ErrnoException).code === "EROFS"
+      ? Object.assign(new Error(`EROFS: read-only file system, mkdir '${failed.path}'`), {
+          code: "EROFS",
+          syscall: "mkdir",
+          path: failed.path,
+        })
+      : error;
   }
 }

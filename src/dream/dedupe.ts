@@ -1,7 +1,7 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { INDEX_FILE, parseIndex } from "../memdir/index-file.ts";
+import { readRegularText } from "../memdir/regular-file.ts";
 import { scanHeaders } from "../memdir/scan.ts";
 import { removeMemory, saveMemory } from "../memdir/write.ts";
 import type { Clock, MemoryType } from "../types.ts";
@@ -187,11 +187,11 @@ export function findDuplicateGroups(memories: readonly MemoryDocument[]): Duplic
 /** Reads every memory with a valid type and description (others are left alone). */
 export async function loadMemoryDocuments(memoryDir: string): Promise<MemoryDocument[]> {
   const headers = await scanHeaders(memoryDir, { cache: null });
-  const indexText = await fs.readFile(path.join(memoryDir, INDEX_FILE), "utf8").catch(() => "");
+  const indexText = await readRegularText(path.join(memoryDir, INDEX_FILE)).catch(() => "");
   const indexed = new Set(parseIndex(indexText).map((entry) => entry.file));
   const documents: MemoryDocument[] = [];
   for (const header of headers) {
-    const text = await fs.readFile(header.path, "utf8").catch(() => null);
+    const text = await readRegularText(header.path).catch(() => null);
     if (text === null) continue;
     const parsed = parseFrontmatter(text);
     if (!parsed.type || !parsed.description) continue;
@@ -214,10 +214,10 @@ export async function applyDuplicateGroups(
 ): Promise<{ merged: string[]; removed: string[] }> {
   const merged: string[] = [];
   const removed: string[] = [];
-  const indexText = await fs.readFile(path.join(memoryDir, INDEX_FILE), "utf8").catch(() => "");
+  const indexText = await readRegularText(path.join(memoryDir, INDEX_FILE)).catch(() => "");
   const entries = parseIndex(indexText);
   for (const group of groups) {
-    const current = await fs.readFile(path.join(memoryDir, group.keep), "utf8").catch(() => "");
+    const current = await readRegularText(path.join(memoryDir, group.keep)).catch(() => "");
     const needsIndexLine = !entries.some((e) => e.file === group.keep);
     if (parseFrontmatter(current).body !== group.mergedBody || needsIndexLine) {
       const borrowed = entries.find((e) => group.remove.includes(e.file));

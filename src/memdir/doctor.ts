@@ -13,6 +13,7 @@ import {
   readIndex,
 } from "./index-file.ts";
 import { processIsAlive } from "./lease.ts";
+import { nullUnlessRefused, readRegularFile } from "./regular-file.ts";
 import { HEADER_MAX_LINES, scanHeaders } from "./scan.ts";
 import { findSecrets, secretKindPhrase } from "./secrets.ts";
 import { defaultTitle, updateIndex, withMemoryLock } from "./write.ts";
@@ -90,7 +91,7 @@ export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[
         message: `${header.file} has no line in ${INDEX_FILE}`,
       });
     }
-    const bytes = await fs.readFile(header.path).catch(() => null);
+    const bytes = await readRegularFile(header.path).then((read) => read.bytes, nullUnlessRefused);
     if (bytes === null) continue;
     const contentIssue = fileContentIssue(header.file, bytes);
     if (contentIssue) issues.push(contentIssue);

@@ -1,7 +1,7 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { oneLine } from "./memory-names.ts";
+import { readRegularText } from "./regular-file.ts";
 
 /** Load limits of `MEMORY.md` (docs/design.md#the-index). */
 export const INDEX_MAX_LINES = 200;
@@ -48,8 +48,9 @@ export async function readIndex(memoryDir: string): Promise<IndexRead> {
   const indexPath = path.join(memoryDir, INDEX_FILE);
   let raw: string;
   try {
-    raw = await fs.readFile(indexPath, "utf8");
+    raw = await readRegularText(indexPath);
   } catch (error) {
+    if (error instanceof MemdirError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
       return {

@@ -1,5 +1,6 @@
-import fs from "node:fs/promises";
+import type fs from "node:fs/promises";
 import { MemdirError } from "../errors.ts";
+import { openRegularFile } from "./regular-file.ts";
 
 /** Surfacing limits for one memory body (docs/design.md#surfacing). */
 export const MEMORY_MAX_LINES = 200;
@@ -31,18 +32,22 @@ export async function readMemoryCapped(
   const maxLines = options.maxLines ?? MEMORY_MAX_LINES;
   const maxBytes = options.maxBytes ?? MEMORY_MAX_BYTES;
   let handle: fs.FileHandle;
+  let fileBytes: number;
   try {
-    handle = await fs.open(filePath, "r");
+    // Never blocks: a FIFO or device is refused before a byte is read (docs/design.md#reading-files).
+    ({
+      handle,
+      stat: { size: fileBytes },
+    } = await openRegularFile(filePath));
   } catch (error) {
+    if (error instanceof MemdirError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT")
       throw new MemdirError("not-found", `read: no memory file at ${filePath}`, { cause: error });
     throw new MemdirError("io", `read: cannot open ${filePath}: ${code ?? String(error)}`, { cause: error });
   }
   let head: Buffer;
-  let fileBytes: number;
   try {
-    fileBytes = (await handle.stat()).size;
     // One byte past the cap tells "exactly maxBytes" from "more than maxBytes".
     head = Buffer.alloc(Math.min(maxBytes + 1, Math.max(fileBytes, 0) + 1));
     let filled = 0;

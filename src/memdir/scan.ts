@@ -1,10 +1,11 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { throwIfAborted } from "../errors.ts";
 import type { MemoryHeader } from "../types.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import { type CachedHeader, HEADER_MAX_BYTES, HEADER_MAX_LINES, HeaderCache } from "./header-cache.ts";
+import { openRegularFileSync } from "./regular-file.ts";
 import {
   type Candidate,
   ListedCandidates,
@@ -232,7 +233,7 @@ async function readMissingHeaders(
  * newline that ends the last one.
  */
 function readHeadLinesSync(filePath: string, maxLines: number, chunk: Buffer): string {
-  const fd = openSync(filePath, "r");
+  const fd = openRegularFileSync(filePath); // never blocks on a FIFO swapped in after the listing
   try {
     let buffer = chunk;
     let total = 0;

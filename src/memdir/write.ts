@@ -15,6 +15,7 @@ import {
 } from "./index-file.ts";
 import { assertStillLocked, type LockOptions, withMemoryLock } from "./lock.ts";
 import { defaultTitle, oneLine, shorten, slugFor } from "./memory-names.ts";
+import { nullUnlessRefused, readRegularText } from "./regular-file.ts";
 import { fileNameRefusal, memoryFileRefusal, resolveInsideMemoryDir } from "./safe-path.ts";
 import { assertNoSecrets } from "./secrets.ts";
 
@@ -97,7 +98,7 @@ export async function saveMemory(
       const target = file
         ? await checkedTarget(memoryDir, file, { newName: true })
         : await freeTarget(memoryDir, slugFor(type, description));
-      const existing = await fs.readFile(target.path, "utf8").catch(() => null);
+      const existing = await readRegularText(target.path).catch(nullUnlessRefused);
       const extra = existing === null ? {} : extraFields(existing);
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
@@ -391,7 +392,7 @@ async function exists(filePath: string): Promise<boolean> {
 
 async function readText(filePath: string): Promise<string> {
   try {
-    return await fs.readFile(filePath, "utf8");
+    return await readRegularText(filePath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
     throw asIoError(error, filePath);

@@ -19,6 +19,8 @@ export function runCli(
     input?: string;
     home: string;
     timeoutMs?: number;
+    /** A command the CLI runs under (its arguments end with the CLI's), e.g. `["unshare", "--mount", …]`. */
+    under?: string[];
   },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
@@ -28,7 +30,8 @@ export function runCli(
       NO_COLOR: "1",
     };
     for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
-    const child = spawn(process.execPath, [...cliNodeArgs(), ...args], {
+    const [command, ...commandArgs] = [...(options.under ?? []), process.execPath, ...cliNodeArgs(), ...args];
+    const child = spawn(command, commandArgs, {
       cwd: options.cwd ?? options.home,
       env,
       stdio: ["pipe", "pipe", "pipe"],

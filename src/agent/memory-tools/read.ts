@@ -1,7 +1,7 @@
-import fs from "node:fs/promises";
 import { z } from "zod";
-import { MemdirError } from "../../errors.ts";
+import { isMemdirError, MemdirError } from "../../errors.ts";
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { readRegularFile } from "../../memdir/regular-file.ts";
 import { resolveInsideMemoryDir } from "../../memdir/safe-path.ts";
 import { errorMessage } from "../tools/spec.ts";
 import { memoryFileSchema, memorySummary, memorySummarySchema } from "./shared.ts";
@@ -9,6 +9,9 @@ import { defineMemoryTool, type MemoryToolSpec, memoryDirOf } from "./spec.ts";
 
 /** A memory is a short note; anything longer is cut here so one file cannot flood the context. */
 const MAX_READ_CHARS = 100_000;
+// A UTF-16 unit takes at most 3 UTF-8 bytes (a 4-byte character is 2 units), so this many bytes
+// always hold more than MAX_READ_CHARS characters: a 50 MB file costs a 300 KB read (issue 22).
+const MAX_READ_BYTES = 3 * MAX_READ_CHARS + 3;
 
 const inputSchema = z.object({ file: memoryFileSchema });
 
@@ -21,10 +24,15 @@ const outputSchema = memorySummarySchema.extend({
 export type ReadToolInput = z.infer<typeof inputSchema>;
 export type ReadToolOutput = z.infer<typeof outputSchema>;
 
-/** The text of a memory file inside the memory dir, or a readable refusal (never a throw for expected cases). */
+/**
+ * The text of a memory file inside the memory dir (its first `maxBytes` bytes when given), or a
+ * readable refusal (never a throw for expected cases). A FIFO, socket or device is refused
+ * without blocking (docs/design.md#reading-files).
+ */
 export async function readMemoryFile(
   memoryDir: string,
   file: string,
+  options: { maxBytes?: number } = {},
 ): Promise<
   { ok: true; file: string; path: string; text: string; mtimeMs: number } | { ok: false; message: string }
 > {
@@ -33,12 +41,20 @@ export async function readMemoryFile(
   if (!target.file.toLowerCase().endsWith(".md"))
     return { ok: false, message: `memdir: read: memory files end in .md: ${JSON.stringify(file)}` };
   try {
-    const stat = await fs.stat(target.path);
-    if (stat.isDirectory())
-      return { ok: false, message: `memdir: read: ${target.file} is a folder, not a memory` };
-    const text = await fs.readFile(target.path, "utf8");
-    return { ok: true, file: target.file, path: target.path, text, mtimeMs: stat.mtimeMs };
+    const { bytes, stat } = await readRegularFile(target.path, { maxBytes: options.maxBytes });
+    return {
+      ok: true,
+      file: target.file,
+      path: target.path,
+      text: bytes.toString("utf8"),
+      mtimeMs: stat.mtimeMs,
+    };
   } catch (error) {
+    if (isMemdirError(error, "not-a-file"))
+      return {
+        ok: false,
+        message: `memdir: read: ${target.file} is not a memory: ${error.message.replace(/^memdir: read: /, "")}`,
+      };
     if ((error as NodeJS.ErrnoException).code === "ENOENT")
       return { ok: false, message: `memdir: read: no memory ${target.file} in ${memoryDir}` };
     throw new MemdirError("io", `read: ${target.path}: ${errorMessage(error)}`, { cause: error });
@@ -59,7 +75,7 @@ export function createReadTool(): MemoryToolSpec<ReadToolInput, ReadToolOutput> 
     async run(input, context) {
       const memoryDir = memoryDirOf(context, "memory_read");
       if (typeof memoryDir !== "string") return memoryDir;
-      const read = await readMemoryFile(memoryDir, input.file);
+      const read = await readMemoryFile(memoryDir, input.file, { maxBytes: MAX_READ_BYTES });
       if (!read.ok) return read;
       const cut = read.text.length > MAX_READ_CHARS;
       const text = cut

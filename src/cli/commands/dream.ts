@@ -139,9 +139,26 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
       io.stdout(
         "no model configured: running the offline duplicate merge (set ANTHROPIC_API_KEY for a full consolidation)\n",
       );
-    const result: ConsolidationResult = client
-      ? await runConsolidation({ memoryDir, projectDir, client, mode })
-      : await runOfflineConsolidation({ memoryDir, mode });
+    // SIGTERM or SIGINT cancels the run: the agent stops, the lock's mtime is wound back, so a
+    // killed dream does not count as a consolidation for the time gate (issue 22). A second
+    // signal finds no listener and ends the process the default way.
+    const controller = new AbortController();
+    let stoppedBy: NodeJS.Signals | null = null;
+    const onSignal = (signal: NodeJS.Signals) => {
+      stoppedBy = signal;
+      controller.abort(new Error(`consolidation was cancelled by ${signal}`));
+    };
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+    let result: ConsolidationResult;
+    try {
+      result = client
+        ? await runConsolidation({ memoryDir, projectDir, client, mode, signal: controller.signal })
+        : await runOfflineConsolidation({ memoryDir, mode });
+    } finally {
+      process.removeListener("SIGTERM", onSignal);
+      process.removeListener("SIGINT", onSignal);
+    }
     if (options.json) {
       printJson(io, {
         status: result.status,
@@ -158,6 +175,8 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
       });
     } else printResult(context.io.stdout, result);
     if (result.status === "failed") context.setExitCode(1);
+    // 128 + the signal's number, as a shell reports a process the signal ended.
+    if (stoppedBy !== null) context.setExitCode(stoppedBy === "SIGINT" ? 130 : 143);
   });
 };
 

@@ -1,6 +1,6 @@
-import fs from "node:fs/promises";
 import { MemdirError } from "../../errors.ts";
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { readRegularFile } from "../../memdir/regular-file.ts";
 import { assertInsideMemoryDir } from "../../memdir/safe-path.ts";
 import { isoTime } from "../../memdir/scan.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
@@ -23,10 +23,11 @@ export const registerShowCommand: RegisterCommand = (program, context) => {
     let text: string;
     let mtimeMs: number;
     try {
-      const [content, stat] = await Promise.all([fs.readFile(target.path, "utf8"), fs.stat(target.path)]);
-      text = content;
+      const { bytes, stat } = await readRegularFile(target.path);
+      text = bytes.toString("utf8");
       mtimeMs = stat.mtimeMs;
     } catch (error) {
+      if (error instanceof MemdirError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT")
         throw new MemdirError("not-found", `show: no memory ${target.file} in ${location.memoryDir}`);

@@ -1,5 +1,11 @@
-import { close as closeCallback, open as openCallback, read as readCallback } from "node:fs";
+import {
+  close as closeCallback,
+  fstat as fstatCallback,
+  open as openCallback,
+  read as readCallback,
+} from "node:fs";
 import { promisify } from "node:util";
+import { assertRegularFile, NONBLOCKING_READ_FLAGS } from "../../memdir/regular-file.ts";
 
 /** How many files are read at once while (re)indexing. */
 export const READ_CONCURRENCY = 16;
@@ -11,6 +17,7 @@ export const READ_CONCURRENCY = 16;
 export const INDEX_MAX_BYTES = 64 * 1024;
 const openFile = promisify(openCallback);
 const readInto = promisify(readCallback);
+const fstatFile = promisify(fstatCallback);
 const closeFile = promisify(closeCallback);
 
 /**
@@ -26,8 +33,10 @@ export class IndexedPartReader {
    * UTF-8 sequence is indexed.
    */
   async read(filePath: string): Promise<string> {
-    const fd = await openFile(filePath, "r");
+    // Opened without blocking and checked first: a FIFO swapped in must not hang (docs/design.md#reading-files).
+    const fd = await openFile(filePath, NONBLOCKING_READ_FLAGS);
     try {
+      assertRegularFile(filePath, await fstatFile(fd));
       // One byte past the cap tells a file of exactly the cap from a longer one. Buffers are
       // reused: a fresh 64 KB per file would be 1.3 GB of short-lived allocations at 20,000 files.
       const buffer = this.#spareBuffers.pop() ?? Buffer.allocUnsafeSlow(INDEX_MAX_BYTES + 1);
