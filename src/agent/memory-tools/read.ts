@@ -1,7 +1,7 @@
-import fs from "node:fs/promises";
 import { z } from "zod";
 import { MemdirError } from "../../errors.ts";
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { openReadableInside } from "../../memdir/open-safely.ts";
 import { resolveInsideMemoryDir } from "../../memdir/safe-path.ts";
 import { errorMessage } from "../tools/spec.ts";
 import { memoryFileSchema, memorySummary, memorySummarySchema } from "./shared.ts";
@@ -33,12 +33,18 @@ export async function readMemoryFile(
   if (!target.file.toLowerCase().endsWith(".md"))
     return { ok: false, message: `memdir: read: memory files end in .md: ${JSON.stringify(file)}` };
   try {
-    const stat = await fs.stat(target.path);
-    if (stat.isDirectory())
-      return { ok: false, message: `memdir: read: ${target.file} is a folder, not a memory` };
-    const text = await fs.readFile(target.path, "utf8");
-    return { ok: true, file: target.file, path: target.path, text, mtimeMs: stat.mtimeMs };
+    // Opened first, then checked: a folder swapped for a symlink after the path check is refused.
+    const { handle, stat } = await openReadableInside(memoryDir, target.path);
+    try {
+      if (stat.isDirectory())
+        return { ok: false, message: `memdir: read: ${target.file} is a folder, not a memory` };
+      const text = await handle.readFile("utf8");
+      return { ok: true, file: target.file, path: target.path, text, mtimeMs: stat.mtimeMs };
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
+    if (error instanceof MemdirError) return { ok: false, message: error.message };
     if ((error as NodeJS.ErrnoException).code === "ENOENT")
       return { ok: false, message: `memdir: read: no memory ${target.file} in ${memoryDir}` };
     throw new MemdirError("io", `read: ${target.path}: ${errorMessage(error)}`, { cause: error });
