@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { writeFileAtomic } from "../memdir/atomic.ts";
+import { removeFileInside } from "../memdir/open-safely.ts";
 import { isMemoryFileName, scanHeaders } from "../memdir/scan.ts";
 import type { Clock } from "../types.ts";
 import type { FileChange, HistoryEntry, HistoryKind } from "./history-types.ts";
@@ -151,7 +152,10 @@ export async function journalRevert(
     if (!isMemoryFileName(change.file) && change.file !== "MEMORY.md") continue;
     const live = path.join(memoryDir, change.file);
     if (change.change === "added") {
-      await fs.rm(live, { force: true });
+      // Through the pinned folder: a folder swapped for a symlink cannot redirect the undo.
+      await removeFileInside(memoryDir, live).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      });
       continue;
     }
     const prior = await readOrNull(path.join(memoryDir, JOURNAL_DIR, target.id, "before", change.file));
@@ -160,8 +164,7 @@ export async function journalRevert(
         "not-found",
         `history: ${target.id}: the prior version of ${change.file} is missing`,
       );
-    await fs.mkdir(path.dirname(live), { recursive: true });
-    await writeFileAtomic(live, prior);
+    await writeFileAtomic(live, prior, { inside: memoryDir });
   }
   return recording.finish("undo", `${target.kind}: ${target.message}`, { undoes: target.id });
 }

@@ -34,3 +34,24 @@ export function recordReliability(family: ReliabilityFamily, counts: Reliability
   };
   fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
 }
+
+/**
+ * Runs one attack, secret, race or fault check and records it: `tried` once, and one escape
+ * (or loss) when the check fails, i.e. the refusal or the guarantee it asserts did not hold.
+ *
+ * @example it(testCase.name, () => counted("escapes", () => expectRefused(testCase, tool)));
+ */
+export async function counted<T>(
+  family: ReliabilityFamily,
+  check: () => T | Promise<T>,
+  failure: "escapes" | "losses" = "escapes",
+): Promise<T> {
+  try {
+    const result = await check();
+    recordReliability(family, { tried: 1 });
+    return result;
+  } catch (error) {
+    recordReliability(family, { tried: 1, [failure]: 1 });
+    throw error;
+  }
+}
