@@ -24,12 +24,8 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const DIRECTORY = constants.O_DIRECTORY ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
-let procFd: boolean | undefined;
-/** True where `/proc/self/fd/N` names what descriptor N has open (Linux). */
-function hasProcFd(): boolean {
-  procFd ??= process.platform === "linux" && existsSync("/proc/self/fd");
-  return procFd;
-}
+/** True where `/proc/self/fd/N` names what descriptor N has open (Linux); a fact of the platform. */
+const PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
 
 function swapped(where: string, cause?: unknown): MemdirError {
   return new MemdirError(
@@ -76,7 +72,7 @@ export async function openFolderInside(
   const segments = folder.split(/[\\/]/).filter((segment) => segment !== "" && segment !== ".");
   if (segments.includes("..")) throw swapped(folder);
   if (options.create) await fsp.mkdir(root, { recursive: true });
-  if (!hasProcFd() || process.platform === "win32") return openByPath(root, segments, options);
+  if (!PROC_FD) return openByPath(root, segments, options);
   let handle = await openDirectory(root, root);
   try {
     for (const segment of segments) {
@@ -187,7 +183,7 @@ export async function openReadableInside(
   try {
     const stat = await handle.stat();
     const realRoot = await fsp.realpath(memoryDir);
-    const real = hasProcFd()
+    const real = PROC_FD
       ? await fsp.readlink(`/proc/self/fd/${handle.fd}`)
       : await fsp.realpath(filePath).then(async (resolved) => {
           const named = await fsp.stat(resolved);
@@ -209,7 +205,7 @@ export function openReadableInsideSync(realRoot: string, filePath: string): numb
   const fd = openSync(filePath, constants.O_RDONLY | NONBLOCK);
   try {
     let real: string;
-    if (hasProcFd()) real = readlinkSync(`/proc/self/fd/${fd}`);
+    if (PROC_FD) real = readlinkSync(`/proc/self/fd/${fd}`);
     else {
       const opened = fstatSync(fd);
       real = realpathSync(filePath);
