@@ -53,7 +53,10 @@ if (compile.status !== 0) {
   process.exit(1);
 }
 
-const summaryFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "memdir-tests-")), "summary.txt");
+const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-tests-"));
+const summaryFile = path.join(runDir, "summary.txt");
+// Reliability tests append what they tried and observed here (test/helpers/reliability-counts.ts).
+const countsFile = path.join(runDir, "reliability-counts.jsonl");
 const result = spawnSync(
   process.execPath,
   [
@@ -67,9 +70,42 @@ const result = spawnSync(
     `--test-reporter-destination=${summaryFile}`,
     ...files,
   ],
-  { cwd: root, stdio: "inherit", env: { ...process.env, NO_COLOR: "1", MEMDIR_TEST_BUILD: build } },
+  {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, NO_COLOR: "1", MEMDIR_TEST_BUILD: build, MEMDIR_RELIABILITY_COUNTS: countsFile },
+  },
 );
+if (files.some((f) => f.split(path.sep).includes("reliability"))) {
+  for (const line of reliabilityLines(countsFile)) console.log(line);
+}
 const summary = fs.existsSync(summaryFile) ? fs.readFileSync(summaryFile, "utf8").trimEnd() : "";
 if (summary) console.log(summary);
 else console.log("0 passed, 1 failed, 0 skipped");
 process.exit(result.status ?? 1);
+
+/**
+ * One line per reliability family, summed from the counts the tests recorded: what was tried and
+ * how many escapes, losses and hangs were observed (issue #22's "done means").
+ */
+function reliabilityLines(file) {
+  const families = [
+    ["escapes", "escapes tried"],
+    ["secrets", "secrets tried"],
+    ["races", "races run"],
+    ["faults", "faults injected"],
+  ];
+  const totals = new Map(families.map(([family]) => [family, { tried: 0, escapes: 0, losses: 0, hangs: 0 }]));
+  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const counts = JSON.parse(line);
+    const total = totals.get(counts.family);
+    if (!total) continue;
+    for (const key of ["tried", "escapes", "losses", "hangs"]) total[key] += Number(counts[key]) || 0;
+  }
+  return families.map(([family, label]) => {
+    const t = totals.get(family);
+    return `reliability: ${label}: ${t.tried} — ${t.escapes} escapes, ${t.losses} losses, ${t.hangs} hangs`;
+  });
+}

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { constants as fsConstants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
+import { openFolderInside, type PinnedFolder } from "./open-safely.ts";
 
 // Temp files: `.NAME.PID.RANDOM.memdir-tmp` in the target's folder. The leading dot and the
 // suffix keep them out of scans; the PID lets `doctor --fix` tell a dead writer's leftovers apart.
@@ -17,34 +19,58 @@ const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]+\.memdir-tmp$/;
 /**
  * Writes `data` to `filePath` atomically: a temp file in the same folder is written, fsynced and
  * renamed over the target, so a reader (or a crash) sees the old file or the new one, never a
- * mix.
+ * mix. With `inside` (the memory dir holding `filePath`), the target's folder is opened first,
+ * created as needed, one component at a time without following links, and the temp file is
+ * created, renamed and cleaned up through that open folder: a folder swapped for a symlink after
+ * the path check cannot redirect the write (docs/design.md#path-safety).
  *
  * @example
  * await writeFileAtomic("/…/memory/MEMORY.md", "- [A](a.md) — a\n");
  */
-export async function writeFileAtomic(filePath: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(
+  filePath: string,
+  data: string | Uint8Array,
+  options: { inside?: string } = {},
+): Promise<void> {
   const dir = path.dirname(filePath);
-  const temp = path.join(
-    dir,
-    `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`,
-  );
+  const base = path.basename(filePath);
+  const tempName = `.${base}.${process.pid}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
+  let folder: PinnedFolder | null = null;
+  const at = (name: string) => (folder ? folder.entry(name) : path.join(dir, name));
   try {
-    const handle = await fs.open(temp, "wx", 0o644);
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
+    if (options.inside) {
+      const relative = path.relative(path.resolve(options.inside), path.resolve(dir));
+      folder = await openFolderInside(options.inside, relative, { create: true });
     }
-    await fs.rename(temp, filePath);
+    try {
+      const handle = await fs.open(
+        at(tempName),
+        fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0),
+        0o644,
+      );
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await folder?.verify();
+      await fs.rename(at(tempName), at(base));
+    } catch (error) {
+      await fs.rm(at(tempName), { force: true }).catch(() => undefined);
+      throw error;
+    }
+    if (folder) await folder.sync();
+    else await syncDirectory(dir);
   } catch (error) {
-    await fs.rm(temp, { force: true }).catch(() => undefined);
+    if (error instanceof MemdirError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new MemdirError("io", `write: cannot write ${filePath}: ${code ?? String(error)}`, {
       cause: error,
     });
+  } finally {
+    await folder?.close().catch(() => undefined);
   }
-  await syncDirectory(dir);
 }
 
 async function syncDirectory(dir: string): Promise<void> {

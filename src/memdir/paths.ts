@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { processEnv, projectDirNameFromEnv, resolveRoot } from "../config.ts";
 import { MemdirError } from "../errors.ts";
+import { openFolderInside } from "./open-safely.ts";
 
 /** Where one project's memory lives (docs/design.md#locating-memory). */
 export interface MemoryLocation {
@@ -231,10 +232,17 @@ export async function ensureMemoryDir(location: MemoryLocation): Promise<void> {
 }
 
 async function writeMarker(memoryDir: string, projectRoot: string, { replace }: { replace: boolean }) {
-  const marker = path.join(memoryDir, PROJECT_MARKER);
-  const temp = `${marker}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  await fsp.writeFile(temp, `${JSON.stringify({ projectRoot })}\n`);
+  // Through the memory dir opened without following links: a memory dir that is a symlink (or
+  // is swapped for one) never receives the marker (docs/design.md#path-safety).
+  const folder = await openFolderInside(memoryDir, "").catch((error: unknown) => {
+    if (error instanceof MemdirError && error.code === "path-outside") return null;
+    throw error;
+  });
+  if (!folder) return;
+  const marker = folder.entry(PROJECT_MARKER);
+  const temp = folder.entry(`${PROJECT_MARKER}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
+    await fsp.writeFile(temp, `${JSON.stringify({ projectRoot })}\n`, { flag: "wx" });
     if (replace) {
       await fsp.rename(temp, marker);
       return;
@@ -256,6 +264,7 @@ async function writeMarker(memoryDir: string, projectRoot: string, { replace }: 
     }
   } finally {
     await fsp.rm(temp, { force: true });
+    await folder.close();
   }
 }
 

@@ -1,5 +1,6 @@
 import type fs from "node:fs/promises";
 import { MemdirError } from "../errors.ts";
+import { openReadableInside } from "./open-safely.ts";
 import { openRegularFile } from "./regular-file.ts";
 
 /** Surfacing limits for one memory body (docs/design.md#surfacing). */
@@ -21,24 +22,29 @@ export interface CappedRead {
  * Reads a memory file up to `maxLines` lines AND `maxBytes` bytes (docs/design.md#surfacing), reading no
  * more than `maxBytes + 1` bytes from disk and never cutting a UTF-8 character. When a limit cuts
  * the file, a note naming that limit and the full path is appended so the model can read the rest.
+ * With `memoryDir`, a file that turns out to lie outside it (a folder swapped for a symlink after
+ * the file was listed) is refused with `path-outside` instead of read (docs/design.md#path-safety).
  *
  * @example
  * const { content, truncated } = await readMemoryCapped("/…/memory/feedback-real-database.md");
  */
 export async function readMemoryCapped(
   filePath: string,
-  options: { maxLines?: number; maxBytes?: number } = {},
+  options: { maxLines?: number; maxBytes?: number; memoryDir?: string } = {},
 ): Promise<CappedRead> {
   const maxLines = options.maxLines ?? MEMORY_MAX_LINES;
   const maxBytes = options.maxBytes ?? MEMORY_MAX_BYTES;
   let handle: fs.FileHandle;
   let fileBytes: number;
   try {
-    // Never blocks: a FIFO or device is refused before a byte is read (docs/design.md#reading-files).
+    // Never blocks: a FIFO or device is refused before a byte is read (docs/design.md#reading-files);
+    // with the memory dir, opened first and then checked to lie inside (docs/design.md#path-safety).
     ({
       handle,
       stat: { size: fileBytes },
-    } = await openRegularFile(filePath));
+    } = options.memoryDir
+      ? await openReadableInside(options.memoryDir, filePath)
+      : await openRegularFile(filePath));
   } catch (error) {
     if (error instanceof MemdirError) throw error;
     const code = (error as NodeJS.ErrnoException).code;

@@ -82,9 +82,13 @@ export function openRegularFileSync(filePath: string): number {
  */
 export async function readRegularFile(
   filePath: string,
-  options: { maxBytes?: number } = {},
+  options: {
+    maxBytes?: number;
+    /** How to open it (default {@link openRegularFile}; the memory tools pin it inside the memory dir). */
+    open?: (filePath: string) => Promise<{ handle: fs.FileHandle; stat: Stats }>;
+  } = {},
 ): Promise<{ bytes: Buffer; stat: Stats }> {
-  const { handle, stat } = await openRegularFile(filePath);
+  const { handle, stat } = await (options.open ?? openRegularFile)(filePath);
   try {
     const wanted = Math.min(options.maxBytes ?? Number.POSITIVE_INFINITY, stat.size);
     // The size can grow between fstat and read: read up to what was asked, then stop at the end.

@@ -5,7 +5,7 @@ import { throwIfAborted } from "../errors.ts";
 import type { MemoryHeader } from "../types.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import { type CachedHeader, HEADER_MAX_BYTES, HEADER_MAX_LINES, HeaderCache } from "./header-cache.ts";
-import { openRegularFileSync } from "./regular-file.ts";
+import { openReadableInsideSync } from "./open-safely.ts";
 import {
   type Candidate,
   ListedCandidates,
@@ -134,7 +134,7 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
   }
   const readsBefore = cache?.reads ?? 0;
   try {
-    await readMissingHeaders(chosen, misses, headers, cache, state.readChunk, options.signal);
+    await readMissingHeaders(realRoot, chosen, misses, headers, cache, state.readChunk, options.signal);
   } finally {
     // Also after an abort (a hook's time bound): the headers read so far are kept for next time.
     // Every cached entry is one of this scan's files when the cache holds exactly the hits plus
@@ -184,6 +184,7 @@ async function sortedCandidates(
 
 /** Reads and parses the headers at `misses` (indexes into `chosen`), filling `headers` and the cache. */
 async function readMissingHeaders(
+  realRoot: string,
   chosen: readonly Candidate[],
   misses: readonly number[],
   headers: (MemoryHeader | null)[],
@@ -205,7 +206,7 @@ async function readMissingHeaders(
       const candidate = chosen[i];
       let text: string;
       try {
-        text = readHeadLinesSync(candidate.path, HEADER_MAX_LINES, chunk);
+        text = readHeadLinesSync(realRoot, candidate.path, HEADER_MAX_LINES, chunk);
       } catch {
         continue; // unreadable or vanished: skipped
       }
@@ -232,8 +233,9 @@ async function readMissingHeaders(
  * {@link HEADER_MAX_BYTES}) with one reused buffer (`chunk`), and returns them as text without the
  * newline that ends the last one.
  */
-function readHeadLinesSync(filePath: string, maxLines: number, chunk: Buffer): string {
-  const fd = openRegularFileSync(filePath); // never blocks on a FIFO swapped in after the listing
+function readHeadLinesSync(realRoot: string, filePath: string, maxLines: number, chunk: Buffer): string {
+  // Opened, then checked to lie inside: a folder swapped for a symlink since the listing is skipped.
+  const fd = openReadableInsideSync(realRoot, filePath);
   try {
     let buffer = chunk;
     let total = 0;

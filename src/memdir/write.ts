@@ -15,6 +15,7 @@ import {
 } from "./index-file.ts";
 import { assertStillLocked, type LockOptions, withMemoryLock } from "./lock.ts";
 import { defaultTitle, oneLine, shorten, slugFor } from "./memory-names.ts";
+import { readTextInside, removeFileInside } from "./open-safely.ts";
 import { nullUnlessRefused, readRegularText } from "./regular-file.ts";
 import { fileNameRefusal, memoryFileRefusal, resolveInsideMemoryDir } from "./safe-path.ts";
 import { assertNoSecrets } from "./secrets.ts";
@@ -98,7 +99,7 @@ export async function saveMemory(
       const target = file
         ? await checkedTarget(memoryDir, file, { newName: true })
         : await freeTarget(memoryDir, slugFor(type, description));
-      const existing = await readRegularText(target.path).catch(nullUnlessRefused);
+      const existing = await readTextInside(memoryDir, target.path).catch(nullUnlessRefused);
       const extra = existing === null ? {} : extraFields(existing);
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
@@ -107,18 +108,18 @@ export async function saveMemory(
       const hook = shorten(oneLine(input.hook ?? "") || description, MAX_HOOK_CHARS);
       const updated = upsertIndexLine(index, { title, file: target.file, hook });
 
-      await fs.mkdir(path.dirname(target.path), { recursive: true });
       await assertStillLocked(memoryDir);
-      await writeFileAtomic(target.path, serializeMemory({ description, type, body, extra }));
+      const text = serializeMemory({ description, type, body, extra });
+      await writeFileAtomic(target.path, text, { inside: memoryDir });
       // The file and its index line change together or not at all: when the index cannot be
       // written (a full disk, a lost lease), the file goes back to what it was.
       try {
         if (updated !== index) {
           await assertStillLocked(memoryDir);
-          await writeFileAtomic(indexPath, updated);
+          await writeFileAtomic(indexPath, updated, { inside: memoryDir });
         }
       } catch (error) {
-        await restoreFile(target.path, existing);
+        await restoreFile(memoryDir, target.path, existing);
         throw error;
       }
       const indexWarning = indexWarningFor(updated);
@@ -153,11 +154,8 @@ export async function removeMemory(
       const target = await checkedTarget(memoryDir, file);
       let removedFile = true;
       try {
-        const stat = await fs.lstat(target.path);
-        if (stat.isDirectory())
-          throw new MemdirError("invalid-input", `write: ${target.file} is a folder, not a memory`);
         await assertStillLocked(memoryDir);
-        await fs.rm(target.path);
+        await removeFileInside(memoryDir, target.path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw asIoError(error, target.path);
         removedFile = false;
@@ -167,7 +165,7 @@ export async function removeMemory(
       const updated = removeIndexLine(index, target.file);
       if (updated !== index) {
         await assertStillLocked(memoryDir);
-        await writeFileAtomic(indexPath, updated);
+        await writeFileAtomic(indexPath, updated, { inside: memoryDir });
       } else if (!removedFile) {
         throw new MemdirError("not-found", `write: no memory ${target.file} in ${memoryDir}`);
       }
@@ -214,9 +212,8 @@ export async function writeMemoryText(
     memoryDir,
     async () => {
       const created = !(await exists(target.path));
-      await fs.mkdir(path.dirname(target.path), { recursive: true });
       await assertStillLocked(memoryDir);
-      await writeFileAtomic(target.path, text);
+      await writeFileAtomic(target.path, text, { inside: memoryDir });
       return { file: target.file, path: target.path, created };
     },
     options.lock,
@@ -251,7 +248,7 @@ export async function updateIndex(
       );
       if (after === before) return { changed: false };
       await assertStillLocked(memoryDir);
-      await writeFileAtomic(indexPath, after);
+      await writeFileAtomic(indexPath, after, { inside: memoryDir });
       const indexWarning = indexWarningFor(after);
       return { changed: true, ...(indexWarning ? { indexWarning } : {}) };
     },
@@ -282,9 +279,9 @@ export function indexWarningFor(indexText: string): string | undefined {
  * new (which also frees the space a full disk needs), else rewritten. A failure to restore is
  * left as it is: the original error is the one to report.
  */
-async function restoreFile(filePath: string, before: string | null): Promise<void> {
-  if (before === null) await fs.rm(filePath, { force: true }).catch(() => undefined);
-  else await writeFileAtomic(filePath, before).catch(() => undefined);
+async function restoreFile(memoryDir: string, filePath: string, before: string | null): Promise<void> {
+  if (before === null) await removeFileInside(memoryDir, filePath).catch(() => undefined);
+  else await writeFileAtomic(filePath, before, { inside: memoryDir }).catch(() => undefined);
 }
 
 /**

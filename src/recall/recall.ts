@@ -252,7 +252,7 @@ async function surfacePicks(
     picks.map(async (pick) => {
       const header = byFile.get(pick.file) as MemoryHeader;
       try {
-        return { pick, header, read: await readMemoryCapped(header.path) };
+        return { pick, header, read: await readMemoryCapped(header.path, { memoryDir: options.memoryDir }) };
       } catch (error) {
         return { pick, header, error: error instanceof Error ? error.message : String(error) };
       }

@@ -16,6 +16,7 @@ import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
 import type { Selector } from "../../src/recall/selector.ts";
 import { runCli } from "../helpers/cli.ts";
 import { nodeArgsFor } from "../helpers/node-entry.ts";
+import { recordReliability } from "../helpers/reliability-counts.ts";
 import { makeTempDir, sharedDir } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -126,6 +127,23 @@ describe("bad input", () => {
   it("the header scan tolerates every bad file and keeps every good memory", async () => {
     const headers = await scanHeaders(fixture.memoryDir, { cache: null });
     const byFile = new Map(headers.map((h) => [h.file, h]));
+    const kept = [...Object.keys(GOOD), ...fixture.manifest.map((entry) => entry.path)];
+    // The hostile files planted above (binary, 50 MB, broken UTF-8, unreadable, link loops, 1 MB index).
+    const badFiles = [
+      "binary.md",
+      "huge.md",
+      "invalid-utf8.md",
+      "unreadable.md",
+      "loop.md",
+      "ping.md",
+      "pong.md",
+      "nested/again",
+      "MEMORY.md",
+    ].filter((file) => fs.lstatSync(path.join(fixture.memoryDir, file), { throwIfNoEntry: false }));
+    recordReliability("faults", {
+      tried: badFiles.length,
+      losses: kept.filter((file) => !byFile.has(file)).length,
+    });
     for (const file of Object.keys(GOOD))
       assert.ok(byFile.has(file), `lost ${file}: the scan dropped a good memory next to bad files`);
     assert.equal(byFile.get(TARGET)?.description, "zebra cluster deploys are frozen on Fridays");

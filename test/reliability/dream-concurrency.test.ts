@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runCli } from "../helpers/cli.ts";
+import { counted } from "../helpers/reliability-counts.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 describe("two dream runs at once", () => {
@@ -29,7 +30,7 @@ describe("two dream runs at once", () => {
         runCli(["dream", "--force", "--json", "--dir", memoryDir], { home, env, timeoutMs: 60_000 }).finally(
           () => firstDone(),
         );
-      const results = await Promise.all([run(), run()]);
+      const results = await counted("races", () => Promise.all([run(), run()]), "losses");
       for (const result of results) assert.equal(result.code, 0, result.stderr);
       const statuses = results.map((r) => JSON.parse(r.stdout).status).sort();
       assert.deepEqual(statuses, ["locked", "unchanged"]);

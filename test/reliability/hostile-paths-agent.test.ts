@@ -11,6 +11,7 @@ import { memoryOnlyPermissions } from "../../src/agent/permissions.ts";
 import { createToolContext } from "../../src/agent/tools/spec.ts";
 import { defaultTools } from "../../src/agent/tools.ts";
 import type { ModelClient, ModelResponse } from "../../src/model/client.ts";
+import { counted } from "../helpers/reliability-counts.ts";
 import {
   HOSTILE_PATH_CASES,
   type HostileCase,
@@ -77,7 +78,11 @@ const TOOL_INPUTS: Record<string, (requested: string) => Record<string, unknown>
  */
 const INSIDE_AS_RESOLVED = new Set(["home-relative", "Windows drive with slash"]);
 
-async function expectRefused(testCase: HostileCase, tool: string): Promise<void> {
+function expectRefused(testCase: HostileCase, tool: string): Promise<void> {
+  return counted("escapes", () => refused(testCase, tool));
+}
+
+async function refused(testCase: HostileCase, tool: string): Promise<void> {
   const fixture = makeHostileFixture();
   const { memoryDir, requested } = prepareHostileCase(testCase, fixture);
   const before = snapshotOutside(fixture);

@@ -15,6 +15,7 @@ import { resolveConfig } from "../../src/config.ts";
 import { createMemdirServer } from "../../src/mcp/server.ts";
 import { resolveMemoryLocation } from "../../src/memdir/paths.ts";
 import { runCli } from "../helpers/cli.ts";
+import { counted } from "../helpers/reliability-counts.ts";
 import {
   HOSTILE_PATH_CASES,
   type HostileCase,
@@ -38,7 +39,14 @@ async function connect(fixture: HostileFixture, memoryDir: string): Promise<Clie
 }
 
 /** Runs `attempt` on a fresh fixture and checks that nothing outside the memory dir (nor the index) changed. */
-async function expectNothingOutside(
+function expectNothingOutside(
+  testCase: HostileCase,
+  attempt: (fixture: HostileFixture, memoryDir: string, requested: string) => Promise<void>,
+): Promise<void> {
+  return counted("escapes", () => nothingOutside(testCase, attempt));
+}
+
+async function nothingOutside(
   testCase: HostileCase,
   attempt: (fixture: HostileFixture, memoryDir: string, requested: string) => Promise<void>,
 ): Promise<void> {

@@ -5,6 +5,7 @@ import { describe, it } from "node:test";
 import { isMemdirError } from "../../src/errors.ts";
 import { assertInsideMemoryDir, resolveInsideMemoryDir } from "../../src/memdir/safe-path.ts";
 import { removeMemory, saveMemory, writeMemoryText } from "../../src/memdir/write.ts";
+import { counted } from "../helpers/reliability-counts.ts";
 import {
   HOSTILE_PATH_CASES,
   type HostileCase,
@@ -14,7 +15,14 @@ import {
 } from "./hostile-path-cases.ts";
 
 /** Runs one entry point on one case and checks it refused and left everything outside alone. */
-async function expectRefusedAndNothingOutside(
+function expectRefusedAndNothingOutside(
+  testCase: HostileCase,
+  call: (memoryDir: string, requested: string) => Promise<unknown>,
+): Promise<void> {
+  return counted("escapes", () => refusedAndNothingOutside(testCase, call));
+}
+
+async function refusedAndNothingOutside(
   testCase: HostileCase,
   call: (memoryDir: string, requested: string) => Promise<unknown>,
 ): Promise<void> {

@@ -6,6 +6,7 @@ import { isMemdirError } from "../../src/errors.ts";
 import { assertNoSecrets, findSecrets } from "../../src/memdir/secrets.ts";
 import { saveMemory, writeMemoryText } from "../../src/memdir/write.ts";
 import { runCli } from "../helpers/cli.ts";
+import { counted } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { NOT_SECRETS, SECRET_CASES, SECRET_FILE_NAMES, type SecretCase } from "./secret-cases.ts";
 
@@ -80,19 +81,21 @@ describe("secrets", () => {
 
   describe("saveMemory refuses a secret in the body and writes nothing", () => {
     for (const testCase of SECRET_CASES) {
-      it(testCase.kind, async () => {
-        const memoryDir = memoryDirWithIndex();
-        const before = snapshot(memoryDir);
-        await assert.rejects(
-          saveMemory(memoryDir, {
-            type: "reference",
-            description: "how we deploy the shop",
-            body: `Deploy notes.\n${testCase.text}\n`,
-          }),
-          (error: unknown) => assertRefusal(error, testCase),
-        );
-        assert.deepEqual(snapshot(memoryDir), before, "a refused save changed the memory dir");
-      });
+      it(testCase.kind, () =>
+        counted("secrets", async () => {
+          const memoryDir = memoryDirWithIndex();
+          const before = snapshot(memoryDir);
+          await assert.rejects(
+            saveMemory(memoryDir, {
+              type: "reference",
+              description: "how we deploy the shop",
+              body: `Deploy notes.\n${testCase.text}\n`,
+            }),
+            (error: unknown) => assertRefusal(error, testCase),
+          );
+          assert.deepEqual(snapshot(memoryDir), before, "a refused save changed the memory dir");
+        }),
+      );
     }
   });
 

@@ -7,6 +7,7 @@ import { loadTranscript } from "../../src/agent/transcript.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { agentFixture, fakeModelEnv } from "../cli/agent-fixture.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
+import { recordReliability } from "../helpers/reliability-counts.ts";
 
 describe("transcripts survive SIGKILL", () => {
   it("leaves valid JSONL holding every message written before the kill", async (t) => {
@@ -45,6 +46,11 @@ describe("transcripts survive SIGKILL", () => {
     const text = fs.readFileSync(path.join(projectDir, files[0]), "utf8");
     for (const line of text.split("\n").filter(Boolean)) JSON.parse(line);
     const loaded = loadTranscript(path.join(projectDir, files[0]));
+    // One SIGKILL injected; four messages were on disk before it.
+    recordReliability("faults", {
+      tried: 1,
+      losses: loaded.skippedLines + Math.max(0, 4 - loaded.messages.length),
+    });
     assert.equal(loaded.skippedLines, 0);
     // user context, the question, the assistant's tool call and the tool result were all on disk.
     const kinds = loaded.messages.map((m) =>

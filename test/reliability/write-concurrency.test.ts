@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
 import { parseIndex } from "../../src/memdir/index-file.ts";
 import { nodeArgsFor } from "../helpers/node-entry.ts";
+import { recordReliability } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const repo = path.resolve(import.meta.dirname, "../..");
@@ -57,6 +58,10 @@ async function checkConcurrentSaves(workers: number, perWorker: number, removeEv
   const lostFiles = kept.filter((f) => !onDisk.includes(f));
   const lostLines = kept.filter((f) => !indexed.includes(f));
   const zombies = removed.filter((f) => onDisk.includes(f) || indexed.includes(f));
+  recordReliability("races", {
+    tried: kept.length + removed.length,
+    losses: lostFiles.length + lostLines.length + zombies.length,
+  });
   assert.deepEqual(lostFiles, [], `memory files lost: ${lostFiles.join(", ")}`);
   assert.deepEqual(lostLines, [], `index lines lost: ${lostLines.join(", ")}`);
   assert.deepEqual(zombies, [], `removed memories still present: ${zombies.join(", ")}`);

@@ -9,6 +9,7 @@ import { parseIndex } from "../../src/memdir/index-file.ts";
 import { runCli } from "../helpers/cli.ts";
 import { nodeArgsFor } from "../helpers/node-entry.ts";
 import { seededRandom, TEST_SEED_ENV, testSeed } from "../helpers/random.ts";
+import { counted } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const repo = path.resolve(import.meta.dirname, "../..");
@@ -76,7 +77,11 @@ describe("a writer killed with SIGKILL mid-save", () => {
         const random = seededRandom(seed + lane);
         for (let trial = 0; trial < TRIALS_PER_LANE; trial++) {
           await killMidWrite(memoryDir, lane, random);
-          checkFilesWhole(memoryDir, `seed ${seed} lane ${lane} trial ${trial}`);
+          await counted(
+            "faults",
+            () => checkFilesWhole(memoryDir, `seed ${seed} lane ${lane} trial ${trial}`),
+            "losses",
+          );
         }
         const fix = await runCli(["doctor", "--fix", "--dir", memoryDir], { home: base, cwd: repo });
         assert.equal(fix.stderr, "", fix.stderr);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isMemdirError, MemdirError } from "../../errors.ts";
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { openReadableInside } from "../../memdir/open-safely.ts";
 import { readRegularFile } from "../../memdir/regular-file.ts";
 import { resolveInsideMemoryDir } from "../../memdir/safe-path.ts";
 import { errorMessage } from "../tools/spec.ts";
@@ -41,7 +42,12 @@ export async function readMemoryFile(
   if (!target.file.toLowerCase().endsWith(".md"))
     return { ok: false, message: `memdir: read: memory files end in .md: ${JSON.stringify(file)}` };
   try {
-    const { bytes, stat } = await readRegularFile(target.path, { maxBytes: options.maxBytes });
+    // Opened first, then checked: a folder swapped for a symlink after the path check is refused,
+    // and so is anything but a regular file; only what is returned is read.
+    const { bytes, stat } = await readRegularFile(target.path, {
+      maxBytes: options.maxBytes,
+      open: (filePath) => openReadableInside(memoryDir, filePath),
+    });
     return {
       ok: true,
       file: target.file,
@@ -55,6 +61,7 @@ export async function readMemoryFile(
         ok: false,
         message: `memdir: read: ${target.file} is not a memory: ${error.message.replace(/^memdir: read: /, "")}`,
       };
+    if (error instanceof MemdirError) return { ok: false, message: error.message };
     if ((error as NodeJS.ErrnoException).code === "ENOENT")
       return { ok: false, message: `memdir: read: no memory ${target.file} in ${memoryDir}` };
     throw new MemdirError("io", `read: ${target.path}: ${errorMessage(error)}`, { cause: error });

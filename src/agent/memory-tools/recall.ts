@@ -76,7 +76,7 @@ export function createRecallTool(
       const now = context.now();
       const memories = await Promise.all(
         result.memories.map(async (memory) => {
-          const capped = await readMemoryCapped(memory.path);
+          const capped = await readMemoryCapped(memory.path, { memoryDir });
           const parsed = parseFrontmatter(capped.content);
           // The model now holds this memory: later recalls in the same session skip it.
           context.readFileState.set(memory.path, { readAt: now, source: "memory" });
