@@ -130,6 +130,17 @@ async function measureScan(dir: string, size: number, quick: boolean): Promise<S
   };
 }
 
+/** Writes a directory of `count` generated memories (`../shared/bench/gen-scale.mjs`). */
+async function generate(sharedDir: string, count: number, dir: string): Promise<void> {
+  await runCommand(process.execPath, [
+    path.join(sharedDir, "bench", "gen-scale.mjs"),
+    "--n",
+    String(count),
+    "--out",
+    dir,
+  ]);
+}
+
 function targetsOf(result: BenchResult): Target[] {
   const largest = String(Math.max(...result.sizes));
   const at20k = result.scan["20000"];
@@ -230,13 +241,7 @@ async function main(): Promise<void> {
     for (const size of result.sizes) {
       const dir = path.join(workDir, `mem-${size}`);
       await attempt(`generating ${size} memories`, async () => {
-        await runCommand(process.execPath, [
-          path.join(sharedDir, "bench", "gen-scale.mjs"),
-          "--n",
-          String(size),
-          "--out",
-          dir,
-        ]);
+        await generate(sharedDir, size, dir);
       });
       await attempt(`scan at ${size}`, async () => {
         result.scan[size] = await measureScan(dir, size, options.quick);
@@ -262,13 +267,7 @@ async function main(): Promise<void> {
     if (hasShared) {
       await attempt(`offline dream at ${DREAM_MEMORIES}`, async () => {
         const dir = path.join(workDir, `dream-${DREAM_MEMORIES}`);
-        await runCommand(process.execPath, [
-          path.join(sharedDir, "bench", "gen-scale.mjs"),
-          "--n",
-          String(DREAM_MEMORIES),
-          "--out",
-          dir,
-        ]);
+        await generate(sharedDir, DREAM_MEMORIES, dir);
         result.dream = await runWorker<DreamFigures>("dream-worker.ts", [dir]);
         fs.rmSync(dir, { recursive: true, force: true });
       });

@@ -59,6 +59,11 @@ export interface ConsolidationResult {
   error?: Error;
 }
 
+/** The fields of a result that did nothing (a status is added by the caller). */
+function emptyResult(): Omit<ConsolidationResult, "status"> & { entry: null; proposal: null } {
+  return { improved: 0, summary: "", entry: null, proposal: null, refused: [], leftAlone: [] };
+}
+
 /** Session ids changed since `sinceMs`, newest first, the current one left out. */
 async function recentSessionIds(
   projectDir: string,
@@ -133,14 +138,7 @@ function failure(run: ForkedAgentResult): Error | null {
  * if (result.improved > 0) console.log(`Improved ${result.improved} memories`);
  */
 export async function runConsolidation(options: ConsolidationOptions): Promise<ConsolidationResult> {
-  const empty = {
-    improved: 0,
-    summary: "",
-    entry: null,
-    proposal: null,
-    refused: [] as RefusedCall[],
-    leftAlone: [] as string[],
-  };
+  const empty = emptyResult();
   const lastConsolidatedMs = await readLastConsolidatedAt(options.memoryDir);
   const acquired = await acquireConsolidationLock(options.memoryDir, {
     now: options.now,
@@ -220,14 +218,7 @@ export async function runConsolidation(options: ConsolidationOptions): Promise<C
 export async function runOfflineConsolidation(
   options: Pick<ConsolidationOptions, "memoryDir" | "mode" | "now" | "isAlive" | "pid">,
 ): Promise<ConsolidationResult> {
-  const empty = {
-    improved: 0,
-    summary: "",
-    entry: null,
-    proposal: null,
-    refused: [] as RefusedCall[],
-    leftAlone: [] as string[],
-  };
+  const empty = emptyResult();
   const acquired = await acquireConsolidationLock(options.memoryDir, options);
   if (!acquired.ok) return { ...empty, status: "locked" };
   const { lock } = acquired;
