@@ -25,6 +25,18 @@ export interface Target {
   met: boolean | null;
 }
 
+/** The offline dream (`memdir dream` without a model) over a generated directory (bench/dream-worker.ts). */
+export interface DreamFigures {
+  memories: number;
+  /** Reading every memory and finding the duplicates. */
+  planMs: number;
+  /** One whole run: lock, plan, history (its first git commit of every file), merges. */
+  runMs: number;
+  groups: number;
+  /** Files the run changed (survivors rewritten, copies removed, the index). */
+  merged: number;
+}
+
 export interface BenchResult {
   machine: MachineInfo;
   sizes: number[];
@@ -36,6 +48,7 @@ export interface BenchResult {
   loopOverheadMs: { pending: number; settled: number; startMs: number; loopAB: unknown };
   peakRssMb: number | null;
   peakRss: { memories: number; baselineMb: number } | null;
+  dream: DreamFigures | null;
   quality: { sessions?: VariantQuality; observations?: VariantQuality };
   targets: Target[];
   skipped: string[];
@@ -140,6 +153,10 @@ export function formatReport(result: BenchResult): string {
   if (result.peakRssMb !== null && result.peakRss)
     lines.push(
       `peak RSS of recall over ${result.peakRss.memories} memories: ${result.peakRssMb} MB (Node + modules before the first scan: ${result.peakRss.baselineMb} MB)`,
+    );
+  if (result.dream)
+    lines.push(
+      `offline dream over ${result.dream.memories} memories: plan ${ms(result.dream.planMs)} ms (${result.dream.groups} duplicate groups), whole run ${ms(result.dream.runMs)} ms (${result.dream.merged} files changed)`,
     );
   const variants = Object.entries(result.quality);
   if (variants.length > 0) {

@@ -7,7 +7,7 @@ import { formatManifest, scanHeaders } from "../memdir/scan.ts";
 import type { ModelClient } from "../model/client.ts";
 import { consolidationPrompt } from "../prompts/consolidate.ts";
 import type { Clock } from "../types.ts";
-import { dedupeMemories, describeGroups } from "./dedupe.ts";
+import { dedupeMemories, describeApplied, describeGroups } from "./dedupe.ts";
 import {
   type DreamDecision,
   type DreamGateSettings,
@@ -51,7 +51,17 @@ export interface ConsolidationResult {
   entry: HistoryEntry | null;
   proposal: Proposal | null;
   refused: RefusedCall[];
+  /**
+   * Offline: memory files that changed between the plan and its application, left as they are
+   * (their merges were not applied; docs/design.md#the-consolidation-run).
+   */
+  leftAlone: string[];
   error?: Error;
+}
+
+/** The fields of a result that did nothing (a status is added by the caller). */
+function emptyResult(): Omit<ConsolidationResult, "status"> & { entry: null; proposal: null } {
+  return { improved: 0, summary: "", entry: null, proposal: null, refused: [], leftAlone: [] };
 }
 
 /** Session ids changed since `sinceMs`, newest first, the current one left out. */
@@ -128,7 +138,7 @@ function failure(run: ForkedAgentResult): Error | null {
  * if (result.improved > 0) console.log(`Improved ${result.improved} memories`);
  */
 export async function runConsolidation(options: ConsolidationOptions): Promise<ConsolidationResult> {
-  const empty = { improved: 0, summary: "", entry: null, proposal: null, refused: [] as RefusedCall[] };
+  const empty = emptyResult();
   const lastConsolidatedMs = await readLastConsolidatedAt(options.memoryDir);
   const acquired = await acquireConsolidationLock(options.memoryDir, {
     now: options.now,
@@ -208,7 +218,7 @@ export async function runConsolidation(options: ConsolidationOptions): Promise<C
 export async function runOfflineConsolidation(
   options: Pick<ConsolidationOptions, "memoryDir" | "mode" | "now" | "isAlive" | "pid">,
 ): Promise<ConsolidationResult> {
-  const empty = { improved: 0, summary: "", entry: null, proposal: null, refused: [] as RefusedCall[] };
+  const empty = emptyResult();
   const acquired = await acquireConsolidationLock(options.memoryDir, options);
   if (!acquired.ok) return { ...empty, status: "locked" };
   const { lock } = acquired;
@@ -236,8 +246,9 @@ export async function runOfflineConsolidation(
       ...empty,
       status: result.entry ? "done" : "unchanged",
       improved: changedMemoryCount(result.entry),
-      summary: describeGroups(result.groups),
+      summary: describeApplied(result),
       entry: result.entry,
+      leftAlone: result.leftAlone,
     };
   } catch (error) {
     await lock.rollback();

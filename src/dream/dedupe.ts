@@ -1,11 +1,13 @@
 import path from "node:path";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
-import { INDEX_FILE, parseIndex } from "../memdir/index-file.ts";
+import { applyIndexChanges, INDEX_FILE, parseIndex } from "../memdir/index-file.ts";
 import { readRegularText } from "../memdir/regular-file.ts";
 import { scanHeaders } from "../memdir/scan.ts";
-import { removeMemory, saveMemory } from "../memdir/write.ts";
+import { removeMemory, saveMemory, updateIndex, withMemoryLock } from "../memdir/write.ts";
+import { NEEDS_SEGMENTER, segmentPieces, wordSegmenter } from "../recall/lexical/segment.ts";
 import type { Clock, MemoryType } from "../types.ts";
 import { type HistoryEntry, recordChange } from "./history.ts";
+import { changedSincePlanned } from "./proposal.ts";
 
 /**
  * Offline consolidation (issue 8): exact and near-exact duplicate memories, found without a model,
@@ -22,6 +24,8 @@ export interface MemoryDocument {
   mtimeMs: number;
   /** True when `MEMORY.md` points at it. */
   indexed: boolean;
+  /** The whole file as it was read: a plan is applied only to files that still hold exactly this. */
+  text: string;
 }
 
 /** Memories that say the same thing: `keep` survives (with `mergedBody`), `remove` go. */
@@ -36,6 +40,11 @@ export interface DuplicateGroup {
   description: string;
   /** The survivor's body plus any line only a removed copy had, so nothing said is lost. */
   mergedBody: string;
+  /**
+   * Each member's whole text (`keep` and `remove`) when the plan was made: the group is applied
+   * only while every member still holds it (docs/design.md#the-consolidation-run).
+   */
+  before: Record<string, string>;
 }
 
 /** Word overlap at or above which two memories of one type are near-duplicates. */
@@ -46,8 +55,12 @@ export const SAME_DESCRIPTION_BODY_JACCARD = 0.6;
 export const SAME_DESCRIPTION_CONTAINMENT = 0.9;
 // Tiny memories share most of their few words by chance ("use pnpm" / "use npm").
 const MIN_TOKENS_FOR_NEAR = 4;
-
-const segmenter = new Intl.Segmenter(undefined, { granularity: "word" });
+/**
+ * How much of a memory's normalized text its word sets are made from (docs/design.md#long-input):
+ * the part recall indexes (64 KB). A 5 MB memory costs what a long note costs; two that differ
+ * only past this point are near-duplicates, and the merge still keeps every line either has.
+ */
+export const DEDUPE_MAX_CHARS = 64 * 1024;
 
 /** Lower-case, NFKC, punctuation and spacing removed: equal text reads equal. */
 export function normalizeText(text: string): string {
@@ -59,28 +72,72 @@ export function normalizeText(text: string): string {
     .trim();
 }
 
-/** The set of words (for CJK: the segmenter's words) of a text. */
+/**
+ * The set of words (for CJK: the segmenter's words) of a text, from its first
+ * {@link DEDUPE_MAX_CHARS} characters once normalized.
+ */
 export function wordSet(text: string): Set<string> {
+  return wordsOfNormalized(normalizeText(text));
+}
+
+function wordsOfNormalized(normalized: string): Set<string> {
+  let capped = normalized;
+  if (capped.length > DEDUPE_MAX_CHARS) {
+    capped = capped.slice(0, DEDUPE_MAX_CHARS);
+    const lastSpace = capped.lastIndexOf(" ");
+    if (lastSpace > 0) capped = capped.slice(0, lastSpace); // no half word
+  }
+  // Normalized text is words between single spaces. The segmenter costs ~3 µs a segment, so it
+  // only sees the words of scripts written without spaces (and odd ones): 2,000 memories in
+  // 10 s became 0.2 s, with the same words.
   const words = new Set<string>();
-  for (const part of segmenter.segment(normalizeText(text))) if (part.isWordLike) words.add(part.segment);
+  for (const word of capped.split(" ")) {
+    if (PLAIN_WORD.test(word) && !NEEDS_SEGMENTER.test(word)) words.add(word);
+    else
+      for (const piece of segmentPieces(word))
+        for (const part of wordSegmenter.segment(piece)) if (part.isWordLike) words.add(part.segment);
+  }
   return words;
 }
+
+// Letters, digits and combining marks only: one word-like segment, as the segmenter would say.
+const PLAIN_WORD = /^[\p{L}\p{N}\p{M}]+$/u;
 
 /** |A ∩ B| / |A ∪ B|; two empty sets are identical. */
 export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 && b.size === 0) return 1;
-  let shared = 0;
-  for (const word of a) if (b.has(word)) shared++;
+  const shared = sharedCount(a, b);
   return shared / (a.size + b.size - shared);
 }
 
 /** |A ∩ B| / min(|A|, |B|): how much of the smaller set the larger one holds. */
 export function containment(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (Math.min(a.size, b.size) === 0) return 0;
+  return sharedCount(a, b) / Math.min(a.size, b.size);
+}
+
+function sharedCount(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  if (small.size === 0) return 0;
   let shared = 0;
   for (const word of small) if (large.has(word)) shared++;
-  return shared / small.size;
+  return shared;
+}
+
+/** What the comparison of two memories needs, computed once per memory per run. */
+interface Comparable {
+  description: string;
+  body: string;
+  bodyWords: Set<string>;
+  allWords: Set<string>;
+}
+
+/** The normalized texts and word sets of one memory (each body normalized and segmented once). */
+function comparable(memory: Pick<MemoryDocument, "description" | "body">): Comparable {
+  const description = normalizeText(memory.description);
+  const body = normalizeText(memory.body);
+  // The same as normalizing `${description}\n${body}`: the newline becomes the space between them.
+  const all = [description, body].filter(Boolean).join(" ");
+  return { description, body, bodyWords: wordsOfNormalized(body), allWords: wordsOfNormalized(all) };
 }
 
 /** How alike two memories of the same type are, or null when they are not duplicates. */
@@ -88,11 +145,14 @@ export function duplicateKind(
   a: Pick<MemoryDocument, "description" | "body">,
   b: Pick<MemoryDocument, "description" | "body">,
 ): { reason: "exact" | "near"; similarity: number } | null {
-  const sameDescription = normalizeText(a.description) === normalizeText(b.description);
-  if (sameDescription && normalizeText(a.body) === normalizeText(b.body))
-    return { reason: "exact", similarity: 1 };
-  const bodyA = wordSet(a.body);
-  const bodyB = wordSet(b.body);
+  return compare(comparable(a), comparable(b));
+}
+
+function compare(a: Comparable, b: Comparable): { reason: "exact" | "near"; similarity: number } | null {
+  const sameDescription = a.description === b.description;
+  if (sameDescription && a.body === b.body) return { reason: "exact", similarity: 1 };
+  const bodyA = a.bodyWords;
+  const bodyB = b.bodyWords;
   if (sameDescription && Math.min(bodyA.size, bodyB.size) > 0) {
     const similarity = jaccard(bodyA, bodyB);
     // Same description and one body (nearly) inside the other: the longer one is an update of the shorter.
@@ -102,9 +162,12 @@ export function duplicateKind(
     )
       return { reason: "near", similarity };
   }
-  const allA = wordSet(`${a.description}\n${a.body}`);
-  const allB = wordSet(`${b.description}\n${b.body}`);
-  if (Math.min(allA.size, allB.size) < MIN_TOKENS_FOR_NEAR) return null;
+  const allA = a.allWords;
+  const allB = b.allWords;
+  const smaller = Math.min(allA.size, allB.size);
+  if (smaller < MIN_TOKENS_FOR_NEAR) return null;
+  // Jaccard can reach the threshold only when the sizes are that close: most pairs stop here.
+  if (smaller < NEAR_DUPLICATE_JACCARD * Math.max(allA.size, allB.size)) return null;
   const similarity = jaccard(allA, allB);
   return similarity >= NEAR_DUPLICATE_JACCARD ? { reason: "near", similarity } : null;
 }
@@ -142,6 +205,8 @@ export function mergeBodies(keep: string, others: readonly string[]): string {
  */
 export function findDuplicateGroups(memories: readonly MemoryDocument[]): DuplicateGroup[] {
   const sorted = [...memories].sort((a, b) => (a.file < b.file ? -1 : 1));
+  // Each memory is normalized and segmented once per run, not once per pair (issue 22, item 10).
+  const features = sorted.map(comparable);
   const parent = sorted.map((_, i) => i);
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i];
@@ -151,7 +216,7 @@ export function findDuplicateGroups(memories: readonly MemoryDocument[]): Duplic
   for (let i = 0; i < sorted.length; i++) {
     for (let j = i + 1; j < sorted.length; j++) {
       if (sorted[i].type !== sorted[j].type) continue;
-      const kind = duplicateKind(sorted[i], sorted[j]);
+      const kind = compare(features[i], features[j]);
       if (!kind) continue;
       pairs.push({ i, j, ...kind });
       parent[find(j)] = find(i);
@@ -179,6 +244,7 @@ export function findDuplicateGroups(memories: readonly MemoryDocument[]): Duplic
         keep.body,
         rest.map((d) => d.body),
       ),
+      before: Object.fromEntries(docs.map((d) => [d.file, d.text])),
     });
   }
   return groups.sort((a, b) => (a.keep < b.keep ? -1 : 1));
@@ -202,46 +268,80 @@ export async function loadMemoryDocuments(memoryDir: string): Promise<MemoryDocu
       body: parsed.body,
       mtimeMs: header.mtimeMs,
       indexed: indexed.has(header.file),
+      text,
     });
   }
   return documents;
 }
 
-/** Carries out the groups through the single writer: the survivor is saved, the copies removed with their index lines. */
+/** What applying a plan did: the groups merged, and the files left alone because they changed. */
+export interface AppliedGroups {
+  /** The groups carried out. */
+  applied: DuplicateGroup[];
+  merged: string[];
+  removed: string[];
+  /**
+   * Files that changed between the plan and its application (a save, an edit, a removal): their
+   * groups are not applied, nothing of them is touched.
+   */
+  leftAlone: string[];
+}
+
+/**
+ * Carries out the groups through the single writer: the survivor is saved, the copies removed with
+ * their index lines. Each group is applied under the writer lock, and only when every one of its
+ * files still holds the text the plan was made from ({@link changedSincePlanned}, the check of
+ * `dream --apply`): the plan is made without the lock, and a memory re-saved meanwhile must not be
+ * merged away (issue 22, item 6).
+ */
 export async function applyDuplicateGroups(
   memoryDir: string,
   groups: readonly DuplicateGroup[],
-): Promise<{ merged: string[]; removed: string[] }> {
-  const merged: string[] = [];
-  const removed: string[] = [];
-  const indexText = await readRegularText(path.join(memoryDir, INDEX_FILE)).catch(() => "");
-  const entries = parseIndex(indexText);
+): Promise<AppliedGroups> {
+  const result: AppliedGroups = { applied: [], merged: [], removed: [], leftAlone: [] };
   for (const group of groups) {
-    const current = await readRegularText(path.join(memoryDir, group.keep)).catch(() => "");
-    const needsIndexLine = !entries.some((e) => e.file === group.keep);
-    if (parseFrontmatter(current).body !== group.mergedBody || needsIndexLine) {
-      const borrowed = entries.find((e) => group.remove.includes(e.file));
-      await saveMemory(memoryDir, {
-        file: group.keep,
-        type: group.type,
-        description: group.description,
-        body: group.mergedBody,
-        ...(needsIndexLine && borrowed ? { title: borrowed.title, hook: borrowed.hook || undefined } : {}),
-      });
-    }
-    merged.push(group.keep);
-    for (const file of group.remove) {
-      await removeMemory(memoryDir, file);
-      removed.push(file);
-    }
+    await withMemoryLock(memoryDir, async () => {
+      const files = [group.keep, ...group.remove];
+      const changed = await changedSincePlanned(
+        memoryDir,
+        files.map((file) => ({ file, before: group.before[file] ?? null })),
+      );
+      if (changed.length > 0) {
+        result.leftAlone.push(...changed);
+        return;
+      }
+      await applyGroup(memoryDir, group);
+      result.applied.push(group);
+      result.merged.push(group.keep);
+      result.removed.push(...group.remove);
+    });
   }
-  return { merged, removed };
+  return result;
 }
 
-export interface DedupeResult {
+async function applyGroup(memoryDir: string, group: DuplicateGroup): Promise<void> {
+  const entries = parseIndex(await readRegularText(path.join(memoryDir, INDEX_FILE)).catch(() => ""));
+  const needsIndexLine = !entries.some((e) => e.file === group.keep);
+  if (parseFrontmatter(group.before[group.keep]).body !== group.mergedBody || needsIndexLine) {
+    const borrowed = entries.find((e) => group.remove.includes(e.file));
+    await saveMemory(memoryDir, {
+      file: group.keep,
+      type: group.type,
+      description: group.description,
+      body: group.mergedBody,
+      ...(needsIndexLine && borrowed ? { title: borrowed.title, hook: borrowed.hook || undefined } : {}),
+    });
+  }
+  // One index write for the group's copies (not one per copy: a group of 400 near-duplicates was
+  // 400 rewrites of MEMORY.md), then each file, whose line is already gone.
+  const gone = new Set(group.remove.map((file) => file.normalize("NFC")));
+  await updateIndex(memoryDir, (text) => applyIndexChanges(text, { remove: gone }));
+  for (const file of group.remove) await removeMemory(memoryDir, file);
+}
+
+export interface DedupeResult extends AppliedGroups {
+  /** The plan: every group found (`applied` are those carried out). */
   groups: DuplicateGroup[];
-  merged: string[];
-  removed: string[];
   /** The history entry (null when nothing was a duplicate). */
   entry: HistoryEntry | null;
 }
@@ -250,6 +350,16 @@ export interface DedupeResult {
 export function describeGroups(groups: readonly DuplicateGroup[]): string {
   if (groups.length === 0) return "no duplicate memories";
   return groups.map((g) => `merged ${g.remove.join(", ")} into ${g.keep} (${g.reason})`).join("; ");
+}
+
+/** The summary of an applied plan: what was merged, and what was left alone because it changed. */
+export function describeApplied(result: Pick<AppliedGroups, "applied" | "leftAlone">): string {
+  const merged = result.applied.length > 0 ? describeGroups(result.applied) : "";
+  const leftAlone =
+    result.leftAlone.length > 0
+      ? `left alone (changed since the plan was made): ${result.leftAlone.join(", ")}`
+      : "";
+  return [merged, leftAlone].filter(Boolean).join("; ") || describeGroups([]);
 }
 
 /**
@@ -267,12 +377,17 @@ export async function dedupeMemories(
   } = {},
 ): Promise<DedupeResult> {
   const groups = findDuplicateGroups(await loadMemoryDocuments(memoryDir));
-  if (groups.length === 0) return { groups, merged: [], removed: [], entry: null };
+  if (groups.length === 0)
+    return { groups, applied: [], merged: [], removed: [], leftAlone: [], entry: null };
   if (options.record === false)
     return { groups, ...(await applyDuplicateGroups(memoryDir, groups)), entry: null };
   const { result, entry } = await recordChange(
     memoryDir,
-    { kind: "dedupe", message: describeGroups(groups), now: options.now },
+    {
+      kind: "dedupe",
+      message: (applied) => (applied ? describeApplied(applied) : describeGroups(groups)),
+      now: options.now,
+    },
     () => applyDuplicateGroups(memoryDir, groups),
   );
   return { groups, ...result, entry };

@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
+import { readRegularText } from "../memdir/regular-file.ts";
 import { removeMemoryIfPresent, writeFileAtomic, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
 import { type HistoryEntry, recordChange } from "./history.ts";
@@ -52,7 +53,8 @@ export async function createScratchCopy(
 }
 
 async function readOrNull(file: string): Promise<string | null> {
-  return fs.readFile(file, "utf8").catch(() => null);
+  // Never blocks on a FIFO or device in a memory's place (docs/design.md#reading-files).
+  return readRegularText(file).catch(() => null);
 }
 
 /** The changes that turn `memoryDir` into `changedDir` (memory files and the index only). */
@@ -148,6 +150,24 @@ export async function listProposals(memoryDir: string): Promise<Proposal[]> {
 }
 
 /**
+ * The files of a plan whose text is no longer what the plan was made from (`before`; null: the
+ * file did not exist then). A plan is applied only to files unchanged since: `dream --apply`
+ * refuses a proposal with any, the offline dream leaves each merge with any alone.
+ *
+ * @example
+ * const changed = await changedSincePlanned(memoryDir, proposal.changes); // ["feedback-real-db.md"]
+ */
+export async function changedSincePlanned(
+  memoryDir: string,
+  planned: readonly { file: string; before: string | null }[],
+): Promise<string[]> {
+  const changed: string[] = [];
+  for (const { file, before } of planned)
+    if ((await readOrNull(path.join(memoryDir, file))) !== before) changed.push(file);
+  return changed;
+}
+
+/**
  * Applies a stored proposal through the single writer, recorded in the history first (kind
  * `apply`), so it can be undone like a consolidation. Refused when a file it changes was edited
  * since the proposal was made (make a new proposal), or when it was applied already.
@@ -161,9 +181,7 @@ export async function applyProposal(
   const proposal = await loadProposal(memoryDir, id);
   if (proposal.appliedAt)
     throw new MemdirError("invalid-input", `proposal: ${id} was already applied at ${proposal.appliedAt}`);
-  const stale: string[] = [];
-  for (const change of proposal.changes)
-    if ((await readOrNull(path.join(memoryDir, change.file))) !== change.before) stale.push(change.file);
+  const stale = await changedSincePlanned(memoryDir, proposal.changes);
   if (stale.length > 0)
     throw new MemdirError(
       "invalid-input",

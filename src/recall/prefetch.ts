@@ -5,6 +5,7 @@ import { agentMemoryDir, type MemoryLocation } from "../memdir/paths.ts";
 import type { HeaderCache } from "../memdir/scan.ts";
 import { type Clock, isRealUserMessage, type Message, messageText, type ReadFileState } from "../types.ts";
 import { collectSurfacedMemories, SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
+import { cutQuery } from "./query-text.ts";
 import { DEFAULT_RECALL_K, type RecallResult, recall, type SurfacedMemory } from "./recall.ts";
 import type { Selector } from "./selector.ts";
 import { isSingleWord } from "./words.ts";
@@ -70,7 +71,8 @@ export type PrefetchGate =
  * The prefetch gates (docs/design.md#prefetch-gates), pure: auto memory off; no real (non-meta) user message; an input
  * of a single word (counted with `Intl.Segmenter`, so `修复登录测试` is three words); or the memory
  * already surfaced in `messages` reached the session budget. Otherwise the input is the last real
- * user message's text only — never the whole conversation.
+ * user message's text only — never the whole conversation — cut by {@link cutQuery}
+ * (docs/design.md#long-input).
  *
  * @example
  * prefetchGate([{ id: "1", role: "user", content: "hello" }], {}) // { skip: "single-word input" }
@@ -82,7 +84,7 @@ export function prefetchGate(
   if (options.autoMemory === false) return { skip: "auto memory is off" };
   const lastIndex = messages.findLastIndex(isRealUserMessage);
   if (lastIndex === -1) return { skip: "no real user message" };
-  const input = messageText(messages[lastIndex]).trim();
+  const input = cutQuery(messageText(messages[lastIndex]).trim());
   if (isSingleWord(input)) return { skip: "single-word input" };
   const budgetBytes = options.budgetBytes ?? SESSION_MEMORY_BUDGET_BYTES;
   const surfaced = collectSurfacedMemories(messages);

@@ -5,6 +5,7 @@ import { type HeaderCache, scanHeaders } from "../memdir/scan.ts";
 import type { Clock, MemoryHeader, Message, ReadFileState } from "../types.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
 import { type CandidateStatus, type RecallCandidate, type RecallEvidence, unpickedJudge } from "./explain.ts";
+import { cutQuery } from "./query-text.ts";
 import type { MemoryPick, SelectionDetails, Selector } from "./selector.ts";
 import { surfacedMemoryMessage } from "./surface.ts";
 
@@ -128,7 +129,8 @@ export async function selectMemories(options: SelectionOptions): Promise<MemoryS
   if (fresh.length === 0 || k <= 0) return { headers, fresh, excluded, picks: [], overflow: [], details: {} };
   throwIfAborted(options.signal, "recall");
   const request = {
-    query: options.query,
+    // Every selector, the model's side query too, gets at most the cut query (docs/design.md#long-input).
+    query: cutQuery(options.query),
     headers: fresh,
     k,
     memoryDir: options.memoryDir,

@@ -3,11 +3,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
+  DEDUPE_MAX_CHARS,
   dedupeMemories,
   duplicateKind,
   findDuplicateGroups,
   type MemoryDocument,
   mergeBodies,
+  wordSet,
 } from "../../src/dream/dedupe.ts";
 import { listHistory, undoChange } from "../../src/dream/history.ts";
 import { memory } from "../helpers/memory.ts";
@@ -20,6 +22,7 @@ const doc = (file: string, description: string, body: string, type = "feedback")
   body,
   mtimeMs: 0,
   indexed: true,
+  text: `---\ndescription: ${description}\ntype: ${type}\n---\n${body}`,
 });
 
 describe("duplicate detection", () => {
@@ -58,6 +61,17 @@ describe("duplicate detection", () => {
       { description: "登录模块的集成测试不得mock数据库", body: "必须连接真实数据库" },
     );
     assert.ok(kind);
+  });
+
+  it("compares a long memory by the words of its first DEDUPE_MAX_CHARS characters", () => {
+    const text = Array.from({ length: 80_000 }, (_, i) => `w${i}`).join(" ");
+    const words = wordSet(text);
+    const whole = text
+      .slice(0, DEDUPE_MAX_CHARS + 1)
+      .split(" ")
+      .slice(0, -1);
+    assert.equal(words.size, whole.length);
+    assert.ok(words.has("w0") && words.has(whole.at(-1) ?? "?") && !words.has("w79999"));
   });
 
   it("never groups memories of different types", () => {

@@ -9,6 +9,7 @@ import {
   prefetchGate,
   startRelevantMemoryPrefetch,
 } from "../../src/recall/prefetch.ts";
+import { QUERY_MAX_CHARS } from "../../src/recall/query-text.ts";
 import { surfacedMemoryMessage } from "../../src/recall/surface.ts";
 import type { Message, ReadFileState } from "../../src/types.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
@@ -62,6 +63,16 @@ describe("prefetch gates", () => {
     const gate = prefetchGate([user("修复登录测试")]);
     assert.equal(gate.skip, null);
     assert.equal(gate.skip === null && gate.input, "修复登录测试");
+  });
+
+  it("searches a pasted page by its opening only, cut to a whole word", () => {
+    const paste = `fix the login tests ${"timeout waiting for db ".repeat(20_000)}`;
+    const gate = prefetchGate([user(paste)]);
+    assert.equal(gate.skip, null);
+    const input = gate.skip === null ? gate.input : "";
+    assert.ok(input.length <= QUERY_MAX_CHARS, `cut to ${QUERY_MAX_CHARS}, got ${input.length}`);
+    assert.ok(input.startsWith("fix the login tests timeout"));
+    assert.ok(paste.startsWith(input) && /\s/.test(paste[input.length]), "ends at the end of a word");
   });
 
   it("searches with the last real user message only, not the conversation", () => {

@@ -131,4 +131,12 @@ describe("word counting for the single-word gate", () => {
     assert.equal(isSingleWord("   "), true);
     assert.equal(isSingleWord("fix login"), false);
   });
+
+  it("stops counting at the limit it is given, whatever the text's length", () => {
+    assert.equal(countWords("x ".repeat(80_000), 2), 2);
+    assert.equal(countWords("修复登录测试", 2), 2);
+    assert.equal(isSingleWord("x ".repeat(80_000)), false);
+    // Only the part recall searches is judged: a lone word before a page of punctuation is one word.
+    assert.equal(isSingleWord(`hello ${"- ".repeat(80_000)} world`), true);
+  });
 });

@@ -171,6 +171,7 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
           ? { id: result.proposal.id, changes: result.proposal.changes.map(shortChange) }
           : null,
         refused: result.refused.map((r) => ({ tool: r.tool, message: r.message })),
+        leftAlone: result.leftAlone,
         ...(result.error ? { error: result.error.message } : {}),
       });
     } else printResult(context.io.stdout, result);
@@ -195,6 +196,8 @@ function printResult(write: (text: string) => void, result: ConsolidationResult)
       return;
     case "unchanged":
       write("nothing to consolidate\n");
+      if (result.leftAlone.length > 0)
+        write(`left alone (changed since the plan was made): ${result.leftAlone.join(", ")}\n`);
       return;
     default: {
       if (result.summary) write(`${result.summary.trim()}\n`);

@@ -1,11 +1,15 @@
+import { cutQuery } from "../query-text.ts";
 import { inverseDocumentFrequency } from "./bm25.ts";
 import type { Corpus } from "./corpus.ts";
 import { type Token, tokenizeDetailed } from "./tokenize.ts";
 import type { QueryTerm } from "./types.ts";
 
-/** The query's tokens, without the words that only frame a question ({@link QUESTION_WORDS}). */
+/**
+ * The query's tokens, without the words that only frame a question ({@link QUESTION_WORDS}). Only
+ * the part {@link cutQuery} keeps is tokenized (docs/design.md#long-input).
+ */
 export function queryTokens(query: string): Token[] {
-  return tokenizeDetailed(query).filter((token) => !QUESTION_WORDS.has(token.surface));
+  return tokenizeDetailed(cutQuery(query)).filter((token) => !QUESTION_WORDS.has(token.surface));
 }
 
 /**

@@ -13,7 +13,7 @@
  *   lightly stemmed (`paintings` → `paint`).
  */
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: "word" });
+import { NEEDS_SEGMENTER, segmentPieces, wordSegmenter } from "./segment.ts";
 
 /** Han, Hiragana, Katakana, Hangul (and their extensions / compatibility forms). */
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -85,10 +85,6 @@ export interface Token {
   surface: string;
 }
 
-/** Text that needs `Intl.Segmenter`: scripts written without spaces (CJK, Thai, Lao, Khmer, Myanmar). */
-const NEEDS_SEGMENTER =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-
 /**
  * Splits `text` into normalized search terms, in order (duplicates kept: callers count them).
  * CJK bigram terms end with `\u0002` so they never collide with a dictionary word of the same
@@ -139,10 +135,13 @@ function visitLine(line: string, visit: TermVisitor): void {
     for (const part of line.split(PART_SEPARATOR)) addWord(part, visit);
     return;
   }
-  for (const { segment, isWordLike } of segmenter.segment(line)) {
-    if (!isWordLike && !HAS_LETTER_OR_DIGIT.test(segment)) continue;
-    if (CJK_CHAR.test(segment)) addCjkWord(segment, visit);
-    else for (const part of segment.split(PART_SEPARATOR)) addWord(part, visit);
+  // In bounded pieces: the segmenter is quadratic in the length of what it is given (segment.ts).
+  for (const piece of segmentPieces(line)) {
+    for (const { segment, isWordLike } of wordSegmenter.segment(piece)) {
+      if (!isWordLike && !HAS_LETTER_OR_DIGIT.test(segment)) continue;
+      if (CJK_CHAR.test(segment)) addCjkWord(segment, visit);
+      else for (const part of segment.split(PART_SEPARATOR)) addWord(part, visit);
+    }
   }
   for (const run of line.match(CJK_RUN) ?? []) addBigrams(run, visit);
 }

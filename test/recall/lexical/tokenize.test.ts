@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { queryTokens } from "../../../src/recall/lexical/query.ts";
+import { SEGMENT_PIECE_CHARS, segmentPieces } from "../../../src/recall/lexical/segment.ts";
 import { stemEnglish, tokenize, tokenizeDetailed } from "../../../src/recall/lexical/tokenize.ts";
+import { QUERY_MAX_CHARS } from "../../../src/recall/query-text.ts";
 
 const words = (text: string) => tokenize(text).filter((term) => !term.endsWith("\u0002"));
 const bigrams = (text: string) =>
@@ -79,5 +82,32 @@ describe("tokenize", () => {
   it("returns nothing for empty or punctuation-only text", () => {
     assert.deepEqual(tokenize(""), []);
     assert.deepEqual(tokenize(" — ，。!?"), []);
+  });
+});
+
+describe("long input", () => {
+  it("tokenizes only the opening of a query: 80,000 words give the capped 2,000 terms", () => {
+    const tokens = queryTokens("x ".repeat(80_000));
+    assert.equal(tokens.length, Math.floor(QUERY_MAX_CHARS / 2));
+    assert.ok(tokens.every((token) => token.term === "x"));
+  });
+
+  it("gives a long Chinese line the words its sentences have one by one", () => {
+    const sentences = Array.from({ length: 3000 }, (_, i) => `第${i}次登录模块的集成测试必须连接真实数据库`);
+    const line = sentences.join("。");
+    assert.ok(line.length > 50 * SEGMENT_PIECE_CHARS, "far longer than one segmenter piece");
+    assert.deepEqual(
+      words(line),
+      sentences.flatMap((sentence) => words(sentence)),
+    );
+  });
+
+  it("hands the segmenter pieces that join back to the text, each cut after a space", () => {
+    const text = `${"word ".repeat(30_000)}${"长".repeat(2500)}`;
+    const pieces = segmentPieces(text);
+    assert.equal(pieces.join(""), text);
+    assert.ok(pieces.every((piece) => piece.length <= SEGMENT_PIECE_CHARS));
+    const spaced = pieces.filter((piece) => piece.startsWith("word"));
+    assert.ok(spaced.slice(0, -1).every((piece) => piece.endsWith(" ")));
   });
 });
