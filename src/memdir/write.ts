@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { isMemoryType, MEMORY_TYPES, type MemoryType } from "../types.ts";
+import { type Clock, isMemoryType, MEMORY_TYPES, type MemoryType } from "../types.ts";
 import { writeFileAtomic } from "./atomic.ts";
-import { parseFrontmatter, serializeMemory } from "./frontmatter.ts";
+import { parseFrontmatter, refreshModified, serializeMemory } from "./frontmatter.ts";
 import {
   INDEX_FILE,
   INDEX_MAX_BYTES,
@@ -45,6 +45,8 @@ export interface SaveMemoryResult {
 
 export interface WriteOptions {
   lock?: LockOptions;
+  /** The clock that stamps `modified` (default `Date.now`). */
+  now?: Clock;
 }
 
 // Longest hook kept in an index line: entries must stay "one short line each" (docs/design.md#the-index).
@@ -98,7 +100,12 @@ export async function saveMemory(
         ? await checkedTarget(memoryDir, file, { newName: true })
         : await freeTarget(memoryDir, slugFor(type, description));
       const existing = await fs.readFile(target.path, "utf8").catch(() => null);
-      const extra = existing === null ? {} : extraFields(existing);
+      // Unknown keys and the file's shape are kept (Claude Code's `metadata:` map included); `name`
+      // is the stem unless the file has one (other memories link to it), `modified` is now.
+      const frontmatter = existing === null ? {} : parseFrontmatter(existing).data;
+      const hasName = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "";
+      const name = hasName ? undefined : path.posix.basename(target.file).replace(/\.md$/i, "");
+      const modified = new Date((options.now ?? Date.now)()).toISOString();
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
       const previous = parseIndex(index).find((entry) => entry.file === target.file);
@@ -108,7 +115,10 @@ export async function saveMemory(
 
       await fs.mkdir(path.dirname(target.path), { recursive: true });
       await assertStillLocked(memoryDir);
-      await writeFileAtomic(target.path, serializeMemory({ description, type, body, extra }));
+      await writeFileAtomic(
+        target.path,
+        serializeMemory({ description, type, body, previous: frontmatter, name, modified }),
+      );
       // The file and its index line change together or not at all: when the index cannot be
       // written (a full disk, a lost lease), the file goes back to what it was.
       try {
@@ -204,7 +214,8 @@ export async function writeMemoryText(
       const created = !(await exists(target.path));
       await fs.mkdir(path.dirname(target.path), { recursive: true });
       await assertStillLocked(memoryDir);
-      await writeFileAtomic(target.path, text);
+      // A `modified` the text already has is brought up to now (an edit must not keep a stale one).
+      await writeFileAtomic(target.path, refreshModified(text, new Date((options.now ?? Date.now)())));
       return { file: target.file, path: target.path, created };
     },
     options.lock,
@@ -362,13 +373,6 @@ async function freeTarget(memoryDir: string, name: string): Promise<{ file: stri
     const full = path.join(memoryDir, file);
     if (!(await exists(full))) return checkedTarget(memoryDir, file);
   }
-}
-
-/** Frontmatter keys other than description/type, kept when a memory is replaced. */
-function extraFields(text: string): Record<string, unknown> {
-  const { data } = parseFrontmatter(text);
-  const { description: _description, type: _type, ...extra } = data;
-  return extra;
 }
 
 async function exists(filePath: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../memdir/doctor.ts";
+import { unresolvedLinks } from "../../memdir/links.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
 import { printJson } from "../output.ts";
@@ -9,8 +10,10 @@ interface DoctorOptions extends CommonOptions {
 }
 
 /**
- * `memdir doctor [--fix]`: lists problems (`--json`: `{issues: [{code, file, message}]}`) and
+ * `memdir doctor [--fix]`: lists problems (`--json`: `{issues: [{code, file, message}], notes}`) and
  * exits 1 while any remain. `--fix` first repairs what is safe and then reports what is left.
+ * `notes` (same shape) are information that never changes the exit code: `[[name]]` links to
+ * no memory, which Claude Code calls fine (a memory worth writing later).
  */
 export const registerDoctorCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
@@ -26,13 +29,15 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
     );
     const fixed = exists && options.fix ? await repairMemoryDir(location.memoryDir) : [];
     const issues = exists ? await diagnoseMemoryDir(location.memoryDir) : [];
+    const notes = exists ? await unresolvedLinks(location.memoryDir) : [];
     if (issues.length > 0) context.setExitCode(1);
     if (options.json) {
-      printJson(context.io, { issues });
+      printJson(context.io, { issues, notes });
       return;
     }
     for (const line of fixed) context.io.stdout(`fixed: ${line}\n`);
     for (const issue of issues) context.io.stdout(`${issue.code}: ${issue.message}\n`);
+    for (const note of notes) context.io.stdout(`note: ${note.message}\n`);
     context.io.stdout(
       issues.length === 0
         ? `no issues in ${location.memoryDir}\n`
