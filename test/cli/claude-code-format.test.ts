@@ -39,23 +39,13 @@ describe("memdir on Claude Code's memory files", () => {
     const { run } = setup();
     const json = await run(["list", "--json"]);
     assert.equal(json.code, 0, json.stderr);
-    const rows = JSON.parse(json.stdout) as {
-      file: string;
-      type: string | null;
-      name: string | null;
-      modified: string | null;
-      mtime: string;
-    }[];
-    const byFile = Object.fromEntries(rows.map((row) => [row.file, row]));
+    const rows = JSON.parse(json.stdout) as { file: string; type: string | null }[];
     assert.deepEqual(rows.map((row) => [row.file, row.type]).sort(), [
       ["feedback_testing.md", "feedback"],
       ["project_freeze.md", "project"],
       ["reference_dashboards.md", "reference"],
       ["user_role.md", "user"],
     ]);
-    assert.equal(byFile["feedback_testing.md"].name, "feedback-testing");
-    assert.equal(byFile["feedback_testing.md"].modified, "2026-07-30T07:40:18.191Z");
-    assert.equal(byFile["project_freeze.md"].modified, null);
     const human = await run(["list"]);
     assert.match(human.stdout, /^- \[feedback\] feedback_testing\.md \(2026-07-30T07:40:18\.191Z\): /m);
     assert.match(human.stdout, /^- \[project\] project_freeze\.md \(/m);

@@ -10,7 +10,7 @@ interface DoctorOptions extends CommonOptions {
 }
 
 /**
- * `memdir doctor [--fix]`: lists problems (`--json`: `{issues: [{code, file, message}], notes}`) and
+ * `memdir doctor [--fix]`: lists problems (`--json`: `{issues: [{code, file, message}]}`, plus `notes` when there are any) and
  * exits 1 while any remain. `--fix` first repairs what is safe and then reports what is left.
  * `notes` (same shape) are information that never changes the exit code: `[[name]]` links to
  * no memory, which Claude Code calls fine (a memory worth writing later).
@@ -32,7 +32,7 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
     const notes = exists ? await unresolvedLinks(location.memoryDir) : [];
     if (issues.length > 0) context.setExitCode(1);
     if (options.json) {
-      printJson(context.io, { issues, notes });
+      printJson(context.io, notes.length > 0 ? { issues, notes } : { issues });
       return;
     }
     for (const line of fixed) context.io.stdout(`fixed: ${line}\n`);

@@ -7,8 +7,9 @@ import { printJson } from "../output.ts";
 /**
  * `memdir list`: every memory, newest first, as the header scan sees it (first 30 lines).
  * Human output is the manifest the selector gets; `--json` is
- * `[{file, path, type, description, mtime, name, modified}]` with `null` for what the scan did not
- * find (`mtime` is the file's; `modified` the frontmatter's; the manifest shows `modified` when valid).
+ * `[{file, path, type, description, mtime}]` with `null` for what the scan did not find (`mtime`
+ * is the file's; the manifest shows the saved time, a valid frontmatter `modified` first, and
+ * `memdir show --json` has `modified` and `name`).
  */
 export const registerListCommand: RegisterCommand = (program, context) => {
   withCommonOptions(program.command("list").description("list all memories, newest first")).action(
@@ -27,8 +28,6 @@ export const registerListCommand: RegisterCommand = (program, context) => {
             type: h.type,
             description: h.description,
             mtime: isoTime(h.mtimeMs),
-            name: h.name ?? null,
-            modified: h.modifiedMs == null ? null : isoTime(h.modifiedMs),
           })),
         );
         return;
