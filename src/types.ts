@@ -16,6 +16,25 @@ export interface MemoryHeader {
   size: number;
   type: MemoryType | null;
   description: string | null;
+  /** The frontmatter's `name` (Claude Code writes a short slug), or null/absent. */
+  name?: string | null;
+  /**
+   * The frontmatter's `modified` time (top level, or under `metadata:` as Claude Code writes it),
+   * in ms, when present and valid; null/absent otherwise. See {@link savedAtMs}.
+   */
+  modifiedMs?: number | null;
+}
+
+/**
+ * When a memory was last saved: its frontmatter `modified` time when it has a valid one, else the
+ * file's mtime (which a copy or a checkout resets). Ages, recency and "saved N days ago" use this;
+ * caches keep using `mtimeMs`, which says whether the file changed (docs/design.md#saved-time).
+ *
+ * @example
+ * savedAtMs({ mtimeMs: Date.now(), modifiedMs: Date.parse("2026-01-03T10:00:00Z") }) // 1767434400000
+ */
+export function savedAtMs(header: { mtimeMs: number; modifiedMs?: number | null }): number {
+  return header.modifiedMs ?? header.mtimeMs;
 }
 
 // ---- Neutral conversation messages (mapped to Anthropic / OpenAI shapes by model/) ----

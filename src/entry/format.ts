@@ -26,6 +26,14 @@ export {
   readIndex,
 } from "../memdir/index-file.ts";
 export type { MemdirCacheMode, MemdirStats } from "../memdir/instance.ts";
+export {
+  type LinkNote,
+  linkNames,
+  linkResolver,
+  type MemoryLink,
+  resolveLinks,
+  unresolvedLinks,
+} from "../memdir/links.ts";
 export type { LockOptions } from "../memdir/lock.ts";
 export {
   agentMemoryDir,
@@ -51,4 +59,4 @@ export { formatManifest, HeaderCache, type HeaderCacheOptions, manifestLine } fr
 export type { ScanWatchStats } from "../memdir/scan-watch-types.ts";
 export { assertNoSecrets, findSecrets, type SecretFinding } from "../memdir/secrets.ts";
 export { type WriteOptions, writeMemoryText } from "../memdir/write.ts";
-export { isMemoryType } from "../types.ts";
+export { isMemoryType, savedAtMs } from "../types.ts";

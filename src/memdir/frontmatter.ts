@@ -19,6 +19,10 @@ export interface ParsedMemory {
   data: Record<string, unknown>;
   type: MemoryType | null;
   description: string | null;
+  /** `name` (Claude Code's short slug), or null. */
+  name: string | null;
+  /** `modified` (top level or under `metadata:`) as ms when it is a valid ISO time, else null. */
+  modifiedMs: number | null;
   /** Everything after the closing `---` (or the whole text when there is no frontmatter). */
   body: string;
   issues: FrontmatterIssue[];
@@ -43,6 +47,8 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
       data: {},
       type: null,
       description: null,
+      name: null,
+      modifiedMs: null,
       body: text.replace(/^\uFEFF/, ""),
       issues: [{ code: "no-frontmatter", message: "no frontmatter (the file must start with ---)" }],
     };
@@ -61,6 +67,8 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
       data: {},
       type: null,
       description: null,
+      name: null,
+      modifiedMs: null,
       body: text.replace(/^\uFEFF/, ""),
       issues: [{ code: "unclosed", message: `frontmatter is not closed by ---${where}` }],
     };
@@ -83,9 +91,11 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     issues.push({ code: "yaml", message: `frontmatter is not valid YAML: ${reason}` });
   }
-  const rawType = data.type;
+  // Claude Code (2.1.x) nests `type` (and `modified`) under `metadata:`; top level wins.
+  const metadata = metadataOf(data);
+  const rawType = isAbsent(data.type) ? metadata?.type : data.type;
   let type: MemoryType | null = null;
-  if (rawType === undefined || rawType === null || rawType === "") {
+  if (isAbsent(rawType)) {
     issues.push({ code: "missing-type", message: 'missing "type"' });
   } else if (isMemoryType(typeof rawType === "string" ? rawType.trim() : rawType)) {
     type = (rawType as string).trim() as MemoryType;
@@ -101,25 +111,105 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
   else if (typeof rawDescription === "number" || typeof rawDescription === "boolean")
     description = String(rawDescription);
   else issues.push({ code: "missing-description", message: 'missing "description"' });
-  return { data, type, description, body, issues };
+  const name = typeof data.name === "string" && data.name.trim() !== "" ? data.name.trim() : null;
+  const modifiedMs = timeOf(isAbsent(data.modified) ? metadata?.modified : data.modified);
+  return { data, type, description, name, modifiedMs, body, issues };
+}
+
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || value === "";
+}
+
+/** The `metadata:` map of a frontmatter, or null when it has none (or it is not a map). */
+export function metadataOf(data: Record<string, unknown>): Record<string, unknown> | null {
+  const metadata = data.metadata;
+  return metadata && typeof metadata === "object" && !Array.isArray(metadata)
+    ? (metadata as Record<string, unknown>)
+    : null;
+}
+
+// An ISO 8601 date or date-time (what Claude Code writes: `2026-07-30T07:40:18.191Z`).
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A `modified` value as ms, or null when it is not a valid ISO time. @internal */
+export function timeOf(value: unknown): number | null {
+  if (value instanceof Date) return Number.isFinite(value.getTime()) ? value.getTime() : null;
+  if (typeof value !== "string" || !ISO_TIME.test(value.trim())) return null;
+  const ms = Date.parse(value.trim());
+  return Number.isFinite(ms) ? ms : null;
 }
 
 /**
- * Serializes a memory file: frontmatter (description first, then type, then any extra keys)
- * and the body, ending in one newline.
+ * Serializes a memory file: frontmatter and the body, ending in one newline. The frontmatter is
+ * `name` (when given), `description`, `type`, then every other key of `previous` (the file being
+ * replaced) or `extra`, kept as they were, then `modified` (when given). A file whose `type` sat
+ * under `metadata:` (Claude Code's shape) keeps it there, and its `modified` too
+ * (docs/design.md#claude-code-format).
+ *
+ * @example
+ * serializeMemory({ name: "feedback-real-db", description: "tests hit a real DB", type: "feedback", body: "Why: …" })
  */
 export function serializeMemory(fields: {
   description: string;
   type: MemoryType;
   body: string;
+  /** Other frontmatter keys to keep (older callers; `previous` does the same and more). */
   extra?: Record<string, unknown>;
+  /** The frontmatter of the file this text replaces: its unknown keys and its shape are kept. */
+  previous?: Record<string, unknown>;
+  name?: string;
+  /** ISO time of this save. */
+  modified?: string;
 }): string {
-  const data: Record<string, unknown> = {
-    description: fields.description,
-    type: fields.type,
-    ...fields.extra,
-  };
-  const yamlText = stringifyYaml(data, { lineWidth: 0 }).trimEnd();
+  const yamlText = stringifyYaml(frontmatterData(fields), { lineWidth: 0 }).trimEnd();
   const body = fields.body.replace(/\r\n/g, "\n").replace(/\s+$/, "");
   return `---\n${yamlText}\n---\n${body}\n`;
+}
+
+const OWN_KEYS = new Set(["name", "description", "type", "metadata", "modified"]);
+
+function frontmatterData(fields: Parameters<typeof serializeMemory>[0]): Record<string, unknown> {
+  const previous: Record<string, unknown> = { ...fields.extra, ...fields.previous };
+  const previousMetadata = metadataOf(previous);
+  const metadata = previousMetadata ? { ...previousMetadata } : null;
+  const typeNested = metadata !== null && "type" in metadata;
+  const modifiedNested =
+    metadata !== null && ("modified" in metadata || (typeNested && !("modified" in previous)));
+  const data: Record<string, unknown> = {};
+  if (fields.name !== undefined) data.name = fields.name;
+  else if (previous.name !== undefined) data.name = previous.name;
+  data.description = fields.description;
+  if (!typeNested || "type" in previous) data.type = fields.type;
+  if (metadata !== null) {
+    if (typeNested) metadata.type = fields.type;
+    if (fields.modified !== undefined && modifiedNested) metadata.modified = fields.modified;
+    data.metadata = metadata;
+  } else if (previous.metadata !== undefined) data.metadata = previous.metadata;
+  for (const [key, value] of Object.entries(previous)) if (!OWN_KEYS.has(key)) data[key] = value;
+  if (fields.modified !== undefined && !modifiedNested) data.modified = fields.modified;
+  else if (fields.modified === undefined && previous.modified !== undefined)
+    data.modified = previous.modified;
+  return data;
+}
+
+/**
+ * `text` with the value of the `modified:` key its frontmatter already has (top level, or under
+ * `metadata:`) set to `at`; any other text comes back unchanged, byte for byte. Raw-text writes
+ * (an agent's Write/Edit of a memory) use it so an edit never keeps a stale `modified`.
+ */
+export function refreshModified(text: string, at: Date): string {
+  const lines = text.split("\n");
+  if (lines.length < 2 || !OPEN.test(lines[0])) return text;
+  let inMetadata = false;
+  for (let i = 1; i < lines.length && i < 200; i++) {
+    const line = lines[i];
+    if (CLOSE.test(line)) return text;
+    if (/^\S/.test(line)) inMetadata = /^metadata:\s*\r?$/.test(line);
+    const match = /^(modified:|[ \t]+modified:)[ \t]*[^\r]*?(\r?)$/.exec(line);
+    if (match && (!/^\s/.test(line) || inMetadata)) {
+      lines[i] = `${match[1]} ${at.toISOString()}${match[2]}`;
+      return lines.join("\n");
+    }
+  }
+  return text;
 }

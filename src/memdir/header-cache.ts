@@ -1,7 +1,7 @@
 import path from "node:path";
 import { persistedCacheEnabled } from "../config.ts";
 import type { MemoryHeader, MemoryType } from "../types.ts";
-import { parseFrontmatter } from "./frontmatter.ts";
+import { metadataOf, parseFrontmatter, timeOf } from "./frontmatter.ts";
 import { codeFingerprint, loadPersistedCache, PersistedCaches, worthPersisting } from "./persisted-cache.ts";
 
 /** How many lines of each file the header scan reads (docs/design.md#header-scan). */
@@ -15,6 +15,8 @@ export interface CachedHeader {
   size: number;
   type: MemoryType | null;
   description: string | null;
+  name: string | null;
+  modifiedMs: number | null;
   /**
    * The header object last handed out for this entry: an unchanged file gets the same object
    * on every rescan (no per-rescan garbage, and the lexical index recognizes an unchanged list
@@ -106,6 +108,8 @@ export class HeaderCache {
         size: data.sizes[i],
         type: data.types[i] as MemoryType | null,
         description: data.descriptions[i],
+        name: data.names[i],
+        modifiedMs: Number.isNaN(data.modified[i]) ? null : data.modified[i],
       });
     }
   }
@@ -138,19 +142,32 @@ export class HeaderCache {
       sizes: Float64Array.from(rows, ([, entry]) => entry.size),
       types: rows.map(([, entry]) => entry.type),
       descriptions: rows.map(([, entry]) => entry.description),
+      names: rows.map(([, entry]) => entry.name),
+      modified: Float64Array.from(rows, ([, entry]) => entry.modifiedMs ?? Number.NaN),
     };
   }
 
-  /** Changes whenever the header parsing changes, so a cache file from older code is rebuilt. */
+  /**
+   * Changes whenever the header parsing or the header's shape changes, so a cache file from older
+   * code is rebuilt: the version names the columns (2: `names`, `modified`), and the probes run
+   * the parser on both frontmatter shapes Claude Code writes.
+   */
   #headersFingerprint(): string {
+    const probe = (text: string) => {
+      const { type, description, name, modifiedMs } = parseFrontmatter(text, { maxLines: HEADER_MAX_LINES });
+      return { type, description, name, modifiedMs };
+    };
     this.#fingerprint ??= codeFingerprint(
-      "headers/1",
+      "headers/2",
       HEADER_MAX_LINES,
       HEADER_MAX_BYTES,
       parseFrontmatter,
-      parseFrontmatter("---\nname: n\ndescription: a probe, with: colons\ntype: feedback\n---\nbody", {
-        maxLines: HEADER_MAX_LINES,
-      }),
+      metadataOf,
+      timeOf,
+      probe("---\nname: n\ndescription: a probe, with: colons\ntype: feedback\n---\nbody"),
+      probe(
+        "---\nname: n\ndescription: d\nmetadata:\n  type: user\n  modified: 2026-07-30T07:40:18.191Z\n---\nbody",
+      ),
     );
     return this.#fingerprint;
   }
@@ -189,6 +206,9 @@ interface PersistedHeaders {
   sizes: Float64Array;
   types: (string | null)[];
   descriptions: (string | null)[];
+  names: (string | null)[];
+  /** NaN where the file has no valid `modified`. */
+  modified: Float64Array;
 }
 
 function isPersistedHeaders(data: PersistedHeaders | null): data is PersistedHeaders {
@@ -203,6 +223,10 @@ function isPersistedHeaders(data: PersistedHeaders | null): data is PersistedHea
     Array.isArray(data.types) &&
     data.types.length === count &&
     Array.isArray(data.descriptions) &&
-    data.descriptions.length === count
+    data.descriptions.length === count &&
+    Array.isArray(data.names) &&
+    data.names.length === count &&
+    data.modified instanceof Float64Array &&
+    data.modified.length === count
   );
 }

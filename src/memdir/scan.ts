@@ -2,7 +2,7 @@ import { closeSync, readSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { throwIfAborted } from "../errors.ts";
-import type { MemoryHeader } from "../types.ts";
+import { type MemoryHeader, savedAtMs } from "../types.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import { type CachedHeader, HEADER_MAX_BYTES, HEADER_MAX_LINES, HeaderCache } from "./header-cache.ts";
 import { openReadableInsideSync } from "./open-safely.ts";
@@ -216,6 +216,8 @@ async function readMissingHeaders(
         size: candidate.size,
         type: parsed.type,
         description: parsed.description,
+        name: parsed.name,
+        modifiedMs: parsed.modifiedMs,
       };
       const header = toHeader(candidate, entry);
       entry.header = header;
@@ -267,11 +269,14 @@ function toHeader(candidate: Candidate, entry: CachedHeader): MemoryHeader {
     size: candidate.size,
     type: entry.type,
     description: entry.description,
+    name: entry.name,
+    modifiedMs: entry.modifiedMs,
   };
 }
 
 /**
- * One manifest line (docs/design.md#the-manifest): `- [type] file (ISO mtime): description`. When the scan found no
+ * One manifest line (docs/design.md#the-manifest): `- [type] file (ISO saved time): description`,
+ * the saved time being `modified` when the file has a valid one, else its mtime. When the scan found no
  * valid type the `[type] ` tag is left out, and with no description the `: description` part is
  * left out, as the original does — the model sees exactly what is known, never a placeholder.
  *
@@ -279,10 +284,10 @@ function toHeader(candidate: Candidate, entry: CachedHeader): MemoryHeader {
  * manifestLine(h) // "- [feedback] feedback-real-database.md (2026-01-03T10:00:00.000Z): login tests hit a real DB"
  */
 export function manifestLine(
-  header: Pick<MemoryHeader, "file" | "mtimeMs" | "type" | "description">,
+  header: Pick<MemoryHeader, "file" | "mtimeMs" | "modifiedMs" | "type" | "description">,
 ): string {
   const tag = header.type ? `[${header.type}] ` : "";
-  const time = isoTime(header.mtimeMs);
+  const time = isoTime(savedAtMs(header));
   const description = header.description ? `: ${header.description.replace(/\s*[\r\n]+\s*/g, " ")}` : "";
   return `- ${tag}${header.file} (${time})${description}`;
 }

@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { isMemoryType, MEMORY_TYPES, type MemoryType } from "../types.ts";
+import { type Clock, isMemoryType, MEMORY_TYPES, type MemoryType } from "../types.ts";
 import { writeFileAtomic } from "./atomic.ts";
-import { parseFrontmatter, serializeMemory } from "./frontmatter.ts";
+import { parseFrontmatter, refreshModified, serializeMemory } from "./frontmatter.ts";
 import {
   INDEX_FILE,
   INDEX_MAX_BYTES,
@@ -47,6 +47,8 @@ export interface SaveMemoryResult {
 
 export interface WriteOptions {
   lock?: LockOptions;
+  /** The clock that stamps `modified` (default `Date.now`). */
+  now?: Clock;
 }
 
 // Longest hook kept in an index line: entries must stay "one short line each" (docs/design.md#the-index).
@@ -100,7 +102,12 @@ export async function saveMemory(
         ? await checkedTarget(memoryDir, file, { newName: true })
         : await freeTarget(memoryDir, slugFor(type, description));
       const existing = await readTextInside(memoryDir, target.path).catch(nullUnlessRefused);
-      const extra = existing === null ? {} : extraFields(existing);
+      // Unknown keys and the file's shape are kept (Claude Code's `metadata:` map included); `name`
+      // is the stem unless the file has one (other memories link to it), `modified` is now.
+      const frontmatter = existing === null ? {} : parseFrontmatter(existing).data;
+      const hasName = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "";
+      const name = hasName ? undefined : path.posix.basename(target.file).replace(/\.md$/i, "");
+      const modified = new Date((options.now ?? Date.now)()).toISOString();
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
       const previous = parseIndex(index).find((entry) => entry.file === target.file);
@@ -109,7 +116,7 @@ export async function saveMemory(
       const updated = upsertIndexLine(index, { title, file: target.file, hook });
 
       await assertStillLocked(memoryDir);
-      const text = serializeMemory({ description, type, body, extra });
+      const text = serializeMemory({ description, type, body, previous: frontmatter, name, modified });
       await writeFileAtomic(target.path, text, { inside: memoryDir });
       // The file and its index line change together or not at all: when the index cannot be
       // written (a full disk, a lost lease), the file goes back to what it was.
@@ -213,7 +220,10 @@ export async function writeMemoryText(
     async () => {
       const created = !(await exists(target.path));
       await assertStillLocked(memoryDir);
-      await writeFileAtomic(target.path, text, { inside: memoryDir });
+      // A `modified` the text already has is brought up to now (an edit must not keep a stale one).
+      await writeFileAtomic(target.path, refreshModified(text, new Date((options.now ?? Date.now)())), {
+        inside: memoryDir,
+      });
       return { file: target.file, path: target.path, created };
     },
     options.lock,
@@ -371,13 +381,6 @@ async function freeTarget(memoryDir: string, name: string): Promise<{ file: stri
     const full = path.join(memoryDir, file);
     if (!(await exists(full))) return checkedTarget(memoryDir, file);
   }
-}
-
-/** Frontmatter keys other than description/type, kept when a memory is replaced. */
-function extraFields(text: string): Record<string, unknown> {
-  const { data } = parseFrontmatter(text);
-  const { description: _description, type: _type, ...extra } = data;
-  return extra;
 }
 
 async function exists(filePath: string): Promise<boolean> {

@@ -5,6 +5,7 @@ import type { SelectionDetails } from "./selector.ts";
 /** Why a candidate was or was not surfaced (`memdir recall --explain`). */
 export type CandidateStatus =
   | "picked"
+  | "linked"
   | "below-floor"
   | "beyond-k"
   | "already-read"
@@ -90,12 +91,13 @@ export function unpickedJudge(evidence: RecallEvidence): (header: MemoryHeader) 
 
 const STATUS_ORDER: Record<CandidateStatus, number> = {
   picked: 0,
-  budget: 1,
-  unreadable: 2,
-  "beyond-k": 3,
-  "already-read": 4,
-  "below-floor": 5,
-  cap: 6,
+  linked: 1,
+  budget: 2,
+  unreadable: 3,
+  "beyond-k": 4,
+  "already-read": 5,
+  "below-floor": 6,
+  cap: 7,
 };
 
 /** Picked first, then the near misses; within a status, higher scores first. */

@@ -1,10 +1,12 @@
 import { throwIfAborted } from "../errors.ts";
 import type { Memdir } from "../memdir/instance.ts";
+import { linkNames } from "../memdir/links.ts";
 import { readMemoryCapped } from "../memdir/read.ts";
 import { type HeaderCache, scanHeaders } from "../memdir/scan.ts";
-import type { Clock, MemoryHeader, Message, ReadFileState } from "../types.ts";
+import { type Clock, type MemoryHeader, type Message, type ReadFileState, savedAtMs } from "../types.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
 import { type CandidateStatus, type RecallCandidate, type RecallEvidence, unpickedJudge } from "./explain.ts";
+import { linkedMemories, type PickLinks } from "./linked.ts";
 import { cutQuery } from "./query-text.ts";
 import type { MemoryPick, SelectionDetails, Selector } from "./selector.ts";
 import { surfacedMemoryMessage } from "./surface.ts";
@@ -17,10 +19,13 @@ export interface SurfacedMemory {
   file: string;
   path: string;
   score: number;
+  /** When it was saved: its `modified` when valid, else the file's mtime (`savedAtMs`). */
   mtimeMs: number;
   truncated: false | "lines" | "bytes";
   /** The hidden user message carrying it. */
   message: Message;
+  /** Set when a picked memory's `[[name]]` link brought this one along: that memory's file. */
+  linkedFrom?: string;
 }
 
 /** A recall's outcome: plain data; {@link explainRecall} turns `evidence` into every candidate's verdict. */
@@ -28,7 +33,8 @@ export interface RecallResult {
   query: string;
   /** The selector's name (`lexical`, `model`, `hybrid`, or the caller's). */
   selector: string;
-  selected: { file: string; path: string; score: number }[];
+  /** The picks, then any memory their `[[name]]` links brought along (with `linkedFrom`). */
+  selected: { file: string; path: string; score: number; linkedFrom?: string }[];
   /** Hidden user messages (`isMeta: true`), one per selected memory, in rank order. */
   messages: Message[];
   /** Memories dropped on the way: already read/surfaced, over the budget, beyond k, unreadable. */
@@ -185,14 +191,17 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     verdicts.add(header, null, "already-read", whyExcluded(header) ?? "");
   // Only the picked files are looked up: a map of every header would be 20,000 entries per call.
   const byFile = headersNamed(selection.fresh, [...selection.picks, ...selection.overflow]);
-  const memories = await surfacePicks(selection.picks, byFile, options, verdicts);
+  const links: PickLinks[] = [];
+  const memories = await surfacePicks(selection.picks, byFile, options, verdicts, links);
+  const linked = await bringLinked(memories, links, selection, options, verdicts);
   for (const pick of selection.overflow)
-    verdicts.add(
-      byFile.get(pick.file) as MemoryHeader,
-      pick.score,
-      "beyond-k",
-      `ranked below the ${k} picks`,
-    );
+    if (!linked.has(pick.file))
+      verdicts.add(
+        byFile.get(pick.file) as MemoryHeader,
+        pick.score,
+        "beyond-k",
+        `ranked below the ${k} picks`,
+      );
 
   const { details } = selection;
   const evidence: RecallEvidence = { k, fresh: selection.fresh, judged: verdicts.judged, selection: details };
@@ -203,7 +212,9 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
   return {
     query: options.query,
     selector: options.selector.name,
-    selected: memories.map(({ file, path, score }) => ({ file, path, score })),
+    selected: memories.map(({ file, path, score, linkedFrom }) =>
+      linkedFrom === undefined ? { file, path, score } : { file, path, score, linkedFrom },
+    ),
     messages: memories.map((memory) => memory.message),
     skipped: verdicts.skipped,
     ...(details.fallback !== undefined ? { fallback: details.fallback } : {}),
@@ -234,7 +245,7 @@ function verdictLog() {
   const skipped: RecallResult["skipped"] = [];
   const add = (header: MemoryHeader, score: number | null, status: CandidateStatus, reason: string) => {
     judged.push({ file: header.file, path: header.path, score, status, reason });
-    if (status !== "picked" && status !== "below-floor" && status !== "cap")
+    if (status !== "picked" && status !== "linked" && status !== "below-floor" && status !== "cap")
       skipped.push({ file: header.file, reason });
   };
   return { judged, skipped, add };
@@ -248,6 +259,7 @@ async function surfacePicks(
   byFile: Map<string, MemoryHeader>,
   options: RecallOptions,
   verdicts: VerdictLog,
+  links: PickLinks[],
 ): Promise<SurfacedMemory[]> {
   const budgetBytes = options.budgetBytes ?? SESSION_MEMORY_BUDGET_BYTES;
   const reads = await Promise.all(
@@ -272,7 +284,7 @@ async function surfacePicks(
     }
     const message = surfacedMemoryMessage({
       path: header.path,
-      mtimeMs: header.mtimeMs,
+      mtimeMs: savedAtMs(header),
       content: entry.read.content,
       now: nowMs,
     });
@@ -288,16 +300,57 @@ async function surfacePicks(
     }
     bytesUsed += bytes;
     verdicts.add(header, pick.score, "picked", pick.reason || "picked by the selector");
+    links.push({ file: header.file, names: linkNames(entry.read.content) });
     memories.push({
       file: header.file,
       path: header.path,
       score: pick.score,
-      mtimeMs: header.mtimeMs,
+      mtimeMs: savedAtMs(header),
       truncated: entry.read.truncated,
       message,
     });
   }
   return memories;
+}
+
+/**
+ * Surfaces the memories the picks link to with `[[name]]`, after them, while the session budget
+ * allows (see `linked.ts`), each judged "linked"; returns their files.
+ */
+async function bringLinked(
+  memories: SurfacedMemory[],
+  links: PickLinks[],
+  selection: MemorySelection,
+  options: RecallOptions,
+  verdicts: VerdictLog,
+): Promise<Set<string>> {
+  const brought = new Set<string>();
+  if (links.every((pick) => pick.names.length === 0)) return brought;
+  const budgetBytes = options.budgetBytes ?? SESSION_MEMORY_BUDGET_BYTES;
+  let bytesUsed = options.surfacedBytes ?? 0;
+  for (const memory of memories) bytesUsed += Buffer.byteLength(memory.message.content as string, "utf8");
+  const found = await linkedMemories({
+    links,
+    fresh: selection.fresh,
+    taken: new Set(selection.picks.map((pick) => pick.file)),
+    bytesLeft: budgetBytes - bytesUsed,
+    now: (options.now ?? Date.now)(),
+  });
+  for (const memory of found) {
+    const { header } = memory;
+    brought.add(header.file);
+    verdicts.add(header, null, "linked", `brought along: ${memory.from} links to it as [[${memory.name}]]`);
+    memories.push({
+      file: header.file,
+      path: header.path,
+      score: 0,
+      mtimeMs: savedAtMs(header),
+      truncated: memory.truncated,
+      message: memory.message,
+      linkedFrom: memory.from,
+    });
+  }
+  return brought;
 }
 
 /** Judges every fresh header no step judged yet, in scan order (so `skipped` keeps that order). */

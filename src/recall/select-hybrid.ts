@@ -1,5 +1,5 @@
 import { MemdirError } from "../errors.ts";
-import type { MemoryHeader } from "../types.ts";
+import { type MemoryHeader, savedAtMs } from "../types.ts";
 import type { MemoryPick, Selection, Selector } from "./selector.ts";
 
 /** How many headers the model may see (docs/design.md#hybrid-selector: the manifest holds at most 200). */
@@ -99,7 +99,7 @@ export function modelManifest(
     taken.add(pick.file);
     shown.push(header);
   }
-  const newestFirst = [...headers].sort((a, b) => b.mtimeMs - a.mtimeMs);
+  const newestFirst = [...headers].sort((a, b) => savedAtMs(b) - savedAtMs(a));
   for (const header of newestFirst) {
     if (shown.length >= limit) break;
     if (taken.has(header.file)) continue;

@@ -71,7 +71,7 @@ describe("memdir path / add / list / show / rm", () => {
     const shown = await run(["show", "feedback-real-database.md"]);
     assert.match(
       shown.stdout,
-      /^---\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\n---\n集成测试/,
+      /^---\nname: feedback-real-database\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\nmodified: \d{4}-\d\d-\d\dT[\d:.]+Z\n---\n集成测试/,
     );
     const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
     assert.match(index, /^- \[.+\]\(feedback-real-database\.md\) — 登录模块的集成测试不得 mock 数据库$/m);

@@ -93,7 +93,10 @@ export function createReadTool(): MemoryToolSpec<ReadToolInput, ReadToolOutput> 
       return {
         ok: true,
         output: {
-          ...memorySummary({ ...read, type: parsed.type, description: parsed.description }, context.now()),
+          ...memorySummary(
+            { ...read, type: parsed.type, description: parsed.description, modifiedMs: parsed.modifiedMs },
+            context.now(),
+          ),
           content: parsed.body.replace(/^\n+/, ""),
           text,
           issues: parsed.issues.map((issue) => issue.message),

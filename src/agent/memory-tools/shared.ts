@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isoTime } from "../../memdir/scan.ts";
 import { memoryAge } from "../../recall/surface.ts";
-import { MEMORY_TYPES } from "../../types.ts";
+import { MEMORY_TYPES, savedAtMs } from "../../types.ts";
 
 /** A memory type in tool input: one of the four (docs/design.md#memory-types). */
 export const memoryTypeSchema = z.enum(MEMORY_TYPES);
@@ -24,14 +24,21 @@ export const memorySummarySchema = z.object({
     .string()
     .nullable()
     .describe("When the memory is useful; null when the frontmatter lacks it"),
-  savedAt: z.string().describe("Last modification time, ISO 8601"),
+  savedAt: z.string().describe("When it was last saved (its `modified`, else the file time), ISO 8601"),
   age: z.string().describe('How old the memory is: "today", "yesterday" or "N days ago"'),
 });
 export type MemorySummary = z.infer<typeof memorySummarySchema>;
 
 /** The summary of one memory from what the scan (or a read) learned about it. */
 export function memorySummary(
-  memory: { file: string; path: string; type: string | null; description: string | null; mtimeMs: number },
+  memory: {
+    file: string;
+    path: string;
+    type: string | null;
+    description: string | null;
+    mtimeMs: number;
+    modifiedMs?: number | null;
+  },
   now: number,
 ): MemorySummary {
   return {
@@ -39,7 +46,7 @@ export function memorySummary(
     path: memory.path,
     type: memory.type,
     description: memory.description,
-    savedAt: isoTime(memory.mtimeMs),
-    age: memoryAge(memory.mtimeMs, now),
+    savedAt: isoTime(savedAtMs(memory)),
+    age: memoryAge(savedAtMs(memory), now),
   };
 }

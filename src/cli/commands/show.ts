@@ -1,15 +1,18 @@
 import { MemdirError } from "../../errors.ts";
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { linkResolver, type MemoryLink, resolveLinks } from "../../memdir/links.ts";
 import { readRegularFile } from "../../memdir/regular-file.ts";
 import { assertInsideMemoryDir } from "../../memdir/safe-path.ts";
 import { isoTime } from "../../memdir/scan.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { locationFromOptions, memdirForCommand } from "../location.ts";
 import { printJson } from "../output.ts";
 
 /**
- * `memdir show <file>`: one memory, whole, as on disk. `--json`:
- * `{file, path, mtime, type, description, body, issues}` (issues: frontmatter problems, as text).
+ * `memdir show <file>`: one memory, whole, as on disk, then (when its body has `[[name]]` links)
+ * a `links:` list with the file each resolves to or "no such memory". `--json`:
+ * `{file, path, mtime, modified, name, type, description, body, links, issues}` (issues: frontmatter
+ * problems, as text; links: `[{name, file, path}]`, `file`/`path` null for a link to nothing).
  */
 export const registerShowCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
@@ -35,19 +38,32 @@ export const registerShowCommand: RegisterCommand = (program, context) => {
         cause: error,
       });
     }
+    const parsed = parseFrontmatter(text);
+    let links: MemoryLink[] = [];
+    if (parsed.body.includes("[[")) {
+      const headers = await memdirForCommand(location, context).scan();
+      links = resolveLinks(parsed.body, linkResolver(headers));
+    }
     if (!options.json) {
       context.io.stdout(text.endsWith("\n") ? text : `${text}\n`);
+      if (links.length > 0) context.io.stdout(`\nlinks:\n${links.map(linkLine).join("\n")}\n`);
       return;
     }
-    const parsed = parseFrontmatter(text);
     printJson(context.io, {
       file: target.file,
       path: target.path,
       mtime: isoTime(mtimeMs),
+      modified: parsed.modifiedMs === null ? null : isoTime(parsed.modifiedMs),
+      name: parsed.name,
       type: parsed.type,
       description: parsed.description,
       body: parsed.body,
+      links,
       issues: parsed.issues.map((issue) => issue.message),
     });
   });
 };
+
+function linkLine(link: MemoryLink): string {
+  return `  [[${link.name}]] -> ${link.file ?? "no such memory"}`;
+}

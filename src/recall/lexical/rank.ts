@@ -1,4 +1,4 @@
-import type { MemoryHeader } from "../../types.ts";
+import { type MemoryHeader, savedAtMs } from "../../types.ts";
 import { toPick } from "./explain.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
 import { FIELD_NAMES, type FieldName } from "./memory-record.ts";
@@ -91,7 +91,7 @@ export function rankLexically(
   const kept = clearsFloor(ownScores ?? scores, tuning.relativeFloor);
 
   const order = Array.from(top, (_, c) => c);
-  order.sort((a, b) => scores[b] - scores[a] || top[b].header.mtimeMs - top[a].header.mtimeMs);
+  order.sort((a, b) => scores[b] - scores[a] || savedAtMs(top[b].header) - savedAtMs(top[a].header));
   const picks: LexicalPick[] = [];
   for (const c of order) {
     if (picks.length >= options.k) break;

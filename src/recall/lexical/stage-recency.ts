@@ -1,3 +1,4 @@
+import { savedAtMs } from "../../types.ts";
 import type { RankingStage } from "./stage.ts";
 
 /**
@@ -17,7 +18,7 @@ export const recencyStage: RankingStage = {
     if (span <= 0) return null;
     const scores = new Float64Array(candidates.length);
     for (let c = 0; c < candidates.length; c++)
-      scores[c] = 1 + (weight * (candidates[c].header.mtimeMs - oldest)) / span;
+      scores[c] = 1 + (weight * (savedAtMs(candidates[c].header) - oldest)) / span;
     return { scores };
   },
 };

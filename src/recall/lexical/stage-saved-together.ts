@@ -1,3 +1,4 @@
+import { savedAtMs } from "../../types.ts";
 import type { RankingStage } from "./stage.ts";
 import { lowerBound, upperBound } from "./times.ts";
 
@@ -15,7 +16,7 @@ export const savedTogetherStage: RankingStage = {
     if (tuning.neighborWeight <= 0 || tuning.neighborWindowMs <= 0) return null;
     const window = tuning.neighborWindowMs;
     const burstSize = (time: number) => upperBound(times, time + window) - lowerBound(times, time - window);
-    const mtime = (c: number) => candidates[c].header.mtimeMs;
+    const mtime = (c: number) => savedAtMs(candidates[c].header);
     // Positions by save time (a stable sort: equal times keep the ranking's order).
     const byTime = Array.from(candidates, (_, c) => c).sort((a, b) => mtime(a) - mtime(b));
     const scores = new Float64Array(candidates.length);

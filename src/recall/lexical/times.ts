@@ -1,8 +1,8 @@
-/** Save times (mtimes) in order, which the saved-together and recency stages read. */
-import type { MemoryHeader } from "../../types.ts";
+/** Save times (`modified`, else mtime) in order, which the saved-together and recency stages read. */
+import { type MemoryHeader, savedAtMs } from "../../types.ts";
 
 /**
- * Every header's mtime, ascending. The scan lists headers newest first, so this is usually a
+ * Every header's save time ({@link savedAtMs}), ascending. The scan lists headers newest first, so this is usually a
  * reversed copy (no sort of 20,000 numbers per query); any other order is sorted.
  */
 export function sortedTimes(headers: readonly MemoryHeader[]): Float64Array {
@@ -10,7 +10,7 @@ export function sortedTimes(headers: readonly MemoryHeader[]): Float64Array {
   const times = new Float64Array(count);
   let ascending = true;
   for (let i = 0; i < count; i++) {
-    const time = headers[count - 1 - i].mtimeMs;
+    const time = savedAtMs(headers[count - 1 - i]);
     times[i] = time;
     if (i > 0 && time < times[i - 1]) ascending = false;
   }
