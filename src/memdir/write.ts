@@ -32,6 +32,8 @@ export interface SaveMemoryInput {
   title?: string;
   /** Index hook; defaults to the description. */
   hook?: string;
+  /** Frontmatter keys besides description/type; default: those of the memory being replaced. */
+  extra?: Record<string, unknown>;
 }
 
 export interface SaveMemoryResult {
@@ -98,7 +100,7 @@ export async function saveMemory(
         ? await checkedTarget(memoryDir, file, { newName: true })
         : await freeTarget(memoryDir, slugFor(type, description));
       const existing = await fs.readFile(target.path, "utf8").catch(() => null);
-      const extra = existing === null ? {} : extraFields(existing);
+      const extra = input.extra ?? (existing === null ? {} : extraFields(existing));
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
       const previous = parseIndex(index).find((entry) => entry.file === target.file);
