@@ -65,3 +65,13 @@ export function tempFileWriterPid(name: string): number | null {
   const match = TEMP_NAME.exec(name);
   return match ? Number(match[1]) : null;
 }
+
+/**
+ * Puts a file back as it was before a write whose index update then failed: removed when it was
+ * new (which also frees the space a full disk needs), else rewritten. A failure to restore is
+ * left as it is: the original error is the one to report.
+ */
+export async function restoreFile(filePath: string, before: string | null): Promise<void> {
+  if (before === null) await fs.rm(filePath, { force: true }).catch(() => undefined);
+  else await writeFileAtomic(filePath, before).catch(() => undefined);
+}

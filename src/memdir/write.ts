@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { isMemoryType, MEMORY_TYPES, type MemoryType } from "../types.ts";
-import { writeFileAtomic } from "./atomic.ts";
+import { restoreFile, writeFileAtomic } from "./atomic.ts";
 import { parseFrontmatter, serializeMemory } from "./frontmatter.ts";
 import {
   INDEX_FILE,
@@ -34,6 +34,8 @@ export interface SaveMemoryInput {
   hook?: string;
   /** Frontmatter keys besides description/type; default: those of the memory being replaced. */
   extra?: Record<string, unknown>;
+  /** false: refuse (`invalid-input`) when `file` exists; true: refuse (`not-found`) when it does not. */
+  replace?: boolean;
 }
 
 export interface SaveMemoryResult {
@@ -100,6 +102,11 @@ export async function saveMemory(
         ? await checkedTarget(memoryDir, file, { newName: true })
         : await freeTarget(memoryDir, slugFor(type, description));
       const existing = await fs.readFile(target.path, "utf8").catch(() => null);
+      if (input.replace !== undefined && (existing !== null) !== input.replace)
+        throw new MemdirError(
+          existing ? "invalid-input" : "not-found",
+          `write: ${target.file} ${existing ? "exists" : "does not exist"}`,
+        );
       const extra = input.extra ?? (existing === null ? {} : extraFields(existing));
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
@@ -266,16 +273,6 @@ export function indexWarningFor(indexText: string): string | undefined {
 }
 
 // ---- helpers ----
-
-/**
- * Puts a file back as it was before a write whose index update then failed: removed when it was
- * new (which also frees the space a full disk needs), else rewritten. A failure to restore is
- * left as it is: the original error is the one to report.
- */
-async function restoreFile(filePath: string, before: string | null): Promise<void> {
-  if (before === null) await fs.rm(filePath, { force: true }).catch(() => undefined);
-  else await writeFileAtomic(filePath, before).catch(() => undefined);
-}
 
 /**
  * `file` resolved inside the memory dir and checked to be a memory file other than the index;

@@ -80,7 +80,11 @@ export function memoryToolHandlers(
   }
 
   /** Saves `text` as the memory `file` through the single writer; says what was inferred. */
-  async function commit(file: string, text: string): Promise<{ saved: SaveMemoryResult; notes: string }> {
+  async function commit(
+    file: string,
+    text: string,
+    replace: boolean,
+  ): Promise<{ saved: SaveMemoryResult; notes: string }> {
     assertNoSecrets(text, `${MEMORY_TOOL_ROOT}/${file}`);
     const memory = inferMemory(file, text);
     const saved = await saveMemory(memoryDir, {
@@ -89,6 +93,7 @@ export function memoryToolHandlers(
       description: memory.description,
       body: memory.body,
       extra: memory.extra,
+      replace,
     });
     const notes: string[] = [];
     if (memory.inferred.length > 0)
@@ -132,7 +137,7 @@ export function memoryToolHandlers(
           "invalid-input",
           `memory tool: the file ${command.path} already exists; change it with str_replace or insert, or delete it first`,
         );
-      const { notes } = await commit(target.file, String(command.file_text ?? ""));
+      const { notes } = await commit(target.file, String(command.file_text ?? ""), false);
       return `File created successfully at: ${command.path} (memdir added its line to ${MEMORY_TOOL_ROOT}/${INDEX_FILE})${notes}`;
     },
 
@@ -154,6 +159,7 @@ export function memoryToolHandlers(
       const { notes } = await commit(
         target.file,
         text.replace(oldText, () => String(command.new_str ?? "")),
+        true,
       );
       return `The memory file ${command.path} has been edited.${notes}`;
     },
@@ -168,7 +174,7 @@ export function memoryToolHandlers(
           `memory tool: invalid insert_line ${JSON.stringify(at)}: it should be within [0, ${lines.length}]`,
         );
       lines.splice(at, 0, String(command.insert_text ?? "").replace(/\n$/, ""));
-      const { notes } = await commit(target.file, lines.join("\n"));
+      const { notes } = await commit(target.file, lines.join("\n"), true);
       return `The file ${command.path} has been edited.${notes}`;
     },
 
@@ -197,7 +203,7 @@ export function memoryToolHandlers(
         );
       // The new file is complete (with its index line) before the old one goes: a failure
       // in between leaves two copies, never none.
-      const { notes } = await commit(to.file, text);
+      const { notes } = await commit(to.file, text, false);
       await removeMemory(memoryDir, from.file);
       return `Successfully renamed ${command.old_path} to ${command.new_path}${notes}`;
     },

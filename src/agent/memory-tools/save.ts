@@ -24,14 +24,14 @@ const inputSchema = z.object({
   file: memoryFileSchema
     .optional()
     .describe(
-      "File name to save as (replaces that memory); omit to derive a new name from type and description",
+      "File name for the new memory (refused when it exists: use memory_update); omit to derive one from type and description",
     ),
 });
 
 const outputSchema = z.object({
   file: z.string().describe("Path relative to the memory directory"),
   path: z.string().describe("Absolute path on disk"),
-  created: z.boolean().describe("False when an existing memory was replaced"),
+  created: z.boolean().describe("Always true: memory_save never replaces a memory (memory_update does)"),
   indexWarning: z.string().optional().describe("Set when MEMORY.md is now over its load limits"),
 });
 
@@ -51,7 +51,7 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
       "Save something worth remembering in future conversations: who the user is, a rule or correction they " +
       "gave, a project decision or constraint, or where outside information lives. Save at once when the user " +
       "asks you to remember something. Do not save what the code, git history or file tree already tell, " +
-      "temporary task state, or secrets (they are refused). To update a memory, pass its file; to add one, omit file.",
+      "temporary task state, or secrets (they are refused). This only adds memories; to change one, use memory_update.",
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -64,6 +64,8 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
         description: input.description,
         body: input.content,
         ...(input.file !== undefined ? { file: input.file } : {}),
+        // Never replaces: a replacing write is memory_update's, which says it is destructive.
+        replace: false,
       });
       context.filesWritten.push(saved.path);
       // The model wrote it, so it knows it: recall in this session need not surface it back.
