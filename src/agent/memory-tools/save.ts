@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { saveMemory } from "../../memdir/write.ts";
+import { type SaveMemoryResult, saveMemory } from "../../memdir/write.ts";
+import type { ToolContext } from "../tools/spec.ts";
 import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
 
@@ -67,20 +68,27 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
         // Never replaces: a replacing write is memory_update's, which says it is destructive.
         replace: false,
       });
-      context.filesWritten.push(saved.path);
-      // The model wrote it, so it knows it: recall in this session need not surface it back.
-      context.readFileState.set(saved.path, { readAt: context.now(), source: "read" });
-      const warning = saved.indexWarning ? `\nWarning: ${saved.indexWarning}` : "";
-      return {
-        ok: true,
-        output: {
-          file: saved.file,
-          path: saved.path,
-          created: saved.created,
-          ...(saved.indexWarning ? { indexWarning: saved.indexWarning } : {}),
-        },
-        text: `${saved.created ? "Saved" : "Updated"} ${saved.file} (${saved.path}) and its line in MEMORY.md${warning}`,
-      };
+      return savedOutcome(saved, context);
     },
   });
+}
+
+/**
+ * What `memory_save` and `memory_update` return for a write, and what they record: the model
+ * wrote the memory, so it knows it, and recall in this session need not surface it back.
+ */
+export function savedOutcome(saved: SaveMemoryResult, context: ToolContext) {
+  context.filesWritten.push(saved.path);
+  context.readFileState.set(saved.path, { readAt: context.now(), source: "read" });
+  const warning = saved.indexWarning ? `\nWarning: ${saved.indexWarning}` : "";
+  return {
+    ok: true as const,
+    output: {
+      file: saved.file,
+      path: saved.path,
+      created: saved.created,
+      ...(saved.indexWarning ? { indexWarning: saved.indexWarning } : {}),
+    },
+    text: `${saved.created ? "Saved" : "Updated"} ${saved.file} (${saved.path}) and its line in MEMORY.md${warning}`,
+  };
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
 import { resolveInsideMemoryDir } from "../../memdir/safe-path.ts";
 import { saveMemory } from "../../memdir/write.ts";
+import { savedOutcome } from "./save.ts";
 import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
 
@@ -22,6 +23,7 @@ const inputSchema = z.object({
 const outputSchema = z.object({
   file: z.string().describe("Path relative to the memory directory"),
   path: z.string().describe("Absolute path on disk"),
+  created: z.boolean().describe("Always false: an update replaces an existing memory"),
   indexWarning: z.string().optional().describe("Set when MEMORY.md is now over its load limits"),
 });
 
@@ -68,18 +70,7 @@ export function createUpdateTool(
         body: input.content,
         replace: true,
       });
-      context.filesWritten.push(saved.path);
-      context.readFileState.set(saved.path, { readAt: context.now(), source: "read" });
-      const warning = saved.indexWarning ? `\nWarning: ${saved.indexWarning}` : "";
-      return {
-        ok: true,
-        output: {
-          file: saved.file,
-          path: saved.path,
-          ...(saved.indexWarning ? { indexWarning: saved.indexWarning } : {}),
-        },
-        text: `Updated ${saved.file} (${saved.path}) and its line in MEMORY.md${warning}`,
-      };
+      return savedOutcome(saved, context);
     },
   });
 }
