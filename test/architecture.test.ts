@@ -24,8 +24,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ["index.ts", "entry", "testing"],
   // The `memdir` command: it starts the MCP server (`memdir mcp`) and runs the hooks (`memdir hook`).
   ["cli"],
-  // The other entry points: the MCP server and the hook handlers.
-  ["mcp", "hooks"],
+  // The other entry points: the MCP server, the hook handlers, and Anthropic's memory tool on a
+  // memory dir (`memdir/anthropic`).
+  ["mcp", "hooks", "memory-tool"],
   // One agent session: the agent loop with extraction and consolidation wired in as hooks.
   ["session"],
   // Background extraction and consolidation: both run forked agents, neither knows the other.

@@ -8,6 +8,8 @@ import { scanHeaders } from "../memdir/scan.ts";
 export const INDEX_RESOURCE_URI = "memory://index";
 // `{+file}` (reserved expansion) so memories in sub-folders (`team/x.md`) keep their slashes.
 export const FILE_RESOURCE_TEMPLATE = "memory://file/{+file}";
+// The spec caps one completion answer at 100 values.
+const MAX_COMPLETIONS = 100;
 
 /** `memory://file/<file>` for a memory file relative to the memory dir (each segment percent-encoded). */
 export function memoryFileUri(file: string): string {
@@ -38,6 +40,18 @@ export function registerMemoryResources(server: McpServer, memoryDir: string, me
   server.registerResource(
     "memory-file",
     new ResourceTemplate(FILE_RESOURCE_TEMPLATE, {
+      // `completion/complete` for the `file` argument: the memory files starting with what was typed.
+      complete: {
+        file: async (typed) => {
+          const headers = await scanHeaders(memoryDir, { memdir: memdirFor(memdir, memoryDir) });
+          const prefix = typed.toLowerCase();
+          return headers
+            .map((header) => header.file)
+            .filter((file) => file.toLowerCase().startsWith(prefix))
+            .sort()
+            .slice(0, MAX_COMPLETIONS);
+        },
+      },
       list: async () => {
         const headers = await scanHeaders(memoryDir, { memdir: memdirFor(memdir, memoryDir) });
         return {

@@ -6,6 +6,7 @@ import { createToolContext } from "../agent/tools/spec.ts";
 import type { ResolvedConfig } from "../config.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { ensureMemoryDir, type MemoryLocation } from "../memdir/paths.ts";
+import { mcpServerInstructions } from "../prompts/memory-rules.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { Selector } from "../recall/selector.ts";
 import type { Clock } from "../types.ts";
@@ -26,13 +27,8 @@ export interface MemdirServerOptions {
   memdir?: Memdir;
 }
 
-/** What the server tells a client about itself, in the `initialize` answer. */
-export const SERVER_INSTRUCTIONS = [
-  "memdir keeps long-term memory for this project: small markdown notes that outlive the conversation.",
-  "At the start of a task, call memory_recall with the user's request (or memory_context for the standing",
-  "instructions and the index of every memory). When the user asks you to remember something, or corrects",
-  "how you work, save it with memory_save. Memories are point-in-time notes: check what they say about code.",
-].join(" ");
+/** What the server tells a client about itself, in the `initialize` answer (shared rules: `prompts/memory-rules.ts`). */
+export const SERVER_INSTRUCTIONS = mcpServerInstructions();
 
 function packageVersion(): string {
   try {
@@ -44,7 +40,7 @@ function packageVersion(): string {
 }
 
 /**
- * An MCP server for one memory directory: the six memory tools, the `memory://index` and
+ * An MCP server for one memory directory: the seven memory tools, the `memory://index` and
  * `memory://file/{+file}` resources, and the `remember` prompt. Transport-free: connect it to
  * stdio (`mcp/stdio.ts`) or, in tests, to an in-memory pair.
  *
@@ -83,6 +79,9 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
       messages: [{ role: "user", content: { type: "text", text: rememberPromptText(statement) } }],
     }),
   );
+  // The tools and prompts never change while the server runs, so it does not claim to announce
+  // changes to them; the resources (the memory files) do change, and every write announces it.
+  server.server.registerCapabilities({ tools: { listChanged: false }, prompts: { listChanged: false } });
   return server;
 }
 
@@ -97,7 +96,7 @@ export function rememberPromptText(statement: string): string {
     "(a rule or correction about how to work), project (a decision or constraint not visible in the code) or",
     "reference (where outside information lives). Write a one-line description saying when the memory is",
     "useful, and put the statement itself, with the reason if they gave one (a line starting with Why:), in",
-    "content. If a memory in memory_list already covers it, update that one by passing its file instead of",
+    "content. If a memory in memory_list already covers it, change that one with memory_update instead of",
     "adding a duplicate. Then confirm in one short sentence what you saved.",
   ].join("\n");
 }

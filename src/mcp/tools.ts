@@ -10,6 +10,11 @@ import type { ToolContext } from "../agent/tools/spec.ts";
  * path, a secret, a missing memory) comes back as an `isError` result the model can read.
  * `contextFor` gives each call a fresh tool context, so one call's reads never hide memories
  * from the next call's recall.
+ *
+ * The text content is `structuredContent` as JSON (the spec: a tool with an output schema SHOULD
+ * mirror it in a text block), so a client that shows only text gives the model the same data.
+ * A successful write announces `notifications/resources/list_changed`: the memory files are
+ * the server's resources (docs/design.md#mcp-server).
  */
 export function registerMemoryTools(
   server: McpServer,
@@ -29,8 +34,11 @@ export function registerMemoryTools(
       async (input: unknown, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
         const outcome = await runSafely(tool, input, contextFor(extra.signal));
         if (!outcome.ok) return { content: [{ type: "text", text: outcome.message }], isError: true };
+        // Sent before the result, so a client that refreshes on it already sees the change.
+        if (!tool.annotations.readOnlyHint && server.isConnected())
+          await server.server.sendResourceListChanged().catch(() => undefined);
         return {
-          content: [{ type: "text", text: outcome.text }],
+          content: [{ type: "text", text: JSON.stringify(outcome.output) }],
           structuredContent: outcome.output as Record<string, unknown>,
         };
       },

@@ -3,7 +3,7 @@ import { constants as fsConstants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { openFolderInside, type PinnedFolder } from "./open-safely.ts";
+import { openFolderInside, type PinnedFolder, removeFileInside } from "./open-safely.ts";
 
 // Temp files: `.NAME.PID.RANDOM.memdir-tmp` in the target's folder. The leading dot and the
 // suffix keep them out of scans; the PID lets `doctor --fix` tell a dead writer's leftovers apart.
@@ -90,4 +90,14 @@ async function syncDirectory(dir: string): Promise<void> {
 export function tempFileWriterPid(name: string): number | null {
   const match = TEMP_NAME.exec(name);
   return match ? Number(match[1]) : null;
+}
+
+/**
+ * Puts a file back as it was before a write whose index update then failed: removed when it was
+ * new (which also frees the space a full disk needs), else rewritten. A failure to restore is
+ * left as it is: the original error is the one to report.
+ */
+export async function restoreFile(memoryDir: string, filePath: string, before: string | null): Promise<void> {
+  if (before === null) await removeFileInside(memoryDir, filePath).catch(() => undefined);
+  else await writeFileAtomic(filePath, before, { inside: memoryDir }).catch(() => undefined);
 }

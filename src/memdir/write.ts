@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { type Clock, isMemoryType, MEMORY_TYPES, type MemoryType } from "../types.ts";
-import { writeFileAtomic } from "./atomic.ts";
+import { restoreFile, writeFileAtomic } from "./atomic.ts";
 import { parseFrontmatter, refreshModified, serializeMemory } from "./frontmatter.ts";
 import {
   INDEX_FILE,
@@ -34,6 +34,10 @@ export interface SaveMemoryInput {
   title?: string;
   /** Index hook; defaults to the description. */
   hook?: string;
+  /** Frontmatter keys besides description/type; default: those of the memory being replaced. */
+  extra?: Record<string, unknown>;
+  /** false: refuse (`invalid-input`) when `file` exists; true: refuse (`not-found`) when it does not. */
+  replace?: boolean;
 }
 
 export interface SaveMemoryResult {
@@ -102,9 +106,15 @@ export async function saveMemory(
         ? await checkedTarget(memoryDir, file, { newName: true })
         : await freeTarget(memoryDir, slugFor(type, description));
       const existing = await readTextInside(memoryDir, target.path).catch(nullUnlessRefused);
-      // Unknown keys and the file's shape are kept (Claude Code's `metadata:` map included); `name`
-      // is the stem unless the file has one (other memories link to it), `modified` is now.
-      const frontmatter = existing === null ? {} : parseFrontmatter(existing).data;
+      if (input.replace !== undefined && (existing !== null) !== input.replace)
+        throw new MemdirError(
+          existing ? "invalid-input" : "not-found",
+          `write: ${target.file} ${existing ? "exists" : "does not exist"}`,
+        );
+      // Unknown keys and the file's shape are kept (Claude Code's `metadata:` map included) unless
+      // the caller gives its own; `name` is the stem unless there is one (other memories link to
+      // it), `modified` is now.
+      const frontmatter = input.extra ?? (existing === null ? {} : parseFrontmatter(existing).data);
       const hasName = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "";
       const name = hasName ? undefined : path.posix.basename(target.file).replace(/\.md$/i, "");
       const modified = new Date((options.now ?? Date.now)()).toISOString();
@@ -283,16 +293,6 @@ export function indexWarningFor(indexText: string): string | undefined {
 }
 
 // ---- helpers ----
-
-/**
- * Puts a file back as it was before a write whose index update then failed: removed when it was
- * new (which also frees the space a full disk needs), else rewritten. A failure to restore is
- * left as it is: the original error is the one to report.
- */
-async function restoreFile(memoryDir: string, filePath: string, before: string | null): Promise<void> {
-  if (before === null) await removeFileInside(memoryDir, filePath).catch(() => undefined);
-  else await writeFileAtomic(filePath, before, { inside: memoryDir }).catch(() => undefined);
-}
 
 /**
  * `file` resolved inside the memory dir and checked to be a memory file other than the index;

@@ -1,5 +1,39 @@
 import path from "node:path";
 
+// The rules the session-start memory rules and the MCP server's instructions both state, written
+// once so the two can never disagree (issue 16: one said "save it with memory_save", the other
+// "there is no separate remember tool").
+
+/** How a memory is written: the file tools, or memdir's MCP tools where a client has them. */
+export const WRITE_TOOLS_RULE =
+  "write to it with your ordinary file tools (Write, Edit), or, where memdir's MCP tools are connected, " +
+  "with memory_save (a new memory) and memory_update (a changed one): both go through the same checks.";
+
+/** Saving on request. */
+export const REMEMBER_RULE =
+  "If the user explicitly asks you to remember something, save it immediately, before you go on with anything else.";
+
+/** What a memory is worth. */
+export const POINT_IN_TIME_RULE = "A memory is a note of what was true when it was written.";
+
+/**
+ * The MCP server's `instructions` (pure): what memdir is, when to recall, and the shared rules
+ * above in the words a client with only the MCP tools needs.
+ *
+ * @example
+ * new McpServer(info, { instructions: mcpServerInstructions() });
+ */
+export function mcpServerInstructions(): string {
+  return [
+    "memdir keeps long-term memory for this project: small markdown notes that outlive the conversation.",
+    "At the start of a task, call memory_recall with the user's request (or memory_context for the standing",
+    "instructions and the index of every memory).",
+    `${REMEMBER_RULE} Save a new memory with memory_save; change an existing one with memory_update`,
+    "rather than adding a second one on the same subject, and remove a wrong one with memory_delete.",
+    `${POINT_IN_TIME_RULE} Check what it says about code before relying on it.`,
+  ].join(" ");
+}
+
 export interface MemoryRulesOptions {
   /** Absolute path of the auto-memory directory. */
   memoryDir: string;
@@ -26,8 +60,7 @@ export function memorySystemPrompt(options: MemoryRulesOptions): string {
 
 You keep a long-term memory for this project in the folder \`${memoryDir}\`. It outlives this
 conversation: what you save there is available in future conversations with this user. The folder
-already exists; write to it with your ordinary file tools (Write, Edit). There is no separate
-"remember" tool.
+already exists; ${WRITE_TOOLS_RULE}
 
 \`${indexPath}\` is the index: one line per memory. It is loaded into every new conversation, so
 keep it short. The memories themselves are separate files next to it; read one when its index line
@@ -60,8 +93,7 @@ Each memory has one of four types:
 
     `## When to save, update or remove
 
-- If the user explicitly asks you to remember something, save it immediately, before you go on
-  with anything else.
+- ${REMEMBER_RULE}
 - If the user asks you to forget something, delete its memory file and its line in the index.
 - Before you write, look at the index. If a memory on the same subject exists, update that file
   (and its index line) instead of adding a second one. When a new fact contradicts an old memory,
@@ -90,9 +122,8 @@ Each memory has one of four types:
 
     `## Using memories
 
-- A memory is a note of what was true when it was written. Before you act on one that names a file,
-  function, flag or line number, check that it still exists and still says that; if the memory is
-  wrong now, fix or delete it.
+- ${POINT_IN_TIME_RULE} Before you act on one that names a file, function, flag or line number,
+  check that it still exists and still says that; if the memory is wrong now, fix or delete it.
 - Prefer what the user says in this conversation over what a memory says.
 - If the user tells you to ignore memory or not to use it, act as if the memory folder were empty:
   do not read it, cite it or let it shape your answer, and do not save anything until they say so.`,

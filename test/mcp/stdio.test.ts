@@ -46,7 +46,7 @@ describe("memdir mcp over stdio, with the real MCP client", () => {
     await client?.close();
   });
 
-  it("lists the six memory tools with their input schemas and annotations", async () => {
+  it("lists the seven memory tools with their input schemas and annotations", async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     assert.deepEqual([...byName.keys()].sort(), [
@@ -56,6 +56,7 @@ describe("memdir mcp over stdio, with the real MCP client", () => {
       "memory_read",
       "memory_recall",
       "memory_save",
+      "memory_update",
     ]);
     const recall = byName.get("memory_recall")!;
     assert.deepEqual(recall.inputSchema.required, ["query"]);
@@ -73,6 +74,12 @@ describe("memdir mcp over stdio, with the real MCP client", () => {
       assert.equal(byName.get(name)!.annotations?.readOnlyHint, true, `${name} is read-only`);
     assert.equal(byName.get("memory_delete")!.annotations?.destructiveHint, true);
     assert.equal(byName.get("memory_save")!.annotations?.readOnlyHint, false);
+    assert.equal(byName.get("memory_save")!.annotations?.destructiveHint, false, "a save only adds");
+    assert.equal(byName.get("memory_update")!.annotations?.destructiveHint, true, "an update replaces");
+    assert.deepEqual([...(byName.get("memory_update")!.inputSchema.required ?? [])].sort(), [
+      "content",
+      "file",
+    ]);
     for (const tool of tools) {
       assert.ok(tool.outputSchema, `${tool.name} declares its structured output`);
       assert.ok((tool.description ?? "").length > 60, `${tool.name} has a description a model can act on`);
@@ -87,15 +94,26 @@ describe("memdir mcp over stdio, with the real MCP client", () => {
     assert.equal(result.isError, undefined);
     const output = result.structuredContent as {
       selector: string;
-      memories: { file: string; type: string; age: string; content: string; description: string }[];
+      memories: {
+        file: string;
+        type: string;
+        age: string;
+        content: string;
+        description: string;
+        caveat: string | null;
+      }[];
     };
     assert.equal(output.selector, "lexical", "offline recall is lexical");
     assert.equal(output.memories[0]?.file, "feedback-real-database.md");
     assert.equal(output.memories[0].type, "feedback");
     assert.equal(output.memories[0].age, "2 days ago");
     assert.match(output.memories[0].content, /真实数据库/);
-    assert.match(text(result), /Memory \(saved 2 days ago\): .*feedback-real-database\.md:/);
-    assert.match(text(result), /point-in-time note/);
+    assert.match(output.memories[0].caveat ?? "", /point-in-time note/);
+    assert.deepEqual(
+      JSON.parse(text(result)),
+      result.structuredContent,
+      "the text mirrors structuredContent",
+    );
   });
 
   it("saves, lists, recalls, reads and deletes a memory", async () => {

@@ -20,7 +20,7 @@ export function createDeleteTool(): MemoryToolSpec<DeleteToolInput, DeleteToolOu
     title: "Delete a memory",
     description:
       "Delete one saved memory and its line in the MEMORY.md index. Use it when the user asks you to forget " +
-      "something, or when a memory is wrong or contradicted; to correct a memory, prefer memory_save with its file.",
+      "something, or when a memory is wrong or contradicted; to correct a memory, prefer memory_update.",
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

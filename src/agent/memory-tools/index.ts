@@ -1,6 +1,6 @@
 /**
  * The memory tools, each defined once (docs/design.md#tools-defined-once): `memory_recall`, `memory_save`,
- * `memory_list`, `memory_read`, `memory_delete`, `memory_context`. The MCP server registers them
+ * `memory_update`, `memory_list`, `memory_read`, `memory_delete`, `memory_context`. The MCP server registers them
  * (with their output schemas and annotations); they are ordinary {@link ToolSpec}s, so the agent
  * loop can register the same objects. Every path a caller gives is checked by
  * `resolveInsideMemoryDir`, and every write goes through the single writer.
@@ -14,6 +14,7 @@ import { createReadTool } from "./read.ts";
 import { createRecallTool } from "./recall.ts";
 import { createSaveTool } from "./save.ts";
 import type { MemoryToolSpec, MemoryToolsOptions } from "./spec.ts";
+import { createUpdateTool } from "./update.ts";
 
 export { readMemoryFile } from "./read.ts";
 export {
@@ -26,7 +27,7 @@ export {
 } from "./spec.ts";
 
 /**
- * The six memory tools for one configuration (selector, settings). Calls take the memory dir,
+ * The seven memory tools for one configuration (selector, settings). Calls take the memory dir,
  * cwd, clock and read-file state from their {@link ToolContext}.
  *
  * @example
@@ -38,6 +39,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryToolSpec[]
   return [
     createRecallTool(options),
     createSaveTool(options),
+    createUpdateTool(options),
     createListTool(options),
     createReadTool(),
     createDeleteTool(),

@@ -3,7 +3,7 @@ import { parseFrontmatter } from "../../memdir/frontmatter.ts";
 import { memdirFor } from "../../memdir/instance.ts";
 import { readMemoryCapped } from "../../memdir/read.ts";
 import { DEFAULT_RECALL_K, recall } from "../../recall/recall.ts";
-import { formatSurfacedMemory } from "../../recall/surface.ts";
+import { formatSurfacedMemory, memoryFreshnessCaveat } from "../../recall/surface.ts";
 import type { ToolContext } from "../tools/spec.ts";
 import { memorySummary, memorySummarySchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
@@ -34,6 +34,12 @@ const outputSchema = z.object({
           "The memory's text after its frontmatter, capped at 200 lines / 4096 bytes with a note when cut",
         ),
       truncated: z.union([z.literal(false), z.literal("lines"), z.literal("bytes")]),
+      caveat: z
+        .string()
+        .nullable()
+        .describe(
+          "For a memory over a day old: it is a point-in-time note, so verify what it says about code",
+        ),
     }),
   ),
 });
@@ -84,6 +90,7 @@ export function createRecallTool(
             ...memorySummary({ ...memory, type: parsed.type, description: parsed.description }, now),
             content: parsed.body.replace(/^\n+/, ""),
             truncated: capped.truncated,
+            caveat: memoryFreshnessCaveat(memory.mtimeMs, now),
             surfaced: formatSurfacedMemory({
               path: memory.path,
               mtimeMs: memory.mtimeMs,

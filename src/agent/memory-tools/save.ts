@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { saveMemory } from "../../memdir/write.ts";
+import { type SaveMemoryResult, saveMemory } from "../../memdir/write.ts";
+import type { ToolContext } from "../tools/spec.ts";
 import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
 
@@ -24,14 +25,14 @@ const inputSchema = z.object({
   file: memoryFileSchema
     .optional()
     .describe(
-      "File name to save as (replaces that memory); omit to derive a new name from type and description",
+      "File name for the new memory (refused when it exists: use memory_update); omit to derive one from type and description",
     ),
 });
 
 const outputSchema = z.object({
   file: z.string().describe("Path relative to the memory directory"),
   path: z.string().describe("Absolute path on disk"),
-  created: z.boolean().describe("False when an existing memory was replaced"),
+  created: z.boolean().describe("Always true: memory_save never replaces a memory (memory_update does)"),
   indexWarning: z.string().optional().describe("Set when MEMORY.md is now over its load limits"),
 });
 
@@ -51,7 +52,7 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
       "Save something worth remembering in future conversations: who the user is, a rule or correction they " +
       "gave, a project decision or constraint, or where outside information lives. Save at once when the user " +
       "asks you to remember something. Do not save what the code, git history or file tree already tell, " +
-      "temporary task state, or secrets (they are refused). To update a memory, pass its file; to add one, omit file.",
+      "temporary task state, or secrets (they are refused). This only adds memories; to change one, use memory_update.",
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -64,21 +65,30 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
         description: input.description,
         body: input.content,
         ...(input.file !== undefined ? { file: input.file } : {}),
+        // Never replaces: a replacing write is memory_update's, which says it is destructive.
+        replace: false,
       });
-      context.filesWritten.push(saved.path);
-      // The model wrote it, so it knows it: recall in this session need not surface it back.
-      context.readFileState.set(saved.path, { readAt: context.now(), source: "read" });
-      const warning = saved.indexWarning ? `\nWarning: ${saved.indexWarning}` : "";
-      return {
-        ok: true,
-        output: {
-          file: saved.file,
-          path: saved.path,
-          created: saved.created,
-          ...(saved.indexWarning ? { indexWarning: saved.indexWarning } : {}),
-        },
-        text: `${saved.created ? "Saved" : "Updated"} ${saved.file} (${saved.path}) and its line in MEMORY.md${warning}`,
-      };
+      return savedOutcome(saved, context);
     },
   });
+}
+
+/**
+ * What `memory_save` and `memory_update` return for a write, and what they record: the model
+ * wrote the memory, so it knows it, and recall in this session need not surface it back.
+ */
+export function savedOutcome(saved: SaveMemoryResult, context: ToolContext) {
+  context.filesWritten.push(saved.path);
+  context.readFileState.set(saved.path, { readAt: context.now(), source: "read" });
+  const warning = saved.indexWarning ? `\nWarning: ${saved.indexWarning}` : "";
+  return {
+    ok: true as const,
+    output: {
+      file: saved.file,
+      path: saved.path,
+      created: saved.created,
+      ...(saved.indexWarning ? { indexWarning: saved.indexWarning } : {}),
+    },
+    text: `${saved.created ? "Saved" : "Updated"} ${saved.file} (${saved.path}) and its line in MEMORY.md${warning}`,
+  };
 }

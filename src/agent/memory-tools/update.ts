@@ -1,0 +1,76 @@
+import fs from "node:fs/promises";
+import { z } from "zod";
+import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { resolveInsideMemoryDir } from "../../memdir/safe-path.ts";
+import { saveMemory } from "../../memdir/write.ts";
+import { savedOutcome } from "./save.ts";
+import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
+import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
+
+const inputSchema = z.object({
+  file: memoryFileSchema.describe("The memory to replace, as memory_list or memory_recall name it"),
+  content: z.string().trim().min(1).describe("The memory's new text (it replaces the old text whole)"),
+  description: z
+    .string()
+    .trim()
+    .min(1)
+    .max(300)
+    .optional()
+    .describe("A new one-line description; omit to keep the current one"),
+  type: memoryTypeSchema.optional().describe("A new type; omit to keep the current one"),
+});
+
+const outputSchema = z.object({
+  file: z.string().describe("Path relative to the memory directory"),
+  path: z.string().describe("Absolute path on disk"),
+  created: z.boolean().describe("Always false: an update replaces an existing memory"),
+  indexWarning: z.string().optional().describe("Set when MEMORY.md is now over its load limits"),
+});
+
+export type UpdateToolInput = z.infer<typeof inputSchema>;
+export type UpdateToolOutput = z.infer<typeof outputSchema>;
+
+/**
+ * `memory_update`: replaces an existing memory through the single writer (docs/design.md#the-single-writer).
+ * A tool of its own, apart from `memory_save`, so that the one write that destroys text is
+ * marked destructive and a client can ask before it runs (docs/design.md#mcp-server).
+ */
+export function createUpdateTool(
+  options: MemoryToolsOptions,
+): MemoryToolSpec<UpdateToolInput, UpdateToolOutput> {
+  return defineMemoryTool({
+    name: "memory_update",
+    title: "Update a memory",
+    description:
+      "Replace the text of an existing memory (and optionally its description or type) when it is out of date, " +
+      "wrong, or should absorb a new detail. Prefer this to adding a second memory on the same subject. " +
+      "The old text is replaced, so include everything that should stay.",
+    inputSchema,
+    outputSchema,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async run(input, context) {
+      const memoryDir = memoryDirOf(context, "memory_update");
+      if (typeof memoryDir !== "string") return memoryDir;
+      await options.prepareMemoryDir?.();
+      const resolved = await resolveInsideMemoryDir(memoryDir, input.file);
+      const current = resolved.ok
+        ? parseFrontmatter(await fs.readFile(resolved.path, "utf8").catch(() => ""))
+        : null;
+      const type = input.type ?? current?.type;
+      const description = input.description ?? current?.description;
+      if (!type || !description)
+        return {
+          ok: false,
+          message: `memdir: memory_update: ${input.file} has no ${type ? "description" : "type"} to keep; pass one`,
+        };
+      const saved = await saveMemory(memoryDir, {
+        file: input.file,
+        type,
+        description,
+        body: input.content,
+        replace: true,
+      });
+      return savedOutcome(saved, context);
+    },
+  });
+}
