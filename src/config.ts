@@ -396,6 +396,4 @@ export function watchingEnabled(
 }
 
 /** True when `MEMDIR_DEBUG` is set (to anything) in `env`. */
-export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env[DEBUG_ENV]);
-}
+export const debugEnabled = (env: NodeJS.ProcessEnv = process.env): boolean => Boolean(env[DEBUG_ENV]);

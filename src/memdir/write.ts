@@ -1,4 +1,3 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { type Clock, isMemoryType, MEMORY_TYPES, type MemoryType } from "../types.ts";
@@ -17,8 +16,17 @@ import { assertStillLocked, type LockOptions, withMemoryLock } from "./lock.ts";
 import { defaultTitle, oneLine, shorten, slugFor } from "./memory-names.ts";
 import { readTextInside, removeFileInside } from "./open-safely.ts";
 import { nullUnlessRefused, readRegularText } from "./regular-file.ts";
-import { fileNameRefusal, memoryFileRefusal, resolveInsideMemoryDir } from "./safe-path.ts";
 import { assertNoSecrets } from "./secrets.ts";
+import {
+  checkedTarget,
+  exists,
+  freeTarget,
+  isIndexFile,
+  memoryFileTarget,
+  portableName,
+  prepareMemoryDir,
+  resolveOrThrow,
+} from "./write-targets.ts";
 
 export { writeFileAtomic } from "./atomic.ts";
 export { type LockOptions, withMemoryLock } from "./lock.ts";
@@ -293,102 +301,6 @@ export function indexWarningFor(indexText: string): string | undefined {
 }
 
 // ---- helpers ----
-
-/**
- * `file` resolved inside the memory dir and checked to be a memory file other than the index;
- * with `newName`, also a name the index and common file systems carry (a removal must still
- * reach an old file with an odd name).
- */
-async function checkedTarget(
-  memoryDir: string,
-  file: string,
-  options: { newName?: boolean } = {},
-): Promise<{ file: string; path: string }> {
-  const target = await resolveOrThrow(memoryDir, file);
-  const base = path.posix.basename(target.file);
-  if (base.toLowerCase() === INDEX_FILE.toLowerCase()) {
-    throw new MemdirError("invalid-input", `write: ${target.file} is the index, not a memory file`);
-  }
-  if (!base.toLowerCase().endsWith(".md")) {
-    throw new MemdirError("invalid-input", `write: memory files end in .md: ${JSON.stringify(file)}`);
-  }
-  if (target.file.split("/").some((segment) => segment.startsWith("."))) {
-    throw new MemdirError(
-      "invalid-input",
-      `write: ${target.file} is hidden (a name starts with "."), so recall would never see it`,
-    );
-  }
-  if (options.newName) portableName(target.file);
-  return target;
-}
-
-/**
- * Creates the memory dir when missing and checks it is safe to write in *before* the lock file
- * is created there: a memory dir that is a symlink to elsewhere must not receive even the lock.
- */
-async function prepareMemoryDir(memoryDir: string): Promise<void> {
-  await fs.mkdir(memoryDir, { recursive: true });
-  await resolveOrThrow(memoryDir, INDEX_FILE);
-}
-
-/**
- * `file` resolved inside the memory dir and checked to be a memory file (`*.md`, MEMORY.md
- * included, no dot-path): raw-text writes come from agents, and memdir's own state must stay
- * out of their reach (docs/design.md#path-safety).
- */
-async function memoryFileTarget(memoryDir: string, file: string): Promise<{ file: string; path: string }> {
-  const target = await resolveOrThrow(memoryDir, file);
-  const refusal = memoryFileRefusal(target.file);
-  if (refusal) throw new MemdirError("invalid-input", `write: ${refusal}`);
-  if (
-    !isIndexFile(target.file) &&
-    path.posix.basename(target.file).toLowerCase() === INDEX_FILE.toLowerCase()
-  )
-    throw new MemdirError(
-      "invalid-input",
-      `write: ${target.file} is the index's name in another case, not a memory file`,
-    );
-  return target;
-}
-
-/** True for an index file, spelled exactly `MEMORY.md` (`memory.md` is refused, not taken for it). */
-function isIndexFile(file: string): boolean {
-  return path.posix.basename(file) === INDEX_FILE;
-}
-
-/**
- * `file` in NFC (macOS and Linux would otherwise hold two spellings of one name), refused with
- * `invalid-input` when the index or a common file system cannot carry it (`fileNameRefusal`).
- */
-function portableName(file: string): string {
-  const normalized = file.normalize("NFC");
-  const refusal = fileNameRefusal(normalized);
-  if (refusal) throw new MemdirError("invalid-input", `write: ${refusal}`);
-  return normalized;
-}
-
-async function resolveOrThrow(memoryDir: string, file: string): Promise<{ file: string; path: string }> {
-  const result = await resolveInsideMemoryDir(memoryDir, file);
-  if (!result.ok) throw new MemdirError("path-outside", `write: ${result.reason}`);
-  return { file: result.file, path: result.path };
-}
-
-/** `name`, or `name-2.md`, `name-3.md`… whichever does not exist yet (checked under the lock). */
-async function freeTarget(memoryDir: string, name: string): Promise<{ file: string; path: string }> {
-  const stem = name.replace(/\.md$/, "");
-  for (let n = 1; ; n++) {
-    const file = n === 1 ? name : `${stem}-${n}.md`;
-    const full = path.join(memoryDir, file);
-    if (!(await exists(full))) return checkedTarget(memoryDir, file);
-  }
-}
-
-async function exists(filePath: string): Promise<boolean> {
-  return fs.lstat(filePath).then(
-    () => true,
-    () => false,
-  );
-}
 
 async function readText(filePath: string): Promise<string> {
   try {
