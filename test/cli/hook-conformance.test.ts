@@ -368,6 +368,22 @@ describe("memdir hook stop / session-end: the final turn", () => {
         what: "the extraction's request",
       });
       assert.match(JSON.stringify(server.requests[0].body), /Staging resets every night at 02:00 UTC/);
+      // The extraction runs on in the background: let it finish before the temp dirs go, or it
+      // writes into a folder being removed (seen as ENOTEMPTY, and a test process that never ended).
+      const lock = path.join(
+        home,
+        ".claude",
+        "projects",
+        sanitizeProjectPath(shop),
+        "memory",
+        ".memdir-extract",
+        "lock",
+      );
+      await waitFor(() => !fs.existsSync(lock), {
+        timeout: 60_000,
+        interval: 100,
+        what: "the extraction to finish",
+      });
     });
   }
 });

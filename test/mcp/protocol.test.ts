@@ -103,7 +103,7 @@ describe("memdir mcp for a current MCP client", () => {
     })) as CallToolResult;
     assert.equal(updated.isError, undefined, text(updated));
     const now = fs.readFileSync(path.join(memoryDir, "feedback-real-database.md"), "utf8");
-    assert.match(now, /^---\ndescription: 登录模块/, "the description is kept");
+    assert.match(now, /^---\n(?:name: .*\n)?description: 登录模块/, "the description is kept");
     assert.match(now, /type: feedback/);
     assert.match(now, /Why: mocks hid a bug\./);
     assert.deepEqual(

@@ -161,7 +161,9 @@ describe("memoryToolHandlers with the SDK's betaMemoryTool and tool runner", () 
       memoryCall({
         command: "insert",
         path: "/memories/notes.md",
-        insert_line: 5,
+        // After the body: the saved file starts with the frontmatter memdir writes (name,
+        // description, type, modified), as a `view` would have shown the model.
+        insert_line: 7,
         insert_text: "Ask #data first.",
       }),
       memoryCall({
