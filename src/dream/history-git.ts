@@ -8,7 +8,13 @@ import { writeFileAtomic } from "../memdir/atomic.ts";
 import { isMemoryFileName } from "../memdir/scan.ts";
 import { removeMemoryIfPresent, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
-import { type FileChange, type HistoryEntry, type HistoryKind, parseKindPrefix } from "./history-types.ts";
+import {
+  type FileChange,
+  type HistoryEntry,
+  type HistoryKind,
+  parseKindPrefix,
+  restoreOrder,
+} from "./history-types.ts";
 
 // Dot-files are memdir's own state (locks, proposals, the journal, the project marker): never history.
 const EXCLUDES = ".*\n*.tmp\n";
@@ -254,9 +260,7 @@ export async function gitRevert(
   options: { now?: Clock } = {},
 ): Promise<HistoryEntry | null> {
   const full = (await git(memoryDir, ["rev-parse", target.id])).trim();
-  const ordered = [...target.changes].sort(
-    (a, b) => Number(a.file === "MEMORY.md") - Number(b.file === "MEMORY.md"),
-  );
+  const ordered = restoreOrder(target.changes);
   for (const change of ordered) {
     if (!isMemoryFileName(change.file) && change.file !== "MEMORY.md") continue; // not memdir's to restore
     const before = await fileAt(memoryDir, `${full}^`, change.file);

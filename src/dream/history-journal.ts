@@ -5,7 +5,7 @@ import { MemdirError } from "../errors.ts";
 import { isMemoryFileName, scanHeaders } from "../memdir/scan.ts";
 import { removeMemoryIfPresent, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
-import type { FileChange, HistoryEntry, HistoryKind } from "./history-types.ts";
+import { type FileChange, type HistoryEntry, type HistoryKind, restoreOrder } from "./history-types.ts";
 
 /**
  * The history without git: `.history/<id>/manifest.json` plus `.history/<id>/before/<file>`, the
@@ -149,9 +149,7 @@ export async function journalRevert(
   const recording = await beginJournal(memoryDir, { files, now: options.now });
   // Through the single writer (path and memory-file checks, atomic, under the writer lock the
   // caller holds), MEMORY.md last so its restored text is what stays.
-  const ordered = [...target.changes].sort(
-    (a, b) => Number(a.file === "MEMORY.md") - Number(b.file === "MEMORY.md"),
-  );
+  const ordered = restoreOrder(target.changes);
   for (const change of ordered) {
     if (!isMemoryFileName(change.file) && change.file !== "MEMORY.md") continue;
     if (change.change === "added") {

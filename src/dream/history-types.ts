@@ -47,3 +47,11 @@ export function changedMemoryCount(entry: HistoryEntry | null): number {
   if (!entry) return 0;
   return entry.changes.filter((c) => !/(^|\/)MEMORY\.md$/.test(c.file)).length;
 }
+
+/**
+ * The files an undo restores, in the order it restores them: memories first, `MEMORY.md` last,
+ * so the index text the undo brings back is what stays (each memory's own write may touch it).
+ */
+export function restoreOrder(changes: readonly FileChange[]): FileChange[] {
+  return [...changes].sort((a, b) => Number(a.file === "MEMORY.md") - Number(b.file === "MEMORY.md"));
+}
