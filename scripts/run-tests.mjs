@@ -57,6 +57,9 @@ const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-tests-"));
 const summaryFile = path.join(runDir, "summary.txt");
 // Reliability tests append what they tried and observed here (test/helpers/reliability-counts.ts).
 const countsFile = path.join(runDir, "reliability-counts.jsonl");
+// The whole suite takes 2-5 minutes on 2 cores (and .ci/run runs it twice); past this something hangs, and saying so beats
+// CI's own timeout, which prints nothing about where.
+const suiteTimeoutMs = Number(process.env.MEMDIR_SUITE_TIMEOUT_MS ?? 30 * 60_000);
 const result = spawnSync(
   process.execPath,
   [
@@ -64,25 +67,47 @@ const result = spawnSync(
     "tsx",
     "--test",
     `--test-concurrency=${process.env.MEMDIR_TEST_CONCURRENCY ?? "2"}`,
+    // A handle left open (a server whose close hook never ran because an earlier hook threw) kept
+    // a test file's process alive and the whole CI run waited 90 minutes on it: end each file when
+    // its tests are done, and fail a single test that hangs instead of waiting forever (15 min:
+    // above the Claude Code install's own 10 min bound, test/helpers/claude-code.ts).
+    "--test-force-exit",
+    `--test-timeout=${process.env.MEMDIR_TEST_TIMEOUT_MS ?? "900000"}`,
     "--test-reporter=spec",
     "--test-reporter-destination=stdout",
     `--test-reporter=${path.join(root, "scripts/summary-reporter.mjs")}`,
-    `--test-reporter-destination=${summaryFile}`,
+    "--test-reporter-destination=/dev/null",
     ...files,
   ],
   {
     cwd: root,
     stdio: "inherit",
-    env: { ...process.env, NO_COLOR: "1", MEMDIR_TEST_BUILD: build, MEMDIR_RELIABILITY_COUNTS: countsFile },
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      MEMDIR_TEST_BUILD: build,
+      MEMDIR_RELIABILITY_COUNTS: countsFile,
+      MEMDIR_TEST_SUMMARY: summaryFile,
+    },
+    timeout: suiteTimeoutMs,
+    killSignal: "SIGTERM",
   },
 );
+if (result.error)
+  console.error(
+    `run-tests: the suite did not finish within ${suiteTimeoutMs / 60_000} minutes: ${result.error.message}`,
+  );
 if (files.some((f) => f.split(path.sep).includes("reliability"))) {
   for (const line of reliabilityLines(countsFile)) console.log(line);
 }
 const summary = fs.existsSync(summaryFile) ? fs.readFileSync(summaryFile, "utf8").trimEnd() : "";
-if (summary) console.log(summary);
-else console.log("0 passed, 1 failed, 0 skipped");
-process.exit(result.status ?? 1);
+if (!summary || result.error) console.log("0 passed, 1 failed, 0 skipped");
+else if (result.status !== 0 && / 0 failed,/.test(summary))
+  // The runner failed without a failed test (a file that crashed outside any test): never print
+  // a clean summary then.
+  console.log(summary.replace(/ 0 failed,/, " 1 failed,"));
+else console.log(summary);
+process.exit(result.error ? 1 : (result.status ?? 1));
 
 /**
  * One line per reliability family, summed from the counts the tests recorded: what was tried and

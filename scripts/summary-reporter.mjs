@@ -1,9 +1,17 @@
 // A node:test reporter that prints one closing line CI reads: "N passed, N failed, N skipped".
+// With MEMDIR_TEST_SUMMARY set it keeps that file up to date after every result, synchronously:
+// under --test-force-exit the runner may exit before a reporter's stream is flushed or its
+// generator resumed.
+import fs from "node:fs";
+
 export default async function* summaryReporter(source) {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
   const failures = [];
+  const text = () =>
+    (failures.length > 0 ? `failed tests:\n${failures.map((f) => `  - ${f}`).join("\n")}\n` : "") +
+    `${passed} passed, ${failed} failed, ${skipped} skipped\n`;
   for await (const event of source) {
     if (event.type !== "test:pass" && event.type !== "test:fail") continue;
     // Suites report too; count only leaf tests (a suite's details carry type "suite").
@@ -15,7 +23,7 @@ export default async function* summaryReporter(source) {
       failed++;
       failures.push(`${event.data.file ?? ""} › ${event.data.name}`);
     }
+    if (process.env.MEMDIR_TEST_SUMMARY) fs.writeFileSync(process.env.MEMDIR_TEST_SUMMARY, text());
   }
-  if (failures.length > 0) yield `failed tests:\n${failures.map((f) => `  - ${f}`).join("\n")}\n`;
-  yield `${passed} passed, ${failed} failed, ${skipped} skipped\n`;
+  yield text();
 }

@@ -9,7 +9,7 @@ import { runCli } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
-import { waitFor } from "../helpers/wait.ts";
+import { waitFor, waitForBackgroundExit } from "../helpers/wait.ts";
 
 // Hook conformance (issue 16 item 5, issue 22 item 11): every `memdir hook …` is a real child
 // process fed the payloads each agent documents. Shapes, by source:
@@ -368,22 +368,8 @@ describe("memdir hook stop / session-end: the final turn", () => {
         what: "the extraction's request",
       });
       assert.match(JSON.stringify(server.requests[0].body), /Staging resets every night at 02:00 UTC/);
-      // The extraction runs on in the background: let it finish before the temp dirs go, or it
-      // writes into a folder being removed (seen as ENOTEMPTY, and a test process that never ended).
-      const lock = path.join(
-        home,
-        ".claude",
-        "projects",
-        sanitizeProjectPath(shop),
-        "memory",
-        ".memdir-extract",
-        "lock",
-      );
-      await waitFor(() => !fs.existsSync(lock), {
-        timeout: 60_000,
-        interval: 100,
-        what: "the extraction to finish",
-      });
+      // The extraction runs on in the background: let it end before the temp dirs go.
+      await waitForBackgroundExit(result.stderr);
     });
   }
 });

@@ -8,7 +8,7 @@ import type { Message } from "../../src/types.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
-import { waitFor } from "../helpers/wait.ts";
+import { processGone, waitFor } from "../helpers/wait.ts";
 
 // `memdir hook stop` after every turn of an agent with hooks: each call starts a detached
 // `memdir extract`; across those processes only one extracts at a time, turns that end meanwhile
@@ -20,17 +20,6 @@ function line(message: Message): string {
 
 // The extraction runs in detached processes we cannot await: polled, with a bound for a loaded machine.
 const DETACHED = { timeout: 60_000, interval: 100 };
-
-/** True once `pid` has exited (an exited orphan nobody reaped yet counts as gone). */
-function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  const stat = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, "utf8") : "";
-  return /^\d+ \(.*\) Z/.test(stat);
-}
 
 function readJson(file: string): Record<string, unknown> | null {
   try {

@@ -6,7 +6,9 @@ import { after } from "node:test";
 /** A real temp directory, removed when the current test file finishes. Returns its real path. */
 export function makeTempDir(prefix = "memdir-test-"): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // Retries: a background process a test started (an extraction, a warm-up) may still be writing
+  // its last file; without them the removal failed with ENOTEMPTY (seen in CI).
+  after(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   return dir;
 }
 
