@@ -197,54 +197,50 @@ export function mergeBodies(keep: string, others: readonly string[]): string {
 }
 
 /**
- * Groups duplicate memories (pure). Only memories of the same type are compared; groups are the
- * connected pairs, so A≈B and B≈C put all three together.
+ * Groups duplicate memories (pure). Only memories of the same type are compared. Each group is a
+ * survivor and the memories that are duplicates *of the survivor itself*: taken in survivor order,
+ * a memory not yet grouped keeps every ungrouped memory it directly matches. Not the connected
+ * pairs: there A≈B and B≈C removed C although C and A are different memories (on 2,000 generated
+ * memories one chain held 394; docs/design.md#consolidation).
  *
  * @example
  * findDuplicateGroups(docs) // [{keep: "feedback-real-db.md", remove: ["feedback-real-db-2.md"], reason: "exact", …}]
  */
 export function findDuplicateGroups(memories: readonly MemoryDocument[]): DuplicateGroup[] {
-  const sorted = [...memories].sort((a, b) => (a.file < b.file ? -1 : 1));
+  const sorted = [...memories].sort(survivorOrder);
   // Each memory is normalized and segmented once per run, not once per pair (issue 22, item 10).
   const features = sorted.map(comparable);
-  const parent = sorted.map((_, i) => i);
-  const find = (i: number): number => {
-    while (parent[i] !== i) i = parent[i];
-    return i;
-  };
-  const pairs: { i: number; j: number; reason: "exact" | "near"; similarity: number }[] = [];
+  const matches = sorted.map(() => new Map<number, { reason: "exact" | "near"; similarity: number }>());
   for (let i = 0; i < sorted.length; i++) {
     for (let j = i + 1; j < sorted.length; j++) {
       if (sorted[i].type !== sorted[j].type) continue;
       const kind = compare(features[i], features[j]);
-      if (!kind) continue;
-      pairs.push({ i, j, ...kind });
-      parent[find(j)] = find(i);
+      if (kind) matches[i].set(j, kind);
     }
   }
-  const members = new Map<number, number[]>();
-  sorted.forEach((_, i) => {
-    const root = find(i);
-    members.set(root, [...(members.get(root) ?? []), i]);
-  });
+  const grouped = new Set<number>();
   const groups: DuplicateGroup[] = [];
-  for (const [root, indexes] of members) {
-    if (indexes.length < 2) continue;
-    const docs = indexes.map((i) => sorted[i]).sort(survivorOrder);
-    const joined = pairs.filter((p) => find(p.i) === root);
-    const [keep, ...rest] = docs;
+  for (let i = 0; i < sorted.length; i++) {
+    if (grouped.has(i)) continue;
+    // Survivor order puts the survivor first, so its duplicates all come after it.
+    const copies = [...matches[i]].filter(([j]) => !grouped.has(j));
+    if (copies.length === 0) continue;
+    grouped.add(i);
+    for (const [j] of copies) grouped.add(j);
+    const keep = sorted[i];
+    const rest = copies.map(([j]) => sorted[j]);
     groups.push({
       type: keep.type,
       keep: keep.file,
       remove: rest.map((d) => d.file),
-      reason: joined.every((p) => p.reason === "exact") ? "exact" : "near",
-      similarity: Math.min(...joined.map((p) => p.similarity)),
+      reason: copies.every(([, kind]) => kind.reason === "exact") ? "exact" : "near",
+      similarity: Math.min(...copies.map(([, kind]) => kind.similarity)),
       description: keep.description,
       mergedBody: mergeBodies(
         keep.body,
         rest.map((d) => d.body),
       ),
-      before: Object.fromEntries(docs.map((d) => [d.file, d.text])),
+      before: Object.fromEntries([keep, ...rest].map((d) => [d.file, d.text])),
     });
   }
   return groups.sort((a, b) => (a.keep < b.keep ? -1 : 1));

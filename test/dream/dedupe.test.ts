@@ -82,6 +82,28 @@ describe("duplicate detection", () => {
     assert.deepEqual(groups, []);
   });
 
+  it("removes only duplicates of the survivor itself, never the far end of a chain A≈B≈C", () => {
+    // Twenty words, one swapped per step: each neighbour shares 19 of 21 words (0.90, a near
+    // duplicate), the two ends 18 of 22 (0.82, two different memories).
+    const words = Array.from({ length: 20 }, (_, i) => `word${i}`);
+    const step = (n: number) => words.map((w, i) => (i < n ? `changed${i}` : w)).join(" ");
+    const chain = [doc("a.md", step(0), "x"), doc("b.md", step(1), "x"), doc("c.md", step(2), "x")];
+    assert.ok(duplicateKind(chain[0], chain[1]) && duplicateKind(chain[1], chain[2]));
+    assert.equal(duplicateKind(chain[0], chain[2]), null);
+    const groups = findDuplicateGroups(chain);
+    assert.deepEqual(
+      groups.map((g) => [g.keep, g.remove]),
+      [["a.md", ["b.md"]]],
+      "c.md is no duplicate of a.md and stays",
+    );
+    for (const group of groups)
+      for (const file of group.remove) {
+        const keep = chain.find((d) => d.file === group.keep);
+        const copy = chain.find((d) => d.file === file);
+        assert.ok(keep && copy && duplicateKind(keep, copy), `${file} matches ${group.keep} directly`);
+      }
+  });
+
   it("keeps the fuller memory and carries over lines only a copy had", () => {
     const groups = findDuplicateGroups([
       doc("a.md", "tests hit a real database", "Never mock the DB."),
