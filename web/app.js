@@ -58,7 +58,8 @@ const UNITS = [
 /** "3 days ago" for an ISO time. */
 function age(iso) {
   const delta = Date.parse(iso) - Date.now();
-  for (const [unit, ms] of UNITS) if (Math.abs(delta) >= ms) return relative.format(Math.round(delta / ms), unit);
+  for (const [unit, ms] of UNITS)
+    if (Math.abs(delta) >= ms) return relative.format(Math.round(delta / ms), unit);
   return relative.format(0, "minute");
 }
 
@@ -88,7 +89,9 @@ function select(id, label, options, value, onchange) {
   return h(
     "select",
     { id, "aria-label": label, onchange },
-    options.map(([optionValue, text]) => h("option", { value: optionValue, selected: optionValue === value }, text)),
+    options.map(([optionValue, text]) =>
+      h("option", { value: optionValue, selected: optionValue === value }, text),
+    ),
   );
 }
 
@@ -114,11 +117,17 @@ async function memoriesPage(page) {
       }, 250);
     },
   });
-  const types = select("filter-type", "type", [["", "all types"], ...TYPES.map((t) => [t, t])], view.type, (e) => {
-    view.type = e.target.value;
-    view.page = 1;
-    loadList();
-  });
+  const types = select(
+    "filter-type",
+    "type",
+    [["", "all types"], ...TYPES.map((t) => [t, t])],
+    view.type,
+    (e) => {
+      view.type = e.target.value;
+      view.page = 1;
+      loadList();
+    },
+  );
   const sources = select(
     "filter-source",
     "source",
@@ -172,7 +181,15 @@ async function memoriesPage(page) {
         : h(
             "table",
             {},
-            h("thead", {}, h("tr", {}, ["file", "type", "description", "age", "source"].map((t) => h("th", {}, t)))),
+            h(
+              "thead",
+              {},
+              h(
+                "tr",
+                {},
+                ["file", "type", "description", "age", "source"].map((t) => h("th", {}, t)),
+              ),
+            ),
             h("tbody", {}, rows),
           ),
       h(
@@ -232,7 +249,12 @@ async function memoriesPage(page) {
 
   function editMemory(memory) {
     const error = errorBox("save-error");
-    const type = select("edit-type", "type", TYPES.map((t) => [t, t]), memory.type ?? "feedback");
+    const type = select(
+      "edit-type",
+      "type",
+      TYPES.map((t) => [t, t]),
+      memory.type ?? "feedback",
+    );
     const description = h("input", { type: "text", id: "edit-description", value: memory.description ?? "" });
     const body = h("textarea", { id: "edit-body", rows: "14" });
     body.value = memory.body;
@@ -311,7 +333,11 @@ async function memoriesPage(page) {
 // ---- Recall ----
 
 async function recallPage(page) {
-  const query = h("textarea", { id: "recall-query", rows: "3", placeholder: "a prompt, as the user would type it" });
+  const query = h("textarea", {
+    id: "recall-query",
+    rows: "3",
+    placeholder: "a prompt, as the user would type it",
+  });
   const k = h("input", { type: "number", id: "recall-k", min: "1", value: "5", "aria-label": "k" });
   const out = h("div", { id: "recall-result" });
   const error = errorBox("recall-error");
@@ -329,7 +355,12 @@ async function recallPage(page) {
       },
     },
     query,
-    h("div", { className: "toolbar" }, h("label", {}, "at most ", k, " memories"), h("button", { id: "recall" }, "Recall")),
+    h(
+      "div",
+      { className: "toolbar" },
+      h("label", {}, "at most ", k, " memories"),
+      h("button", { id: "recall" }, "Recall"),
+    ),
   );
   page.replaceChildren(
     h("h2", {}, "Recall"),
@@ -341,17 +372,30 @@ async function recallPage(page) {
 }
 
 function showRecall(out, result) {
-  const bytes = result.messages.reduce((sum, message) => sum + new TextEncoder().encode(message.content).length, 0);
+  const bytes = result.messages.reduce(
+    (sum, message) => sum + new TextEncoder().encode(message.content).length,
+    0,
+  );
   const count = result.messages.length;
   out.replaceChildren(
     h("p", {}, `selector: ${result.selector}`),
     result.fallback ? h("p", {}, `fallback: ${result.fallback}`) : "",
-    result.modelFailure ? h("p", { className: "error" }, `model failure: ${result.modelFailure} (nothing selected)`) : "",
+    result.modelFailure
+      ? h("p", { className: "error" }, `model failure: ${result.modelFailure} (nothing selected)`)
+      : "",
     h("h3", {}, `candidates (${result.candidates.length})`),
     h(
       "table",
       { id: "candidates" },
-      h("thead", {}, h("tr", {}, ["status", "score", "file", "reason"].map((t) => h("th", {}, t)))),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          ["status", "score", "file", "reason"].map((t) => h("th", {}, t)),
+        ),
+      ),
       h(
         "tbody",
         {},
@@ -367,8 +411,16 @@ function showRecall(out, result) {
         ),
       ),
     ),
-    h("h3", { id: "inject-summary" }, `would inject ${count} ${count === 1 ? "memory" : "memories"} (${bytes} bytes)`),
-    result.messages.map((message) => h("pre", { className: "hidden-message" }, message.content)),
+    h(
+      "h3",
+      { id: "inject-summary" },
+      `would inject ${count} ${count === 1 ? "memory" : "memories"} (${bytes} bytes)`,
+    ),
+    h(
+      "div",
+      { id: "hidden-messages" },
+      result.messages.map((message) => h("pre", { className: "hidden-message" }, message.content)),
+    ),
   );
 }
 
@@ -386,7 +438,11 @@ async function inboxPage(page) {
           h("code", {}, "memdir dream --propose"),
           " makes proposals.",
         )
-      : proposals.map((proposal) => proposalPanel(page, proposal)),
+      : h(
+          "div",
+          {},
+          proposals.map((proposal) => proposalPanel(page, proposal)),
+        ),
   );
 }
 
@@ -395,7 +451,11 @@ function diffView(lines) {
     "pre",
     { className: "diff" },
     lines.map((line) =>
-      h("div", { className: line.op === "+" ? "add" : line.op === "-" ? "del" : "" }, `${line.op} ${line.text}`),
+      h(
+        "div",
+        { className: line.op === "+" ? "add" : line.op === "-" ? "del" : "" },
+        `${line.op} ${line.text}`,
+      ),
     ),
   );
 }
@@ -404,7 +464,8 @@ function proposalPanel(page, proposal) {
   const error = errorBox(`proposal-error-${proposal.id}`);
   const editors = new Map();
   const changes = proposal.changes.map((change) => {
-    const editor = change.after === null ? null : h("textarea", { rows: "10", hidden: true, "data-file": change.file });
+    const editor =
+      change.after === null ? null : h("textarea", { rows: "10", hidden: true, "data-file": change.file });
     if (editor) {
       editor.value = change.after;
       editors.set(change.file, editor);
@@ -426,7 +487,8 @@ function proposalPanel(page, proposal) {
     {
       className: "accept-edited",
       hidden: true,
-      onclick: () => act("inbox/accept", { edits: Object.fromEntries([...editors].map(([f, e]) => [f, e.value])) }),
+      onclick: () =>
+        act("inbox/accept", { edits: Object.fromEntries([...editors].map(([f, e]) => [f, e.value])) }),
     },
     "Accept edited",
   );
@@ -476,36 +538,48 @@ async function historyPage(page) {
   const error = errorBox("history-error");
   page.replaceChildren(
     h("h2", {}, "History"),
-    h("p", { className: "muted" }, `kept in ${backend === "git" ? "a git repository in the memory dir" : "the .history/ journal"}`),
+    h(
+      "p",
+      { className: "muted" },
+      `kept in ${backend === "git" ? "a git repository in the memory dir" : "the .history/ journal"}`,
+    ),
     error,
     entries.length === 0
       ? h("p", { className: "muted", id: "history-empty" }, "No history yet.")
-      : entries.map((entry) =>
-          h(
-            "div",
-            { className: "panel history-entry", "data-id": entry.id },
-            h("strong", {}, `${entry.kind}: ${entry.message}`),
-            h("span", { className: "muted" }, ` ${entry.id} · ${age(entry.at)}`),
-            entry.undoneBy ? h("span", { className: "badge" }, `undone by ${entry.undoneBy}`) : "",
-            h("ul", {}, entry.changes.map((change) => h("li", {}, `${MARK[change.change]} ${change.file}`))),
-            entry.undoneBy
-              ? ""
-              : h(
-                  "button",
-                  {
-                    className: "undo",
-                    onclick: async () => {
-                      try {
-                        await post("history/undo", { id: entry.id });
-                        toast(`Undid ${entry.id}`);
-                        await historyPage(page);
-                      } catch (failure) {
-                        showError(error, failure);
-                      }
+      : h(
+          "div",
+          {},
+          entries.map((entry) =>
+            h(
+              "div",
+              { className: "panel history-entry", "data-id": entry.id },
+              h("strong", {}, `${entry.kind}: ${entry.message}`),
+              h("span", { className: "muted" }, ` ${entry.id} · ${age(entry.at)}`),
+              entry.undoneBy ? h("span", { className: "badge" }, `undone by ${entry.undoneBy}`) : "",
+              h(
+                "ul",
+                {},
+                entry.changes.map((change) => h("li", {}, `${MARK[change.change]} ${change.file}`)),
+              ),
+              entry.undoneBy
+                ? ""
+                : h(
+                    "button",
+                    {
+                      className: "undo",
+                      onclick: async () => {
+                        try {
+                          await post("history/undo", { id: entry.id });
+                          toast(`Undid ${entry.id}`);
+                          await historyPage(page);
+                        } catch (failure) {
+                          showError(error, failure);
+                        }
+                      },
                     },
-                  },
-                  "Undo",
-                ),
+                    "Undo",
+                  ),
+            ),
           ),
         ),
   );
@@ -564,7 +638,13 @@ async function healthPage(page) {
             onclick: async () => {
               const { fixed } = await post("health/fix");
               await healthPage(page);
-              document.getElementById("fix-result")?.replaceChildren(h("ul", {}, fixed.map((line) => h("li", {}, `fixed: ${line}`))));
+              document.getElementById("fix-result")?.replaceChildren(
+                h(
+                  "ul",
+                  {},
+                  fixed.map((line) => h("li", {}, `fixed: ${line}`)),
+                ),
+              );
             },
           },
           `Apply the ${fixable.length} safe ${fixable.length === 1 ? "fix" : "fixes"}`,
@@ -572,17 +652,28 @@ async function healthPage(page) {
       : "",
     out,
     health.notes.length > 0 ? h("h3", {}, "Notes") : "",
-    h("ul", {}, health.notes.map((note) => h("li", {}, note.message))),
+    h(
+      "ul",
+      {},
+      health.notes.map((note) => h("li", {}, note.message)),
+    ),
   );
 }
 
 // ---- Shell ----
 
-const PAGES = { memories: memoriesPage, recall: recallPage, inbox: inboxPage, history: historyPage, health: healthPage };
+const PAGES = {
+  memories: memoriesPage,
+  recall: recallPage,
+  inbox: inboxPage,
+  history: historyPage,
+  health: healthPage,
+};
 
 async function show() {
   const name = Object.hasOwn(PAGES, location.hash.slice(1)) ? location.hash.slice(1) : "memories";
-  for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", link.dataset.page === name);
+  for (const link of document.querySelectorAll("nav a"))
+    link.classList.toggle("active", link.dataset.page === name);
   const page = document.getElementById("page");
   page.dataset.page = name;
   delete page.dataset.ready;
@@ -598,7 +689,9 @@ async function start() {
   const { current, dirs } = await api("dirs");
   state.dir = current;
   const picker = document.getElementById("dir-picker");
-  picker.replaceChildren(...dirs.map((dir) => h("option", { value: dir.memoryDir, title: dir.memoryDir }, dir.label)));
+  picker.replaceChildren(
+    ...dirs.map((dir) => h("option", { value: dir.memoryDir, title: dir.memoryDir }, dir.label)),
+  );
   picker.value = current;
   picker.addEventListener("change", () => {
     state.dir = picker.value;

@@ -18,11 +18,12 @@ export interface UiProcess {
 
 /**
  * Starts `memdir ui --json` with `args` as a real child process (HOME = `home`) and resolves once
- * it has printed its `{"url": …}` line. The process is killed when the test file ends.
+ * it has printed its `{"url": …}` line. The process is killed when the current test ends, unless
+ * `ownCleanup` (a suite's `before` hook starts it and its `after` hook stops it).
  */
 export function startUi(
   args: string[],
-  options: { home: string; env?: Record<string, string> },
+  options: { home: string; env?: Record<string, string>; ownCleanup?: boolean },
 ): Promise<UiProcess> {
   const child = spawn(process.execPath, [...cliNodeArgs(), "ui", "--json", ...args], {
     cwd: options.home,
@@ -30,9 +31,10 @@ export function startUi(
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
+  if (!options.ownCleanup)
+    after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    });
   let stdout = "";
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
