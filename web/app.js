@@ -63,6 +63,23 @@ function age(iso) {
   return relative.format(0, "minute");
 }
 
+/**
+ * `container` with the first `step` of `items` rendered, and a button that shows the next ones:
+ * at 20,000 memories a recall explains 20,000 candidates, and a page of that many rows is slow.
+ */
+function growing(container, items, render, step = 200) {
+  let shown = 0;
+  const more = h("button", { className: "more", onclick: () => grow() });
+  const grow = () => {
+    container.append(...items.slice(shown, shown + step).map(render));
+    shown = Math.min(items.length, shown + step);
+    more.textContent = `show ${Math.min(step, items.length - shown)} more of ${items.length - shown}`;
+    more.hidden = shown >= items.length;
+  };
+  grow();
+  return more;
+}
+
 function flagBadges(flags) {
   return (flags ?? []).map((flag) => h("span", { className: "badge flag", title: flag.message }, flag.kind));
 }
@@ -372,6 +389,17 @@ async function recallPage(page) {
 }
 
 function showRecall(out, result) {
+  const candidates = h("tbody");
+  const more = growing(candidates, result.candidates, (candidate) =>
+    h(
+      "tr",
+      { "data-status": candidate.status, "data-file": candidate.file },
+      h("td", {}, candidate.status),
+      h("td", {}, candidate.score === null ? "-" : candidate.score.toFixed(3)),
+      h("td", {}, candidate.file),
+      h("td", {}, candidate.reason),
+    ),
+  );
   const bytes = result.messages.reduce(
     (sum, message) => sum + new TextEncoder().encode(message.content).length,
     0,
@@ -396,21 +424,9 @@ function showRecall(out, result) {
           ["status", "score", "file", "reason"].map((t) => h("th", {}, t)),
         ),
       ),
-      h(
-        "tbody",
-        {},
-        result.candidates.map((candidate) =>
-          h(
-            "tr",
-            { "data-status": candidate.status, "data-file": candidate.file },
-            h("td", {}, candidate.status),
-            h("td", {}, candidate.score === null ? "-" : candidate.score.toFixed(3)),
-            h("td", {}, candidate.file),
-            h("td", {}, candidate.reason),
-          ),
-        ),
-      ),
+      candidates,
     ),
+    more,
     h(
       "h3",
       { id: "inject-summary" },
@@ -603,6 +619,17 @@ async function healthPage(page) {
   const health = await api("health");
   const fixable = health.issues.filter((issue) => issue.fixable);
   const out = h("div", { id: "fix-result" });
+  const issues = h("ul", { id: "issues" });
+  const moreIssues = growing(issues, health.issues, (issue) =>
+    h(
+      "li",
+      { "data-code": issue.code },
+      h("code", {}, issue.code),
+      " ",
+      issue.message,
+      issue.fixable ? h("span", { className: "badge fixable" }, "safe fix") : "",
+    ),
+  );
   page.replaceChildren(
     h("h2", {}, "Health"),
     h(
@@ -616,20 +643,8 @@ async function healthPage(page) {
         : "",
     ),
     h("h3", {}, `${health.issues.length} ${health.issues.length === 1 ? "issue" : "issues"}`),
-    h(
-      "ul",
-      { id: "issues" },
-      health.issues.map((issue) =>
-        h(
-          "li",
-          { "data-code": issue.code },
-          h("code", {}, issue.code),
-          " ",
-          issue.message,
-          issue.fixable ? h("span", { className: "badge fixable" }, "safe fix") : "",
-        ),
-      ),
-    ),
+    issues,
+    moreIssues,
     fixable.length > 0
       ? h(
           "button",

@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { runCli } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { startUi, type UiProcess } from "./ui-process.ts";
 
 // `memdir ui` as a user starts it: a real child process, spoken to over real HTTP. These tests
@@ -228,6 +229,20 @@ describe("memdir ui (the server)", () => {
     });
     assert.equal(refused.status, 400);
     assert.match(JSON.parse(refused.body).error.message, /not a memory directory under the root/);
+  });
+
+  it("--open hands the printed URL to the desktop's opener (xdg-open)", async () => {
+    const { home, memoryDir, env } = setup();
+    const bin = path.join(home, "bin");
+    const opened = path.join(home, "opened.txt");
+    writeTree(bin, { "xdg-open": `#!/bin/sh\nprintf '%s' "$1" > ${JSON.stringify(opened)}\n` });
+    fs.chmodSync(path.join(bin, "xdg-open"), 0o755);
+    const ui = await startUi(["--dir", memoryDir, "--open"], {
+      home,
+      env: { ...env, PATH: `${bin}:${process.env.PATH ?? ""}` },
+    });
+    await waitFor(() => fs.existsSync(opened) && fs.readFileSync(opened, "utf8") !== "");
+    assert.equal(fs.readFileSync(opened, "utf8"), ui.url);
   });
 
   it("rejects a bad --port with a usage error", async () => {

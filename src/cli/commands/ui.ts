@@ -1,10 +1,17 @@
 import { spawn } from "node:child_process";
 import { startUiServer } from "../../ui/server.ts";
-import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
+import {
+  type CommonOptions,
+  type ModelOptions,
+  type RegisterCommand,
+  usageError,
+  withCommonOptions,
+  withModelOptions,
+} from "../common.ts";
 import { locationFromOptions } from "../location.ts";
 import { selectorForCommand } from "./recall.ts";
 
-interface UiOptions extends CommonOptions {
+interface UiOptions extends CommonOptions, ModelOptions {
   port?: string;
   open?: boolean;
 }
@@ -39,17 +46,30 @@ function openBrowser(url: string, log: (line: string) => void): void {
  * (`--json`: `{"url": …}` on one line; every log line goes to stderr).
  */
 export const registerUiCommand: RegisterCommand = (program, context) => {
-  withCommonOptions(
-    program
-      .command("ui")
-      .description("open a local web view of the memories, recall, inbox, history and health")
-      .option("--port <n>", "port on 127.0.0.1 (default: any free port)")
-      .option("--open", "open the page in the default browser"),
+  withModelOptions(
+    withCommonOptions(
+      program
+        .command("ui")
+        .description("open a local web view of the memories, recall, inbox, history and health")
+        .option("--port <n>", "port on 127.0.0.1 (default: any free port)")
+        .option("--open", "open the page in the default browser"),
+    ),
   ).action(async (options: UiOptions) => {
     const port = parsePort(options.port);
     const location = await locationFromOptions(options, context);
     const { selector } = selectorForCommand(options, context);
     const log = (line: string) => context.io.stderr(`${line}\n`);
+    // Listening before the URL is printed: a signal that comes before a handler kills the process
+    // outright (the default action), without closing the server and the watchers.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        resolve();
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
     const server = await startUiServer({
       memoryDir: location.memoryDir,
       root: location.root,
@@ -65,15 +85,7 @@ export const registerUiCommand: RegisterCommand = (program, context) => {
       context.io.stdout("(Ctrl-C stops it)\n");
     }
     if (options.open) openBrowser(server.url, log);
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        resolve();
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
+    await stopped;
     await server.close();
     log("memdir ui: stopped");
   });
