@@ -486,7 +486,13 @@ function proposalPanel(page, proposal) {
       editor.value = change.after;
       editors.set(change.file, editor);
     }
-    return h("div", {}, h("h4", {}, `${change.action} ${change.file}`), diffView(change.diff), editor ?? "");
+    return h(
+      "div",
+      {},
+      h("h4", {}, `${change.action} ${change.file}`, change.source ? ` (source: ${change.source})` : ""),
+      diffView(change.diff),
+      editor ?? "",
+    );
   });
   const act = async (path, body) => {
     error.textContent = "";

@@ -19,21 +19,29 @@ import { explainRecall } from "../recall/explain.ts";
 import { recall } from "../recall/recall.ts";
 import type { Selector } from "../recall/selector.ts";
 import { lineDiff } from "./diff.ts";
-import { proposalFlags } from "./flags.ts";
+import { memorySource, proposalFlags } from "./flags.ts";
 
-/** The proposals waiting for review, newest first, each change with its line diff and flags. */
+/** The proposals waiting for review, newest first, with their flags. */
 export async function pendingProposals(memoryDir: string) {
   const proposals = (await listProposals(memoryDir)).filter((proposal) => !proposal.appliedAt);
-  return proposals.map((proposal) => ({
-    ...proposal,
-    flags: proposalFlags(
-      proposal as { reason?: unknown },
-      proposal.changes.flatMap((change) =>
-        change.after === null ? [] : [parseFrontmatter(change.after).data],
+  return proposals.map((proposal) => {
+    const written = proposal.changes.map((change) =>
+      change.after === null ? null : parseFrontmatter(change.after).data,
+    );
+    return {
+      ...proposal,
+      flags: proposalFlags(
+        proposal as { reason?: unknown },
+        written.filter((data) => data !== null),
       ),
-    ),
-    changes: proposal.changes.map((change) => ({ ...change, diff: lineDiff(change.before, change.after) })),
-  }));
+      // Each change with its line diff and the provenance `source:` of the text it writes.
+      changes: proposal.changes.map((change, index) => ({
+        ...change,
+        source: written[index] === null ? null : memorySource(written[index]),
+        diff: lineDiff(change.before, change.after),
+      })),
+    };
+  });
 }
 
 /**
