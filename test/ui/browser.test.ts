@@ -76,8 +76,7 @@ describe("memdir ui in a browser", {
   let page: Page;
   // Registered before the temp dir's removal, so the browser and server are gone by then.
   after(async () => {
-    await context?.close();
-    await ui?.stop();
+    await Promise.allSettled([context?.close(), ui?.stop()]);
   });
   const { home, memoryDir, env } = setup();
   const shots = path.join(home, "screenshots");
