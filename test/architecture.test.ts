@@ -24,9 +24,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ["index.ts", "entry", "testing"],
   // The `memdir` command: it starts the MCP server (`memdir mcp`) and runs the hooks (`memdir hook`).
   ["cli"],
-  // The other entry points: the MCP server, the hook handlers, and Anthropic's memory tool on a
-  // memory dir (`memdir/anthropic`).
-  ["mcp", "hooks", "memory-tool"],
+  // The other entry points: the MCP server, the hook handlers, Anthropic's memory tool on a
+  // memory dir (`memdir/anthropic`), and the local web view (`memdir ui`).
+  ["mcp", "hooks", "memory-tool", "ui"],
   // One agent session: the agent loop with extraction and consolidation wired in as hooks.
   ["session"],
   // Background extraction and consolidation: both run forked agents, neither knows the other.

@@ -122,7 +122,8 @@ export async function proposeChanges(
   }
 }
 
-async function saveProposal(memoryDir: string, proposal: Proposal): Promise<void> {
+/** Stores `proposal` as `.proposals/<id>/proposal.json` (atomic; replaces an earlier version). */
+export async function saveProposal(memoryDir: string, proposal: Proposal): Promise<void> {
   const file = proposalFile(memoryDir, proposal.id);
   await fs.mkdir(path.dirname(file), { recursive: true });
   await writeFileAtomic(file, `${JSON.stringify(proposal, null, 2)}\n`);

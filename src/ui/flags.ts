@@ -1,0 +1,70 @@
+import { metadataOf } from "../memdir/frontmatter.ts";
+
+/**
+ * The flags `memdir ui` shows on a memory and on an inbox proposal: the one place that decides
+ * them (docs/ui.md#flags). Today: a sync conflict (frontmatter `conflictOf:`, issue 18) and a
+ * proposal held back with a `reason` (quarantine, issue 19). The stale-anchor check (issue 19's
+ * `anchors:`) is added in {@link memoryFlags} when that module exists.
+ */
+export type FlagKind = "conflict" | "stale-anchor" | "quarantined";
+
+export interface Flag {
+  kind: FlagKind;
+  /** One line for the page, e.g. `conflicts with feedback-x.md`. */
+  message: string;
+}
+
+/** A frontmatter key at the top level, else under Claude Code's `metadata:` map. */
+function frontmatterValue(frontmatter: Record<string, unknown>, key: string): unknown {
+  return frontmatter[key] ?? metadataOf(frontmatter)?.[key];
+}
+
+/** The string value of `key`, trimmed, or null when absent or not a string. */
+function stringValue(frontmatter: Record<string, unknown>, key: string): string | null {
+  const value = frontmatterValue(frontmatter, key);
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
+}
+
+/** Where a memory came from: its provenance `source:` (`user`, `cli`, `agent`, …), or null. */
+export function memorySource(frontmatter: Record<string, unknown>): string | null {
+  return stringValue(frontmatter, "source");
+}
+
+/**
+ * The flags of one memory from its frontmatter. Async so that checks which read other files
+ * (the stale-anchor check) can join without changing the callers.
+ *
+ * @example
+ * await memoryFlags(memoryDir, "a.conflict-1f2e.md", { conflictOf: "a.md" }); // [{kind:"conflict", message:"conflicts with a.md"}]
+ */
+export async function memoryFlags(
+  _memoryDir: string,
+  _file: string,
+  frontmatter: Record<string, unknown>,
+): Promise<Flag[]> {
+  const flags: Flag[] = [];
+  const conflictOf = stringValue(frontmatter, "conflictOf");
+  if (conflictOf !== null) flags.push({ kind: "conflict", message: `conflicts with ${conflictOf}` });
+  if (frontmatterValue(frontmatter, "quarantined") === true)
+    flags.push({ kind: "quarantined", message: "quarantined: waits for review" });
+  // Issue 19 (merge): push {kind: "stale-anchor", message} here from its anchor check.
+  return flags;
+}
+
+/**
+ * The flags of an inbox proposal: quarantined when it carries a `reason` (issue 19: held back
+ * content waits in the inbox with why), a conflict when a file it adds has `conflictOf:`.
+ */
+export function proposalFlags(
+  proposal: { reason?: unknown },
+  addedFrontmatter: readonly Record<string, unknown>[],
+): Flag[] {
+  const flags: Flag[] = [];
+  if (typeof proposal.reason === "string" && proposal.reason.trim() !== "")
+    flags.push({ kind: "quarantined", message: `quarantined: ${proposal.reason.trim()}` });
+  for (const frontmatter of addedFrontmatter) {
+    const conflictOf = stringValue(frontmatter, "conflictOf");
+    if (conflictOf !== null) flags.push({ kind: "conflict", message: `conflicts with ${conflictOf}` });
+  }
+  return flags;
+}

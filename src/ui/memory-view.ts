@@ -1,0 +1,192 @@
+import path from "node:path";
+import { recordChange } from "../dream/history.ts";
+import { MemdirError } from "../errors.ts";
+import { parseFrontmatter } from "../memdir/frontmatter.ts";
+import { INDEX_FILE, parseIndex, readIndex } from "../memdir/index-file.ts";
+import type { Memdir } from "../memdir/instance.ts";
+import { readRegularText } from "../memdir/regular-file.ts";
+import { assertInsideMemoryDir } from "../memdir/safe-path.ts";
+import { isoTime } from "../memdir/scan.ts";
+import { removeMemory, saveMemory } from "../memdir/write.ts";
+import type { Selector } from "../recall/selector.ts";
+import { type MemoryHeader, savedAtMs } from "../types.ts";
+import { type Flag, memoryFlags, memorySource } from "./flags.ts";
+import { renderMarkdown } from "./markdown.ts";
+
+/** What the memories page asks for: filters, a search, a page. */
+export interface MemoryListQuery {
+  type?: string;
+  /** A provenance `source:` value, or `none` for memories without one. */
+  source?: string;
+  /** Words to search for (ranked by the lexical index); empty: newest first. */
+  search?: string;
+  /** 1-based. */
+  page?: number;
+  pageSize?: number;
+}
+
+export interface MemoryListItem {
+  file: string;
+  type: string | null;
+  description: string | null;
+  /** When it was saved (frontmatter `modified`, else mtime), ISO. */
+  savedAt: string;
+  source: string | null;
+  flags: Flag[];
+}
+
+export interface MemoryList {
+  total: number;
+  page: number;
+  pageSize: number;
+  items: MemoryListItem[];
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+interface Meta {
+  mtimeMs: number;
+  size: number;
+  frontmatter: Record<string, unknown>;
+}
+
+/**
+ * The memories page's view of one memory dir: the instance's header scan (cached, watched) for
+ * the list, its lexical index for search, and the single writer for edits and deletions, each
+ * recorded in the history so the page (or `memdir undo`) can take it back. Frontmatter beyond
+ * the header (provenance, flags) is read per file and kept until the file changes.
+ */
+export class MemoryView {
+  readonly #meta = new Map<string, Meta>();
+
+  constructor(
+    readonly memdir: Memdir,
+    readonly search: Selector,
+  ) {}
+
+  get memoryDir(): string {
+    return this.memdir.memoryDir;
+  }
+
+  async #metaOf(header: MemoryHeader): Promise<Meta> {
+    const known = this.#meta.get(header.file);
+    if (known && known.mtimeMs === header.mtimeMs && known.size === header.size) return known;
+    const text = await readRegularText(header.path).catch(() => "");
+    const meta = { mtimeMs: header.mtimeMs, size: header.size, frontmatter: parseFrontmatter(text).data };
+    this.#meta.set(header.file, meta);
+    return meta;
+  }
+
+  async #item(header: MemoryHeader): Promise<MemoryListItem> {
+    const { frontmatter } = await this.#metaOf(header);
+    return {
+      file: header.file,
+      type: header.type,
+      description: header.description,
+      savedAt: isoTime(savedAtMs(header)),
+      source: memorySource(frontmatter),
+      flags: await memoryFlags(this.memoryDir, header.file, frontmatter),
+    };
+  }
+
+  /** One page of memories: filtered, then newest first or, with a search, best match first. */
+  async list(query: MemoryListQuery): Promise<MemoryList> {
+    const pageSize = Math.min(Math.max(1, query.pageSize ?? DEFAULT_PAGE_SIZE), 500);
+    const page = Math.max(1, Math.floor(query.page ?? 1));
+    let headers = (await this.memdir.scan({ limit: Number.POSITIVE_INFINITY })).filter(
+      (header) => !query.type || header.type === query.type,
+    );
+    if (query.source) {
+      const wanted = query.source === "none" ? null : query.source;
+      const kept: MemoryHeader[] = [];
+      for (const header of headers)
+        if (memorySource((await this.#metaOf(header)).frontmatter) === wanted) kept.push(header);
+      headers = kept;
+    }
+    const words = query.search?.trim() ?? "";
+    if (words !== "") {
+      const byFile = new Map(headers.map((header) => [header.file, header]));
+      const { picks } = await this.search.select({
+        query: words,
+        headers,
+        k: headers.length,
+        memoryDir: this.memoryDir,
+        memdir: this.memdir,
+      });
+      headers = picks.flatMap((pick) => byFile.get(pick.file) ?? []);
+    } else headers.sort((a, b) => savedAtMs(b) - savedAtMs(a) || a.file.localeCompare(b.file));
+    const shown = headers.slice((page - 1) * pageSize, page * pageSize);
+    return {
+      total: headers.length,
+      page,
+      pageSize,
+      items: await Promise.all(shown.map((h) => this.#item(h))),
+    };
+  }
+
+  /** One memory, whole: its fields, its body as safe HTML, its index line and flags. */
+  async get(file: string): Promise<Record<string, unknown>> {
+    const target = await assertInsideMemoryDir(this.memoryDir, file);
+    const text = await readRegularText(target.path).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT")
+        throw new MemdirError("not-found", `ui: no memory ${target.file} in ${this.memoryDir}`);
+      throw error;
+    });
+    const parsed = parseFrontmatter(text);
+    return {
+      file: target.file,
+      type: parsed.type,
+      description: parsed.description,
+      body: parsed.body,
+      html: renderMarkdown(parsed.body),
+      source: memorySource(parsed.data),
+      modified: parsed.modifiedMs === null ? null : isoTime(parsed.modifiedMs),
+      flags: await memoryFlags(this.memoryDir, target.file, parsed.data),
+      issues: parsed.issues.map((issue) => issue.message),
+      indexLine: await this.indexLine(target.file),
+    };
+  }
+
+  /** The line of `MEMORY.md` that points at `file`, as written there, or null. */
+  async indexLine(file: string): Promise<string | null> {
+    const index = await readIndex(this.memoryDir);
+    const entry = parseIndex(index.raw).find((candidate) => candidate.file === file);
+    return entry ? index.raw.split("\n")[entry.lineNumber - 1] : null;
+  }
+
+  /**
+   * Saves an edit through the single writer (file and index line together; a secret is refused
+   * with the writer's message), recorded as a `save` history entry.
+   */
+  async save(input: { file: string; type: string; description: string; body: string }) {
+    const { result, entry } = await recordChange(
+      this.memoryDir,
+      { kind: "save", message: `ui: edited ${input.file}`, files: [input.file, INDEX_FILE] },
+      () =>
+        saveMemory(this.memoryDir, {
+          file: input.file,
+          type: input.type,
+          description: input.description,
+          body: input.body,
+          replace: true,
+        }),
+    );
+    return {
+      file: result.file,
+      historyId: entry?.id ?? null,
+      indexLine: await this.indexLine(result.file),
+      ...(result.indexWarning ? { indexWarning: result.indexWarning } : {}),
+    };
+  }
+
+  /** Deletes a memory and its index line, recorded so that undoing the entry brings both back. */
+  async remove(file: string): Promise<{ file: string; historyId: string | null }> {
+    const { result, entry } = await recordChange(
+      this.memoryDir,
+      { kind: "save", message: `ui: deleted ${file}`, files: [file, INDEX_FILE] },
+      () => removeMemory(this.memoryDir, file),
+    );
+    this.#meta.delete(result.file);
+    return { file: path.posix.normalize(result.file), historyId: entry?.id ?? null };
+  }
+}

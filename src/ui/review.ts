@@ -1,0 +1,148 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { historyBackend, listHistory, undoChange } from "../dream/history.ts";
+import {
+  applyProposal,
+  listProposals,
+  loadProposal,
+  PROPOSALS_DIR,
+  saveProposal,
+} from "../dream/proposal.ts";
+import { MemdirError } from "../errors.ts";
+import { diagnoseMemoryDir, repairMemoryDir } from "../memdir/doctor.ts";
+import { parseFrontmatter } from "../memdir/frontmatter.ts";
+import { INDEX_MAX_BYTES, INDEX_MAX_LINES, readIndex } from "../memdir/index-file.ts";
+import type { Memdir } from "../memdir/instance.ts";
+import { unresolvedLinks } from "../memdir/links.ts";
+import { assertNoSecrets } from "../memdir/secrets.ts";
+import { explainRecall } from "../recall/explain.ts";
+import { recall } from "../recall/recall.ts";
+import type { Selector } from "../recall/selector.ts";
+import { lineDiff } from "./diff.ts";
+import { memorySource, proposalFlags } from "./flags.ts";
+
+/** The proposals waiting for review, newest first, with their flags. */
+export async function pendingProposals(memoryDir: string) {
+  const proposals = (await listProposals(memoryDir)).filter((proposal) => !proposal.appliedAt);
+  return proposals.map((proposal) => {
+    const written = proposal.changes.map((change) =>
+      change.after === null ? null : parseFrontmatter(change.after).data,
+    );
+    return {
+      ...proposal,
+      flags: proposalFlags(
+        proposal as { reason?: unknown },
+        written.filter((data) => data !== null),
+      ),
+      // Each change with its line diff and the provenance `source:` of the text it writes.
+      changes: proposal.changes.map((change, index) => ({
+        ...change,
+        source: written[index] === null ? null : memorySource(written[index]),
+        diff: lineDiff(change.before, change.after),
+      })),
+    };
+  });
+}
+
+/**
+ * Accepts a proposal through `applyProposal` (the single writer, recorded in the history). With
+ * `edits` (file → text) the reviewer's text replaces the proposed one first; the edited proposal
+ * is stored, so what was applied stays on record. An edit holding a secret is refused before
+ * anything is written.
+ */
+export async function acceptProposal(memoryDir: string, id: string, edits: Record<string, string> = {}) {
+  const files = Object.keys(edits);
+  if (files.length > 0) {
+    const proposal = await loadProposal(memoryDir, id);
+    if (proposal.appliedAt)
+      throw new MemdirError("invalid-input", `proposal: ${id} was already applied at ${proposal.appliedAt}`);
+    for (const file of files) {
+      const change = proposal.changes.find((candidate) => candidate.file === file);
+      if (!change || change.after === null)
+        throw new MemdirError("invalid-input", `ui: proposal ${id} writes no file ${JSON.stringify(file)}`);
+      assertNoSecrets(edits[file], file);
+    }
+    await saveProposal(memoryDir, {
+      ...proposal,
+      summary: `${proposal.summary} (edited in review)`,
+      changes: proposal.changes.map((change) =>
+        Object.hasOwn(edits, change.file) ? { ...change, after: edits[change.file] } : change,
+      ),
+    });
+  }
+  const { proposal, entry } = await applyProposal(memoryDir, id);
+  return { id: proposal.id, historyId: entry?.id ?? null };
+}
+
+/**
+ * Rejects a proposal: its folder under `.proposals/` is removed; the memory dir is untouched.
+ * (Merge note: issue 19's inbox may bring its own reject, which then replaces this one.)
+ */
+export async function rejectProposal(memoryDir: string, id: string): Promise<{ id: string }> {
+  const proposal = await loadProposal(memoryDir, id);
+  if (proposal.appliedAt)
+    throw new MemdirError("invalid-input", `proposal: ${id} was already applied at ${proposal.appliedAt}`);
+  await fs.rm(path.join(memoryDir, PROPOSALS_DIR, proposal.id), { recursive: true, force: true });
+  return { id: proposal.id };
+}
+
+/** The history, newest first, with its backend. */
+export async function historyOf(memoryDir: string) {
+  return { backend: await historyBackend(memoryDir), entries: await listHistory(memoryDir) };
+}
+
+/** Undoes one history entry (as `memdir undo <id>`). */
+export async function undoEntry(memoryDir: string, id: string) {
+  return undoChange(memoryDir, id);
+}
+
+// The doctor findings `repairMemoryDir` fixes (docs/cli.md: `memdir doctor --fix`).
+const FIXABLE = new Set(["dead-pointer", "duplicate-pointer", "missing-pointer", "stale-temp"]);
+
+/** `memdir doctor`'s findings, which of them the safe repair fixes, and the index against its limits. */
+export async function healthOf(memoryDir: string) {
+  const exists = await fs.stat(memoryDir).then(
+    (stat) => stat.isDirectory(),
+    () => false,
+  );
+  const issues = exists ? await diagnoseMemoryDir(memoryDir) : [];
+  const index = await readIndex(memoryDir);
+  return {
+    issues: issues.map((issue) => ({ ...issue, fixable: FIXABLE.has(issue.code) })),
+    notes: exists ? await unresolvedLinks(memoryDir) : [],
+    index: {
+      lines: index.lines,
+      bytes: index.bytes,
+      maxLines: INDEX_MAX_LINES,
+      maxBytes: INDEX_MAX_BYTES,
+      limitsExceeded: index.limitsExceeded,
+    },
+  };
+}
+
+/** Runs the safe repairs of `memdir doctor --fix`; one line per repair. */
+export async function fixHealth(memoryDir: string): Promise<{ fixed: string[] }> {
+  return { fixed: await repairMemoryDir(memoryDir) };
+}
+
+/**
+ * What `memdir recall --explain` says for `query`: the same recall (nothing read or surfaced
+ * yet) and the same verdicts ({@link explainRecall}), and the hidden messages an agent gets.
+ */
+export async function explainQuery(memdir: Memdir, selector: Selector, query: string, k: number) {
+  const result = await recall({ memoryDir: memdir.memoryDir, query, selector, k, explain: true, memdir });
+  return {
+    query: result.query,
+    selector: result.selector,
+    memoryDir: memdir.memoryDir,
+    candidates: explainRecall(result),
+    selected: result.selected,
+    messages: result.messages.map((message) => ({
+      role: message.role,
+      isMeta: true,
+      content: message.content,
+    })),
+    ...(result.fallback !== undefined ? { fallback: result.fallback } : {}),
+    ...(result.modelFailure !== undefined ? { modelFailure: result.modelFailure } : {}),
+  };
+}

@@ -1,0 +1,425 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import { runCli } from "../helpers/cli.ts";
+import { memory } from "../helpers/memory.ts";
+import { makeTempDir, writeTree } from "../helpers/temp.ts";
+import { startUi, type UiProcess } from "./ui-process.ts";
+
+// The pages of `memdir ui` in a real browser: Debian's chromium driven by playwright-core (no
+// browser download; .ci/run installs the package). The server is the real `memdir ui` child
+// process; every change a page makes is checked on disk. The tests run in order on one server.
+
+const CHROMIUM = "/usr/bin/chromium";
+const FIXTURE = path.resolve(import.meta.dirname, "../fixtures/worked-example");
+const QUERY = "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。";
+const DAY = 86_400_000;
+const FILLER = 58;
+
+// The browser globals of the functions below that run in the page (the page's policy refuses
+// strings to evaluate); declared here, since the project's types are Node's, not the DOM's.
+interface PageElement {
+  textContent: string | null;
+}
+declare const document: {
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): PageElement[] & { length: number };
+};
+declare const location: { hash: string };
+declare const window: { __pwned?: number };
+
+function setup() {
+  const home = makeTempDir();
+  const root = path.join(home, "root");
+  const memoryDir = path.join(root, "projects", "-work-shop", "memory");
+  fs.cpSync(FIXTURE, memoryDir, { recursive: true });
+  const files: Record<string, string> = {
+    "reference-unsafe.md": memory(
+      "a memory holding markup",
+      'Keep **this** bold.\n\n<script>window.__pwned = 1</script>\n<img src="x" onerror="window.__pwned = 2">\n[click](javascript:window.__pwned=3)',
+      "reference",
+    ),
+    "user-role.conflict-ab12cd.md": `---\ndescription: the user is a frontend engineer\ntype: user\nsource: sync\nconflictOf: user-role.md\n---\nTypeScript and React.\n`,
+    "user-role.md": `---\ndescription: the user is a backend engineer\ntype: user\nsource: cli\n---\nGo and Postgres.\n`,
+    "project-fridays.md": memory("deploys happen on fridays", "Release train leaves Friday.", "project"),
+    "project-fridays-copy.md": memory("Deploys happen on Fridays.", "release train leaves friday", "project"),
+  };
+  for (let n = 1; n <= FILLER; n++)
+    files[`reference-note-${String(n).padStart(2, "0")}.md`] = memory(
+      `reference note number ${n}`,
+      `Note ${n}.`,
+      "reference",
+    );
+  writeTree(memoryDir, files);
+  // Ages: the worked example two days old, the notes older, so the newest are the ones above.
+  const now = Date.now();
+  for (const [index, file] of fs.readdirSync(memoryDir).entries()) {
+    const when = file.startsWith("reference-note-")
+      ? now - 30 * DAY - index * 60_000
+      : now - 2 * DAY - index * 60_000;
+    fs.utimesSync(path.join(memoryDir, file), new Date(when), new Date(when));
+  }
+  writeTree(path.join(root, "projects", "-work-blog", "memory"), {
+    "MEMORY.md": "- [Writer](user-writer.md) — the user writes the blog in English\n",
+    "user-writer.md": memory("the user writes the blog in English", "", "user"),
+  });
+  return { home, root, memoryDir, env: { MEMDIR_ROOT: root } };
+}
+
+describe("memdir ui in a browser", {
+  skip: fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium)`,
+}, () => {
+  let ui: UiProcess;
+  let context: BrowserContext;
+  let page: Page;
+  // Registered before the temp dir's removal, so the browser and server are gone by then.
+  after(async () => {
+    await Promise.allSettled([context?.close(), ui?.stop()]);
+  });
+  const { home, memoryDir, env } = setup();
+  const shots = path.join(home, "screenshots");
+
+  before(async () => {
+    ui = await startUi(["--dir", memoryDir], { home, env, ownCleanup: true });
+    context = await chromium.launchPersistentContext(path.join(home, "chromium-profile"), {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1200, height: 800 },
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(10_000);
+    // Nothing on the page may come from anywhere but the server.
+    await context.route("**/*", (route) =>
+      route.request().url().startsWith(ui.origin) ? route.continue() : route.abort(),
+    );
+  });
+
+  const foreign: string[] = [];
+  const ready = (name: string) => page.waitForSelector(`#page[data-ready="${name}"]`);
+  const open = async (name: string) => {
+    await page.evaluate((hash) => {
+      location.hash = hash;
+    }, name);
+    await ready(name);
+  };
+  const textOf = async (locator: Locator) => (await locator.textContent()) ?? "";
+  const rows = () => page.locator("#memory-list tr.memory-row");
+  const openMemory = async (file: string) => {
+    await page.locator(`tr.memory-row[data-file="${file}"]`).click();
+    await page.waitForFunction((name) => document.querySelector("#memory-file")?.textContent === name, file);
+  };
+  const indexText = () => fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
+
+  /** Saves a screenshot of the page under the test's temp dir and checks that it is not blank. */
+  async function screenshot(name: string): Promise<void> {
+    fs.mkdirSync(shots, { recursive: true });
+    const file = path.join(shots, `${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    // Decoded by the browser itself: how many colours the picture has (a blank page has one).
+    const probe = await context.newPage();
+    const colours: number = await probe.evaluate(`(async () => {
+      const base64 = ${JSON.stringify(fs.readFileSync(file).toString("base64"))};
+      const bitmap = await createImageBitmap(await (await fetch("data:image/png;base64," + base64)).blob());
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const drawing = canvas.getContext("2d");
+      drawing.drawImage(bitmap, 0, 0);
+      const pixels = drawing.getImageData(0, 0, bitmap.width, bitmap.height).data;
+      const seen = new Set();
+      for (let i = 0; i < pixels.length; i += 4) seen.add((pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2]);
+      return seen.size;
+    })()`);
+    await probe.close();
+    assert.ok(colours > 10, `${name}.png looks blank (${colours} colours)`);
+  }
+
+  it("opens the memories page from the printed URL: newest first, paged, filtered by type and source", async () => {
+    page.on("request", (request) => {
+      if (!request.url().startsWith(ui.origin) && !request.url().startsWith("data:"))
+        foreign.push(request.url());
+    });
+    await page.goto(ui.url);
+    await ready("memories");
+    assert.equal(new URL(page.url()).search, "", "the token left the address bar");
+    assert.equal(await rows().count(), 50, "one page of 50");
+    assert.match(await textOf(page.locator("#page-number")), /page 1 of 2/);
+    assert.match(await textOf(page.locator("#memory-count")), new RegExp(`^${FILLER + 7} memories`));
+    const newest = await rows().locator("td:first-child").allInnerTexts();
+    assert.ok(!newest[0].startsWith("reference-note-"), "the notes are the oldest");
+    await page.locator("#next-page").click();
+    await page.waitForFunction(() =>
+      document.querySelector("#page-number")?.textContent?.startsWith("page 2"),
+    );
+    assert.equal(await rows().count(), FILLER + 7 - 50);
+    assert.ok(
+      (await rows().locator("td:first-child").allInnerTexts()).every((file) =>
+        file.startsWith("reference-note-"),
+      ),
+    );
+
+    await page.selectOption("#filter-type", "project");
+    await page.waitForFunction(() => document.querySelector("#memory-count")?.textContent?.startsWith("3 "));
+    assert.deepEqual((await rows().locator("td:nth-child(2)").allInnerTexts()).sort(), [
+      "project",
+      "project",
+      "project",
+    ]);
+    await page.selectOption("#filter-type", "");
+    await page.selectOption("#filter-source", "sync");
+    await page.waitForFunction(() => document.querySelector("#memory-count")?.textContent?.startsWith("1 "));
+    const conflict = rows().first();
+    assert.equal(await conflict.getAttribute("data-file"), "user-role.conflict-ab12cd.md");
+    assert.equal(await textOf(conflict.locator(".badge.flag")), "conflict");
+    assert.match(
+      (await conflict.locator(".badge.flag").getAttribute("title")) ?? "",
+      /conflicts with user-role\.md/,
+    );
+    await page.selectOption("#filter-source", "");
+    await page.waitForFunction(() => document.querySelectorAll("#memory-list tr.memory-row").length === 50);
+    await screenshot("memories");
+  });
+
+  it("searches on the server, best match first", async () => {
+    await page.fill("#search", "mock 数据库");
+    await page.waitForFunction(() => document.querySelector("#memory-count")?.textContent?.includes("match"));
+    assert.equal(await rows().first().getAttribute("data-file"), "feedback-real-database.md");
+    assert.ok((await rows().count()) < 10, "only the matches");
+    await page.fill("#search", "");
+    await page.waitForFunction(() => document.querySelectorAll("#memory-list tr.memory-row").length === 50);
+  });
+
+  it("renders a memory's markdown and shows its markup as text: a <script> in a memory never runs", async () => {
+    await openMemory("reference-unsafe.md");
+    await page.waitForSelector("#memory-body");
+    assert.equal(await textOf(page.locator("#memory-body strong")), "this");
+    assert.match(await textOf(page.locator("#memory-body")), /<script>window.__pwned = 1<\/script>/);
+    assert.equal(await page.locator("#memory-body script, #memory-body img, #memory-body a").count(), 0);
+    await page.waitForTimeout(200);
+    assert.equal(await page.evaluate(() => typeof window.__pwned), "undefined");
+  });
+
+  it("recall shows exactly what memdir recall --explain says, and picks feedback-real-database.md for the worked example", async () => {
+    await open("recall");
+    await page.fill("#recall-query", QUERY);
+    await page.locator("#recall").click();
+    await page.waitForSelector("#candidates");
+    const first = page.locator("#candidates tbody tr").first();
+    assert.equal(await first.getAttribute("data-status"), "picked");
+    assert.equal(await first.getAttribute("data-file"), "feedback-real-database.md");
+    const cli = await runCli(["recall", QUERY, "--explain", "--json", "--dir", memoryDir], { home, env });
+    assert.equal(cli.code, 0, cli.stderr);
+    const expected = JSON.parse(cli.stdout) as {
+      candidates: { status: string; file: string; score: number | null; reason: string }[];
+      messages: { content: string }[];
+    };
+    const shown = await page
+      .locator("#candidates tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    assert.deepEqual(
+      shown,
+      expected.candidates.map((c) => [
+        c.status,
+        c.score === null ? "-" : c.score.toFixed(3),
+        c.file,
+        c.reason,
+      ]),
+    );
+    assert.deepEqual(
+      await page.locator("pre.hidden-message").allInnerTexts(),
+      expected.messages.map((m) => m.content),
+    );
+    assert.match(
+      await textOf(page.locator("#inject-summary")),
+      new RegExp(`would inject ${expected.messages.length} memor`),
+    );
+    await screenshot("recall");
+  });
+
+  it("edits a memory through the single writer: the file and its MEMORY.md line change together", async () => {
+    await open("memories");
+    await openMemory("feedback-real-database.md");
+    await page.locator("#edit").click();
+    await page.fill("#edit-description", "登录集成测试一律连接真实数据库");
+    await page.fill("#edit-body", "必须连接真实数据库。\n\n**原因**：mock 测试曾掩盖迁移失败。");
+    await page.locator("#save").click();
+    await page.waitForFunction(() => document.querySelector("#index-line")?.textContent?.includes("一律"));
+    const onDisk = fs.readFileSync(path.join(memoryDir, "feedback-real-database.md"), "utf8");
+    assert.match(onDisk, /^description: 登录集成测试一律连接真实数据库$/m);
+    assert.match(onDisk, /mock 测试曾掩盖迁移失败/);
+    assert.equal(
+      indexText()
+        .split("\n")
+        .find((line) => line.includes("(feedback-real-database.md)")),
+      await textOf(page.locator("#index-line")),
+    );
+    assert.match(indexText(), /\(feedback-real-database\.md\) — 登录集成测试一律连接真实数据库/);
+    assert.equal(await textOf(page.locator("#memory-body strong")), "原因");
+  });
+
+  it("refuses a secret with the writer's own message and leaves the file as it was", async () => {
+    const secret = `ghp_${"a1B2c3D4e5".repeat(4)}`;
+    const file = path.join(memoryDir, "user-role.md");
+    const before = fs.readFileSync(file, "utf8");
+    await openMemory("user-role.md");
+    await page.locator("#edit").click();
+    await page.fill("#edit-body", `Go and Postgres. Token: ${secret}`);
+    await page.locator("#save").click();
+    await page.waitForFunction(() => (document.querySelector("#save-error")?.textContent ?? "") !== "");
+    const shown = await textOf(page.locator("#save-error"));
+    // The message `memdir add` gets from the writer for the same body.
+    const scratch = makeTempDir();
+    const added = await runCli(
+      [
+        "add",
+        `Go and Postgres. Token: ${secret}`,
+        "--type",
+        "user",
+        "--description",
+        "the user is a backend engineer",
+        "--dir",
+        scratch,
+      ],
+      { home },
+    );
+    assert.equal(added.code, 1);
+    assert.equal(shown, added.stderr.trim());
+    assert.match(shown, /GitHub/);
+    assert.doesNotMatch(shown, new RegExp(secret), "the secret itself is not echoed");
+    assert.equal(fs.readFileSync(file, "utf8"), before);
+    await page.locator("#cancel").click();
+  });
+
+  it("deletes a memory with its index line, and Undo brings both back", async () => {
+    const file = path.join(memoryDir, "project-auth-migration.md");
+    const text = fs.readFileSync(file, "utf8");
+    const line = indexText()
+      .split("\n")
+      .find((l) => l.includes("(project-auth-migration.md)"));
+    assert.ok(line);
+    await openMemory("project-auth-migration.md");
+    await page.locator("#delete").click();
+    await page.waitForSelector("#undo-delete");
+    assert.ok(!fs.existsSync(file));
+    assert.doesNotMatch(indexText(), /project-auth-migration\.md/);
+    assert.equal(await page.locator('tr.memory-row[data-file="project-auth-migration.md"]').count(), 0);
+    await page.locator("#undo-delete").click();
+    await page.waitForFunction(
+      () => document.querySelector("#memory-file")?.textContent === "project-auth-migration.md",
+    );
+    assert.equal(fs.readFileSync(file, "utf8"), text);
+    assert.ok(indexText().split("\n").includes(line));
+  });
+
+  it("inbox: rejects a proposal, accepts an edited one, accepts another as proposed", async () => {
+    const propose = async () => {
+      const result = await runCli(["dream", "--force", "--propose", "--json", "--dir", memoryDir], {
+        home,
+        env,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      return (JSON.parse(result.stdout) as { proposal: { id: string } }).proposal.id;
+    };
+    const copy = path.join(memoryDir, "project-fridays-copy.md");
+    const first = await propose();
+    await open("inbox");
+    const panel = page.locator(`.proposal[data-id="${first}"]`);
+    const lines = await panel.locator(".diff div").allTextContents();
+    assert.ok(
+      lines.some((line) => line.startsWith("+ ")) && lines.some((line) => line.startsWith("- ")),
+      lines.join("\n"),
+    );
+    await screenshot("inbox");
+    await panel.locator(".reject").click();
+    await page.waitForSelector("#inbox-empty");
+    assert.ok(fs.existsSync(copy), "a rejected proposal changes nothing");
+    assert.ok(!fs.existsSync(path.join(memoryDir, ".proposals", first)));
+
+    const second = await propose();
+    await open("history");
+    await open("inbox");
+    const edited = page.locator(`.proposal[data-id="${second}"]`);
+    await edited.locator(".edit-accept").click();
+    const editor = edited.locator('textarea:not([hidden]):not([data-file="MEMORY.md"])').first();
+    const target = await editor.getAttribute("data-file");
+    assert.ok(target);
+    const text = (await editor.inputValue()).replace(/\n*$/, "\nChecked in review.\n");
+    await editor.fill(text);
+    await edited.locator(".accept-edited").click();
+    await page.waitForSelector("#inbox-empty");
+    assert.equal(fs.readFileSync(path.join(memoryDir, target), "utf8").includes("Checked in review."), true);
+    assert.ok(!fs.existsSync(copy), "the duplicate was merged");
+
+    writeTree(memoryDir, {
+      "feedback-small-commits.md": memory("keep commits small", "One change per commit."),
+      "feedback-small-commits-copy.md": memory("Keep commits small.", "one change per commit"),
+    });
+    const third = await propose();
+    await open("history");
+    await open("inbox");
+    await page.locator(`.proposal[data-id="${third}"] .accept`).click();
+    await page.waitForSelector("#inbox-empty");
+    assert.ok(!fs.existsSync(path.join(memoryDir, "feedback-small-commits-copy.md")));
+  });
+
+  it("history lists each change with its files, and Undo takes one back", async () => {
+    await open("history");
+    const entries = page.locator(".history-entry");
+    assert.ok((await entries.count()) >= 5);
+    const apply = entries.filter({ hasText: "apply:" }).first();
+    assert.match(await textOf(apply), /- feedback-small-commits-copy\.md/);
+    assert.match(
+      await textOf(
+        page.locator(".history-entry", { hasText: /^save: ui: deleted project-auth-migration\.md/ }),
+      ),
+      /undone by/,
+    );
+    await screenshot("history");
+    const applyId = await apply.getAttribute("data-id");
+    await apply.locator(".undo").click();
+    await page.waitForFunction(
+      (id) => document.querySelector(`.history-entry[data-id="${id}"]`)?.textContent?.includes("undone by"),
+      applyId,
+    );
+    assert.ok(
+      fs.existsSync(path.join(memoryDir, "feedback-small-commits-copy.md")),
+      "the merged-away memory is back",
+    );
+  });
+
+  it("health lists doctor's findings with the safe fixes as a button, and the index against its limits", async () => {
+    await open("health");
+    assert.match(await textOf(page.locator("#index-size")), /lines: \d+ of 200/);
+    assert.match(await textOf(page.locator("#index-size")), /bytes: \d+ of 25000/);
+    const missing = page.locator('#issues li[data-code="missing-pointer"]');
+    assert.ok((await missing.count()) >= FILLER);
+    await screenshot("health");
+    await page.locator("#fix").click();
+    await page.waitForSelector("#fix-result li");
+    assert.equal(await page.locator('#issues li[data-code="missing-pointer"]').count(), 0);
+    assert.match(indexText(), /\(reference-note-01\.md\)/);
+  });
+
+  it("switches to another memory directory under the root from the picker", async () => {
+    await open("memories");
+    const options = page.locator("#dir-picker option");
+    const other = await Promise.all(
+      Array.from({ length: await options.count() }, (_, n) => options.nth(n).getAttribute("value")),
+    );
+    assert.equal(other.length, 2);
+    await page.selectOption("#dir-picker", String(other[1]));
+    await page.waitForFunction(() => document.querySelector("#memory-count")?.textContent?.startsWith("1 "));
+    assert.equal(await rows().first().getAttribute("data-file"), "user-writer.md");
+    assert.deepEqual(foreign, [], "nothing was fetched from elsewhere");
+  });
+});

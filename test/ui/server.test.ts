@@ -1,0 +1,254 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { runCli } from "../helpers/cli.ts";
+import { memory } from "../helpers/memory.ts";
+import { makeTempDir, writeTree } from "../helpers/temp.ts";
+import { waitFor } from "../helpers/wait.ts";
+import { startUi, type UiProcess } from "./ui-process.ts";
+
+// `memdir ui` as a user starts it: a real child process, spoken to over real HTTP. These tests
+// hold the security rules of docs/ui.md#security: the token, the cookie, Host and Origin.
+
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** One HTTP request to the UI with exactly these headers (fetch would not let a test set Host). */
+function request(
+  ui: UiProcess,
+  pathAndQuery: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Reply> {
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(
+      {
+        host: "127.0.0.1",
+        port: ui.port,
+        path: pathAndQuery,
+        method: options.method ?? "GET",
+        headers: {
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...options.headers,
+        },
+      },
+      (incoming) => {
+        let text = "";
+        incoming.setEncoding("utf8").on("data", (chunk: string) => {
+          text += chunk;
+        });
+        incoming.on("end", () =>
+          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: text }),
+        );
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+function setup() {
+  const home = makeTempDir();
+  const root = path.join(home, "root");
+  const memoryDir = path.join(root, "projects", "-work-shop", "memory");
+  writeTree(memoryDir, {
+    "MEMORY.md": "- [Real database](feedback-real-db.md) — login tests hit a real database\n",
+    "feedback-real-db.md": memory("login tests hit a real database", "Never mock the database."),
+  });
+  return { home, root, memoryDir, env: { MEMDIR_ROOT: root } };
+}
+
+/** The session cookie (`name=value`) the token visit sets. */
+async function login(ui: UiProcess): Promise<string> {
+  const reply = await request(ui, `/?token=${ui.token}`);
+  assert.equal(reply.status, 302);
+  const cookie = String(reply.headers["set-cookie"]?.[0] ?? "");
+  return cookie.split(";")[0];
+}
+
+describe("memdir ui (the server)", () => {
+  it("prints one JSON line with a 127.0.0.1 URL and a long random token, and listens on 127.0.0.1 only", async () => {
+    const { home, memoryDir, env } = setup();
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const second = await startUi(["--dir", memoryDir], { home, env });
+    assert.equal(new URL(ui.url).hostname, "127.0.0.1");
+    assert.ok(ui.token.length >= 32, ui.url);
+    assert.notEqual(ui.token, second.token, "each run has its own token");
+    // Bound to 127.0.0.1 itself: another loopback address of the machine does not answer.
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: "127.0.0.2", port: ui.port });
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once("error", () => resolve(true));
+    });
+    assert.ok(refused, "127.0.0.2 must not reach the server");
+    assert.equal(await ui.stop("SIGINT"), 0, "Ctrl-C stops it cleanly");
+    assert.equal(await second.stop("SIGTERM"), 0, "SIGTERM stops it cleanly");
+    assert.match(ui.stderr(), /stopped/);
+  });
+
+  it("refuses requests without the token or cookie, and trades the token for an HttpOnly SameSite=Strict cookie", async () => {
+    const { home, memoryDir, env } = setup();
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    for (const target of [
+      "/",
+      "/app.js",
+      "/api/memories",
+      `/api/memories?token=${"x".repeat(ui.token.length)}`,
+    ]) {
+      const reply = await request(ui, target);
+      assert.equal(reply.status, 403, target);
+      assert.doesNotMatch(reply.body, /real database/);
+    }
+    const first = await request(ui, `/?token=${ui.token}`);
+    assert.equal(first.status, 302);
+    assert.equal(first.headers.location, "/", "the token leaves the address bar");
+    const setCookie = String(first.headers["set-cookie"]?.[0]);
+    assert.match(setCookie, /HttpOnly/);
+    assert.match(setCookie, /SameSite=Strict/);
+    const cookie = setCookie.split(";")[0];
+    const page = await request(ui, "/", { headers: { cookie } });
+    assert.equal(page.status, 200);
+    assert.match(String(page.headers["content-security-policy"]), /script-src 'self'/);
+    const list = await request(ui, "/api/memories", { headers: { cookie } });
+    assert.equal(list.status, 200);
+    assert.equal(JSON.parse(list.body).items[0].file, "feedback-real-db.md");
+    const forged = await request(ui, "/api/memories", { headers: { cookie: "memdir_ui=forged" } });
+    assert.equal(forged.status, 403);
+  });
+
+  it("refuses a Host other than 127.0.0.1 and its port (DNS rebinding), even with the cookie", async () => {
+    const { home, memoryDir, env } = setup();
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const cookie = await login(ui);
+    for (const host of [
+      `evil.example:${ui.port}`,
+      `localhost.evil.example:${ui.port}`,
+      `127.0.0.1:${ui.port + 1}`,
+      "127.0.0.1",
+    ]) {
+      const reply = await request(ui, `/api/memories?token=${ui.token}`, { headers: { host, cookie } });
+      assert.equal(reply.status, 403, host);
+      assert.doesNotMatch(reply.body, /real database/);
+    }
+  });
+
+  it("refuses writes from a foreign Origin and changes nothing; the same write from the page's origin goes through", async () => {
+    const { home, memoryDir, env } = setup();
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const cookie = await login(ui);
+    const file = path.join(memoryDir, "feedback-real-db.md");
+    const before = fs.readFileSync(file, "utf8");
+    const edit = {
+      file: "feedback-real-db.md",
+      type: "feedback",
+      description: "login tests hit a real database, always",
+      body: "Never mock it.",
+    };
+    for (const origin of ["http://evil.example", "null", `http://localhost:${ui.port}`]) {
+      const reply = await request(ui, "/api/memory/save", {
+        method: "POST",
+        headers: { cookie, origin },
+        body: edit,
+      });
+      assert.equal(reply.status, 403, origin);
+    }
+    const crossSite = await request(ui, "/api/memory/delete", {
+      method: "POST",
+      headers: { cookie, origin: ui.origin, "sec-fetch-site": "cross-site" },
+      body: { file: "feedback-real-db.md" },
+    });
+    assert.equal(crossSite.status, 403);
+    assert.equal(fs.readFileSync(file, "utf8"), before, "nothing was written");
+    const allowed = await request(ui, "/api/memory/save", {
+      method: "POST",
+      headers: { cookie, origin: ui.origin },
+      body: edit,
+    });
+    assert.equal(allowed.status, 200, allowed.body);
+    assert.match(fs.readFileSync(file, "utf8"), /always/);
+    assert.match(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"), /real database, always/);
+  });
+
+  it("holds no lock while idle: another process saves while it runs, and the page sees the new memory", async () => {
+    const { home, memoryDir, env } = setup();
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const cookie = await login(ui);
+    assert.equal((await request(ui, "/api/memories", { headers: { cookie } })).status, 200);
+    assert.ok(!fs.existsSync(path.join(memoryDir, ".memdir-write.lock")), "no writer lock while idle");
+    const added = await runCli(
+      [
+        "add",
+        "Deploys leave on Fridays.",
+        "--type",
+        "project",
+        "--description",
+        "deploys happen on fridays",
+        "--dir",
+        memoryDir,
+      ],
+      { home, env, timeoutMs: 20_000 },
+    );
+    assert.equal(added.code, 0, added.stderr);
+    const list = JSON.parse((await request(ui, "/api/memories", { headers: { cookie } })).body);
+    assert.equal(list.total, 2);
+    assert.ok(
+      list.items.some((item: { description: string }) => item.description === "deploys happen on fridays"),
+    );
+  });
+
+  it("opens only the memory directories under the root, and says why for any other path", async () => {
+    const { home, root, memoryDir, env } = setup();
+    writeTree(path.join(root, "projects", "-work-blog", "memory"), {
+      "user-writer.md": memory("the user writes the blog in English", "", "user"),
+    });
+    const outside = makeTempDir();
+    writeTree(outside, { "user-secret-plans.md": memory("plans nobody should list", "", "user") });
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const cookie = await login(ui);
+    const dirs = JSON.parse((await request(ui, "/api/dirs", { headers: { cookie } })).body);
+    assert.equal(dirs.current, memoryDir);
+    assert.deepEqual(
+      dirs.dirs.map((dir: { memoryDir: string }) => dir.memoryDir),
+      [memoryDir, path.join(root, "projects", "-work-blog", "memory")],
+    );
+    const other = await request(ui, `/api/memories?dir=${encodeURIComponent(dirs.dirs[1].memoryDir)}`, {
+      headers: { cookie },
+    });
+    assert.equal(JSON.parse(other.body).items[0].file, "user-writer.md");
+    const refused = await request(ui, `/api/memories?dir=${encodeURIComponent(outside)}`, {
+      headers: { cookie },
+    });
+    assert.equal(refused.status, 400);
+    assert.match(JSON.parse(refused.body).error.message, /not a memory directory under the root/);
+  });
+
+  it("--open hands the printed URL to the desktop's opener (xdg-open)", async () => {
+    const { home, memoryDir, env } = setup();
+    const bin = path.join(home, "bin");
+    const opened = path.join(home, "opened.txt");
+    writeTree(bin, { "xdg-open": `#!/bin/sh\nprintf '%s' "$1" > ${JSON.stringify(opened)}\n` });
+    fs.chmodSync(path.join(bin, "xdg-open"), 0o755);
+    const ui = await startUi(["--dir", memoryDir, "--open"], {
+      home,
+      env: { ...env, PATH: `${bin}:${process.env.PATH ?? ""}` },
+    });
+    await waitFor(() => fs.existsSync(opened) && fs.readFileSync(opened, "utf8") !== "");
+    assert.equal(fs.readFileSync(opened, "utf8"), ui.url);
+  });
+
+  it("rejects a bad --port with a usage error", async () => {
+    const { home, memoryDir, env } = setup();
+    const result = await runCli(["ui", "--port", "70000", "--dir", memoryDir], { home, env });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--port must be a whole number/);
+  });
+});
