@@ -29,6 +29,7 @@ const commands: Record<string, () => Promise<RegisterCommand>> = {
   run: async () => (await import("./commands/run.ts")).registerRunCommand,
   setup: async () => (await import("./commands/setup.ts")).registerSetupCommand,
   show: async () => (await import("./commands/show.ts")).registerShowCommand,
+  sync: async () => (await import("./commands/sync.ts")).registerSyncCommand,
   undo: async () => (await import("./commands/undo.ts")).registerUndoCommand,
   "warm-up": async () => (await import("./commands/warm-up.ts")).registerWarmUpCommand,
 };
