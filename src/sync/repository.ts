@@ -132,7 +132,13 @@ export async function commitFolder(
   message: string,
   now?: Clock,
 ): Promise<string | null> {
-  await git(clone.repository, ["add", "-A", "--", `${folder}/`]);
+  const added = await runGit(clone.repository, ["add", "-A", "--", `${folder}/`]);
+  // A folder neither the work tree nor the index holds: nothing to add, not a failure.
+  if (added.code !== 0 && !/did not match any files/.test(added.stderr))
+    throw new MemdirError(
+      "io",
+      `sync: git add failed in ${clone.repository.workTree}: ${added.stderr.trim()}`,
+    );
   const staged = await runGit(clone.repository, ["diff", "--cached", "--quiet"]);
   if (staged.code === 0 && (await commitOf(clone, "HEAD")) !== null) return null;
   await git(clone.repository, ["commit", "-q", "--no-verify", "--allow-empty", "-m", message], { now });

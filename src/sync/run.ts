@@ -228,6 +228,7 @@ async function mergeRound(
         const text = await theirsText(action.file);
         await writeMemoryText(target.localDir, action.file, text, { verbatim: true });
         added.push({ file: action.file, text });
+        if (conflictOf(text) !== null) conflicts.add(action.file);
         pulled++;
       } else if (action.kind === "conflict") {
         const file = conflictFileName(action.file, action.blob.slice(0, 8));

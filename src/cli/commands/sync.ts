@@ -77,7 +77,9 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
       .description("set the git remote memory syncs with (--team: this project's team/ memory)")
       .argument("<git-url>", "a repository you control (ssh, https or file URL); credentials stay with git")
       .option("--team", "the remote for this project's team/ memory"),
-  ).action(async (url: string, options: CommonOptions & { team?: boolean }) => {
+  ).action(async (url: string, own: CommonOptions & { team?: boolean }) => {
+    // `--json`, `--cwd`… may land on `sync` itself (`memdir sync init … --json`): both count.
+    const options = { ...(sync.opts() as CommonOptions), ...own };
     const remote = checkRemoteUrl(url);
     const location = await locationFromOptions(options, context);
     const clone = openClone(location.root, remote);
