@@ -63,27 +63,35 @@ export async function readLocalSide(memoryDir: string, excludeTeam: boolean): Pr
   const files = new Map<string, LocalFile>();
   const held = new Map<string, string>();
   const entries = await fs.readdir(memoryDir, { recursive: true, withFileTypes: true }).catch(() => []);
+  const wanted: string[] = [];
   for (const entry of entries) {
     const parent = (entry as { parentPath?: string }).parentPath ?? (entry as { path: string }).path;
     const file = path.relative(memoryDir, path.join(parent, entry.name)).split(path.sep).join("/");
     if (file.split("/").some((segment) => segment.startsWith("."))) continue;
     if (excludeTeam && (file === "team" || file.startsWith("team/"))) continue;
     if (!file.toLowerCase().endsWith(".md") || file === INDEX_FILE) continue;
-    if (entry.isSymbolicLink()) {
-      held.set(file, "a symbolic link: only regular files are synced");
-      continue;
-    }
-    if (!entry.isFile()) continue;
-    const text = await fs.readFile(path.join(memoryDir, file), "utf8").catch(() => null);
-    if (text === null) continue;
-    if (isPrivate(text)) held.set(file, "visibility: private (never leaves this machine)");
-    else files.set(file, { text, blob: blobId(text) });
+    if (entry.isSymbolicLink()) held.set(file, "a symbolic link: only regular files are synced");
+    else if (entry.isFile()) wanted.push(file);
+  }
+  // Read side by side in batches: one read at a time cost 0.5 s at 2,000 memories on a loaded box.
+  for (let start = 0; start < wanted.length; start += READ_BATCH) {
+    const batch = wanted.slice(start, start + READ_BATCH);
+    const texts = await Promise.all(
+      batch.map((file) => fs.readFile(path.join(memoryDir, file), "utf8").catch(() => null)),
+    );
+    batch.forEach((file, i) => {
+      const text = texts[i];
+      if (text === null) return;
+      if (isPrivate(text)) held.set(file, "visibility: private (never leaves this machine)");
+      else files.set(file, { text, blob: blobId(text) });
+    });
   }
   const index = await fs.readFile(path.join(memoryDir, INDEX_FILE), "utf8").catch(() => "");
   return { files, held, index };
 }
 
 const MAX_HOOK_CHARS = 150;
+const READ_BATCH = 64;
 
 /**
  * MEMORY.md after a merge, never merged as text: the local index with the lines of `removed`
