@@ -134,30 +134,50 @@ export async function runGit(
   options: RunGitOptions = {},
 ): Promise<GitResult> {
   await pinRepositoryConfig(repository);
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(processEnv())) if (!key.startsWith("GIT_")) env[key] = value;
-  Object.assign(env, {
-    GIT_DIR: repository.gitDir,
-    GIT_WORK_TREE: repository.workTree,
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_PAGER: "cat",
-    LC_ALL: "C",
-  });
-  if (!options.network) {
-    env.GIT_CONFIG_NOSYSTEM = "1";
-    env.GIT_CONFIG_GLOBAL = process.platform === "win32" ? "NUL" : "/dev/null";
-  }
+  const env = gitEnvironment(repository.gitDir, repository.workTree, Boolean(options.network));
   if (options.now) {
     const date = `@${Math.floor(options.now() / 1000)} +0000`;
     env.GIT_AUTHOR_DATE = date;
     env.GIT_COMMITTER_DATE = date;
   }
   const commandLine = options.network ? NETWORK_COMMAND_LINE : LOCAL_COMMAND_LINE;
+  return spawnGit(repository.workTree, env, [...commandLine, ...args], repository.label, options);
+}
+
+/**
+ * A read-only command (`rev-list`) in a repository memdir does not own, the project's own: its
+ * config is not pinned (it is the project's), but the user's and system config are ignored and the
+ * command-line guards hold, so nothing a config names runs (docs/design.md#project-identity).
+ */
+export function runProjectGit(gitDir: string, args: string[]): Promise<GitResult> {
+  const env = gitEnvironment(gitDir, undefined, false);
+  return spawnGit(path.dirname(gitDir), env, [...LOCAL_COMMAND_LINE, ...args], "project", {});
+}
+
+function gitEnvironment(gitDir: string, workTree: string | undefined, network: boolean): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(processEnv())) if (!key.startsWith("GIT_")) env[key] = value;
+  Object.assign(env, { GIT_DIR: gitDir, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", LC_ALL: "C" });
+  if (workTree !== undefined) env.GIT_WORK_TREE = workTree;
+  if (!network) {
+    env.GIT_CONFIG_NOSYSTEM = "1";
+    env.GIT_CONFIG_GLOBAL = process.platform === "win32" ? "NUL" : "/dev/null";
+  }
+  return env;
+}
+
+function spawnGit(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  args: string[],
+  label: string,
+  options: RunGitOptions,
+): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     // No hooks (a hook file planted in .git/hooks must never run on our commits), no pager, no
     // fsmonitor, no external programs: see the command-line settings above.
-    const child = spawn("git", ["--no-pager", ...commandLine, ...args], {
-      cwd: repository.workTree,
+    const child = spawn("git", ["--no-pager", ...args], {
+      cwd,
       env,
       signal: options.signal,
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
@@ -172,7 +192,7 @@ export async function runGit(
     });
     child.on("error", (error) => {
       if (options.signal?.aborted) reject(options.signal.reason);
-      else reject(new MemdirError("io", `${repository.label}: git failed to start`, { cause: error }));
+      else reject(new MemdirError("io", `${label}: git failed to start`, { cause: error }));
     });
     child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
     if (options.input !== undefined) {

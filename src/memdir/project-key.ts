@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { processEnv } from "../config.ts";
+import { runProjectGit } from "./git.ts";
 import { sanitizeProjectPath } from "./paths.ts";
 
 // The project's identity across machines (docs/design.md#project-identity): the normalized URL of
@@ -81,43 +80,17 @@ async function gitDirOf(projectRoot: string): Promise<string | null> {
 
 /**
  * The repository's root commit (the smallest id when there are several), read with git in the
- * project's own repository: only `rev-list`, which runs no program a config could name, with the
- * same command-line guards as memdir's own git calls. Null without git or commits.
+ * project's own repository through the one wrapper (`runProjectGit`): only `rev-list`, which runs
+ * no program a config could name, with the guards of memdir's own git calls. Null without git or commits.
  */
 async function firstCommit(gitDir: string): Promise<string | null> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(processEnv())) if (!key.startsWith("GIT_")) env[key] = value;
-  Object.assign(env, {
-    GIT_DIR: gitDir,
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
-    LC_ALL: "C",
-  });
-  const guards = [
-    "core.fsmonitor=false",
-    "core.hooksPath=/dev/null",
-    "core.pager=cat",
-    "protocol.allow=never",
-  ];
-  return new Promise((resolve) => {
-    const child = spawn(
-      "git",
-      ["--no-pager", ...guards.flatMap((g) => ["-c", g]), "rev-list", "--max-parents=0", "HEAD"],
-      { env, stdio: ["ignore", "pipe", "ignore"] },
-    );
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      out += d;
-    });
-    child.on("error", () => resolve(null));
-    child.on("close", (code) => {
-      const roots = out
-        .split("\n")
-        .filter((line) => /^[0-9a-f]{40,64}$/.test(line))
-        .sort();
-      resolve(code === 0 && roots.length > 0 ? roots[0] : null);
-    });
-  });
+  const result = await runProjectGit(gitDir, ["rev-list", "--max-parents=0", "HEAD"]).catch(() => null);
+  if (result === null || result.code !== 0) return null;
+  const roots = result.stdout
+    .split("\n")
+    .filter((line) => /^[0-9a-f]{40,64}$/.test(line))
+    .sort();
+  return roots[0] ?? null;
 }
 
 /** One segment of a key folder: letters, digits, `.`, `_`, `-`; never a dot-name. */
