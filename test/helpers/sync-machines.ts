@@ -90,7 +90,9 @@ function machine(home: string, project: string): Machine {
         .map((file) => file.split(path.sep).join("/"))
         .filter(
           (file) =>
-            file.endsWith(".md") && file !== "MEMORY.md" && !file.split("/").some((s) => s.startsWith(".")),
+            file.endsWith(".md") &&
+            path.posix.basename(file) !== "MEMORY.md" &&
+            !file.split("/").some((s) => s.startsWith(".")),
         )
         .sort();
     },

@@ -219,3 +219,27 @@ describe("memdir sync: faults", () => {
     assert.match(auto.stderr, /cannot reach/);
   });
 });
+
+describe("memdir sync: the clone is memdir's own", () => {
+  it("runs nothing a planted clone config or hook names, and keeps no remote or credential in it", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    world.a.write("project-one.md", memory("one", "1"));
+    await syncJson(world.a);
+    const tree = path.join(cloneDir(path.join(world.a.home, ".claude"), world.remoteUrl), "tree");
+    const marker = path.join(world.dir, "planted-ran");
+    fs.writeFileSync(
+      path.join(tree, ".git", "config"),
+      `[core]\n\tfsmonitor = "touch ${marker}"\n\tpager = touch ${marker}\n[alias]\n\tfetch = !touch ${marker}\n`,
+    );
+    for (const hook of ["pre-commit", "post-commit", "pre-push", "reference-transaction"])
+      fs.writeFileSync(path.join(tree, ".git", "hooks", hook), `#!/bin/sh\ntouch ${marker}\n`, {
+        mode: 0o755,
+      });
+    world.a.write("project-two.md", memory("two", "2"));
+    assert.equal((await syncJson(world.a)).pushed, 1);
+    assert.ok(!fs.existsSync(marker), "a planted config or hook ran");
+    const config = fs.readFileSync(path.join(tree, ".git", "config"), "utf8");
+    assert.doesNotMatch(config, /remote|url|fsmonitor = "|credential/);
+  });
+});
