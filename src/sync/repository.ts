@@ -119,6 +119,9 @@ export async function checkOut(clone: SyncClone, commit: string | null): Promise
     await git(clone.repository, ["clean", "-q", "-f", "-d", "-x"]);
     return;
   }
+  // An empty remote: start from nothing, an unpushed commit of an earlier sync included (the
+  // memory dir still holds what it had), so the next commit is a root commit and gets pushed.
+  await runGit(clone.repository, ["update-ref", "-d", BRANCH]);
   await git(clone.repository, ["read-tree", "--empty"]);
   for (const entry of await fs.readdir(clone.repository.workTree))
     if (entry !== ".git")
