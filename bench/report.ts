@@ -37,6 +37,18 @@ export interface DreamFigures {
   merged: number;
 }
 
+/** `memdir sync` against a plain `git pull && git push` of the same repository (bench/sync-worker.ts). */
+export interface SyncFigures {
+  memories: number;
+  runs: number;
+  noChangeMs: number;
+  oneChangedMs: number;
+  plainNoChangeMs: number;
+  plainOneChangedMs: number;
+  /** memdir / plain git: how many times the plain pull-and-push memdir's sync takes. */
+  ratios: { noChange: number; oneChanged: number };
+}
+
 export interface BenchResult {
   machine: MachineInfo;
   sizes: number[];
@@ -49,6 +61,7 @@ export interface BenchResult {
   peakRssMb: number | null;
   peakRss: { memories: number; baselineMb: number } | null;
   dream: DreamFigures | null;
+  sync: SyncFigures | null;
   quality: { sessions?: VariantQuality; observations?: VariantQuality };
   targets: Target[];
   skipped: string[];
@@ -157,6 +170,10 @@ export function formatReport(result: BenchResult): string {
   if (result.dream)
     lines.push(
       `offline dream over ${result.dream.memories} memories: plan ${ms(result.dream.planMs)} ms (${result.dream.groups} duplicate groups), whole run ${ms(result.dream.runMs)} ms (${result.dream.merged} files changed)`,
+    );
+  if (result.sync)
+    lines.push(
+      `sync over ${result.sync.memories} memories (median of ${result.sync.runs}): no change ${ms(result.sync.noChangeMs)} ms vs git pull && git push ${ms(result.sync.plainNoChangeMs)} ms (×${result.sync.ratios.noChange}); one memory changed ${ms(result.sync.oneChangedMs)} ms vs ${ms(result.sync.plainOneChangedMs)} ms with its commit (×${result.sync.ratios.oneChanged})`,
     );
   const variants = Object.entries(result.quality);
   if (variants.length > 0) {

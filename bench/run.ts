@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --json] [--sizes 200,2000] [--quick]`: speed at 200 / 2,000 / 20,000
  * memories (scan cold and warm against the naive reference, lexical selection, end-to-end
- * recall, peak RSS), the agent loop's memory overhead, and recall quality on LoCoMo — all in one
+ * recall, peak RSS), sync over git against plain `git pull && git push` (2,000 memories), the agent loop's memory overhead, and recall quality on LoCoMo — all in one
  * run, side by side. Progress goes to stderr; stdout gets the table, or with `--json` exactly one
  * JSON object. Directories are generated in a temp dir by `../shared/bench/gen-scale.mjs` and
  * removed at the end; parts that need `../shared` are skipped with one line when it is absent.
@@ -19,6 +19,7 @@ import {
   type DreamFigures,
   formatReport,
   type ScanFigures,
+  type SyncFigures,
   type Target,
 } from "./report.ts";
 import { median, REPO_ROOT, round, runCommand, runWorker } from "./stats.ts";
@@ -78,6 +79,8 @@ interface LoopWorkerResult {
 const QUERY_COUNT = 40;
 /** The offline dream is measured at this size (issue 22: 2,000 memories did not finish in 240 s). */
 const DREAM_MEMORIES = 2000;
+/** Sync is measured at this size (issue 18), a few runs only: the box is shared. */
+const SYNC_MEMORIES = 2000;
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /** Scan figures for one directory: fresh processes for cold, alternating naive and memdir. */
@@ -217,6 +220,7 @@ async function main(): Promise<void> {
     peakRssMb: null,
     peakRss: null,
     dream: null,
+    sync: null,
     quality: {},
     targets: [],
     skipped: [],
@@ -277,6 +281,16 @@ async function main(): Promise<void> {
         fs.rmSync(dir, { recursive: true, force: true });
       });
     } else result.skipped.push("offline dream: skipped — ../shared is absent (no gen-scale.mjs)");
+    await attempt(`sync at ${SYNC_MEMORIES}`, async () => {
+      const dir = path.join(workDir, "sync");
+      fs.mkdirSync(dir, { recursive: true });
+      result.sync = await runWorker<SyncFigures>("sync-worker.ts", [
+        dir,
+        String(SYNC_MEMORIES),
+        options.quick ? "2" : "5",
+      ]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
     await attempt("loop overhead", async () => {
       const loop = await runWorker<LoopWorkerResult>("loop-worker.ts", []);
       result.loopOverheadMs = {

@@ -20,6 +20,8 @@ export type MemdirErrorCode =
   | "no-model"
   | "model"
   | "aborted"
+  | "unreachable"
+  | "remote-rewritten"
   | "usage";
 
 export class MemdirError extends Error {

@@ -30,7 +30,8 @@ const LAYERS: readonly (readonly string[])[] = [
   // One agent session: the agent loop with extraction and consolidation wired in as hooks.
   ["session"],
   // Background extraction and consolidation: both run forked agents, neither knows the other.
-  ["extract", "dream"],
+  // Sync (memory over git) sits beside them: it knows files and git, not agents.
+  ["extract", "dream", "sync"],
   // The agent engine every agent runs on (the main one and the forks): the loop, forked agents,
   // hooks, permissions, the file tools and the memory tools, transcripts.
   ["agent"],

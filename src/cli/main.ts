@@ -30,6 +30,7 @@ const commands: Record<string, () => Promise<RegisterCommand>> = {
   setup: async () => (await import("./commands/setup.ts")).registerSetupCommand,
   show: async () => (await import("./commands/show.ts")).registerShowCommand,
   ui: async () => (await import("./commands/ui.ts")).registerUiCommand,
+  sync: async () => (await import("./commands/sync.ts")).registerSyncCommand,
   undo: async () => (await import("./commands/undo.ts")).registerUndoCommand,
   "warm-up": async () => (await import("./commands/warm-up.ts")).registerWarmUpCommand,
 };

@@ -1,10 +1,14 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { processEnv } from "../config.ts";
 import { MemdirError } from "../errors.ts";
-import { writeFileAtomic } from "../memdir/atomic.ts";
+import {
+  type GitRepository,
+  type GitResult,
+  git as repositoryGit,
+  runGit as runRepositoryGit,
+} from "../memdir/git.ts";
 import { isMemoryFileName } from "../memdir/scan.ts";
 import { removeMemoryIfPresent, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
@@ -27,129 +31,17 @@ export function gitAvailable(): boolean {
   return spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
 }
 
-/**
- * The whole repository config memdir runs git with, written over whatever `.git/config` holds
- * before every git call. Repository-local config can make git run programs (`core.fsmonitor`,
- * `core.hooksPath`, `core.pager`, `core.sshCommand`, filter and diff drivers, aliases,
- * `include.path`), and `.git/config` sits inside the memory dir, where an agent or a copied
- * file could have planted one (docs/design.md#history): memdir never runs git with a config it did not write.
- */
-const REPOSITORY_CONFIG = [
-  "[core]",
-  "\trepositoryformatversion = 0",
-  "\tfilemode = true",
-  "\tbare = false",
-  "\tlogallrefupdates = true",
-  "\tautocrlf = false",
-  "\tfsmonitor = false",
-  "\thooksPath = /dev/null",
-  "[user]",
-  "\tname = memdir",
-  "\temail = memdir@localhost",
-  "[commit]",
-  "\tgpgsign = false",
-  "",
-].join("\n");
-
-/**
- * Settings passed on git's command line as well: they win over every config file, so even a
- * config changed between {@link pinRepositoryConfig} and git reading it cannot run a program.
- */
-const COMMAND_LINE_CONFIG = [
-  "core.quotepath=false",
-  "core.hooksPath=/dev/null",
-  "core.fsmonitor=false",
-  "core.pager=cat",
-  "core.editor=true",
-  "core.sshCommand=false",
-  "core.askPass=false",
-  "core.attributesFile=/dev/null",
-  "diff.external=",
-  "credential.helper=",
-  "protocol.allow=never",
-].flatMap((setting) => ["-c", setting]);
-
-/**
- * Makes `.git` safe to run git in: a real folder (not a symbolic link, not a `gitdir:` file),
- * without a `commondir` that would send git to another repository's config, holding exactly
- * {@link REPOSITORY_CONFIG}.
- */
-async function pinRepositoryConfig(memoryDir: string): Promise<void> {
-  const gitDir = path.join(memoryDir, ".git");
-  const stat = await fs.lstat(gitDir).catch(() => null);
-  if (stat === null) return;
-  if (!stat.isDirectory())
-    throw new MemdirError(
-      "io",
-      `history: ${gitDir} is not a folder; memdir runs git only in its own repository`,
-    );
-  if (await fs.lstat(path.join(gitDir, "commondir")).catch(() => null))
-    throw new MemdirError(
-      "io",
-      `history: ${path.join(gitDir, "commondir")} points git at another repository; memdir refuses to run git there (remove the file)`,
-    );
-  const configPath = path.join(gitDir, "config");
-  const current = await fs.readFile(configPath, "utf8").catch(() => null);
-  if (current !== REPOSITORY_CONFIG) await writeFileAtomic(configPath, REPOSITORY_CONFIG);
+/** The memory dir's own history repository, run through the one hardened git wrapper (src/memdir/git.ts). */
+function historyRepository(memoryDir: string): GitRepository {
+  return { gitDir: path.join(memoryDir, ".git"), workTree: memoryDir, label: "history" };
 }
 
-interface GitResult {
-  code: number;
-  stdout: string;
-  stderr: string;
+function runGit(memoryDir: string, args: string[], options: { now?: Clock } = {}): Promise<GitResult> {
+  return runRepositoryGit(historyRepository(memoryDir), args, options);
 }
 
-/**
- * Runs git on the memory dir's own repository only. GIT_DIR and GIT_WORK_TREE are explicit so
- * git never walks up into an enclosing repository (a `--dir` inside a project); inherited GIT_*
- * variables (from a hook) are dropped and the user's global and system config are ignored, so
- * signing, hooks or autocrlf settings cannot change what we record.
- */
-async function runGit(memoryDir: string, args: string[], options: { now?: Clock } = {}): Promise<GitResult> {
-  await pinRepositoryConfig(memoryDir);
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(processEnv())) if (!key.startsWith("GIT_")) env[key] = value;
-  Object.assign(env, {
-    GIT_DIR: path.join(memoryDir, ".git"),
-    GIT_WORK_TREE: memoryDir,
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: process.platform === "win32" ? "NUL" : "/dev/null",
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_PAGER: "cat",
-    LC_ALL: "C",
-  });
-  if (options.now) {
-    const date = `@${Math.floor(options.now() / 1000)} +0000`;
-    env.GIT_AUTHOR_DATE = date;
-    env.GIT_COMMITTER_DATE = date;
-  }
-  return new Promise((resolve, reject) => {
-    // No hooks (a hook file planted in .git/hooks must never run on our commits), no pager, no
-    // fsmonitor, no external programs: see COMMAND_LINE_CONFIG.
-    const child = spawn("git", ["--no-pager", ...COMMAND_LINE_CONFIG, ...args], {
-      cwd: memoryDir,
-      env,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    child.on("error", (error) =>
-      reject(new MemdirError("io", `history: git failed to start`, { cause: error })),
-    );
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
-
-async function git(memoryDir: string, args: string[], options: { now?: Clock } = {}): Promise<string> {
-  const result = await runGit(memoryDir, args, options);
-  if (result.code !== 0)
-    throw new MemdirError("io", `history: git ${args[0]} failed in ${memoryDir}: ${result.stderr.trim()}`);
-  return result.stdout;
+function git(memoryDir: string, args: string[], options: { now?: Clock } = {}): Promise<string> {
+  return repositoryGit(historyRepository(memoryDir), args, options);
 }
 
 /** True when the memory dir has its own repository. */
@@ -166,7 +58,7 @@ export async function initGitHistory(memoryDir: string): Promise<void> {
   await fs.mkdir(memoryDir, { recursive: true });
   await git(memoryDir, ["init", "-q"]);
   // The local identity and settings come from REPOSITORY_CONFIG, written before every git call.
-  await pinRepositoryConfig(memoryDir);
+  await runGit(memoryDir, ["rev-parse", "--git-dir"]);
   await fs.mkdir(path.join(memoryDir, ".git", "info"), { recursive: true });
   await fs.writeFile(path.join(memoryDir, ".git", "info", "exclude"), EXCLUDES);
 }

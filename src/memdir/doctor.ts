@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { tempFileWriterPid } from "./atomic.ts";
+import { conflictOf } from "./conflicts.ts";
 import { type FileIssue, fileContentIssue, listTree, skippedFileIssues } from "./doctor-files.ts";
 import { type FrontmatterIssue, parseFrontmatter } from "./frontmatter.ts";
 import {
@@ -29,6 +30,7 @@ export interface DoctorIssue {
     | "index-too-large"
     | "secret"
     | "stale-temp"
+    | "sync-conflict"
     | FileIssue["code"];
   file: string;
   message: string;
@@ -38,7 +40,7 @@ export interface DoctorIssue {
  * Checks a memory directory: index lines pointing at missing files (or listed twice), memory
  * files without an index line, missing or invalid `type`/`description` (as the 30-line header
  * scan sees them), an index over its load limits, secrets at rest, temp files left by a
- * killed writer, and bad files (binary, over 1 MB, not UTF-8, unreadable, symlinks that loop,
+ * killed writer, sync conflicts left to resolve (`conflictOf:`), and bad files (binary, over 1 MB, not UTF-8, unreadable, symlinks that loop,
  * dangle or leave the dir — see `doctor-files.ts`). Reads only.
  *
  * @example
@@ -101,6 +103,13 @@ export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[
       issues.push({ code: issue.code, file: header.file, message: `${header.file}: ${issue.message}` });
     }
     issues.push(...secretIssues(header.file, text));
+    const original = conflictOf(text);
+    if (original !== null)
+      issues.push({
+        code: "sync-conflict",
+        file: header.file,
+        message: `${header.file} is another machine's version of ${original} (a sync conflict): merge what you need into ${original}, then delete ${header.file}`,
+      });
   }
   // One listing of the tree serves both checks below.
   const names = await listTree(memoryDir);

@@ -32,7 +32,10 @@ export interface MemoryLocationOptions {
   home?: string;
 }
 
-/** The owner marker inside each memory directory: JSON `{projectRoot}` (docs/design.md#project-ownership). */
+/**
+ * The owner marker inside each memory directory: JSON `{projectRoot}`, plus `projectKey` once a
+ * sync has worked it out (docs/design.md#project-ownership, docs/design.md#project-identity).
+ */
 export const PROJECT_MARKER = ".memdir-project";
 
 /** Longest sanitized name kept whole; longer names are cut and get a hash (docs/design.md#sanitized-project-names). */
@@ -131,7 +134,9 @@ export function findProjectRoot(cwd: string): string {
 }
 
 /** Reads a memory directory's owner marker; a missing or unreadable marker is `null`. */
-export async function readProjectMarker(memoryDir: string): Promise<{ projectRoot: string } | null> {
+export async function readProjectMarker(
+  memoryDir: string,
+): Promise<{ projectRoot: string; projectKey?: string } | null> {
   let text: string;
   try {
     text = await fsp.readFile(path.join(memoryDir, PROJECT_MARKER), "utf8");
@@ -145,7 +150,8 @@ export async function readProjectMarker(memoryDir: string): Promise<{ projectRoo
       typeof data === "object" &&
       typeof (data as { projectRoot?: unknown }).projectRoot === "string"
     ) {
-      return { projectRoot: (data as { projectRoot: string }).projectRoot };
+      const { projectRoot, projectKey } = data as { projectRoot: string; projectKey?: unknown };
+      return typeof projectKey === "string" ? { projectRoot, projectKey } : { projectRoot };
     }
   } catch {
     // A broken marker is treated as absent and rewritten by ensureMemoryDir.
@@ -231,7 +237,26 @@ export async function ensureMemoryDir(location: MemoryLocation): Promise<void> {
   }
 }
 
-async function writeMarker(memoryDir: string, projectRoot: string, { replace }: { replace: boolean }) {
+/**
+ * Records the project's key (src/memdir/project-key.ts) in its memory dir's marker, keeping the
+ * owner. A directory without a marker or owned by another project is left alone.
+ */
+export async function recordProjectKey(
+  memoryDir: string,
+  projectRoot: string,
+  projectKey: string,
+): Promise<void> {
+  const marker = await readProjectMarker(memoryDir);
+  if (marker?.projectRoot !== projectRoot || marker.projectKey === projectKey) return;
+  await writeMarker(memoryDir, projectRoot, { replace: true }, projectKey);
+}
+
+async function writeMarker(
+  memoryDir: string,
+  projectRoot: string,
+  { replace }: { replace: boolean },
+  projectKey?: string,
+) {
   // Through the memory dir opened without following links: a memory dir that is a symlink (or
   // is swapped for one) never receives the marker (docs/design.md#path-safety).
   const folder = await openFolderInside(memoryDir, "").catch((error: unknown) => {
@@ -242,7 +267,8 @@ async function writeMarker(memoryDir: string, projectRoot: string, { replace }: 
   const marker = folder.entry(PROJECT_MARKER);
   const temp = folder.entry(`${PROJECT_MARKER}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
-    await fsp.writeFile(temp, `${JSON.stringify({ projectRoot })}\n`, { flag: "wx" });
+    const body = projectKey === undefined ? { projectRoot } : { projectRoot, projectKey };
+    await fsp.writeFile(temp, `${JSON.stringify(body)}\n`, { flag: "wx" });
     if (replace) {
       await fsp.rename(temp, marker);
       return;

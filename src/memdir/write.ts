@@ -224,7 +224,7 @@ export async function writeMemoryText(
   memoryDir: string,
   file: string,
   text: string,
-  options: WriteOptions = {},
+  options: WriteOptions & { verbatim?: boolean } = {},
 ): Promise<{ file: string; path: string; created: boolean }> {
   await prepareMemoryDir(memoryDir);
   const target = await memoryFileTarget(memoryDir, file.normalize("NFC"));
@@ -238,10 +238,10 @@ export async function writeMemoryText(
     async () => {
       const created = !(await exists(target.path));
       await assertStillLocked(memoryDir);
-      // A `modified` the text already has is brought up to now (an edit must not keep a stale one).
-      await writeFileAtomic(target.path, refreshModified(text, new Date((options.now ?? Date.now)())), {
-        inside: memoryDir,
-      });
+      // A `modified` the text already has is brought up to now (an edit must not keep a stale one);
+      // `verbatim` (a memory pulled by sync, docs/design.md#sync) keeps the text byte for byte.
+      const written = options.verbatim ? text : refreshModified(text, new Date((options.now ?? Date.now)()));
+      await writeFileAtomic(target.path, written, { inside: memoryDir });
       return { file: target.file, path: target.path, created };
     },
     options.lock,

@@ -2,8 +2,9 @@ import { Option } from "commander";
 import { ensureMemoryDir } from "../../memdir/paths.ts";
 import { saveMemory } from "../../memdir/write.ts";
 import { MEMORY_TYPES } from "../../types.ts";
+import { startAutoSync } from "../auto-sync.ts";
 import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { configFromOptions, locationFromOptions } from "../location.ts";
 import { printJson } from "../output.ts";
 
 interface AddOptions extends CommonOptions {
@@ -47,6 +48,7 @@ export const registerAddCommand: RegisterCommand = (program, context) => {
       ...(options.title ? { title: options.title } : {}),
     });
     if (saved.indexWarning) context.io.stderr(`memdir: warning: ${saved.indexWarning}\n`);
+    await startAutoSync("after-save", location, configFromOptions(options, context, location), context.env);
     if (options.json) printJson(context.io, { file: saved.file, path: saved.path });
     else context.io.stdout(`${saved.path}\n`);
   });

@@ -8,6 +8,7 @@ import { extractionNotice } from "../../extract/run-extraction.ts";
 import { extractTranscript, type TranscriptExtraction } from "../../extract/transcript-extraction.ts";
 import { takeFinalMessage } from "../../hooks/stop.ts";
 import { requireModel } from "../../model/factory.ts";
+import { startAutoSync } from "../auto-sync.ts";
 import {
   type CommandContext,
   type CommonOptions,
@@ -97,6 +98,8 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
       return;
     }
     const own = outcome.own;
+    if ([own, ...outcome.trailing].some((run) => reportJson(run).written.length > 0))
+      await startAutoSync("after-save", location, config, context.env);
     // The cursor stays on the transcript's own last message: the final turn's real line arrives
     // later, and a cursor on our stand-in would make the next run count the whole session as new.
     if (final && own.cursor === final.id && lastReal !== null)

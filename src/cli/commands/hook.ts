@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { ResolvedConfig } from "../../config.ts";
 import { bounded } from "../../hooks/bounded.ts";
 import { fitHookContext } from "../../hooks/context-limit.ts";
 import {
@@ -15,7 +16,9 @@ import { sessionStartContext } from "../../hooks/session-start.ts";
 import { planStopHook, spawnDetachedMemdir } from "../../hooks/stop.ts";
 import { userPromptContext } from "../../hooks/user-prompt-submit.ts";
 import { warmUpDecision } from "../../hooks/warm-up.ts";
+import type { MemoryLocation } from "../../memdir/paths.ts";
 import { selectorFromConfig } from "../../recall/select-from-config.ts";
+import { startAutoSync } from "../auto-sync.ts";
 import { type CommandContext, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
 
@@ -135,6 +138,7 @@ async function answerHook(
     const [context] = await Promise.all([
       mode.mode === "full" ? sessionStartContext({ config, location }) : null,
       startWarmUpIfNeeded(location.memoryDir, env, log),
+      mode.mode === "full" ? startSyncPull(location, config, env, log) : null,
     ]);
     if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
     return context;
@@ -188,6 +192,17 @@ function planExtraction(
   if ("skip" in plan) log(`no extraction: ${plan.skip}`);
   else log(`extraction started in the background (pid ${spawnDetachedMemdir(plan.run, state.env)})`);
   return null;
+}
+
+/** With `sync.auto` on, the bounded pull at session start, in the background (never delays the hook). */
+async function startSyncPull(
+  location: MemoryLocation,
+  config: ResolvedConfig,
+  env: NodeJS.ProcessEnv,
+  log: (reason: string) => void,
+): Promise<void> {
+  const pid = await startAutoSync("session-start", location, config, env);
+  if (pid !== undefined) log(`sync pull started in the background (pid ${pid})`);
 }
 
 /**

@@ -3,8 +3,9 @@ import { MemdirError } from "../../errors.ts";
 import { rememberStatement } from "../../extract/explicit.ts";
 import { ensureMemoryDir } from "../../memdir/paths.ts";
 import { MEMORY_TYPES, type MemoryType } from "../../types.ts";
+import { startAutoSync } from "../auto-sync.ts";
 import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
-import { locationFromOptions, memdirForCommand } from "../location.ts";
+import { configFromOptions, locationFromOptions, memdirForCommand } from "../location.ts";
 import { printJson } from "../output.ts";
 
 interface RememberOptions extends CommonOptions {
@@ -37,6 +38,7 @@ export const registerRememberCommand: RegisterCommand = (program, context) => {
       type: options.type,
     });
     if (result.action === "refused") throw new MemdirError("invalid-input", result.reason);
+    await startAutoSync("after-save", location, configFromOptions(options, context, location), context.env);
     if (options.json) {
       printJson(context.io, {
         file: result.file,

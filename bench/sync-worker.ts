@@ -1,0 +1,107 @@
+/**
+ * Child process of the sync benchmark (issue 18). `sync-worker.ts <workDir> <memories> <runs>`
+ * makes a memory dir of `memories` generated memories, syncs it once to a local bare repository
+ * (`file://`), then times, `runs` times each: a sync with nothing changed, a sync with one memory
+ * changed, and beside each, a plain `git pull && git push` of a clone of the same repository (the
+ * changed case with its `git commit -am` included; a copy of the repository, so neither sees the
+ * other's pushes). Prints one JSON line. The sync is the library
+ * call (`syncFolder`) in this process: no Node start-up in either figure.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { syncFolder } from "../src/sync/run.ts";
+import { median, round } from "./stats.ts";
+
+const [workDir, countText, runsText] = process.argv.slice(2);
+const count = Number(countText);
+const runs = Number(runsText);
+const remote = path.join(workDir, "remote.git");
+const root = path.join(workDir, "root");
+const memoryDir = path.join(workDir, "memory");
+const plain = path.join(workDir, "plain");
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "b",
+  GIT_AUTHOR_EMAIL: "b@b",
+  GIT_COMMITTER_NAME: "b",
+  GIT_COMMITTER_EMAIL: "b@b",
+};
+const git = (cwd: string, args: string[]) => execFileSync("git", args, { cwd, env, stdio: "ignore" });
+
+fs.mkdirSync(memoryDir, { recursive: true });
+git(workDir, ["init", "-q", "--bare", remote]);
+const index: string[] = [];
+for (let i = 0; i < count; i++) {
+  const file = `project-note-${i}.md`;
+  fs.writeFileSync(
+    path.join(memoryDir, file),
+    `---\ndescription: generated note ${i} about module ${i % 97}\ntype: project\n---\nThe module ${i % 97} keeps its state in table t${i}; migrations run before deploys.\n`,
+  );
+  index.push(`- [Note ${i}](${file}) — generated note ${i}`);
+}
+fs.writeFileSync(path.join(memoryDir, "MEMORY.md"), `${index.slice(0, 150).join("\n")}\n`);
+const target = {
+  root,
+  url: `file://${remote}`,
+  key: "github.com/bench/shop",
+  localDir: memoryDir,
+  excludeTeam: true,
+};
+await syncFolder(target);
+// The plain figures use a copy of the same repository, so neither side sees the other's pushes.
+git(workDir, ["clone", "-q", "--bare", remote, `${remote}-plain`]);
+git(workDir, ["clone", "-q", "-b", "main", `${remote}-plain`, plain]);
+
+const time = async (work: () => unknown) => {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+};
+const figures = {
+  noChange: [] as number[],
+  oneChanged: [] as number[],
+  plainNoChange: [] as number[],
+  plainOneChanged: [] as number[],
+};
+for (let run = 0; run < runs; run++) {
+  figures.noChange.push(await time(() => syncFolder(target)));
+  figures.plainNoChange.push(
+    await time(() => {
+      git(plain, ["pull", "-q"]);
+      git(plain, ["push", "-q"]);
+    }),
+  );
+  const file = `project-note-${run}.md`;
+  fs.appendFileSync(path.join(memoryDir, file), `Changed in run ${run}.\n`);
+  figures.oneChanged.push(await time(() => syncFolder(target)));
+  fs.appendFileSync(path.join(plain, target.key, file), `Plain change ${run}.\n`);
+  figures.plainOneChanged.push(
+    await time(() => {
+      git(plain, ["commit", "-q", "-am", "one change"]);
+      git(plain, ["pull", "-q", "--no-rebase"]);
+      git(plain, ["push", "-q"]);
+    }),
+  );
+}
+const noChangeMs = median(figures.noChange);
+const oneChangedMs = median(figures.oneChanged);
+const plainNoChangeMs = median(figures.plainNoChange);
+const plainOneChangedMs = median(figures.plainOneChanged);
+console.log(
+  JSON.stringify({
+    memories: count,
+    runs,
+    noChangeMs: round(noChangeMs),
+    oneChangedMs: round(oneChangedMs),
+    plainNoChangeMs: round(plainNoChangeMs),
+    plainOneChangedMs: round(plainOneChangedMs),
+    ratios: {
+      noChange: round(noChangeMs / plainNoChangeMs),
+      oneChanged: round(oneChangedMs / plainOneChangedMs),
+    },
+  }),
+);

@@ -1,0 +1,155 @@
+import path from "node:path";
+import { MemdirError } from "../errors.ts";
+import { conflictOf } from "../memdir/conflicts.ts";
+import type { MemoryLocation } from "../memdir/paths.ts";
+import { ensureMemoryDir, readProjectMarker, recordProjectKey } from "../memdir/paths.ts";
+import { projectKey } from "../memdir/project-key.ts";
+import { readSyncRemotes } from "./remotes.ts";
+import { fetchRemote, openClone, prepareClone, trackedRemote } from "./repository.ts";
+import {
+  decide,
+  type SyncOptions,
+  type SyncReport,
+  type SyncTarget,
+  syncFolder,
+  takeSyncLease,
+} from "./run.ts";
+import { readSyncState } from "./state.ts";
+
+/**
+ * The project key of a memory location, recorded in its `.memdir-project` marker. With `--dir`
+ * (no project resolved) the marker's recorded key or owner is used.
+ *
+ * @throws MemdirError("invalid-input") when the directory belongs to no project.
+ */
+export async function projectKeyFor(location: MemoryLocation): Promise<string> {
+  if (location.projectRoot !== null) {
+    const key = await projectKey(location.projectRoot);
+    await ensureMemoryDir(location);
+    await recordProjectKey(location.memoryDir, location.projectRoot, key);
+    return key;
+  }
+  const marker = await readProjectMarker(location.memoryDir);
+  if (marker?.projectKey) return marker.projectKey;
+  if (marker) return projectKey(marker.projectRoot);
+  throw new MemdirError(
+    "invalid-input",
+    `sync: ${location.memoryDir} belongs to no project (no .memdir-project); run memdir sync in the project instead of with --dir`,
+  );
+}
+
+/** The remotes this project's memory syncs with: the user's, and the team's for `team/`. */
+export async function syncTargets(
+  location: MemoryLocation,
+): Promise<{ user?: SyncTarget; team?: SyncTarget }> {
+  const remotes = await readSyncRemotes(location.root);
+  const key = await projectKeyFor(location);
+  const teamUrl = remotes.team?.[key];
+  return {
+    ...(remotes.user
+      ? {
+          user: {
+            root: location.root,
+            url: remotes.user,
+            key,
+            localDir: location.memoryDir,
+            excludeTeam: true,
+          },
+        }
+      : {}),
+    ...(teamUrl
+      ? {
+          team: {
+            root: location.root,
+            url: teamUrl,
+            key,
+            localDir: path.join(location.memoryDir, "team"),
+            excludeTeam: false,
+          },
+        }
+      : {}),
+  };
+}
+
+/** `memdir sync --json`: the user remote's report, with the team remote's under `team` when set. */
+export type ProjectSyncReport = SyncReport & { team?: SyncReport };
+
+function notConfigured(): MemdirError {
+  return new MemdirError("not-found", "sync: no sync remote; run `memdir sync init <git-url>` first");
+}
+
+/**
+ * Syncs a project's memory with its remotes (docs/design.md#sync).
+ *
+ * @example
+ * const report = await syncProject(await resolveMemoryLocation({ cwd }));
+ * report.conflicts // ["user-role.conflict-3f9a2c1b.md"]
+ */
+export async function syncProject(
+  location: MemoryLocation,
+  options: SyncOptions = {},
+): Promise<ProjectSyncReport> {
+  const targets = await syncTargets(location);
+  if (!targets.user && !targets.team) throw notConfigured();
+  const main = targets.user ? await syncFolder(targets.user, options) : null;
+  const team = targets.team ? await syncFolder(targets.team, options) : null;
+  if (main === null) return team as SyncReport;
+  return team === null ? main : { ...main, team };
+}
+
+/** `memdir sync --status --json` (issue 18). */
+export interface SyncStatus {
+  remote: string;
+  /** Memory files this machine would push (conflicting ones included). */
+  ahead: number;
+  /** Memory files the remote would change here (conflicting ones included). */
+  behind: number;
+  conflicts: string[];
+  /** When this project last synced with the remote, or null. */
+  lastSync: string | null;
+  /** False when the remote could not be reached: ahead and behind are as of the last fetch. */
+  reachable: boolean;
+  team?: Omit<SyncStatus, "team">;
+}
+
+async function folderStatus(target: SyncTarget, signal?: AbortSignal): Promise<Omit<SyncStatus, "team">> {
+  const clone = openClone(target.root, target.url);
+  const lease = await takeSyncLease(clone);
+  try {
+    await prepareClone(clone);
+    const state = await readSyncState(clone);
+    let reachable = true;
+    const remote = await fetchRemote(clone, signal).catch(async (error: unknown) => {
+      if (!(error instanceof MemdirError && error.code === "unreachable")) throw error;
+      reachable = false;
+      return trackedRemote(clone);
+    });
+    const { local, actions } = await decide(clone, target, state, remote);
+    const conflicts = [...local.files]
+      .filter(([, { text }]) => conflictOf(text) !== null)
+      .map(([file]) => file);
+    return {
+      remote: target.url,
+      ahead: actions.filter((a) => a.kind !== "pull").length,
+      behind: actions.filter((a) => a.kind !== "push").length,
+      conflicts: conflicts.sort(),
+      lastSync: state.projects[target.key]?.lastSync ?? null,
+      reachable,
+    };
+  } finally {
+    await lease.release();
+  }
+}
+
+/** What a sync would do now, without changing anything but the clone's copy of the remote. */
+export async function syncStatus(
+  location: MemoryLocation,
+  options: { signal?: AbortSignal } = {},
+): Promise<SyncStatus> {
+  const targets = await syncTargets(location);
+  if (!targets.user && !targets.team) throw notConfigured();
+  const main = targets.user ? await folderStatus(targets.user, options.signal) : null;
+  const team = targets.team ? await folderStatus(targets.team, options.signal) : null;
+  if (main === null) return team as SyncStatus;
+  return team === null ? main : { ...main, team };
+}

@@ -1,0 +1,172 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { MemdirError } from "../errors.ts";
+import { type GitRepository, git, runGit } from "../memdir/git.ts";
+import type { Clock } from "../types.ts";
+import { cloneDir } from "./remotes.ts";
+
+// The sync clone of one remote: `<root>/sync/<hash>/tree` with its own `.git`, run only through
+// the hardened git wrapper (src/memdir/git.ts). The remote's URL is given on each fetch and push,
+// never stored in the clone's config (docs/design.md#sync).
+
+export interface SyncClone {
+  url: string;
+  /** `<root>/sync/<hash>`: the clone, its state file and its lock. */
+  dir: string;
+  repository: GitRepository;
+}
+
+const BRANCH = "refs/heads/main";
+const TRACKING = "refs/remotes/origin/main";
+
+export function openClone(root: string, url: string): SyncClone {
+  const dir = cloneDir(root, url);
+  const workTree = path.join(dir, "tree");
+  return { url, dir, repository: { gitDir: path.join(workTree, ".git"), workTree, label: "sync" } };
+}
+
+/**
+ * Creates the clone once, and clears what a killed sync left: git's own lock files (the caller
+ * holds the sync lease, so no other git runs here).
+ */
+export async function prepareClone(clone: SyncClone): Promise<void> {
+  await fs.mkdir(clone.repository.workTree, { recursive: true, mode: 0o700 });
+  await fs.chmod(clone.dir, 0o700).catch(() => undefined);
+  const gitDir = clone.repository.gitDir;
+  if (!(await fs.stat(gitDir).catch(() => null))?.isDirectory()) {
+    await git(clone.repository, ["init", "-q"]);
+    await git(clone.repository, ["symbolic-ref", "HEAD", BRANCH]);
+  }
+  for (const lock of ["index.lock", "HEAD.lock", `${BRANCH}.lock`, `${TRACKING}.lock`, "shallow.lock"])
+    await fs.rm(path.join(gitDir, lock), { force: true });
+}
+
+/** The first line git printed that says what went wrong. */
+function gitReason(stderr: string): string {
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  return (lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? "git failed").replace(
+    /^(fatal|error):\s*/,
+    "",
+  );
+}
+
+/**
+ * Fetches the remote's `main`; resolves to its commit, or null when the remote has none yet.
+ *
+ * @throws MemdirError("unreachable") when git cannot reach or read the remote.
+ */
+export async function fetchRemote(clone: SyncClone, signal?: AbortSignal): Promise<string | null> {
+  const result = await runGit(
+    clone.repository,
+    ["fetch", "-q", "--prune", "--no-tags", "--", clone.url, "+refs/heads/*:refs/remotes/origin/*"],
+    { network: true, signal },
+  );
+  if (result.code !== 0)
+    throw new MemdirError(
+      "unreachable",
+      `sync: cannot reach ${clone.url}: ${gitReason(result.stderr)}; nothing changed locally, the next sync catches up`,
+    );
+  return commitOf(clone, TRACKING);
+}
+
+/** The commit `ref` names, or null. */
+export async function commitOf(clone: SyncClone, ref: string): Promise<string | null> {
+  const result = await runGit(clone.repository, ["rev-parse", "--verify", "-q", `${ref}^{commit}`]);
+  return result.code === 0 ? result.stdout.trim() : null;
+}
+
+/** The last fetched commit of the remote's `main`, without fetching. */
+export function trackedRemote(clone: SyncClone): Promise<string | null> {
+  return commitOf(clone, TRACKING);
+}
+
+/** True when `ancestor` is `commit` or one of its ancestors. */
+export async function isAncestor(clone: SyncClone, ancestor: string, commit: string): Promise<boolean> {
+  const result = await runGit(clone.repository, ["merge-base", "--is-ancestor", ancestor, commit]);
+  return result.code === 0;
+}
+
+/** A file of a tree listing: its mode (`100644`, `120000`…) and blob id. */
+export interface TreeFile {
+  mode: string;
+  blob: string;
+}
+
+/** The files under `folder/` at `commit` (null: none), keyed by their path inside the folder. */
+export async function listFolder(
+  clone: SyncClone,
+  commit: string | null,
+  folder: string,
+): Promise<Map<string, TreeFile>> {
+  const files = new Map<string, TreeFile>();
+  if (commit === null) return files;
+  const out = await git(clone.repository, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", `${folder}/`]);
+  for (const record of out.split("\0")) {
+    const match = /^(\d{6}) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(record);
+    if (match === null || !match[4].startsWith(`${folder}/`)) continue;
+    files.set(match[4].slice(folder.length + 1), { mode: match[1], blob: match[3] });
+  }
+  return files;
+}
+
+/** Puts the work tree and index at `commit` (the branch follows); an empty tree when null. */
+export async function checkOut(clone: SyncClone, commit: string | null): Promise<void> {
+  if (commit !== null) {
+    await git(clone.repository, ["reset", "-q", "--hard", commit]);
+    await git(clone.repository, ["clean", "-q", "-f", "-d", "-x"]);
+    return;
+  }
+  // An empty remote: start from nothing, an unpushed commit of an earlier sync included (the
+  // memory dir still holds what it had), so the next commit is a root commit and gets pushed.
+  await runGit(clone.repository, ["update-ref", "-d", BRANCH]);
+  await git(clone.repository, ["read-tree", "--empty"]);
+  for (const entry of await fs.readdir(clone.repository.workTree))
+    if (entry !== ".git")
+      await fs.rm(path.join(clone.repository.workTree, entry), { recursive: true, force: true });
+}
+
+/** Commits what changed under `folder/` on top of the checked-out commit; the new commit, or null when nothing changed. */
+export async function commitFolder(
+  clone: SyncClone,
+  folder: string,
+  message: string,
+  now?: Clock,
+): Promise<string | null> {
+  const added = await runGit(clone.repository, ["add", "-A", "--", `${folder}/`]);
+  // A folder neither the work tree nor the index holds: nothing to add, not a failure.
+  if (added.code !== 0 && !/did not match any files/.test(added.stderr))
+    throw new MemdirError(
+      "io",
+      `sync: git add failed in ${clone.repository.workTree}: ${added.stderr.trim()}`,
+    );
+  const staged = await runGit(clone.repository, ["diff", "--cached", "--quiet"]);
+  if (staged.code === 0 && (await commitOf(clone, "HEAD")) !== null) return null;
+  await git(clone.repository, ["commit", "-q", "--no-verify", "--allow-empty", "-m", message], { now });
+  return commitOf(clone, "HEAD");
+}
+
+/** Pushes `commit` as the remote's `main`: "pushed", "rejected" (someone pushed first), or throws when unreachable. */
+export async function pushCommit(
+  clone: SyncClone,
+  commit: string,
+  signal?: AbortSignal,
+): Promise<"pushed" | "rejected"> {
+  const result = await runGit(clone.repository, ["push", "-q", "--", clone.url, `${commit}:${BRANCH}`], {
+    network: true,
+    signal,
+  });
+  if (result.code === 0) return "pushed";
+  if (
+    /rejected|non-fast-forward|fetch first|failed to update ref|stale info|cannot lock ref/i.test(
+      result.stderr,
+    )
+  )
+    return "rejected";
+  throw new MemdirError(
+    "unreachable",
+    `sync: cannot push to ${clone.url}: ${gitReason(result.stderr)}; the merge is kept here, the next sync pushes it`,
+  );
+}

@@ -1,0 +1,286 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { MemdirError, throwIfAborted } from "../errors.ts";
+import { conflictFileName, conflictOf, markAsConflict } from "../memdir/conflicts.ts";
+import { INDEX_FILE } from "../memdir/index-file.ts";
+import { type Lease, takeLease } from "../memdir/lease.ts";
+import { findSecrets, secretKindPhrase } from "../memdir/secrets.ts";
+import { removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write.ts";
+import type { Clock } from "../types.ts";
+import { blobId, incomingRefusal, type LocalSide, readLocalSide, rebuildIndex } from "./local.ts";
+import { planSync, type SyncAction } from "./plan.ts";
+import {
+  checkOut,
+  commitFolder,
+  fetchRemote,
+  isAncestor,
+  listFolder,
+  openClone,
+  prepareClone,
+  pushCommit,
+  type SyncClone,
+  type TreeFile,
+} from "./repository.ts";
+import { readSyncState, type SyncState, writeSyncState } from "./state.ts";
+
+/** One side of a project's memory that syncs with one remote. */
+export interface SyncTarget {
+  /** The memory root (`~/.claude`): the clone lives in `<root>/sync/`. */
+  root: string;
+  url: string;
+  /** The project key (src/memdir/project-key.ts): the project's folder in the remote. */
+  key: string;
+  /** The folder synced: the memory dir, or its `team/` folder for the team remote. */
+  localDir: string;
+  /** The user's remote leaves `team/` to the team remote. */
+  excludeTeam: boolean;
+}
+
+export interface SyncOptions {
+  /** Merge the remote in, push nothing (the bounded pull at session start). */
+  pullOnly?: boolean;
+  /** Forget the remote commit last seen: merge with a rewritten remote, keeping every local memory. */
+  acceptRemote?: boolean;
+  signal?: AbortSignal;
+  now?: Clock;
+  /** How long to wait for another sync of the same remote on this machine (default 120 s). */
+  waitMs?: number;
+  /** Runs before each push; tests use it to push from another machine first (a real race). */
+  beforePush?: () => Promise<void>;
+}
+
+/** What `memdir sync --json` prints (issue 18). */
+export interface SyncReport {
+  remote: string;
+  /** Memory files changed here from the remote (written or deleted). */
+  pulled: number;
+  /** Memory files the remote got from here (conflict files included). */
+  pushed: number;
+  /** Conflict files waiting to be resolved, this sync's and earlier ones. */
+  conflicts: string[];
+  skipped: { file: string; reason: string }[];
+}
+
+const ATTEMPTS = 5;
+
+/** Takes the clone's lease: a second sync of the same remote on this machine waits for the first. */
+export async function takeSyncLease(clone: SyncClone, waitMs = 120_000): Promise<Lease> {
+  await fs.mkdir(clone.dir, { recursive: true, mode: 0o700 });
+  const lease = await takeLease(path.join(clone.dir, "lock"), { staleMs: 120_000, timeoutMs: waitMs });
+  lease.keepFresh(10_000);
+  return lease;
+}
+
+/** Refuses a remote whose history no longer holds the commit this machine saw last. */
+async function assertNotRewritten(clone: SyncClone, state: SyncState, remote: string | null): Promise<void> {
+  if (state.lastRemote === null) return;
+  if (remote !== null && (await isAncestor(clone, state.lastRemote, remote))) return;
+  const what =
+    remote === null
+      ? "its main branch is gone"
+      : `its main branch no longer holds ${state.lastRemote.slice(0, 12)}`;
+  throw new MemdirError(
+    "remote-rewritten",
+    `sync: the remote ${clone.url} was rewritten or reset (${what}, the last state this machine synced); ` +
+      "nothing was changed and no local memory was deleted. If that was meant, run `memdir sync --accept-remote` " +
+      "to merge with the remote as it is now (every local memory is kept; differences become conflict files)",
+  );
+}
+
+/**
+ * Syncs one folder of memory with one remote: fetch, a three-way decision per file (the base is
+ * the remote commit this folder matched after its last sync), the remote's changes written here
+ * through the single writer, MEMORY.md rebuilt, then this machine's changes committed on top of
+ * the remote and pushed; a rejected push fetches and merges again (docs/design.md#sync).
+ *
+ * @throws MemdirError("unreachable") when the remote cannot be reached: nothing changes here.
+ * @throws MemdirError("remote-rewritten") when the remote's history was rewritten.
+ * @throws MemdirError("lock-timeout") when another sync held the remote longer than `waitMs`.
+ */
+export async function syncFolder(target: SyncTarget, options: SyncOptions = {}): Promise<SyncReport> {
+  const clone = openClone(target.root, target.url);
+  const lease = await takeSyncLease(clone, options.waitMs);
+  try {
+    await prepareClone(clone);
+    const state = await readSyncState(clone);
+    if (options.acceptRemote) {
+      state.lastRemote = null;
+      delete state.projects[target.key];
+    }
+    const report: SyncReport = { remote: target.url, pulled: 0, pushed: 0, conflicts: [], skipped: [] };
+    for (let attempt = 0; ; attempt++) {
+      throwIfAborted(options.signal, "sync");
+      const remote = await fetchRemote(clone, options.signal);
+      await assertNotRewritten(clone, state, remote);
+      const round = await mergeRound(clone, target, state, remote, options);
+      report.pulled += round.pulled;
+      report.skipped = round.skipped;
+      report.conflicts = round.conflicts;
+      // From here the memory dir matches `remote` except for its own changes: the next base.
+      state.projects[target.key] = {
+        base: remote,
+        lastSync: new Date((options.now ?? Date.now)()).toISOString(),
+      };
+      state.lastRemote = remote;
+      if (options.pullOnly || round.commit === null) {
+        await writeSyncState(clone, state);
+        return report;
+      }
+      await writeSyncState(clone, state);
+      await options.beforePush?.();
+      if (!(await lease.holds()))
+        throw new MemdirError("lock-lost", "sync: another sync took over this one's lock");
+      if ((await pushCommit(clone, round.commit, options.signal)) === "pushed") {
+        state.projects[target.key].base = round.commit;
+        state.lastRemote = round.commit;
+        await writeSyncState(clone, state);
+        report.pushed = round.pushed;
+        return report;
+      }
+      if (attempt + 1 >= ATTEMPTS)
+        throw new MemdirError(
+          "unreachable",
+          `sync: ${clone.url} kept rejecting the push (others pushed first ${ATTEMPTS} times); the merge is kept here, the next sync pushes it`,
+        );
+    }
+  } finally {
+    await lease.release();
+  }
+}
+
+interface Round {
+  /** The commit to push, or null when the remote already has everything. */
+  commit: string | null;
+  pulled: number;
+  pushed: number;
+  conflicts: string[];
+  skipped: { file: string; reason: string }[];
+}
+
+/** The three sides of one folder and the decision over them: shared by sync and `--status`. */
+export async function decide(
+  clone: SyncClone,
+  target: SyncTarget,
+  state: SyncState,
+  remote: string | null,
+): Promise<{
+  local: LocalSide;
+  theirs: Map<string, TreeFile>;
+  actions: SyncAction[];
+  held: Map<string, string>;
+}> {
+  const baseCommit = state.projects[target.key]?.base ?? null;
+  const [local, baseFiles, theirs] = await Promise.all([
+    readLocalSide(target.localDir, target.excludeTeam),
+    baseCommit === null
+      ? new Map<string, TreeFile>()
+      : listFolder(clone, baseCommit, target.key).catch(() => new Map<string, TreeFile>()),
+    listFolder(clone, remote, target.key),
+  ]);
+  const blobs = (files: Map<string, { blob: string }>) => {
+    const out = new Map<string, string>();
+    for (const [file, entry] of files) if (file !== INDEX_FILE) out.set(file, entry.blob);
+    return out;
+  };
+  const base = blobs(baseFiles);
+  const ours = blobs(local.files);
+  const held = new Map(local.held);
+  for (const [file, entry] of theirs) {
+    if (file === INDEX_FILE || ours.get(file) === entry.blob) continue;
+    const refusal = incomingRefusal(file, entry.mode, target.excludeTeam);
+    if (refusal) held.set(file, `from the remote: ${refusal}`);
+  }
+  // Every file that would enter a commit is scanned for secrets first (docs/design.md#secrets).
+  for (const [file, { text, blob }] of local.files) {
+    if (blob === base.get(file) || blob === theirs.get(file)?.blob) continue;
+    const found = findSecrets(text)[0] ?? findSecrets(file)[0];
+    if (found) held.set(file, `holds ${secretKindPhrase(found.kind)} (line ${found.line}); not pushed`);
+  }
+  const actions = planSync(base, ours, blobs(theirs), new Set(held.keys()));
+  return { local, theirs, actions, held };
+}
+
+async function mergeRound(
+  clone: SyncClone,
+  target: SyncTarget,
+  state: SyncState,
+  remote: string | null,
+  options: SyncOptions,
+): Promise<Round> {
+  await checkOut(clone, remote);
+  const { local, actions, held } = await decide(clone, target, state, remote);
+  const tree = path.join(clone.repository.workTree, target.key);
+  const skipped = [...held].map(([file, reason]) => ({ file, reason }));
+  const theirsText = async (file: string) => fs.readFile(path.join(tree, file), "utf8");
+  const added: { file: string; text: string }[] = [];
+  const removed = new Set<string>();
+  const conflicts = new Set<string>();
+  let pulled = 0;
+  let pushed = 0;
+  for (const action of actions) {
+    throwIfAborted(options.signal, "sync");
+    try {
+      if (action.kind === "pull" && action.blob === null) {
+        await removeMemoryIfPresent(target.localDir, action.file);
+        removed.add(action.file);
+        pulled++;
+      } else if (action.kind === "pull") {
+        const text = await theirsText(action.file);
+        await writeMemoryText(target.localDir, action.file, text, { verbatim: true });
+        added.push({ file: action.file, text });
+        if (conflictOf(text) !== null) conflicts.add(action.file);
+        pulled++;
+      } else if (action.kind === "conflict") {
+        const file = conflictFileName(action.file, action.blob.slice(0, 8));
+        const text = markAsConflict(await theirsText(action.file), action.file);
+        await writeMemoryText(target.localDir, file, text, { verbatim: true });
+        await writeInTree(tree, file, text);
+        await writeInTree(tree, action.file, local.files.get(action.file)?.text ?? null);
+        added.push({ file, text });
+        conflicts.add(file);
+        pushed += 2;
+      } else {
+        await writeInTree(tree, action.file, local.files.get(action.file)?.text ?? null);
+        pushed++;
+      }
+    } catch (error) {
+      if (!(error instanceof MemdirError)) throw error;
+      skipped.push({ file: action.file, reason: error.message.replace(/^memdir: /, "") });
+    }
+  }
+  const remoteIndex = await fs.readFile(path.join(tree, INDEX_FILE), "utf8").catch(() => "");
+  const rebuilt = rebuildIndex(local.index, remoteIndex, { added, removed });
+  if (rebuilt.text !== local.index) await updateIndex(target.localDir, () => rebuilt.text);
+  if (rebuilt.leftOut > 0)
+    skipped.push({
+      file: INDEX_FILE,
+      reason: `${rebuilt.leftOut} pulled memories have no line: the index is at its load limits`,
+    });
+  // The index goes along when memory files changed (or the remote has none): another machine
+  // takes titles and hooks from it, never its text, so two machines' indexes never ping-pong.
+  const remoteHasIndex = remoteIndex !== "";
+  if (pushed > 0 || added.length > 0 || removed.size > 0 || !remoteHasIndex) {
+    if (findSecrets(rebuilt.text).length === 0)
+      await writeInTree(tree, INDEX_FILE, rebuilt.text === "" ? null : rebuilt.text);
+    else skipped.push({ file: INDEX_FILE, reason: "holds what looks like a credential; not pushed" });
+  }
+  for (const [file, { text }] of local.files)
+    if (conflictOf(text) !== null && !removed.has(file)) conflicts.add(file);
+  const commit = options.pullOnly
+    ? null
+    : await commitFolder(clone, target.key, `sync: ${target.key}: ${pushed} file(s)`, options.now);
+  return { commit, pulled, pushed, conflicts: [...conflicts].sort(), skipped };
+}
+
+/** Sets `file` in the clone's copy of the folder (null: removes it); skipped when already so. */
+async function writeInTree(tree: string, file: string, text: string | null): Promise<void> {
+  const full = path.join(tree, file);
+  if (text === null) {
+    await fs.rm(full, { force: true });
+    return;
+  }
+  const current = await fs.readFile(full).catch(() => null);
+  if (current !== null && blobId(current) === blobId(text)) return;
+  await fs.mkdir(path.dirname(full), { recursive: true });
+  await fs.writeFile(full, text);
+}

@@ -1,0 +1,175 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { type CliResult, runCli } from "./cli.ts";
+import { memory } from "./memory.ts";
+import { makeTempDir } from "./temp.ts";
+
+// Two machines for sync tests: two temp HOMEs, each with a real clone of one project at a
+// different path (origin spelled `git@github.com:acme/shop.git` on one and
+// `https://github.com/acme/shop` on the other, never fetched), and a local bare repository as the
+// memory remote (docs/sync.md).
+
+/** Runs git with no user or system config (tests never depend on the developer's git setup). */
+export function gitIn(cwd: string, args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: cwd,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@t",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@t",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+export interface Machine {
+  home: string;
+  project: string;
+  memoryDir: string;
+  memdir(
+    args: string[],
+    options?: { env?: Record<string, string>; input?: string; timeoutMs?: number },
+  ): Promise<CliResult>;
+  /** Writes a memory file by hand (as an editor would). */
+  write(file: string, text: string): void;
+  read(file: string): string | null;
+  /** Memory file names, sorted (MEMORY.md and dot-paths left out). */
+  files(): string[];
+}
+
+export interface World {
+  dir: string;
+  remoteDir: string;
+  remoteUrl: string;
+  a: Machine;
+  b: Machine;
+  /** A third machine's view of the remote: a fresh clone's files under the project key. */
+  remoteFiles(): string[];
+  /** The text of a file in the remote's main branch, or null. */
+  remoteText(file: string): string | null;
+}
+
+export const PROJECT_KEY = "github.com/acme/shop";
+
+function machine(home: string, project: string): Machine {
+  const memoryDir = path.join(home, ".claude", "projects", sanitizeProjectPath(project), "memory");
+  return {
+    home,
+    project,
+    memoryDir,
+    memdir: (args, options = {}) =>
+      runCli(args, {
+        home,
+        cwd: project,
+        env: options.env,
+        input: options.input,
+        timeoutMs: options.timeoutMs ?? 60_000,
+      }),
+    write(file, text) {
+      fs.mkdirSync(path.dirname(path.join(memoryDir, file)), { recursive: true });
+      fs.writeFileSync(path.join(memoryDir, file), text);
+    },
+    read(file) {
+      try {
+        return fs.readFileSync(path.join(memoryDir, file), "utf8");
+      } catch {
+        return null;
+      }
+    },
+    files() {
+      if (!fs.existsSync(memoryDir)) return [];
+      return (fs.readdirSync(memoryDir, { recursive: true }) as string[])
+        .map((file) => file.split(path.sep).join("/"))
+        .filter(
+          (file) =>
+            file.endsWith(".md") &&
+            path.posix.basename(file) !== "MEMORY.md" &&
+            !file.split("/").some((s) => s.startsWith(".")),
+        )
+        .sort();
+    },
+  };
+}
+
+/** A new world: the remote, and machines a and b with the project cloned at different paths. */
+export function makeWorld(): World {
+  const dir = makeTempDir("memdir-sync-");
+  const remoteDir = path.join(dir, "memory-remote.git");
+  gitIn(dir, ["init", "-q", "--bare", remoteDir]);
+  const homeA = path.join(dir, "home-a");
+  const homeB = path.join(dir, "home-b");
+  const projectA = path.join(homeA, "work", "shop");
+  const projectB = path.join(homeB, "code", "shop-clone");
+  fs.mkdirSync(projectA, { recursive: true });
+  fs.mkdirSync(path.dirname(projectB), { recursive: true });
+  gitIn(projectA, ["init", "-q"]);
+  fs.writeFileSync(path.join(projectA, "README.md"), "shop\n");
+  gitIn(projectA, ["add", "README.md"]);
+  gitIn(projectA, ["commit", "-q", "-m", "first"]);
+  gitIn(dir, ["clone", "-q", projectA, projectB]);
+  gitIn(projectA, ["remote", "add", "origin", "git@github.com:acme/shop.git"]);
+  gitIn(projectB, ["remote", "set-url", "origin", "https://github.com/acme/shop"]);
+  const remoteUrl = `file://${remoteDir}`;
+  const peek = () => {
+    const view = path.join(dir, `peek-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+    gitIn(dir, ["clone", "-q", "-b", "main", remoteDir, view]);
+    return view;
+  };
+  return {
+    dir,
+    remoteDir,
+    remoteUrl,
+    a: machine(homeA, projectA),
+    b: machine(homeB, projectB),
+    remoteFiles() {
+      const view = peek();
+      const folder = path.join(view, PROJECT_KEY);
+      if (!fs.existsSync(folder)) return [];
+      return (fs.readdirSync(folder, { recursive: true }) as string[])
+        .map((f) => f.split(path.sep).join("/"))
+        .filter((f) => f.includes("."))
+        .sort();
+    },
+    remoteText(file) {
+      try {
+        return gitIn(remoteDir, ["show", `main:${PROJECT_KEY}/${file}`]);
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/** Both machines set the remote with `memdir sync init`. */
+export async function initBoth(world: World): Promise<void> {
+  for (const m of [world.a, world.b]) {
+    const result = await m.memdir(["sync", "init", world.remoteUrl]);
+    if (result.code !== 0) throw new Error(`sync init failed: ${result.stderr}`);
+  }
+}
+
+/** `memdir sync --json` on a machine, parsed; throws with stderr when it fails. */
+export async function syncJson(
+  m: Machine,
+  extra: string[] = [],
+): Promise<{
+  remote: string;
+  pulled: number;
+  pushed: number;
+  conflicts: string[];
+  skipped: { file: string; reason: string }[];
+}> {
+  const result = await m.memdir(["sync", "--json", ...extra]);
+  if (result.code !== 0) throw new Error(`sync failed (${result.code}): ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+export { memory };

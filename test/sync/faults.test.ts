@@ -1,0 +1,245 @@
+// The faults of issue 18 item 5, with real git, real signals and a local bare remote: an
+// unreachable remote, a rejected push, a killed sync, two syncs at once, a rewritten remote; and
+// the background syncs of `sync.auto`, which never fail a hook.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { takeLease } from "../../src/memdir/lease.ts";
+import { cloneDir } from "../../src/sync/remotes.ts";
+import { syncFolder } from "../../src/sync/run.ts";
+import { cliNodeArgs } from "../helpers/node-entry.ts";
+import {
+  gitIn,
+  initBoth,
+  type Machine,
+  makeWorld,
+  memory,
+  PROJECT_KEY,
+  syncJson,
+} from "../helpers/sync-machines.ts";
+import { waitFor } from "../helpers/wait.ts";
+
+function snapshot(m: Machine): Record<string, string> {
+  return Object.fromEntries(m.files().map((file) => [file, m.read(file) ?? ""]));
+}
+
+function startSync(m: Machine): { child: ReturnType<typeof spawn>; done: Promise<number | null> } {
+  const child = spawn(process.execPath, [...cliNodeArgs(), "sync", "--json"], {
+    cwd: m.project,
+    env: { PATH: process.env.PATH ?? "", HOME: m.home, NO_COLOR: "1" },
+    stdio: "ignore",
+  });
+  const done = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return { child, done };
+}
+
+describe("memdir sync: faults", () => {
+  it("an unreachable remote gives one clear line, loses nothing, and the next sync catches up", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    world.a.write("project-one.md", memory("the first memory", "one"));
+    await syncJson(world.a);
+    world.a.write("project-two.md", memory("written while offline", "two"));
+    const aside = `${world.remoteDir}.moved`;
+    fs.renameSync(world.remoteDir, aside);
+    const before = snapshot(world.a);
+    const failed = await world.a.memdir(["sync"]);
+    assert.equal(failed.code, 1);
+    assert.equal(failed.stderr.trim().split("\n").length, 1, failed.stderr);
+    assert.match(failed.stderr, /^memdir: sync: cannot reach file:\/\/.*nothing changed locally/);
+    assert.deepEqual(snapshot(world.a), before);
+    const status = await world.a.memdir(["sync", "--status", "--json"]);
+    assert.equal(status.code, 0, status.stderr);
+    assert.equal(JSON.parse(status.stdout).reachable, false);
+    assert.equal(JSON.parse(status.stdout).ahead, 1);
+    fs.renameSync(aside, world.remoteDir);
+    assert.equal((await syncJson(world.a)).pushed, 1);
+    await syncJson(world.b);
+    assert.deepEqual(world.b.files(), ["project-one.md", "project-two.md"]);
+  });
+
+  it("a push rejected because another machine pushed first fetches, merges and pushes again", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    world.a.write("project-a.md", memory("from machine a", "a"));
+    world.b.write("project-b.md", memory("from machine b", "b"));
+    let pushes = 0;
+    const report = await syncFolder(
+      {
+        root: path.join(world.a.home, ".claude"),
+        url: world.remoteUrl,
+        key: PROJECT_KEY,
+        localDir: world.a.memoryDir,
+        excludeTeam: true,
+      },
+      {
+        beforePush: async () => {
+          if (pushes++ > 0) return;
+          // Between machine a's fetch and its push, machine b pushes: a's push is then rejected.
+          await syncJson(world.b);
+        },
+      },
+    );
+    assert.equal(pushes, 2, "a second push after the rejected one");
+    assert.equal(report.pulled, 1);
+    assert.equal(report.pushed, 1);
+    assert.deepEqual(world.a.files(), ["project-a.md", "project-b.md"]);
+    await syncJson(world.b);
+    assert.deepEqual(world.b.files(), ["project-a.md", "project-b.md"]);
+  });
+
+  it("a sync killed with SIGKILL at any point is finished cleanly by the next one", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    for (let i = 0; i < 150; i++) world.b.write(`project-b-${i}.md`, memory(`memory ${i} from b`, `b ${i}`));
+    await syncJson(world.b);
+    for (let i = 0; i < 150; i++) world.a.write(`project-a-${i}.md`, memory(`memory ${i} from a`, `a ${i}`));
+    const before = snapshot(world.a);
+    for (const delay of [150, 400, 700, 1000, 1500]) {
+      const run = startSync(world.a);
+      await sleep(delay);
+      run.child.kill("SIGKILL");
+      await run.done;
+    }
+    const report = await syncJson(world.a);
+    assert.deepEqual(report.conflicts, []);
+    const after = snapshot(world.a);
+    for (const [file, text] of Object.entries(before)) assert.equal(after[file], text, `${file} kept`);
+    assert.equal(world.a.files().length, 300);
+    await syncJson(world.b);
+    assert.deepEqual(world.b.files(), world.a.files());
+    assert.equal((await syncJson(world.a)).pushed, 0);
+  });
+
+  it("two syncs at once on one machine: the second waits for the first", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    world.a.write("project-x.md", memory("waits its turn", "x"));
+    const lockPath = path.join(cloneDir(path.join(world.a.home, ".claude"), world.remoteUrl), "lock");
+    const held = await takeLease(lockPath, { staleMs: 120_000, timeoutMs: 5_000 });
+    const run = startSync(world.a);
+    let finished = false;
+    void run.done.then(() => {
+      finished = true;
+    });
+    await sleep(2_000);
+    assert.equal(finished, false, "the sync waits while another holds the remote");
+    assert.equal(world.remoteText("project-x.md"), null);
+    await held.release();
+    assert.equal(await run.done, 0);
+    assert.match(world.remoteText("project-x.md") ?? "", /waits its turn/);
+  });
+
+  it("concurrent syncs from both machines (and twice on one) converge without losing a memory", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    for (let round = 0; round < 3; round++) {
+      world.a.write(`project-a-${round}.md`, memory(`a in round ${round}`, `a${round}`));
+      world.b.write(`project-b-${round}.md`, memory(`b in round ${round}`, `b${round}`));
+      const codes = await Promise.all([
+        startSync(world.a).done,
+        startSync(world.a).done,
+        startSync(world.b).done,
+      ]);
+      assert.deepEqual(codes, [0, 0, 0]);
+    }
+    await syncJson(world.a);
+    await syncJson(world.b);
+    await syncJson(world.a);
+    const expected = [0, 1, 2].flatMap((r) => [`project-a-${r}.md`, `project-b-${r}.md`]).sort();
+    assert.deepEqual(world.a.files(), expected);
+    assert.deepEqual(world.b.files(), expected);
+  });
+
+  it("refuses to sync with a remote that was rewritten, deletes nothing, and merges after --accept-remote", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    world.a.write("project-keep.md", memory("must survive a rewrite", "keep"));
+    await syncJson(world.a);
+    // Someone force-pushes an unrelated history.
+    const rogue = path.join(world.dir, "rogue");
+    fs.mkdirSync(path.join(rogue, PROJECT_KEY), { recursive: true });
+    gitIn(rogue, ["init", "-q"]);
+    fs.writeFileSync(path.join(rogue, PROJECT_KEY, "project-other.md"), memory("from the rewrite", "other"));
+    gitIn(rogue, ["add", "-A"]);
+    gitIn(rogue, ["commit", "-q", "-m", "rewrite"]);
+    gitIn(rogue, ["push", "-q", "--force", world.remoteDir, "HEAD:refs/heads/main"]);
+    const before = snapshot(world.a);
+    const refused = await world.a.memdir(["sync"]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /was rewritten or reset.*no local memory was deleted.*--accept-remote/);
+    assert.deepEqual(snapshot(world.a), before);
+    const accepted = await syncJson(world.a, ["--accept-remote"]);
+    assert.equal(accepted.pulled, 1);
+    assert.deepEqual(world.a.files(), ["project-keep.md", "project-other.md"]);
+    assert.match(world.remoteText("project-keep.md") ?? "", /must survive/);
+  });
+
+  it("sync.auto: a save syncs in the background, session start pulls in the background, and a hook always exits 0", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    for (const m of [world.a, world.b])
+      fs.writeFileSync(
+        path.join(m.home, ".claude", "settings.json"),
+        JSON.stringify({ sync: { auto: true } }),
+      );
+    const saved = await world.a.memdir([
+      "add",
+      "--type",
+      "user",
+      "--description",
+      "likes short answers",
+      "short",
+    ]);
+    assert.equal(saved.code, 0, saved.stderr);
+    await waitFor(() => world.remoteText("user-likes-short-answers.md") !== null, {
+      what: "the background push",
+    });
+    const hookInput = JSON.stringify({
+      session_id: "s1",
+      cwd: world.b.project,
+      hook_event_name: "SessionStart",
+    });
+    const hook = await world.b.memdir(["hook", "session-start"], { input: hookInput });
+    assert.equal(hook.code, 0, hook.stderr);
+    assert.match(hook.stderr, /sync pull started in the background/);
+    await waitFor(() => world.b.files().includes("user-likes-short-answers.md"), {
+      what: "the background pull",
+    });
+    // With the remote gone, the hook still answers and exits 0.
+    fs.renameSync(world.remoteDir, `${world.remoteDir}.gone`);
+    const offline = await world.b.memdir(["hook", "session-start"], { input: hookInput });
+    assert.equal(offline.code, 0);
+    assert.ok(JSON.parse(offline.stdout));
+    const auto = await world.b.memdir(["sync", "--auto"]);
+    assert.equal(auto.code, 0);
+    assert.match(auto.stderr, /cannot reach/);
+  });
+});
+
+describe("memdir sync: the clone is memdir's own", () => {
+  it("runs nothing a planted clone config or hook names, and keeps no remote or credential in it", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    world.a.write("project-one.md", memory("one", "1"));
+    await syncJson(world.a);
+    const tree = path.join(cloneDir(path.join(world.a.home, ".claude"), world.remoteUrl), "tree");
+    const marker = path.join(world.dir, "planted-ran");
+    fs.writeFileSync(
+      path.join(tree, ".git", "config"),
+      `[core]\n\tfsmonitor = "touch ${marker}"\n\tpager = touch ${marker}\n[alias]\n\tfetch = !touch ${marker}\n`,
+    );
+    for (const hook of ["pre-commit", "post-commit", "pre-push", "reference-transaction"])
+      fs.writeFileSync(path.join(tree, ".git", "hooks", hook), `#!/bin/sh\ntouch ${marker}\n`, {
+        mode: 0o755,
+      });
+    world.a.write("project-two.md", memory("two", "2"));
+    assert.equal((await syncJson(world.a)).pushed, 1);
+    assert.ok(!fs.existsSync(marker), "a planted config or hook ran");
+    const config = fs.readFileSync(path.join(tree, ".git", "config"), "utf8");
+    assert.doesNotMatch(config, /remote|url|fsmonitor = "|credential/);
+  });
+});
