@@ -115,6 +115,23 @@ export async function beginJournal(
   };
 }
 
+/** Records an entry that changed no file (an inbox proposal expired or was rejected). */
+export async function journalNote(
+  memoryDir: string,
+  kind: HistoryKind,
+  message: string,
+  options: { now?: Clock } = {},
+): Promise<HistoryEntry> {
+  const now = options.now ?? Date.now;
+  const id = journalId(now());
+  const manifest: Manifest = { id, kind, message, at: new Date(now()).toISOString(), changes: [] };
+  const pending = path.join(memoryDir, JOURNAL_DIR, `${id}.pending`);
+  await fs.mkdir(pending, { recursive: true });
+  await fs.writeFile(path.join(pending, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  await fs.rename(pending, path.join(memoryDir, JOURNAL_DIR, id));
+  return { ...manifest };
+}
+
 /** Journal entries, newest first. Pending (unfinished) entries are not listed. */
 export async function journalLog(memoryDir: string): Promise<HistoryEntry[]> {
   let names: string[];

@@ -64,7 +64,13 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
   });
   const cwd = location.projectRoot ?? config.cwd;
   registerMemoryTools(server, tools, (signal) =>
-    createToolContext({ cwd, memoryDir: location.memoryDir, now, signal }),
+    createToolContext({
+      cwd,
+      memoryDir: location.memoryDir,
+      now,
+      signal,
+      origin: { source: "mcp", projectRoot: location.projectRoot },
+    }),
   );
   registerMemoryResources(server, location.memoryDir, memdir);
   server.registerPrompt(

@@ -94,7 +94,7 @@ export function memoryToolHandlers(
       body: memory.body,
       extra: memory.extra,
       replace,
-    });
+    }, { origin: { source: "agent" } });
     const notes: string[] = [];
     if (memory.inferred.length > 0)
       notes.push(

@@ -25,6 +25,10 @@ const outputSchema = z.object({
   path: z.string().describe("Absolute path on disk"),
   created: z.boolean().describe("Always false: an update replaces an existing memory"),
   indexWarning: z.string().optional().describe("Set when MEMORY.md is now over its load limits"),
+  warning: z
+    .string()
+    .optional()
+    .describe("Set when the memory holds instruction-like text (saved, since the update was explicit)"),
 });
 
 export type UpdateToolInput = z.infer<typeof inputSchema>;
@@ -69,7 +73,7 @@ export function createUpdateTool(
         description,
         body: input.content,
         replace: true,
-      });
+      }, { origin: context.origin });
       return savedOutcome(saved, context);
     },
   });
