@@ -188,7 +188,11 @@ export async function gitCommit(
   if (staged.code === 0 && !options.allowEmpty) return null;
   const full = options.body ? `${kind}: ${message}\n\n${options.body}` : `${kind}: ${message}`;
   const empty = options.allowEmpty ? ["--allow-empty"] : [];
-  const commitResult = await runGit(memoryDir, ["commit", "-q", "--no-verify", ...empty, "-m", full], options);
+  const commitResult = await runGit(
+    memoryDir,
+    ["commit", "-q", "--no-verify", ...empty, "-m", full],
+    options,
+  );
   if (commitResult.code !== 0) {
     if (/nothing to commit/.test(commitResult.stdout + commitResult.stderr)) return null;
     throw new MemdirError("io", `history: git commit failed in ${memoryDir}: ${commitResult.stderr.trim()}`);

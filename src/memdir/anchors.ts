@@ -39,10 +39,10 @@ const MAX_HASHED_BYTES = 1_000_000;
 const FILE_EXTENSION =
   /\.(?:[cm]?[jt]sx?|json5?|ya?ml|toml|ini|cfg|conf|env|md|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|graphql|proto|css|scss|html|vue|svelte|lock|txt|xml|gradle|tf)$/i;
 // A path-like word: `src/auth/login.ts`, `./scripts/x.sh`, `docs/`, `package.json`.
-const PATH_WORD = /(?<=^|[\s`'"(\[<])(?:\.{1,2}\/)?[\w@.-]+(?:\/[\w@.-]+)*\/?(?=$|[\s`'")\]>:,;!?]|\.(?:\s|$))/gm;
+const PATH_WORD =
+  /(?<=^|[\s`'"([<])(?:\.{1,2}\/)?[\w@.-]+(?:\/[\w@.-]+)*\/?(?=$|[\s`'")\]>:,;!?]|\.(?:\s|$))/gm;
 const CODE_SPAN = /`([^`\n]{1,80})`/g;
-const COMMAND =
-  /\b(?:npm run|pnpm(?: run)?|yarn(?: run)?|bun run|make|just)\s+([A-Za-z][\w:.-]*)/g;
+const COMMAND = /\b(?:npm run|pnpm(?: run)?|yarn(?: run)?|bun run|make|just)\s+([A-Za-z][\w:.-]*)/g;
 const COMMAND_FILES: Record<string, string[]> = {
   make: ["Makefile", "makefile", "GNUmakefile"],
   just: ["justfile", "Justfile"],
@@ -63,7 +63,9 @@ export function definingLine(text: string, symbol: string): string | null {
   const declaration = new RegExp(
     `\\b(?:function\\*?|class|interface|type|enum|const|let|var|def|fn|func|struct|trait|module|macro_rules!)\\s+${name}\\b`,
   );
-  const key = new RegExp(`^\\s*(?:export\\s+)?["']?${name}["']?\\s*[:=]|^\\s*(?:async\\s+)?${name}\\s*\\([^)]*\\)\\s*[:{]`);
+  const key = new RegExp(
+    `^\\s*(?:export\\s+)?["']?${name}["']?\\s*[:=]|^\\s*(?:async\\s+)?${name}\\s*\\([^)]*\\)\\s*[:{]`,
+  );
   for (const line of text.split("\n")) if (declaration.test(line) || key.test(line)) return line.trim();
   return null;
 }
@@ -137,7 +139,9 @@ export async function findAnchors(text: string, projectRoot: string): Promise<An
     anchors.push(content === null ? { path: relative } : { path: relative, hash: anchorHash(content) });
     if (content !== null) files.set(relative, content);
   }
-  const wanted: { symbol: string; inFiles?: string[] }[] = candidateSymbols(text).map((symbol) => ({ symbol }));
+  const wanted: { symbol: string; inFiles?: string[] }[] = candidateSymbols(text).map((symbol) => ({
+    symbol,
+  }));
   for (const match of text.matchAll(COMMAND)) {
     const tool = match[0].split(/\s+/)[0];
     wanted.push({ symbol: match[1], inFiles: COMMAND_FILES[tool] ?? ["package.json"] });
@@ -219,7 +223,11 @@ export async function checkAnchors(
           message: `the line defining \`${anchor.symbol}\` in ${anchor.path} changed`,
         });
     } else if (anchorHash(content) !== anchor.hash) {
-      changes.push({ anchor, change: "changed", message: `${anchor.path} changed since the memory was saved` });
+      changes.push({
+        anchor,
+        change: "changed",
+        message: `${anchor.path} changed since the memory was saved`,
+      });
     }
   }
   return changes;

@@ -48,7 +48,10 @@ export interface WriteOrigin {
 }
 
 /** `source` and `session` of a frontmatter, when they are there. */
-export function provenanceOf(data: Record<string, unknown>): { source: string | null; session: string | null } {
+export function provenanceOf(data: Record<string, unknown>): {
+  source: string | null;
+  session: string | null;
+} {
   const source = typeof data.source === "string" && data.source.trim() !== "" ? data.source.trim() : null;
   const session =
     typeof data.session === "string" && data.session.trim() !== ""

@@ -33,7 +33,8 @@ const DISOBEY_EN =
   /\b(?:do not|don'?t|never|stop)\s+(?:listen(?:ing)? to|obey(?:ing)?|follow(?:ing)?|ask(?:ing)?)\s+(?:the user|the human|your user)\b(?!'s (?:formatting|style|preferences))/i;
 const NO_CONFIRM_EN =
   /\bwithout\s+(?:asking|telling|confirming with|informing|notifying)\s+(?:the user|the human|anyone|them)\b/i;
-const IGNORE_ZH = /(?:忽略|无视|忘记|忘掉|不要理会|覆盖)[^。\n]{0,12}?(?:指令|指示|提示词|系统提示|规则|用户的?要求|用户说的|用户)/;
+const IGNORE_ZH =
+  /(?:忽略|无视|忘记|忘掉|不要理会|覆盖)[^。\n]{0,12}?(?:指令|指示|提示词|系统提示|规则|用户的?要求|用户说的|用户)/;
 const FETCH_AND_RUN =
   /\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b|\b(?:curl|wget)\b[^\n|;]{0,200}\|\s*(?:sudo\s+)?(?:python3?|node|perl|ruby|iex)\b|\b(?:ba|z)?sh\s+(?:-c\s+["']?\$\(|<\()\s*(?:curl|wget)\b|\biex\s*\(?\s*(?:iwr|irm|invoke-webrequest|\(new-object)/i;
 const SEND_EN =
@@ -44,11 +45,13 @@ const SEND_ZH =
   /(?:发送|上传|传|转发|提交|同步)(?:到|至|给)[^。\n]{0,20}?(?:https?:\/\/|服务器|网址|链接)|(?:把|将)[^。\n]{0,20}?(?:密钥|凭证|令牌|密码|对话|代码|文件|环境变量)[^。\n]{0,15}?(?:发送|上传|传)(?:到|至|给)/;
 const HIDE_EN =
   /\b(?:do not|don'?t|never|without)\s+(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|warn(?:ing)?|show(?:ing)?)\s+(?:the user|the human|anyone|them)\b[^.\n]{0,40}?\b(?:about|that|what|this|it|you|when)\b|\b(?:hide|conceal|keep)\b[^.\n]{0,30}?\b(?:from the user|from the human|hidden from|secret from)\b|\b(?:secretly|covertly|silently|quietly)\s+(?:run|execute|delete|remove|send|upload|install|modify|push|commit|disable|add)\b/i;
-const HIDE_ZH = /(?:不要|别|不准|切勿)(?:告诉|通知|提醒|让)用户(?:知道)?|瞒着用户|(?:悄悄|偷偷|暗中)地?(?:执行|运行|删除|发送|上传|安装|修改|提交|推送)/;
+const HIDE_ZH =
+  /(?:不要|别|不准|切勿)(?:告诉|通知|提醒|让)用户(?:知道)?|瞒着用户|(?:悄悄|偷偷|暗中)地?(?:执行|运行|删除|发送|上传|安装|修改|提交|推送)/;
 // The wrappers context and tool calls arrive in; a memory that holds one forges them.
 const FORGED_TAG =
   /<\/?(?:system-reminder|system|function_calls|function_results|invoke|parameter|tool_use|tool_result|tool_call|antml:[a-z_]+|assistant|human|instructions)(?=[\s>/])[^>\n]{0,100}>/i;
-const ROLE_HEADER = /^[ \t]*(?:(?:Human|Assistant|System)[ \t]*:|<\|(?:im_start|im_end|system|user|assistant)\|>|\[\/?INST\]|<<\/?SYS>>)/m;
+const ROLE_HEADER =
+  /^[ \t]*(?:(?:Human|Assistant|System)[ \t]*:|<\|(?:im_start|im_end|system|user|assistant)\|>|\[\/?INST\]|<<\/?SYS>>)/m;
 
 const RULES: readonly QuarantineRule[] = [
   { kind: "an instruction to ignore instructions or the user", pattern: IGNORE_EN },
@@ -66,7 +69,8 @@ const RULES: readonly QuarantineRule[] = [
 ];
 
 // A prohibition before the match on the same line: the memory warns against it.
-const NEGATION = /\b(?:never|don'?t|do not|avoid|must not|mustn'?t|shouldn'?t|should not|no longer|instead of|rather than|refuse|forbidden|banned|not allowed)\b|不要|别|禁止|切勿|不得|不能|避免/i;
+const NEGATION =
+  /\b(?:never|don'?t|do not|avoid|must not|mustn'?t|shouldn'?t|should not|no longer|instead of|rather than|refuse|forbidden|banned|not allowed)\b|不要|别|禁止|切勿|不得|不能|避免/i;
 
 function lineOf(text: string, index: number): number {
   let line = 1;
@@ -102,7 +106,11 @@ export function findInstructions(text: string): QuarantineFinding[] {
       if (seen.has(key)) continue;
       seen.add(key);
       const snippet = match[0].replace(/\s+/g, " ").trim();
-      findings.push({ kind: rule.kind, line, match: snippet.length > 60 ? `${snippet.slice(0, 59)}…` : snippet });
+      findings.push({
+        kind: rule.kind,
+        line,
+        match: snippet.length > 60 ? `${snippet.slice(0, 59)}…` : snippet,
+      });
     }
   }
   return findings.sort((a, b) => a.line - b.line);

@@ -32,11 +32,19 @@ export async function stampsFor(
 }
 
 /** `text` (a whole memory file) with the stamps for `origin`; unchanged without an origin or a frontmatter. */
-export async function stampText(memoryDir: string, origin: WriteOrigin | undefined, text: string): Promise<string> {
+export async function stampText(
+  memoryDir: string,
+  origin: WriteOrigin | undefined,
+  text: string,
+): Promise<string> {
   if (!origin) return text;
   const parsed = parseFrontmatter(text);
-  if (parsed.issues.some((issue) => issue.code === "no-frontmatter" || issue.code === "unclosed")) return text;
-  const stamps = await stampsFor(memoryDir, origin, { description: parsed.description ?? "", body: parsed.body });
+  if (parsed.issues.some((issue) => issue.code === "no-frontmatter" || issue.code === "unclosed"))
+    return text;
+  const stamps = await stampsFor(memoryDir, origin, {
+    description: parsed.description ?? "",
+    body: parsed.body,
+  });
   return setFrontmatterKeys(text, stamps);
 }
 
@@ -52,7 +60,7 @@ export async function quarantineCheck(
 ): Promise<{ warning?: string }> {
   const findings = findInstructions(addedLines(write.before, write.after));
   if (findings.length === 0) return {};
-  const reason = describeFindings(findings, write.file);
+  const reason = describeFindings(findings);
   const origin = write.origin;
   if (origin && isAutomaticSource(origin.source) && !origin.proposing) {
     const id = proposalId(write.now);
@@ -78,5 +86,7 @@ export async function quarantineCheck(
         `it waits for the user's review in the inbox as ${id}`,
     );
   }
-  return { warning: `${write.file} holds ${reason}; saved because this save was explicit: check that it is meant` };
+  return {
+    warning: `${write.file} holds ${reason}; saved because this save was explicit: check that it is meant`,
+  };
 }

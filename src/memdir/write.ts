@@ -269,7 +269,9 @@ export async function writeMemoryText(
       const nowMs = (options.now ?? Date.now)();
       // A `modified` the text already has is brought up to now (an edit must not keep a stale one).
       const refreshed = refreshModified(text, new Date(nowMs));
-      const final = isIndexFile(target.file) ? refreshed : await stampText(memoryDir, options.origin, refreshed);
+      const final = isIndexFile(target.file)
+        ? refreshed
+        : await stampText(memoryDir, options.origin, refreshed);
       const { warning } = await quarantineCheck(memoryDir, {
         file: target.file,
         before,
@@ -279,7 +281,12 @@ export async function writeMemoryText(
       });
       await assertStillLocked(memoryDir);
       await writeFileAtomic(target.path, final, { inside: memoryDir });
-      return { file: target.file, path: target.path, created: before === null, ...(warning ? { warning } : {}) };
+      return {
+        file: target.file,
+        path: target.path,
+        created: before === null,
+        ...(warning ? { warning } : {}),
+      };
     },
     options.lock,
   );

@@ -133,6 +133,8 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
     now,
     log,
     notify: options.notify,
+    memoryMode: config.memoryMode,
+    projectRoot,
   });
   const messages = options.resume
     ? loadTranscript(transcriptPath(location.projectDir, options.resume)).messages

@@ -64,14 +64,18 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
       const memoryDir = memoryDirOf(context, "memory_save");
       if (typeof memoryDir !== "string") return memoryDir;
       await options.prepareMemoryDir?.();
-      const saved = await saveMemory(memoryDir, {
-        type: input.type,
-        description: input.description,
-        body: input.content,
-        ...(input.file !== undefined ? { file: input.file } : {}),
-        // Never replaces: a replacing write is memory_update's, which says it is destructive.
-        replace: false,
-      }, { origin: context.origin });
+      const saved = await saveMemory(
+        memoryDir,
+        {
+          type: input.type,
+          description: input.description,
+          body: input.content,
+          ...(input.file !== undefined ? { file: input.file } : {}),
+          // Never replaces: a replacing write is memory_update's, which says it is destructive.
+          replace: false,
+        },
+        { origin: context.origin },
+      );
       return savedOutcome(saved, context);
     },
   });

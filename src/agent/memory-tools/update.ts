@@ -67,13 +67,17 @@ export function createUpdateTool(
           ok: false,
           message: `memdir: memory_update: ${input.file} has no ${type ? "description" : "type"} to keep; pass one`,
         };
-      const saved = await saveMemory(memoryDir, {
-        file: input.file,
-        type,
-        description,
-        body: input.content,
-        replace: true,
-      }, { origin: context.origin });
+      const saved = await saveMemory(
+        memoryDir,
+        {
+          file: input.file,
+          type,
+          description,
+          body: input.content,
+          replace: true,
+        },
+        { origin: context.origin },
+      );
       return savedOutcome(saved, context);
     },
   });

@@ -95,7 +95,9 @@ export async function changeFileForTool(
     }
     if (file !== null) {
       const before = await readIfExists(path.join(context.memoryDir, file));
-      const saved = await writeMemoryText(context.memoryDir, file, change(before), { origin: context.origin });
+      const saved = await writeMemoryText(context.memoryDir, file, change(before), {
+        origin: context.origin,
+      });
       context.filesWritten.push(saved.path);
       return {
         writtenPath: saved.path,

@@ -43,9 +43,9 @@ export const registerAddCommand: RegisterCommand = (program, context) => {
       location.memoryDir,
       {
         type: options.type,
-      description: options.description,
-      body,
-      ...(options.file ? { file: options.file } : {}),
+        description: options.description,
+        body,
+        ...(options.file ? { file: options.file } : {}),
         ...(options.title ? { title: options.title } : {}),
       },
       { origin: { source: "cli", projectRoot: location.projectRoot } },
