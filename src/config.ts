@@ -222,7 +222,7 @@ function booleanSetting(value: unknown): boolean | undefined {
 }
 
 export type SwitchInput = { env: NodeJS.ProcessEnv; bare: boolean } & SettingsPair;
-type SettingsPair = { userSettings: MemdirSettings; projectSettings: MemdirSettings };
+export type SettingsPair = { userSettings: MemdirSettings; projectSettings: MemdirSettings };
 
 type AutoMemoryDecision = { autoMemory: boolean; autoMemoryOffReason: string | null };
 

@@ -25,9 +25,23 @@ export { type HistoryOptions, listHistory, undoChange } from "../dream/history.t
 export type { FileChange, HistoryEntry, HistoryKind } from "../dream/history-types.ts";
 export type { ProcessProbe } from "../dream/lock.ts";
 export {
+  acceptProposal,
+  changeDiff,
+  expireProposals,
+  type InboxChange,
+  type InboxItem,
+  inboxItem,
+  listInbox,
+  rejectProposal,
+} from "../dream/inbox.ts";
+export {
   applyProposal,
+  changedSincePlanned,
+  isPending,
   listProposals,
+  loadProposal,
   type Proposal,
+  type ProposalSource,
   type ProposedChange,
   proposeChanges,
 } from "../dream/proposal.ts";

@@ -57,6 +57,23 @@ export {
 export type { ScanState } from "../memdir/scan.ts";
 export { formatManifest, HeaderCache, type HeaderCacheOptions, manifestLine } from "../memdir/scan.ts";
 export type { ScanWatchStats } from "../memdir/scan-watch-types.ts";
+export {
+  isAutomaticSource,
+  MEMORY_SOURCES,
+  type MemorySource,
+  provenanceOf,
+  type WriteOrigin,
+} from "../memdir/provenance.ts";
+export { findInstructions, type QuarantineFinding } from "../memdir/quarantine.ts";
 export { assertNoSecrets, findSecrets, type SecretFinding } from "../memdir/secrets.ts";
+export {
+  type Anchor,
+  type AnchorChange,
+  checkAnchors,
+  findAnchors,
+  findStaleMemories,
+  memoryAnchorChanges,
+  type StaleMemory,
+} from "../memdir/stale.ts";
 export { type WriteOptions, writeMemoryText } from "../memdir/write.ts";
 export { isMemoryType, savedAtMs } from "../types.ts";

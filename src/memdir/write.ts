@@ -225,12 +225,19 @@ export async function removeMemory(
   );
 }
 
-/** {@link removeMemory}, where a memory already gone is fine (undo of an addition, a proposal's delete). */
+/**
+ * {@link removeMemory}, where a memory already gone is fine (undo of an addition, a proposal's
+ * delete). The index is not a memory: undoing its addition leaves it empty.
+ */
 export async function removeMemoryIfPresent(
   memoryDir: string,
   file: string,
   options: WriteOptions = {},
 ): Promise<void> {
+  if (isIndexFile(file)) {
+    await updateIndex(memoryDir, () => "", options);
+    return;
+  }
   await removeMemory(memoryDir, file, options).catch((error: unknown) => {
     if (!(error instanceof MemdirError && error.code === "not-found")) throw error;
   });

@@ -87,7 +87,9 @@ function registerShow(inbox: Command, context: CommandContext): void {
       .command("show")
       .description("show what a proposal would change, as a diff")
       .argument("<id>", "proposal id"),
-  ).action(async (id: string, options: CommonOptions) => {
+  ).action(async (id: string, _options: CommonOptions, command: Command) => {
+    // The parent's options too (`--json`, `--dir` are `inbox`'s as well as the subcommand's).
+    const options = command.optsWithGlobals<CommonOptions>();
     const { memoryDir } = await inboxContext(options, context);
     const proposal = await loadProposal(memoryDir, id);
     if (options.json) {
@@ -108,7 +110,8 @@ function registerAccept(inbox: Command, context: CommandContext): void {
       .argument("[id]", "proposal id")
       .option("--all", "accept every waiting proposal")
       .option("--edit", "open $EDITOR on the proposed text first"),
-  ).action(async (id: string | undefined, options: AcceptOptions) => {
+  ).action(async (id: string | undefined, _options: AcceptOptions, command: Command) => {
+    const options = command.optsWithGlobals<AcceptOptions>();
     if (!id && !options.all) throw usageError("inbox: accept <id> or --all");
     if (id && options.all) throw usageError("inbox: accept takes an id or --all, not both");
     const { memoryDir, expiryDays } = await inboxContext(options, context);
@@ -136,7 +139,8 @@ function registerReject(inbox: Command, context: CommandContext): void {
       .command("reject")
       .description("drop a proposal; nothing is written")
       .argument("<id>", "proposal id"),
-  ).action(async (id: string, options: CommonOptions) => {
+  ).action(async (id: string, _options: CommonOptions, command: Command) => {
+    const options = command.optsWithGlobals<CommonOptions>();
     const { memoryDir } = await inboxContext(options, context);
     const rejected = await rejectProposal(memoryDir, id);
     if (options.json) printJson(context.io, { rejected: rejected.id });

@@ -17,8 +17,8 @@ import { printJson } from "../output.ts";
  * `{file, path, mtime, modified, name, type, description, body, links, issues, source, session,
  * anchors}` (issues: frontmatter problems, as text; links: `[{name, file, path}]`, `file`/`path`
  * null for a link to nothing; source/session: the provenance, docs/design.md#provenance, null when
- * not recorded; anchors: what changed of the project files it names). The text output ends with
- * a `source:` line (when recorded) and any `note:` lines for anchors that vanished or changed.
+ * not recorded; anchors: what changed of the project files it names). The text output (whose frontmatter shows
+ * `source:`) ends with a `note:` line for each anchor that vanished or changed.
  */
 export const registerShowCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
@@ -56,8 +56,6 @@ export const registerShowCommand: RegisterCommand = (program, context) => {
     if (!options.json) {
       context.io.stdout(text.endsWith("\n") ? text : `${text}\n`);
       if (links.length > 0) context.io.stdout(`\nlinks:\n${links.map(linkLine).join("\n")}\n`);
-      if (source !== null)
-        context.io.stdout(`\nsource: ${session === null ? source : `${source} (session ${session})`}\n`);
       for (const change of anchorChanges) context.io.stdout(`note: ${change.message}\n`);
       return;
     }
