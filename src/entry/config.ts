@@ -14,10 +14,10 @@ export {
   type Provider,
   type ResolvedConfig,
   resolveAutoMemory,
-  type SettingsPair,
-  type SwitchInput,
   resolveConfig,
   resolveModelConfig,
   resolveRoot,
+  type SettingsPair,
+  type SwitchInput,
 } from "../config.ts";
 export { type DreamMode, MEMORY_MODES, type MemoryMode } from "../types.ts";

@@ -23,7 +23,6 @@ export {
 } from "../dream/gate.ts";
 export { type HistoryOptions, listHistory, undoChange } from "../dream/history.ts";
 export type { FileChange, HistoryEntry, HistoryKind } from "../dream/history-types.ts";
-export type { ProcessProbe } from "../dream/lock.ts";
 export {
   acceptProposal,
   changeDiff,
@@ -34,6 +33,7 @@ export {
   listInbox,
   rejectProposal,
 } from "../dream/inbox.ts";
+export type { ProcessProbe } from "../dream/lock.ts";
 export {
   applyProposal,
   changedSincePlanned,

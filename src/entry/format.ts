@@ -46,6 +46,14 @@ export {
   sanitizeProjectPath,
 } from "../memdir/paths.ts";
 export type { CacheLog, PersistedCacheStats } from "../memdir/persisted-cache.ts";
+export {
+  isAutomaticSource,
+  MEMORY_SOURCES,
+  type MemorySource,
+  provenanceOf,
+  type WriteOrigin,
+} from "../memdir/provenance.ts";
+export { findInstructions, type QuarantineFinding } from "../memdir/quarantine.ts";
 export { MEMORY_MAX_BYTES, MEMORY_MAX_LINES } from "../memdir/read.ts";
 export {
   assertInsideMemoryDir,
@@ -57,14 +65,6 @@ export {
 export type { ScanState } from "../memdir/scan.ts";
 export { formatManifest, HeaderCache, type HeaderCacheOptions, manifestLine } from "../memdir/scan.ts";
 export type { ScanWatchStats } from "../memdir/scan-watch-types.ts";
-export {
-  isAutomaticSource,
-  MEMORY_SOURCES,
-  type MemorySource,
-  provenanceOf,
-  type WriteOrigin,
-} from "../memdir/provenance.ts";
-export { findInstructions, type QuarantineFinding } from "../memdir/quarantine.ts";
 export { assertNoSecrets, findSecrets, type SecretFinding } from "../memdir/secrets.ts";
 export {
   type Anchor,

@@ -202,7 +202,9 @@ export async function checkAnchors(
     const absolute = path.join(projectRoot, relative);
     const stat = await statOrNull(absolute);
     if (stat === null) {
-      changes.push({ anchor, change: "vanished", message: `${anchor.path} no longer exists` });
+      // One line per vanished path, however many anchors point into it.
+      if (!changes.some((c) => c.change === "vanished" && c.anchor.path === anchor.path))
+        changes.push({ anchor, change: "vanished", message: `${anchor.path} no longer exists` });
       continue;
     }
     if (anchor.dir || !anchor.hash || (options.vanishedOnly && !anchor.symbol)) continue;
