@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { type DreamMode, firstMemoryMode, type MemoryMode, positiveOr } from "./types.ts";
 
 /**
  * Settings memdir reads from JSON files. User settings live in `<root>/settings.json`;
@@ -11,7 +12,7 @@ export interface MemdirSettings {
   /** Memory root. Honoured only from user settings: a hostile repo must not aim writes elsewhere. */
   autoMemoryDirectory?: string;
   autoDreamEnabled?: boolean;
-  autoDream?: { minHours?: number; minSessions?: number; mode?: "apply" | "propose" };
+  autoDream?: { minHours?: number; minSessions?: number; mode?: DreamMode };
   teamMemoryEnabled?: boolean;
   /**
    * memdir's own switch (docs/design.md#turning-memory-off): beats the host's `autoMemoryEnabled`
@@ -21,6 +22,8 @@ export interface MemdirSettings {
   /** memdir's own model choice; a hook calls a model only when memdir is configured for one. */
   memdirProvider?: string;
   memdirModel?: string;
+  memoryMode?: MemoryMode; // auto | review | manual (docs/design.md#memory-modes)
+  inboxExpiryDays?: number; // days an inbox proposal waits before it expires (default 30)
 }
 
 export type Provider = "anthropic" | "openai";
@@ -65,8 +68,10 @@ export interface ResolvedConfig {
   ownMemory: { on: boolean; reason: string | null };
   /** Claude Code's config dir: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
   claudeConfigDir: string;
-  autoDream: { enabled: boolean; minHours: number; minSessions: number; mode: "apply" | "propose" };
+  autoDream: { enabled: boolean; minHours: number; minSessions: number; mode: DreamMode };
   teamMemory: boolean;
+  memoryMode: MemoryMode; // env `MEMDIR_MEMORY_MODE`, then project, then user settings, else `auto`
+  inboxExpiryDays: number;
   model: ModelConfig;
   userSettings: MemdirSettings;
   projectSettings: MemdirSettings;
@@ -166,10 +171,11 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
   const { autoMemory, autoMemoryOffReason } = resolveAutoMemory({ env, bare, userSettings, projectSettings });
   const hostMemory = resolveHostMemory({ env, userSettings, projectSettings });
   const ownMemory = resolveOwnMemory({ env, bare, userSettings, projectSettings });
-
+  const memoryMode = firstMemoryMode(env.MEMDIR_MEMORY_MODE, projectSettings, userSettings);
   const dreamSettings = { ...userSettings.autoDream, ...projectSettings.autoDream };
   const autoDream = {
     enabled:
+      memoryMode !== "manual" &&
       autoMemory &&
       !bare &&
       (envFlag(env.MEMDIR_AUTO_DREAM) ??
@@ -178,7 +184,7 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
         true),
     minHours: typeof dreamSettings.minHours === "number" ? dreamSettings.minHours : 24,
     minSessions: typeof dreamSettings.minSessions === "number" ? dreamSettings.minSessions : 5,
-    mode: dreamSettings.mode === "propose" ? ("propose" as const) : ("apply" as const),
+    mode: (memoryMode !== "auto" || dreamSettings.mode === "propose" ? "propose" : "apply") as DreamMode,
   };
   const teamMemory =
     autoMemory &&
@@ -199,6 +205,8 @@ export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
     claudeConfigDir: configDir,
     autoDream,
     teamMemory,
+    memoryMode,
+    inboxExpiryDays: positiveOr(30, projectSettings.inboxExpiryDays, userSettings.inboxExpiryDays),
     model: resolveModelConfig(env, options, { user: userSettings, project: projectSettings }),
     userSettings,
     projectSettings,
@@ -213,6 +221,9 @@ function booleanSetting(value: unknown): boolean | undefined {
   return typeof value === "boolean" ? value : undefined;
 }
 
+export type SwitchInput = { env: NodeJS.ProcessEnv; bare: boolean } & SettingsPair;
+export type SettingsPair = { userSettings: MemdirSettings; projectSettings: MemdirSettings };
+
 type AutoMemoryDecision = { autoMemory: boolean; autoMemoryOffReason: string | null };
 
 function decided(on: boolean, reason: string): AutoMemoryDecision {
@@ -224,7 +235,7 @@ function decided(on: boolean, reason: string): AutoMemoryDecision {
 /** The first boolean of `key` in project settings, then user settings, with where it was found. */
 function settingWithSource(
   key: "memdirEnabled" | "autoMemoryEnabled",
-  input: { userSettings: MemdirSettings; projectSettings: MemdirSettings },
+  input: SettingsPair,
 ): { value: boolean; where: string } | null {
   const fromProject = booleanSetting(input.projectSettings[key]);
   if (fromProject !== undefined) return { value: fromProject, where: "project settings" };
@@ -243,12 +254,10 @@ function settingWithSource(
  * 5. `autoMemoryEnabled` in project settings, then user settings.
  * 6. On.
  */
-export function resolveAutoMemory(input: {
-  env: NodeJS.ProcessEnv;
-  bare: boolean;
-  userSettings: MemdirSettings;
-  projectSettings: MemdirSettings;
-}): { autoMemory: boolean; autoMemoryOffReason: string | null } {
+export function resolveAutoMemory(input: SwitchInput): {
+  autoMemory: boolean;
+  autoMemoryOffReason: string | null;
+} {
   const own = envFlag(input.env.MEMDIR_DISABLE);
   if (own !== undefined) return decided(!own, `MEMDIR_DISABLE=${input.env.MEMDIR_DISABLE}`);
   const ownSetting = settingWithSource("memdirEnabled", input);
@@ -263,12 +272,7 @@ export function resolveAutoMemory(input: {
 }
 
 /** memdir's own switches only: `MEMDIR_DISABLE`, then `memdirEnabled`, then bare mode, else on. */
-export function resolveOwnMemory(input: {
-  env: NodeJS.ProcessEnv;
-  bare: boolean;
-  userSettings: MemdirSettings;
-  projectSettings: MemdirSettings;
-}): { on: boolean; reason: string | null } {
+export function resolveOwnMemory(input: SwitchInput): { on: boolean; reason: string | null } {
   const own = envFlag(input.env.MEMDIR_DISABLE);
   if (own !== undefined)
     return { on: !own, reason: own ? `MEMDIR_DISABLE=${input.env.MEMDIR_DISABLE}` : null };
@@ -287,11 +291,7 @@ export function resolveOwnMemory(input: {
  * `autoMemoryEnabled` in project then user settings, else on (its default). memdir's own switches
  * play no part here (docs/design.md#coexistence).
  */
-export function resolveHostMemory(input: {
-  env: NodeJS.ProcessEnv;
-  userSettings: MemdirSettings;
-  projectSettings: MemdirSettings;
-}): { on: boolean; reason: string } {
+export function resolveHostMemory(input: Omit<SwitchInput, "bare">): { on: boolean; reason: string } {
   const value = input.env.CLAUDE_CODE_DISABLE_AUTO_MEMORY;
   const flag = envFlag(value);
   if (flag !== undefined) return { on: !flag, reason: `CLAUDE_CODE_DISABLE_AUTO_MEMORY=${value}` };
@@ -346,19 +346,17 @@ export function resolveModelConfig(
         : undefined);
   const model = options.model ?? env.MEMDIR_MODEL ?? modelSetting?.value ?? undefined;
   const selectorModel = env.MEMDIR_SELECTOR_MODEL ?? model;
-  const optIn = options.provider
-    ? "--provider"
-    : options.model
-      ? "--model"
-      : env.MEMDIR_PROVIDER
-        ? `MEMDIR_PROVIDER=${env.MEMDIR_PROVIDER}`
-        : env.MEMDIR_MODEL
-          ? `MEMDIR_MODEL=${env.MEMDIR_MODEL}`
-          : providerSetting
-            ? `memdirProvider in ${providerSetting.where}`
-            : modelSetting
-              ? `memdirModel in ${modelSetting.where}`
-              : null;
+  const optIn =
+    (
+      [
+        [options.provider, "--provider"],
+        [options.model, "--model"],
+        [env.MEMDIR_PROVIDER, `MEMDIR_PROVIDER=${env.MEMDIR_PROVIDER}`],
+        [env.MEMDIR_MODEL, `MEMDIR_MODEL=${env.MEMDIR_MODEL}`],
+        [providerSetting, `memdirProvider in ${providerSetting?.where}`],
+        [modelSetting, `memdirModel in ${modelSetting?.where}`],
+      ] as const
+    ).find(([set]) => set)?.[1] ?? null;
   return { provider, apiKey, baseURL, model, selectorModel, optIn };
 }
 

@@ -10,6 +10,7 @@ export type MemdirErrorCode =
   | "invalid-type"
   | "path-outside"
   | "secret"
+  | "quarantined"
   | "not-found"
   | "project-mismatch"
   | "lock-timeout"

@@ -100,3 +100,35 @@ export type ReadFileState = Map<string, { readAt: number; source: "read" | "memo
 
 /** Injected clock; tests pass a fixed one. */
 export type Clock = () => number;
+
+/**
+ * How much memdir writes without asking (docs/design.md#memory-modes): `auto` writes what its
+ * automatic writers find, `review` turns their writes into inbox proposals, `manual` runs no
+ * automatic writer at all. Explicit saves write in every mode.
+ */
+export type MemoryMode = "auto" | "review" | "manual";
+
+export const MEMORY_MODES: readonly MemoryMode[] = ["auto", "review", "manual"];
+
+/** A memory mode from a setting or variable (case and spaces aside), or undefined when it is none. */
+export function parseMemoryMode(value: unknown): MemoryMode | undefined {
+  const mode = typeof value === "string" ? value.trim().toLowerCase() : "";
+  return (MEMORY_MODES as readonly string[]).includes(mode) ? (mode as MemoryMode) : undefined;
+}
+
+/** The mode `envValue` names, else the first valid `memoryMode` of `settings` (highest precedence first), else `auto`. */
+export function firstMemoryMode(envValue: unknown, ...settings: { memoryMode?: unknown }[]): MemoryMode {
+  for (const value of [envValue, ...settings.map((file) => file.memoryMode)]) {
+    const mode = parseMemoryMode(value);
+    if (mode) return mode;
+  }
+  return "auto";
+}
+
+/** What a consolidation does with its changes: write them, or store them as a proposal. */
+export type DreamMode = "apply" | "propose";
+
+/** The first of `values` that is a positive number, else `fallback` (settings such as `inboxExpiryDays`). */
+export function positiveOr(fallback: number, ...values: unknown[]): number {
+  return (values.find((value) => typeof value === "number" && value > 0) as number | undefined) ?? fallback;
+}

@@ -42,7 +42,9 @@ const LAYERS: readonly (readonly string[])[] = [
   // The on-disk format: paths, frontmatter, scan, read, MEMORY.md, the single writer.
   ["memdir"],
   // The base every layer uses.
-  ["errors.ts", "types.ts", "config.ts"],
+  ["errors.ts", "config.ts"],
+  // The shared types and their pure helpers (settings name memory types and modes too).
+  ["types.ts"],
 ];
 
 /** One import: `from` imports `to`; both relative to src/. */

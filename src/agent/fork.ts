@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { WriteOrigin } from "../memdir/provenance.ts";
 import type { ModelClient } from "../model/client.ts";
 import type { Clock, Message } from "../types.ts";
 import { type LoopEvent, queryLoop, type TurnEndReason } from "./loop.ts";
@@ -27,6 +28,8 @@ export interface ForkedAgentOptions {
   now?: Clock;
   /** Sees every event (logs, tests). */
   onEvent?: (event: LoopEvent) => void;
+  /** Who the fork writes as (`extraction`, `consolidation`): stamped, and quarantined by (docs/design.md#quarantine). */
+  origin?: WriteOrigin;
 }
 
 /** A tool call the permission check refused. */
@@ -73,6 +76,7 @@ export async function runForkedAgent(options: ForkedAgentOptions): Promise<Forke
     memoryDir: options.memoryDir ?? null,
     now,
     signal: controller.signal,
+    origin: options.origin,
   });
   const promptMessage: Message = {
     id: randomUUID(),

@@ -19,6 +19,7 @@ const commands: Record<string, () => Promise<RegisterCommand>> = {
   forget: async () => (await import("./commands/forget.ts")).registerForgetCommand,
   history: async () => (await import("./commands/history.ts")).registerHistoryCommand,
   hook: async () => (await import("./commands/hook.ts")).registerHookCommand,
+  inbox: async () => (await import("./commands/inbox.ts")).registerInboxCommand,
   list: async () => (await import("./commands/list.ts")).registerListCommand,
   mcp: async () => (await import("./commands/mcp.ts")).registerMcpCommand,
   migrate: async () => (await import("./commands/migrate.ts")).registerMigrateCommand,

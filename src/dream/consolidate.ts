@@ -2,8 +2,10 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { type ForkedAgentResult, type RefusedCall, runForkedAgent } from "../agent/fork.ts";
 import type { LoopEvent } from "../agent/loop.ts";
+import { anchorRoot } from "../memdir/anchors.ts";
 import { INDEX_MAX_BYTES, INDEX_MAX_LINES } from "../memdir/index-file.ts";
 import { formatManifest, scanHeaders } from "../memdir/scan.ts";
+import { findStaleMemories } from "../memdir/stale.ts";
 import type { ModelClient } from "../model/client.ts";
 import { consolidationPrompt } from "../prompts/consolidate.ts";
 import type { Clock } from "../types.ts";
@@ -90,10 +92,19 @@ async function runAgent(
   lastConsolidatedMs: number | null,
 ): Promise<ForkedAgentResult> {
   const now = options.now ?? Date.now;
-  const headers = await scanHeaders(workDir, { cache: null });
+  const projectRoot = await anchorRoot(options.memoryDir);
+  // Stale memories first (docs/design.md#stale-anchors): listed ahead of the rest, with what changed.
+  const stale = await findStaleMemories(workDir, { projectRoot });
+  const staleFiles = new Set(stale.map((memory) => memory.file));
+  const scanned = await scanHeaders(workDir, { cache: null });
+  const headers = [
+    ...scanned.filter((h) => staleFiles.has(h.file)),
+    ...scanned.filter((h) => !staleFiles.has(h.file)),
+  ];
   const prompt = consolidationPrompt({
     memoryDir: workDir,
     manifest: formatManifest(headers),
+    stale: stale.map((memory) => `- ${memory.file}: ${memory.changes.map((c) => c.message).join("; ")}`),
     recentSessions: (
       await recentSessionIds(options.projectDir, lastConsolidatedMs, options.currentSessionId)
     ).slice(0, 20),
@@ -116,6 +127,12 @@ async function runAgent(
     signal: options.signal,
     now,
     onEvent: options.onEvent,
+    origin: {
+      source: "consolidation",
+      projectRoot,
+      ...(options.currentSessionId ? { session: options.currentSessionId } : {}),
+      proposing: workDir !== options.memoryDir,
+    },
   });
 }
 

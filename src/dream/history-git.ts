@@ -71,15 +71,20 @@ export async function gitCommit(
   memoryDir: string,
   kind: HistoryKind,
   message: string,
-  options: { body?: string; now?: Clock } = {},
+  options: { body?: string; now?: Clock; allowEmpty?: boolean } = {},
 ): Promise<HistoryEntry | null> {
   await initGitHistory(memoryDir);
   await git(memoryDir, ["add", "-A"]);
   const staged = await runGit(memoryDir, ["diff", "--cached", "--quiet"]);
   // A brand-new repository has no HEAD: `diff --cached` then compares with nothing and says "changed" when files exist.
-  if (staged.code === 0) return null;
+  if (staged.code === 0 && !options.allowEmpty) return null;
   const full = options.body ? `${kind}: ${message}\n\n${options.body}` : `${kind}: ${message}`;
-  const commitResult = await runGit(memoryDir, ["commit", "-q", "--no-verify", "-m", full], options);
+  const empty = options.allowEmpty ? ["--allow-empty"] : [];
+  const commitResult = await runGit(
+    memoryDir,
+    ["commit", "-q", "--no-verify", ...empty, "-m", full],
+    options,
+  );
   if (commitResult.code !== 0) {
     if (/nothing to commit/.test(commitResult.stdout + commitResult.stderr)) return null;
     throw new MemdirError("io", `history: git commit failed in ${memoryDir}: ${commitResult.stderr.trim()}`);

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { isMemoryFileName, scanHeaders } from "../memdir/scan.ts";
+import { isMemoryFileName } from "../memdir/scan.ts";
+import { listTrackedFiles } from "../memdir/scratch.ts";
 import { removeMemoryIfPresent, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
 import { type FileChange, type HistoryEntry, type HistoryKind, restoreOrder } from "./history-types.ts";
@@ -14,6 +15,8 @@ import { type FileChange, type HistoryEntry, type HistoryKind, restoreOrder } fr
  * copies of files that did change.
  */
 export const JOURNAL_DIR = ".history";
+
+export { listTrackedFiles } from "../memdir/scratch.ts";
 
 interface Manifest {
   id: string;
@@ -30,20 +33,6 @@ export async function journalExists(memoryDir: string): Promise<boolean> {
     .stat(path.join(memoryDir, JOURNAL_DIR))
     .then((s) => s.isDirectory())
     .catch(() => false);
-}
-
-/** Memory files and the index, relative to the memory dir (dot-folders skipped, as the scan does). */
-export async function listTrackedFiles(memoryDir: string): Promise<string[]> {
-  const headers = await scanHeaders(memoryDir, { cache: null });
-  const files = headers.map((h) => h.file);
-  if (
-    await fs
-      .stat(path.join(memoryDir, "MEMORY.md"))
-      .then((s) => s.isFile())
-      .catch(() => false)
-  )
-    files.push("MEMORY.md");
-  return files.sort();
 }
 
 async function readOrNull(file: string): Promise<Buffer | null> {
@@ -113,6 +102,23 @@ export async function beginJournal(
       return { ...manifest };
     },
   };
+}
+
+/** Records an entry that changed no file (an inbox proposal expired or was rejected). */
+export async function journalNote(
+  memoryDir: string,
+  kind: HistoryKind,
+  message: string,
+  options: { now?: Clock } = {},
+): Promise<HistoryEntry> {
+  const now = options.now ?? Date.now;
+  const id = journalId(now());
+  const manifest: Manifest = { id, kind, message, at: new Date(now()).toISOString(), changes: [] };
+  const pending = path.join(memoryDir, JOURNAL_DIR, `${id}.pending`);
+  await fs.mkdir(pending, { recursive: true });
+  await fs.writeFile(path.join(pending, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  await fs.rename(pending, path.join(memoryDir, JOURNAL_DIR, id));
+  return { ...manifest };
 }
 
 /** Journal entries, newest first. Pending (unfinished) entries are not listed. */

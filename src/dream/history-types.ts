@@ -1,10 +1,20 @@
 /**
  * What a history entry records. `snapshot` is the state recorded before a change when files had
- * changed since the last entry (saves, hand edits); the rest name what made the change.
+ * changed since the last entry (saves, hand edits); `expire` and `reject` record an inbox proposal
+ * dropped (no file changes); the rest name what made the change.
  */
-export type HistoryKind = "snapshot" | "save" | "dream" | "dedupe" | "apply" | "undo";
+export type HistoryKind = "snapshot" | "save" | "dream" | "dedupe" | "apply" | "undo" | "expire" | "reject";
 
-export const HISTORY_KINDS: readonly HistoryKind[] = ["snapshot", "save", "dream", "dedupe", "apply", "undo"];
+export const HISTORY_KINDS: readonly HistoryKind[] = [
+  "snapshot",
+  "save",
+  "dream",
+  "dedupe",
+  "apply",
+  "undo",
+  "expire",
+  "reject",
+];
 
 /** One file a history entry changed, relative to the memory dir with `/` separators. */
 export interface FileChange {

@@ -9,7 +9,7 @@ import {
   gitRevert,
   initGitHistory,
 } from "./history-git.ts";
-import { beginJournal, journalExists, journalLog, journalRevert } from "./history-journal.ts";
+import { beginJournal, journalExists, journalLog, journalNote, journalRevert } from "./history-journal.ts";
 import {
   type HistoryBackendName,
   type HistoryEntry,
@@ -127,6 +127,23 @@ export async function commitHistory(
 ): Promise<HistoryEntry | null> {
   if ((await historyBackend(memoryDir, options)) !== "git") return null;
   return gitCommit(memoryDir, options.kind ?? "save", message, { now: options.now });
+}
+
+/**
+ * Records an event that changes no file, such as an inbox proposal expiring (never silently:
+ * docs/design.md#the-inbox). With git, pending edits are committed first as a `snapshot`, so the
+ * event's own entry holds nothing else.
+ */
+export async function recordEvent(
+  memoryDir: string,
+  kind: HistoryKind,
+  message: string,
+  options: HistoryOptions = {},
+): Promise<HistoryEntry | null> {
+  if ((await historyBackend(memoryDir, options)) === "journal")
+    return journalNote(memoryDir, kind, message, options);
+  await gitCommit(memoryDir, "snapshot", `state before ${kind}`, { now: options.now });
+  return gitCommit(memoryDir, kind, message, { now: options.now, allowEmpty: true });
 }
 
 /** Every recorded change, newest first, each marked with the undo that reverted it (if any). */

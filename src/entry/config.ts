@@ -17,4 +17,7 @@ export {
   resolveConfig,
   resolveModelConfig,
   resolveRoot,
+  type SettingsPair,
+  type SwitchInput,
 } from "../config.ts";
+export { type DreamMode, MEMORY_MODES, type MemoryMode } from "../types.ts";

@@ -23,11 +23,25 @@ export {
 } from "../dream/gate.ts";
 export { type HistoryOptions, listHistory, undoChange } from "../dream/history.ts";
 export type { FileChange, HistoryEntry, HistoryKind } from "../dream/history-types.ts";
+export {
+  acceptProposal,
+  changeDiff,
+  expireProposals,
+  type InboxChange,
+  type InboxItem,
+  inboxItem,
+  listInbox,
+  rejectProposal,
+} from "../dream/inbox.ts";
 export type { ProcessProbe } from "../dream/lock.ts";
 export {
   applyProposal,
+  changedSincePlanned,
+  isPending,
   listProposals,
+  loadProposal,
   type Proposal,
+  type ProposalSource,
   type ProposedChange,
   proposeChanges,
 } from "../dream/proposal.ts";

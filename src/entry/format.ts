@@ -46,6 +46,14 @@ export {
   sanitizeProjectPath,
 } from "../memdir/paths.ts";
 export type { CacheLog, PersistedCacheStats } from "../memdir/persisted-cache.ts";
+export {
+  isAutomaticSource,
+  MEMORY_SOURCES,
+  type MemorySource,
+  provenanceOf,
+  type WriteOrigin,
+} from "../memdir/provenance.ts";
+export { findInstructions, type QuarantineFinding } from "../memdir/quarantine.ts";
 export { MEMORY_MAX_BYTES, MEMORY_MAX_LINES } from "../memdir/read.ts";
 export {
   assertInsideMemoryDir,
@@ -58,5 +66,14 @@ export type { ScanState } from "../memdir/scan.ts";
 export { formatManifest, HeaderCache, type HeaderCacheOptions, manifestLine } from "../memdir/scan.ts";
 export type { ScanWatchStats } from "../memdir/scan-watch-types.ts";
 export { assertNoSecrets, findSecrets, type SecretFinding } from "../memdir/secrets.ts";
+export {
+  type Anchor,
+  type AnchorChange,
+  checkAnchors,
+  findAnchors,
+  findStaleMemories,
+  memoryAnchorChanges,
+  type StaleMemory,
+} from "../memdir/stale.ts";
 export { type WriteOptions, writeMemoryText } from "../memdir/write.ts";
 export { isMemoryType, savedAtMs } from "../types.ts";

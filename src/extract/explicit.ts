@@ -1,5 +1,6 @@
 import { isMemdirError } from "../errors.ts";
 import type { Memdir } from "../memdir/instance.ts";
+import type { WriteOrigin } from "../memdir/provenance.ts";
 import { scanHeaders } from "../memdir/scan.ts";
 import { removeMemory, saveMemory } from "../memdir/write.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
@@ -13,7 +14,16 @@ import {
 
 export type ExplicitMemoryResult =
   | { action: "none" }
-  | { action: "saved"; file: string; path: string; type: MemoryType; description: string; created: boolean }
+  | {
+      action: "saved";
+      file: string;
+      path: string;
+      type: MemoryType;
+      description: string;
+      created: boolean;
+      /** Set when the statement holds instruction-like text (saved anyway: the user asked, docs/design.md#quarantine). */
+      warning?: string;
+    }
   | { action: "removed"; file: string; path: string; description: string | null }
   | { action: "not-found"; query: string }
   | { action: "refused"; reason: string };
@@ -27,6 +37,8 @@ export interface ExplicitMemoryOptions {
   type?: MemoryType;
   /** Clock for the note in the body. */
   now?: () => number;
+  /** Who is saving (default `user`: the user's own "remember …"). */
+  origin?: WriteOrigin;
 }
 
 /** Whether two descriptions say the same thing (case, spacing and end punctuation aside). */
@@ -56,8 +68,20 @@ export async function rememberStatement(
     const same = (await scanHeaders(options.memoryDir, { memdir: options.memdir })).find(
       (header) => header.description !== null && sameStatement(header.description, description),
     );
-    const saved = await saveMemory(options.memoryDir, { file: same?.file, type, description, body: text });
-    return { action: "saved", file: saved.file, path: saved.path, type, description, created: saved.created };
+    const saved = await saveMemory(
+      options.memoryDir,
+      { file: same?.file, type, description, body: text },
+      { origin: options.origin ?? { source: "user" } },
+    );
+    return {
+      action: "saved",
+      file: saved.file,
+      path: saved.path,
+      type,
+      description,
+      created: saved.created,
+      ...(saved.warning ? { warning: saved.warning } : {}),
+    };
   } catch (error) {
     if (isMemdirError(error)) return { action: "refused", reason: error.message };
     throw error;

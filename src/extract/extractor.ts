@@ -2,7 +2,7 @@ import type { LoopEvent } from "../agent/loop.ts";
 import type { ToolSpec } from "../agent/tools/spec.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import type { ModelClient } from "../model/client.ts";
-import type { Clock, Message } from "../types.ts";
+import type { Clock, MemoryMode, Message } from "../types.ts";
 import { countNewMessages, mainAgentWroteMemory, messagesAfterCursor } from "./cursor.ts";
 import { type ExtractionRunResult, extractionNotice, runExtraction } from "./run-extraction.ts";
 
@@ -32,6 +32,12 @@ export interface ExtractorOptions {
   signal?: AbortSignal;
   /** Start from this cursor (a message id) instead of the beginning. */
   cursor?: string | null;
+  /** `ResolvedConfig.memoryMode` (default `auto`; docs/design.md#memory-modes). */
+  memoryMode?: MemoryMode;
+  /** The session id stamped on what the runs write. */
+  session?: string;
+  /** Where anchors resolve (default: the memory dir's project marker). */
+  projectRoot?: string | null;
 }
 
 /** What the stop hook hands over: the conversation as it stands when a turn ended. */
@@ -123,6 +129,9 @@ async function processRequest(state: ExtractorState, request: ExtractionRequest)
     signal: controller.signal,
     now: options.now,
     onEvent: options.onEvent,
+    memoryMode: options.memoryMode,
+    session: options.session,
+    projectRoot: options.projectRoot,
   });
   if (!result.ok) {
     const error = result.error ?? new Error("extraction failed");

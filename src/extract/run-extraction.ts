@@ -4,12 +4,16 @@ import type { LoopEvent } from "../agent/loop.ts";
 import { memoryOnlyPermissions } from "../agent/permissions.ts";
 import type { ToolSpec } from "../agent/tools/spec.ts";
 import { defaultTools } from "../agent/tools.ts";
+import { anchorRoot } from "../memdir/anchors.ts";
 import { INDEX_FILE } from "../memdir/index-file.ts";
 import type { Memdir } from "../memdir/instance.ts";
+import type { Proposal } from "../memdir/proposal-store.ts";
+import type { WriteOrigin } from "../memdir/provenance.ts";
 import { formatManifest, SCAN_DEFAULT_LIMIT, scanHeaders } from "../memdir/scan.ts";
+import { proposeChanges } from "../memdir/scratch.ts";
 import type { ModelClient } from "../model/client.ts";
 import { extractionPrompt } from "../prompts/extract.ts";
-import type { Clock, Message } from "../types.ts";
+import type { Clock, MemoryMode, Message } from "../types.ts";
 
 /** docs/design.md#the-forked-agent: the extraction agent gets at most 5 model calls. */
 export const EXTRACTION_MAX_TURNS = 5;
@@ -32,6 +36,16 @@ export interface ExtractionRunOptions {
   signal?: AbortSignal;
   now?: Clock;
   onEvent?: (event: LoopEvent) => void;
+  /**
+   * `auto` (default): the fork writes into the memory dir; `review`: it writes into a scratch copy
+   * and the difference waits in the inbox as one proposal; `manual`: no extraction at all
+   * (docs/design.md#memory-modes).
+   */
+  memoryMode?: MemoryMode;
+  /** The session the conversation belongs to, stamped as `session:` (docs/design.md#provenance). */
+  session?: string;
+  /** Where anchors resolve (default: the memory dir's project marker). */
+  projectRoot?: string | null;
 }
 
 /** A write the permission check refused, with the readable reason the model was given. */
@@ -57,6 +71,10 @@ export interface ExtractionRunResult {
   /** The agent's closing line. */
   text: string;
   error?: Error;
+  /** `review`: the proposal the run's writes became (null when it wrote nothing). */
+  proposal?: Proposal | null;
+  /** `manual`: the run did not start. */
+  skipped?: "manual";
 }
 
 /**
@@ -65,8 +83,14 @@ export interface ExtractionRunResult {
  *
  * @example extractionNotice({ saved: ["a.md"], updated: [] }) // "Saved 1 memory"
  */
-export function extractionNotice(result: Pick<ExtractionRunResult, "saved" | "updated">): string | null {
+export function extractionNotice(
+  result: Pick<ExtractionRunResult, "saved" | "updated"> & { proposal?: Proposal | null },
+): string | null {
   const memories = (count: number) => `${count} ${count === 1 ? "memory" : "memories"}`;
+  if (result.proposal) {
+    const count = result.saved.length + result.updated.length;
+    return `${memories(count)} ${count === 1 ? "waits" : "wait"} for review: memdir inbox`;
+  }
   const parts: string[] = [];
   if (result.saved.length > 0) parts.push(`saved ${memories(result.saved.length)}`);
   if (result.updated.length > 0) parts.push(`updated ${memories(result.updated.length)}`);
@@ -91,23 +115,55 @@ function asError(error: unknown): Error {
  * extractionNotice(result) // "Saved 1 memory"
  */
 export async function runExtraction(options: ExtractionRunOptions): Promise<ExtractionRunResult> {
-  const result: ExtractionRunResult = {
-    ok: false,
-    saved: [],
-    updated: [],
-    written: [],
-    refused: [],
-    turns: 0,
-    text: "",
+  const mode = options.memoryMode ?? "auto";
+  if (mode === "manual") return { ...emptyResult(), ok: true, skipped: "manual" };
+  const projectRoot = await anchorRoot(options.memoryDir, options.projectRoot);
+  const origin: WriteOrigin = {
+    source: "extraction",
+    ...(options.session ? { session: options.session } : {}),
+    projectRoot,
   };
+  if (mode === "auto") return runIn(options.memoryDir, options, origin);
+  let result: ExtractionRunResult = emptyResult();
+  try {
+    const proposal = await proposeChanges(options.memoryDir, {
+      source: "extraction",
+      now: options.now,
+      ...(options.session ? { session: options.session } : {}),
+      run: async (scratchDir) => {
+        result = await runIn(scratchDir, options, { ...origin, proposing: true });
+        if (result.error) throw result.error;
+        return result.text.split("\n")[0]?.slice(0, 120) || "extraction";
+      },
+    });
+    return { ...result, proposal };
+  } catch (error) {
+    return { ...result, ok: false, error: asError(error) };
+  }
+}
+
+function emptyResult(): ExtractionRunResult {
+  return { ok: false, saved: [], updated: [], written: [], refused: [], turns: 0, text: "" };
+}
+
+/** One extraction writing into `memoryDir` (the memory dir, or a scratch copy of it under review). */
+async function runIn(
+  memoryDir: string,
+  options: ExtractionRunOptions,
+  origin: WriteOrigin,
+): Promise<ExtractionRunResult> {
+  const result = emptyResult();
   try {
     const now = options.now ?? Date.now;
     // One scan: the manifest for the prompt (so the agent need not list the folder) and the
     // files that existed before, to tell "saved" from "updated" afterwards.
-    const headers = await scanHeaders(options.memoryDir, { signal: options.signal, memdir: options.memdir });
+    const headers = await scanHeaders(memoryDir, {
+      signal: options.signal,
+      ...(memoryDir === options.memoryDir ? { memdir: options.memdir } : { cache: null }),
+    });
     const existedBefore = new Set(headers.map((header) => header.file));
     const prompt = extractionPrompt({
-      memoryDir: options.memoryDir,
+      memoryDir,
       newMessageCount: options.newMessageCount,
       manifest: formatManifest(headers.slice(0, SCAN_DEFAULT_LIMIT)),
       today: new Date(now()).toISOString().slice(0, 10),
@@ -118,13 +174,14 @@ export async function runExtraction(options: ExtractionRunOptions): Promise<Extr
       tools: options.tools ?? defaultTools,
       client: options.client,
       model: options.model,
-      permissions: memoryOnlyPermissions({ memoryDir: options.memoryDir }),
+      permissions: memoryOnlyPermissions({ memoryDir }),
       cwd: options.cwd,
-      memoryDir: options.memoryDir,
+      memoryDir,
       maxTurns: options.maxTurns ?? EXTRACTION_MAX_TURNS,
       signal: options.signal,
       now,
       onEvent: options.onEvent,
+      origin,
     });
     result.turns = run.turns;
     result.text = run.text;
@@ -132,8 +189,8 @@ export async function runExtraction(options: ExtractionRunOptions): Promise<Extr
       const requested = (call.input as { file_path?: unknown } | null)?.file_path;
       return { tool: call.tool, path: typeof requested === "string" ? requested : "", reason: call.message };
     });
-    const memoryDir = path.resolve(options.memoryDir);
-    result.written = run.filesWritten.map((file) => path.relative(memoryDir, file).split(path.sep).join("/"));
+    const root = path.resolve(memoryDir);
+    result.written = run.filesWritten.map((file) => path.relative(root, file).split(path.sep).join("/"));
     for (const file of result.written) {
       if (file === INDEX_FILE) continue;
       (existedBefore.has(file) ? result.updated : result.saved).push(file);

@@ -2,7 +2,7 @@ import path from "node:path";
 import { loadTranscript } from "../agent/transcript.ts";
 import { MemdirError } from "../errors.ts";
 import type { ModelClient } from "../model/client.ts";
-import type { Clock, Message } from "../types.ts";
+import type { Clock, MemoryMode, Message } from "../types.ts";
 import { loadTranscriptCursor, pruneOrphanCursors, saveTranscriptCursor } from "./cursor-store.ts";
 import { createExtractor, type ExtractionReport } from "./extractor.ts";
 import type { ExtractionRunResult } from "./run-extraction.ts";
@@ -19,6 +19,8 @@ export interface TranscriptExtractionOptions {
   /** The transcript's messages when the caller has already read them. */
   messages?: readonly Message[];
   now?: Clock;
+  /** `ResolvedConfig.memoryMode` (default `auto`). */
+  memoryMode?: MemoryMode;
 }
 
 /** What one extraction over a stored transcript did. */
@@ -60,6 +62,9 @@ export async function extractTranscript(options: TranscriptExtractionOptions): P
     cwd: options.cwd,
     cursor: start,
     now: options.now,
+    memoryMode: options.memoryMode,
+    // The transcript's stem is its session id (`<projectDir>/<session>.jsonl`).
+    session: path.basename(transcript).replace(/\.jsonl$/, ""),
     log: () => {}, // failures come back in the report; the caller says what happened
     onReport: (value) => {
       report = value;

@@ -1,7 +1,7 @@
 import type { BeforeModelHook, HookRegistry, StopHook } from "../agent/hooks.ts";
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import type { ModelClient } from "../model/client.ts";
-import { type Clock, messageText } from "../types.ts";
+import { type Clock, type MemoryMode, messageText } from "../types.ts";
 import { applyExplicitMemory, type ExplicitMemoryResult } from "./explicit.ts";
 import { createExtractor, type ExtractionReport, type Extractor } from "./extractor.ts";
 
@@ -28,6 +28,12 @@ export interface MemoryHooksOptions {
   /** User-visible lines from extraction (default: the loop's `notify`). */
   notify?: (text: string) => void;
   onReport?: (report: ExtractionReport) => void;
+  /** `ResolvedConfig.memoryMode`: `manual` installs no extraction, `review` makes its writes proposals. */
+  memoryMode?: MemoryMode;
+  /** The session id stamped on what is saved (docs/design.md#provenance). */
+  session?: string;
+  /** Where anchors resolve (default: the memory dir's project marker). */
+  projectRoot?: string | null;
 }
 
 export interface MemoryHooks {
@@ -110,7 +116,12 @@ export function installMemoryHooks(options: MemoryHooksOptions): MemoryHooks {
     ),
   ];
   let extractor: Extractor | null = null;
-  if (options.client !== null && !options.bare && options.extract !== false) {
+  if (
+    options.client !== null &&
+    !options.bare &&
+    options.extract !== false &&
+    options.memoryMode !== "manual"
+  ) {
     extractor = createExtractor({
       memoryDir: options.memoryDir,
       memdir: options.memdir,
@@ -120,6 +131,9 @@ export function installMemoryHooks(options: MemoryHooksOptions): MemoryHooks {
       log: options.log,
       notify: options.notify,
       onReport: options.onReport,
+      memoryMode: options.memoryMode,
+      session: options.session,
+      projectRoot: options.projectRoot,
     });
     removers.push(options.hooks.onStop(EXTRACTION_HOOK, extractionStopHook(extractor)));
   }

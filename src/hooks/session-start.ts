@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from "../config.ts";
+import { listInbox, waitingMemoryCount } from "../dream/inbox.ts";
 import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
 import { readIndex } from "../memdir/index-file.ts";
@@ -40,5 +41,29 @@ export async function sessionStartContext(options: SessionStartOptions): Promise
     ],
     { now: options.now },
   );
-  return fitHookContext([{ text: rules }, { text: userContext, path: index.path }]);
+  const waiting = await inboxLine(options);
+  return fitHookContext([
+    { text: rules },
+    // Before the index: a long index is cut at the hook limit, this one line must not be.
+    ...(waiting ? [{ text: waiting }] : []),
+    { text: userContext, path: index.path },
+  ]);
+}
+
+/**
+ * One line when proposals wait for review (docs/design.md#the-inbox): `3 memories wait for
+ * review: memdir inbox`. Old proposals expire here too (recorded in the history). Never fails the hook.
+ */
+export async function inboxLine(options: SessionStartOptions): Promise<string | null> {
+  try {
+    const pending = await listInbox(options.location.memoryDir, {
+      now: options.now,
+      expiryDays: options.config.inboxExpiryDays,
+    });
+    const count = waitingMemoryCount(pending);
+    if (count === 0) return null;
+    return `${count} ${count === 1 ? "memory waits" : "memories wait"} for review: memdir inbox`;
+  } catch {
+    return null;
+  }
 }

@@ -41,6 +41,7 @@ export function planStopHook(options: StopHookOptions): StopHookPlan {
   const { config } = options;
   if (!config.autoMemory) return { skip: `auto memory is off (${config.autoMemoryOffReason})` };
   if (config.bare) return { skip: "bare mode" };
+  if (config.memoryMode === "manual") return { skip: "memoryMode is manual: only explicit saves write" };
   if (config.model.optIn === null)
     return {
       skip:

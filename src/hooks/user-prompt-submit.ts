@@ -50,6 +50,7 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
           memoryDir: location.memoryDir,
           memdir,
           now: options.now,
+          origin: { source: "user", projectRoot: location.projectRoot },
         });
   const notice = explicit === null ? null : explicitMemoryNotice(explicit);
   if (notice !== null) parts.push({ text: `memdir: ${notice}` });

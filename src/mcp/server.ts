@@ -10,6 +10,7 @@ import { mcpServerInstructions } from "../prompts/memory-rules.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { Selector } from "../recall/selector.ts";
 import type { Clock } from "../types.ts";
+import { createInboxTools } from "./inbox-tools.ts";
 import { registerMemoryResources } from "./resources.ts";
 import { registerMemoryTools } from "./tools.ts";
 
@@ -63,8 +64,14 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
     memdir,
   });
   const cwd = location.projectRoot ?? config.cwd;
-  registerMemoryTools(server, tools, (signal) =>
-    createToolContext({ cwd, memoryDir: location.memoryDir, now, signal }),
+  registerMemoryTools(server, [...tools, ...createInboxTools(config)], (signal) =>
+    createToolContext({
+      cwd,
+      memoryDir: location.memoryDir,
+      now,
+      signal,
+      origin: { source: "mcp", projectRoot: location.projectRoot },
+    }),
   );
   registerMemoryResources(server, location.memoryDir, memdir);
   server.registerPrompt(

@@ -213,3 +213,39 @@ export function refreshModified(text: string, at: Date): string {
   }
   return text;
 }
+
+/**
+ * `text` with top-level frontmatter keys set (a value) or removed (`undefined`), every other line
+ * kept byte for byte: how the writer stamps provenance and anchors into text an agent wrote
+ * (docs/design.md#provenance). A key's indented continuation lines go with it. Text without a
+ * closed frontmatter comes back unchanged.
+ *
+ * @example
+ * setFrontmatterKeys("---\ntype: user\n---\nbody", { source: "agent" }) // "---\ntype: user\nsource: agent\n---\nbody"
+ */
+export function setFrontmatterKeys(text: string, keys: Record<string, unknown>): string {
+  const lines = text.split("\n");
+  if (lines.length < 2 || !OPEN.test(lines[0])) return text;
+  const close = lines.findIndex((line, i) => i > 0 && CLOSE.test(line));
+  if (close < 0) return text;
+  const names = new Set(Object.keys(keys));
+  const kept: string[] = [];
+  let dropping = false;
+  for (const line of lines.slice(1, close)) {
+    if (/^\S/.test(line)) {
+      const key = /^["']?([^:"']+)["']?\s*:/.exec(line)?.[1]?.trim();
+      dropping = key !== undefined && names.has(key);
+    } else if (line.trim() === "") dropping = false;
+    if (!dropping) kept.push(line);
+  }
+  const values = Object.fromEntries(Object.entries(keys).filter(([, value]) => value !== undefined));
+  const crlf = lines[0].endsWith("\r") ? "\r" : "";
+  const added =
+    Object.keys(values).length === 0
+      ? []
+      : stringifyYaml(values, { lineWidth: 0 })
+          .trimEnd()
+          .split("\n")
+          .map((line) => `${line}${crlf}`);
+  return [lines[0], ...kept, ...added, ...lines.slice(close)].join("\n");
+}

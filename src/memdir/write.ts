@@ -15,8 +15,10 @@ import {
 import { assertStillLocked, type LockOptions, withMemoryLock } from "./lock.ts";
 import { defaultTitle, oneLine, shorten, slugFor } from "./memory-names.ts";
 import { readTextInside, removeFileInside } from "./open-safely.ts";
+import type { WriteOrigin } from "./provenance.ts";
 import { nullUnlessRefused, readRegularText } from "./regular-file.ts";
 import { assertNoSecrets } from "./secrets.ts";
+import { quarantineCheck, stampsFor, stampText } from "./write-checks.ts";
 import {
   checkedTarget,
   exists,
@@ -55,12 +57,21 @@ export interface SaveMemoryResult {
   created: boolean;
   /** Set when this write left `MEMORY.md` over a load limit (docs/design.md#the-index: "tells the writer"). */
   indexWarning?: string;
+  /** Set when an explicit save holds instruction-like text (docs/design.md#quarantine): what was found. */
+  warning?: string;
 }
 
 export interface WriteOptions {
   lock?: LockOptions;
   /** The clock that stamps `modified` (default `Date.now`). */
   now?: Clock;
+  /**
+   * Who writes: stamped as `source:`/`session:` with the `anchors:` the text names
+   * (docs/design.md#provenance); an automatic source's instruction-like text is held in the inbox
+   * instead of written (docs/design.md#quarantine). Without one the write counts as explicit and
+   * nothing is stamped.
+   */
+  origin?: WriteOrigin;
 }
 
 // Longest hook kept in an index line: entries must stay "one short line each" (docs/design.md#the-index).
@@ -73,7 +84,8 @@ const MAX_HOOK_CHARS = 150;
  *
  * Refused with a `MemdirError` and nothing written: an unknown type (`invalid-type`), an empty
  * description (`invalid-input`), a path outside the memory dir (`path-outside`), a secret in the
- * description, title or body (`secret`).
+ * description, title or body (`secret`), instruction-like text from an automatic writer
+ * (`quarantined`: it waits in the inbox instead).
  *
  * @example
  * const saved = await saveMemory(memoryDir, {
@@ -122,7 +134,11 @@ export async function saveMemory(
       // Unknown keys and the file's shape are kept (Claude Code's `metadata:` map included) unless
       // the caller gives its own; `name` is the stem unless there is one (other memories link to
       // it), `modified` is now.
-      const frontmatter = input.extra ?? (existing === null ? {} : parseFrontmatter(existing).data);
+      const frontmatter = { ...(input.extra ?? (existing === null ? {} : parseFrontmatter(existing).data)) };
+      const stamps = await stampsFor(memoryDir, options.origin, { description, body });
+      for (const [key, value] of Object.entries(stamps))
+        if (value === undefined) delete frontmatter[key];
+        else frontmatter[key] = value;
       const hasName = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "";
       const name = hasName ? undefined : path.posix.basename(target.file).replace(/\.md$/i, "");
       const modified = new Date((options.now ?? Date.now)()).toISOString();
@@ -135,6 +151,14 @@ export async function saveMemory(
 
       await assertStillLocked(memoryDir);
       const text = serializeMemory({ description, type, body, previous: frontmatter, name, modified });
+      const { warning } = await quarantineCheck(memoryDir, {
+        file: target.file,
+        before: existing,
+        after: text,
+        origin: options.origin,
+        now: (options.now ?? Date.now)(),
+      });
+      await assertStillLocked(memoryDir);
       await writeFileAtomic(target.path, text, { inside: memoryDir });
       // The file and its index line change together or not at all: when the index cannot be
       // written (a full disk, a lost lease), the file goes back to what it was.
@@ -153,6 +177,7 @@ export async function saveMemory(
         path: target.path,
         created: existing === null,
         ...(indexWarning ? { indexWarning } : {}),
+        ...(warning ? { warning } : {}),
       };
     },
     options.lock,
@@ -200,12 +225,19 @@ export async function removeMemory(
   );
 }
 
-/** {@link removeMemory}, where a memory already gone is fine (undo of an addition, a proposal's delete). */
+/**
+ * {@link removeMemory}, where a memory already gone is fine (undo of an addition, a proposal's
+ * delete). The index is not a memory: undoing its addition leaves it empty.
+ */
 export async function removeMemoryIfPresent(
   memoryDir: string,
   file: string,
   options: WriteOptions = {},
 ): Promise<void> {
+  if (isIndexFile(file)) {
+    await updateIndex(memoryDir, () => "", options);
+    return;
+  }
   await removeMemory(memoryDir, file, options).catch((error: unknown) => {
     if (!(error instanceof MemdirError && error.code === "not-found")) throw error;
   });
@@ -215,7 +247,9 @@ export async function removeMemoryIfPresent(
  * Writes raw text to a file in the memory dir, for agent Write/Edit tools: the path must stay
  * inside the memory dir, the text must hold no secret, and the write is atomic and under the
  * writer lock (so it never interleaves with {@link saveMemory} on `MEMORY.md`). The index is not
- * touched: the agent maintains it itself (docs/design.md#memory-rules).
+ * touched: the agent maintains it itself (docs/design.md#memory-rules). With an `origin`, the
+ * provenance and anchors are stamped into the frontmatter, and the quarantine applies as in
+ * {@link saveMemory}.
  *
  * @example
  * await writeMemoryText(memoryDir, "user-role.md", "---\ndescription: …\ntype: user\n---\n…");
@@ -225,7 +259,7 @@ export async function writeMemoryText(
   file: string,
   text: string,
   options: WriteOptions & { verbatim?: boolean } = {},
-): Promise<{ file: string; path: string; created: boolean }> {
+): Promise<{ file: string; path: string; created: boolean; warning?: string }> {
   await prepareMemoryDir(memoryDir);
   const target = await memoryFileTarget(memoryDir, file.normalize("NFC"));
   // A new file's name must be one the index and other file systems carry; an existing file
@@ -236,13 +270,34 @@ export async function writeMemoryText(
   return withMemoryLock(
     memoryDir,
     async () => {
-      const created = !(await exists(target.path));
-      await assertStillLocked(memoryDir);
+      const before = (await exists(target.path))
+        ? await readTextInside(memoryDir, target.path).catch(nullUnlessRefused)
+        : null;
+      const nowMs = (options.now ?? Date.now)();
       // A `modified` the text already has is brought up to now (an edit must not keep a stale one);
-      // `verbatim` (a memory pulled by sync, docs/design.md#sync) keeps the text byte for byte.
-      const written = options.verbatim ? text : refreshModified(text, new Date((options.now ?? Date.now)()));
-      await writeFileAtomic(target.path, written, { inside: memoryDir });
-      return { file: target.file, path: target.path, created };
+      // `verbatim` (a memory pulled by sync, docs/design.md#sync) keeps the text byte for byte: no
+      // refreshed `modified`, no provenance stamp, either of which would make every sync push again.
+      // The quarantine below still reads it.
+      const refreshed = options.verbatim ? text : refreshModified(text, new Date(nowMs));
+      const final =
+        isIndexFile(target.file) || options.verbatim
+          ? refreshed
+          : await stampText(memoryDir, options.origin, refreshed);
+      const { warning } = await quarantineCheck(memoryDir, {
+        file: target.file,
+        before,
+        after: final,
+        origin: options.origin,
+        now: nowMs,
+      });
+      await assertStillLocked(memoryDir);
+      await writeFileAtomic(target.path, final, { inside: memoryDir });
+      return {
+        file: target.file,
+        path: target.path,
+        created: before === null,
+        ...(warning ? { warning } : {}),
+      };
     },
     options.lock,
   );
@@ -256,7 +311,7 @@ export async function updateIndex(
   memoryDir: string,
   change: (text: string) => string | Promise<string>,
   options: WriteOptions = {},
-): Promise<{ changed: boolean; indexWarning?: string }> {
+): Promise<{ changed: boolean; indexWarning?: string; warning?: string }> {
   await prepareMemoryDir(memoryDir);
   return withMemoryLock(
     memoryDir,
@@ -275,10 +330,17 @@ export async function updateIndex(
         INDEX_FILE,
       );
       if (after === before) return { changed: false };
+      const { warning } = await quarantineCheck(memoryDir, {
+        file: INDEX_FILE,
+        before,
+        after,
+        origin: options.origin,
+        now: (options.now ?? Date.now)(),
+      });
       await assertStillLocked(memoryDir);
       await writeFileAtomic(indexPath, after, { inside: memoryDir });
       const indexWarning = indexWarningFor(after);
-      return { changed: true, ...(indexWarning ? { indexWarning } : {}) };
+      return { changed: true, ...(indexWarning ? { indexWarning } : {}), ...(warning ? { warning } : {}) };
     },
     options.lock,
   );

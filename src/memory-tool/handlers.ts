@@ -87,14 +87,18 @@ export function memoryToolHandlers(
   ): Promise<{ saved: SaveMemoryResult; notes: string }> {
     assertNoSecrets(text, `${MEMORY_TOOL_ROOT}/${file}`);
     const memory = inferMemory(file, text);
-    const saved = await saveMemory(memoryDir, {
-      file,
-      type: memory.type,
-      description: memory.description,
-      body: memory.body,
-      extra: memory.extra,
-      replace,
-    });
+    const saved = await saveMemory(
+      memoryDir,
+      {
+        file,
+        type: memory.type,
+        description: memory.description,
+        body: memory.body,
+        extra: memory.extra,
+        replace,
+      },
+      { origin: { source: "agent" } },
+    );
     const notes: string[] = [];
     if (memory.inferred.length > 0)
       notes.push(

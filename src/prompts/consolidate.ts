@@ -13,6 +13,11 @@ export interface ConsolidationPromptOptions {
   lastConsolidatedAt: string | null;
   indexMaxLines: number;
   indexMaxBytes: number;
+  /**
+   * Memories whose anchors (project files and symbols they name) vanished or changed, one line
+   * each (`- file.md: src/auth/login.ts no longer exists`): looked at first (docs/design.md#stale-anchors).
+   */
+  stale?: readonly string[];
 }
 
 /**
@@ -47,7 +52,7 @@ Work in four steps.
 Read the index and the memory files you may change. The existing memories (newest first):
 
 ${options.manifest || "(none)"}
-
+${staleSection(options.stale ?? [])}
 ## 2. Gather
 
 Look for what has changed in recent work. Sessions ${since}, newest first:
@@ -79,4 +84,14 @@ Only files inside \`${options.memoryDir}\` may be written or deleted; anything e
 Read what you may touch first, then write. If nothing needs to change, change nothing.
 
 Finish with a short summary (a few lines): what you merged, corrected, deleted and re-indexed.`;
+}
+
+function staleSection(stale: readonly string[]): string {
+  if (stale.length === 0) return "";
+  return `
+Look at these first: they name project files or symbols that vanished or changed since they were
+saved, so they may no longer be true. Check the code, then correct, narrow or delete them.
+
+${stale.join("\n")}
+`;
 }

@@ -1,4 +1,5 @@
 import { throwIfAborted } from "../errors.ts";
+import { anchorRoot } from "../memdir/anchors.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import { linkNames } from "../memdir/links.ts";
 import { readMemoryCapped } from "../memdir/read.ts";
@@ -9,7 +10,7 @@ import { type CandidateStatus, type RecallCandidate, type RecallEvidence, unpick
 import { linkedMemories, type PickLinks } from "./linked.ts";
 import { cutQuery } from "./query-text.ts";
 import type { MemoryPick, SelectionDetails, Selector } from "./selector.ts";
-import { surfacedMemoryMessage } from "./surface.ts";
+import { surfacedMemoryMessage, vanishedAnchorNotes } from "./surface.ts";
 
 /** At most this many memories per recall (docs/design.md#recall-pipeline). */
 export const DEFAULT_RECALL_K = 5;
@@ -274,6 +275,9 @@ async function surfacePicks(
   );
   throwIfAborted(options.signal, "recall");
   const nowMs = (options.now ?? Date.now)();
+  // Anchors resolve against the memory dir's project (read only when a pick has anchors).
+  const anyAnchors = reads.some((entry) => "read" in entry && /^anchors:/m.test(entry.read?.content ?? ""));
+  const projectRoot = anyAnchors ? await anchorRoot(options.memoryDir) : null;
   let bytesUsed = options.surfacedBytes ?? 0;
   const memories: SurfacedMemory[] = [];
   for (const entry of reads) {
@@ -287,6 +291,7 @@ async function surfacePicks(
       mtimeMs: savedAtMs(header),
       content: entry.read.content,
       now: nowMs,
+      notes: await vanishedAnchorNotes(entry.read.content, projectRoot),
     });
     const bytes = Buffer.byteLength(message.content as string, "utf8");
     if (bytesUsed + bytes > budgetBytes) {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { memoryAnchorChanges } from "../memdir/stale.ts";
 import { escapeSystemReminder } from "../prompts/system-reminder.ts";
 import type { Message } from "../types.ts";
 
@@ -71,10 +72,24 @@ export function formatSurfacedMemory(memory: {
   mtimeMs: number;
   content: string;
   now: number;
+  /** One line each under the header, e.g. `note: src/auth/login.ts no longer exists` (docs/design.md#stale-anchors). */
+  notes?: readonly string[];
 }): string {
   const header = memoryHeader(memory.path, memory.mtimeMs, memory.now);
   const caveat = memoryFreshnessCaveat(memory.mtimeMs, memory.now);
-  return caveat === null ? `${header}\n\n${memory.content}` : `${header}\n${caveat}\n\n${memory.content}`;
+  const lines = [header, ...(caveat === null ? [] : [caveat]), ...(memory.notes ?? [])];
+  return `${lines.join("\n")}\n\n${memory.content}`;
+}
+
+/**
+ * The `note:` lines for a surfaced memory whose anchors vanished: a file it names is gone, or a
+ * symbol it names is no longer defined. Changed files are left to `memdir doctor --stale`: code
+ * changes all the time, and a note on every edit would be noise. Stat + the named files only.
+ */
+export async function vanishedAnchorNotes(content: string, projectRoot: string | null): Promise<string[]> {
+  if (projectRoot === null || !/^anchors:/m.test(content)) return [];
+  const changes = await memoryAnchorChanges(content, projectRoot, { vanishedOnly: true });
+  return changes.map((change) => `note: ${change.message}`);
 }
 
 /**
@@ -98,6 +113,7 @@ export function surfacedMemoryMessage(memory: {
   content: string;
   now: number;
   id?: string;
+  notes?: readonly string[];
 }): Message {
   return {
     id: memory.id ?? `memory-${randomUUID()}`,

@@ -133,11 +133,15 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
     now,
     log,
     notify: options.notify,
+    memoryMode: config.memoryMode,
+    projectRoot,
   });
   const messages = options.resume
     ? loadTranscript(transcriptPath(location.projectDir, options.resume)).messages
     : [];
   const transcript = openTranscript({ projectDir: location.projectDir, sessionId: options.resume });
+  // The main agent's own writes are explicit ones (docs/design.md#provenance).
+  toolContext.origin = { source: "agent", session: transcript.sessionId, projectRoot };
   if (memoryDir !== null && options.memoryHooks !== false && config.autoDream.enabled)
     installConsolidationHook(hooks, basis, options, { memoryDir, sessionId: transcript.sessionId });
   return assembleSession(basis, options, {

@@ -200,6 +200,10 @@ export async function decide(
   return { local, theirs, actions, held };
 }
 
+// Pulled text is an automatic write: the quarantine holds instruction-like text from another
+// machine in the inbox instead of writing it (docs/design.md#quarantine); the file is then skipped.
+const SYNC_ORIGIN = { source: "sync" } as const;
+
 async function mergeRound(
   clone: SyncClone,
   target: SyncTarget,
@@ -226,14 +230,14 @@ async function mergeRound(
         pulled++;
       } else if (action.kind === "pull") {
         const text = await theirsText(action.file);
-        await writeMemoryText(target.localDir, action.file, text, { verbatim: true });
+        await writeMemoryText(target.localDir, action.file, text, { verbatim: true, origin: SYNC_ORIGIN });
         added.push({ file: action.file, text });
         if (conflictOf(text) !== null) conflicts.add(action.file);
         pulled++;
       } else if (action.kind === "conflict") {
         const file = conflictFileName(action.file, action.blob.slice(0, 8));
         const text = markAsConflict(await theirsText(action.file), action.file);
-        await writeMemoryText(target.localDir, file, text, { verbatim: true });
+        await writeMemoryText(target.localDir, file, text, { verbatim: true, origin: SYNC_ORIGIN });
         await writeInTree(tree, file, text);
         await writeInTree(tree, action.file, local.files.get(action.file)?.text ?? null);
         added.push({ file, text });

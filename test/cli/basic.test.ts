@@ -60,7 +60,15 @@ describe("memdir path / add / list / show / rm", () => {
     const entries = JSON.parse(listed.stdout) as Record<string, unknown>[];
     assert.equal(entries.length, 2);
     for (const entry of entries)
-      assert.deepEqual(Object.keys(entry).sort(), ["description", "file", "mtime", "path", "type"]);
+      assert.deepEqual(Object.keys(entry).sort(), [
+        "description",
+        "file",
+        "mtime",
+        "path",
+        "session",
+        "source",
+        "type",
+      ]);
     assert.ok(entries.some((e) => e.file === "feedback-real-database.md" && e.type === "feedback"));
     const human = await run(["list"]);
     assert.match(
@@ -71,7 +79,7 @@ describe("memdir path / add / list / show / rm", () => {
     const shown = await run(["show", "feedback-real-database.md"]);
     assert.match(
       shown.stdout,
-      /^---\nname: feedback-real-database\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\nmodified: \d{4}-\d\d-\d\dT[\d:.]+Z\n---\n集成测试/,
+      /^---\nname: feedback-real-database\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\nsource: cli\nmodified: \d{4}-\d\d-\d\dT[\d:.]+Z\n---\n集成测试/,
     );
     const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
     assert.match(index, /^- \[.+\]\(feedback-real-database\.md\) — 登录模块的集成测试不得 mock 数据库$/m);

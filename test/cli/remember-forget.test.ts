@@ -38,7 +38,7 @@ describe("memdir remember", () => {
     assert.equal(saved.path, path.join(memoryDir, saved.file));
     assert.match(
       fs.readFileSync(saved.path, "utf8"),
-      /^---\nname: feedback-[\w-]+\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\nmodified: \d{4}-\d\d-\d\dT[\d:.]+Z\n---\n/,
+      /^---\nname: feedback-[\w-]+\ndescription: 登录模块的集成测试不得 mock 数据库\ntype: feedback\nsource: cli\nmodified: \d{4}-\d\d-\d\dT[\d:.]+Z\n---\n/,
     );
     assert.match(
       fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"),

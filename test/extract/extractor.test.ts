@@ -86,7 +86,11 @@ describe("createExtractor", () => {
     });
     await extractor.schedule({ messages });
 
-    assert.equal(fs.readFileSync(path.join(memoryDir, "feedback-real-database.md"), "utf8"), MEMORY_TEXT);
+    // The writer stamps who wrote it (docs/design.md#provenance); the rest is the model's text.
+    assert.equal(
+      fs.readFileSync(path.join(memoryDir, "feedback-real-database.md"), "utf8"),
+      MEMORY_TEXT.replace("type: feedback\n", "type: feedback\nsource: extraction\n"),
+    );
     assert.match(
       fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"),
       /\(feedback-real-database\.md\)/,

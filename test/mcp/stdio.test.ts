@@ -46,12 +46,15 @@ describe("memdir mcp over stdio, with the real MCP client", () => {
     await client?.close();
   });
 
-  it("lists the seven memory tools with their input schemas and annotations", async () => {
+  it("lists the seven memory tools and the three inbox tools with their input schemas and annotations", async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     assert.deepEqual([...byName.keys()].sort(), [
       "memory_context",
       "memory_delete",
+      "memory_inbox_accept",
+      "memory_inbox_list",
+      "memory_inbox_reject",
       "memory_list",
       "memory_read",
       "memory_recall",

@@ -23,6 +23,7 @@ export {
   type MemoryToolOutcome,
   type MemoryToolSpec,
   type MemoryToolsOptions,
+  memoryDirOf,
   runSafely,
 } from "./spec.ts";
 

@@ -34,6 +34,10 @@ const outputSchema = z.object({
   path: z.string().describe("Absolute path on disk"),
   created: z.boolean().describe("Always true: memory_save never replaces a memory (memory_update does)"),
   indexWarning: z.string().optional().describe("Set when MEMORY.md is now over its load limits"),
+  warning: z
+    .string()
+    .optional()
+    .describe("Set when the memory holds instruction-like text (saved, since the save was explicit)"),
 });
 
 export type SaveToolInput = z.infer<typeof inputSchema>;
@@ -60,14 +64,18 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
       const memoryDir = memoryDirOf(context, "memory_save");
       if (typeof memoryDir !== "string") return memoryDir;
       await options.prepareMemoryDir?.();
-      const saved = await saveMemory(memoryDir, {
-        type: input.type,
-        description: input.description,
-        body: input.content,
-        ...(input.file !== undefined ? { file: input.file } : {}),
-        // Never replaces: a replacing write is memory_update's, which says it is destructive.
-        replace: false,
-      });
+      const saved = await saveMemory(
+        memoryDir,
+        {
+          type: input.type,
+          description: input.description,
+          body: input.content,
+          ...(input.file !== undefined ? { file: input.file } : {}),
+          // Never replaces: a replacing write is memory_update's, which says it is destructive.
+          replace: false,
+        },
+        { origin: context.origin },
+      );
       return savedOutcome(saved, context);
     },
   });
@@ -80,7 +88,10 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
 export function savedOutcome(saved: SaveMemoryResult, context: ToolContext) {
   context.filesWritten.push(saved.path);
   context.readFileState.set(saved.path, { readAt: context.now(), source: "read" });
-  const warning = saved.indexWarning ? `\nWarning: ${saved.indexWarning}` : "";
+  const warning = [saved.indexWarning, saved.warning]
+    .filter(Boolean)
+    .map((line) => `\nWarning: ${line}`)
+    .join("");
   return {
     ok: true as const,
     output: {
@@ -88,6 +99,7 @@ export function savedOutcome(saved: SaveMemoryResult, context: ToolContext) {
       path: saved.path,
       created: saved.created,
       ...(saved.indexWarning ? { indexWarning: saved.indexWarning } : {}),
+      ...(saved.warning ? { warning: saved.warning } : {}),
     },
     text: `${saved.created ? "Saved" : "Updated"} ${saved.file} (${saved.path}) and its line in MEMORY.md${warning}`,
   };

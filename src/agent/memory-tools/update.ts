@@ -25,6 +25,10 @@ const outputSchema = z.object({
   path: z.string().describe("Absolute path on disk"),
   created: z.boolean().describe("Always false: an update replaces an existing memory"),
   indexWarning: z.string().optional().describe("Set when MEMORY.md is now over its load limits"),
+  warning: z
+    .string()
+    .optional()
+    .describe("Set when the memory holds instruction-like text (saved, since the update was explicit)"),
 });
 
 export type UpdateToolInput = z.infer<typeof inputSchema>;
@@ -63,13 +67,17 @@ export function createUpdateTool(
           ok: false,
           message: `memdir: memory_update: ${input.file} has no ${type ? "description" : "type"} to keep; pass one`,
         };
-      const saved = await saveMemory(memoryDir, {
-        file: input.file,
-        type,
-        description,
-        body: input.content,
-        replace: true,
-      });
+      const saved = await saveMemory(
+        memoryDir,
+        {
+          file: input.file,
+          type,
+          description,
+          body: input.content,
+          replace: true,
+        },
+        { origin: context.origin },
+      );
       return savedOutcome(saved, context);
     },
   });

@@ -58,7 +58,10 @@ export const editTool: ToolSpec<z.infer<typeof inputSchema>> = {
       const written = await changeFileForTool(context, absolutePath, replace);
       await recordRead(context, written.writtenPath);
       const replaced = count === 1 ? "1 occurrence" : `${count} occurrences`;
-      const warning = written.indexWarning ? `\nWarning: ${written.indexWarning}` : "";
+      const warning = [written.indexWarning, written.warning]
+        .filter(Boolean)
+        .map((line) => `\nWarning: ${line}`)
+        .join("");
       return {
         content: `Edited ${written.writtenPath}: replaced ${replaced}${warning}`,
         writtenPath: written.writtenPath,

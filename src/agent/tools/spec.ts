@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import type { WriteOrigin } from "../../memdir/provenance.ts";
 import type { ToolDefinition } from "../../model/client.ts";
 import type { Clock, ReadFileState } from "../../types.ts";
 
@@ -28,6 +29,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Absolute paths written through this context, in order (a forked agent reports them). */
   filesWritten: string[];
+  /** Who writes through this context: the single writer stamps it and applies the quarantine by it. */
+  origin?: WriteOrigin;
 }
 
 /**
@@ -50,8 +53,10 @@ export function createToolContext(options: {
   now?: Clock;
   signal?: AbortSignal;
   readFileState?: ReadFileState;
+  origin?: WriteOrigin;
 }): ToolContext {
   return {
+    ...(options.origin ? { origin: options.origin } : {}),
     cwd: options.cwd,
     memoryDir: options.memoryDir ?? null,
     now: options.now ?? Date.now,

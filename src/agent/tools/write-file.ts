@@ -42,6 +42,8 @@ export interface ToolWrite {
   created: boolean;
   /** Set when `MEMORY.md` is now over a load limit (docs/design.md#the-index: the writer is told). */
   indexWarning?: string;
+  /** Set when the text holds instruction-like content an explicit writer may keep (docs/design.md#quarantine). */
+  warning?: string;
 }
 
 const INDEX_FILE = "MEMORY.md";
@@ -72,20 +74,37 @@ export async function changeFileForTool(
     const file = await memoryRelativePath(context.memoryDir, absolutePath);
     if (file === INDEX_FILE) {
       let created = false;
-      const result = await updateIndex(context.memoryDir, async (before) => {
-        const current = await readIfExists(path.join(context.memoryDir!, INDEX_FILE));
-        created = current === null;
-        return change(current === null && before === "" ? null : before);
-      });
+      const result = await updateIndex(
+        context.memoryDir,
+        async (before) => {
+          const current = await readIfExists(path.join(context.memoryDir!, INDEX_FILE));
+          created = current === null;
+          return change(current === null && before === "" ? null : before);
+        },
+        { origin: context.origin },
+      );
       const writtenPath = path.join(context.memoryDir, INDEX_FILE);
       context.filesWritten.push(writtenPath);
-      return { writtenPath, memoryFile: INDEX_FILE, created, indexWarning: result.indexWarning };
+      return {
+        writtenPath,
+        memoryFile: INDEX_FILE,
+        created,
+        indexWarning: result.indexWarning,
+        ...(result.warning ? { warning: result.warning } : {}),
+      };
     }
     if (file !== null) {
       const before = await readIfExists(path.join(context.memoryDir, file));
-      const saved = await writeMemoryText(context.memoryDir, file, change(before));
+      const saved = await writeMemoryText(context.memoryDir, file, change(before), {
+        origin: context.origin,
+      });
       context.filesWritten.push(saved.path);
-      return { writtenPath: saved.path, memoryFile: saved.file, created: saved.created };
+      return {
+        writtenPath: saved.path,
+        memoryFile: saved.file,
+        created: saved.created,
+        ...(saved.warning ? { warning: saved.warning } : {}),
+      };
     }
   }
   const before = await readIfExists(absolutePath);

@@ -26,7 +26,10 @@ export const writeTool: ToolSpec<z.infer<typeof inputSchema>> = {
       await recordRead(context, written.writtenPath);
       const lines = input.content === "" ? 0 : input.content.replace(/\n$/, "").split("\n").length;
       const verb = written.created ? "Created" : "Replaced";
-      const warning = written.indexWarning ? `\nWarning: ${written.indexWarning}` : "";
+      const warning = [written.indexWarning, written.warning]
+        .filter(Boolean)
+        .map((line) => `\nWarning: ${line}`)
+        .join("");
       return {
         content: `${verb} ${written.writtenPath} (${lines} lines)${warning}`,
         writtenPath: written.writtenPath,

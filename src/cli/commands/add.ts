@@ -40,15 +40,20 @@ export const registerAddCommand: RegisterCommand = (program, context) => {
     }
     const location = await locationFromOptions(options, context);
     await ensureMemoryDir(location);
-    const saved = await saveMemory(location.memoryDir, {
-      type: options.type,
-      description: options.description,
-      body,
-      ...(options.file ? { file: options.file } : {}),
-      ...(options.title ? { title: options.title } : {}),
-    });
+    const saved = await saveMemory(
+      location.memoryDir,
+      {
+        type: options.type,
+        description: options.description,
+        body,
+        ...(options.file ? { file: options.file } : {}),
+        ...(options.title ? { title: options.title } : {}),
+      },
+      { origin: { source: "cli", projectRoot: location.projectRoot } },
+    );
     if (saved.indexWarning) context.io.stderr(`memdir: warning: ${saved.indexWarning}\n`);
     await startAutoSync("after-save", location, configFromOptions(options, context, location), context.env);
+    if (saved.warning) context.io.stderr(`memdir: warning: ${saved.warning}\n`);
     if (options.json) printJson(context.io, { file: saved.file, path: saved.path });
     else context.io.stdout(`${saved.path}\n`);
   });

@@ -2,12 +2,20 @@ import fs from "node:fs/promises";
 import { hookMode } from "../../hooks/mode.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../memdir/doctor.ts";
 import { unresolvedLinks } from "../../memdir/links.ts";
-import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
+import type { MemoryLocation } from "../../memdir/paths.ts";
+import { findStaleMemories } from "../../memdir/stale.ts";
+import {
+  type CommandContext,
+  type CommonOptions,
+  type RegisterCommand,
+  withCommonOptions,
+} from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
 import { printJson } from "../output.ts";
 
 interface DoctorOptions extends CommonOptions {
   fix?: boolean;
+  stale?: boolean;
 }
 
 /**
@@ -15,15 +23,23 @@ interface DoctorOptions extends CommonOptions {
  * exits 1 while any remain. `--fix` first repairs what is safe and then reports what is left.
  * `notes` (same shape) are information that never changes the exit code: `[[name]]` links to
  * no memory, which Claude Code calls fine (a memory worth writing later).
+ * `--stale` lists only the memories whose anchors vanished or changed (docs/design.md#stale-anchors),
+ * with what changed (`--json`: `{stale: [{file, path, changes: [{path, symbol?, change, message}]}]}`),
+ * and exits 1 when there is any.
  */
 export const registerDoctorCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
     program
       .command("doctor")
       .description("check the memory directory: index pointers, frontmatter, index limits, secrets")
-      .option("--fix", "remove dead index lines and add missing ones from descriptions"),
+      .option("--fix", "remove dead index lines and add missing ones from descriptions")
+      .option("--stale", "list only memories whose anchors (project files, symbols) vanished or changed"),
   ).action(async (options: DoctorOptions) => {
     const location = await locationFromOptions(options, context);
+    if (options.stale) {
+      await reportStale(location, options, context);
+      return;
+    }
     const exists = await fs.stat(location.memoryDir).then(
       (stat) => stat.isDirectory(),
       () => false,
@@ -50,3 +66,36 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
     );
   });
 };
+
+async function reportStale(
+  location: MemoryLocation,
+  options: DoctorOptions,
+  context: CommandContext,
+): Promise<void> {
+  const stale = await findStaleMemories(location.memoryDir, { projectRoot: location.projectRoot });
+  if (stale.length > 0) context.setExitCode(1);
+  if (options.json) {
+    printJson(context.io, {
+      stale: stale.map((memory) => ({
+        file: memory.file,
+        path: memory.path,
+        changes: memory.changes.map(({ anchor, change, message }) => ({
+          path: anchor.path,
+          ...(anchor.symbol ? { symbol: anchor.symbol } : {}),
+          change,
+          message,
+        })),
+      })),
+    });
+    return;
+  }
+  for (const memory of stale) {
+    context.io.stdout(`${memory.file}\n`);
+    for (const change of memory.changes) context.io.stdout(`    ${change.change}: ${change.message}\n`);
+  }
+  context.io.stdout(
+    stale.length === 0
+      ? `no stale memories in ${location.memoryDir}\n`
+      : `${stale.length} stale ${stale.length === 1 ? "memory" : "memories"} in ${location.memoryDir}\n`,
+  );
+}

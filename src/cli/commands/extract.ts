@@ -53,6 +53,12 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
     const cwd = path.resolve(options.cwd ?? process.cwd());
     const location = await locationFromOptions(options, context);
     const config = configFromOptions(options, context, location);
+    if (config.memoryMode === "manual") {
+      // docs/design.md#memory-modes: in manual mode only explicit saves write.
+      if (options.json) printJson(context.io, { ...emptyReport(), status: "skipped", reason: "manual" });
+      else context.io.stdout("memoryMode is manual: no extraction (only explicit saves write memories)\n");
+      return;
+    }
     const client = requireModel(config.model);
     // Read before queueing, so a missing or empty transcript fails here, in front of the user.
     const transcript = loadTranscript(path.resolve(cwd, options.transcript));
@@ -82,6 +88,7 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
           cwd: next.cwd,
           client,
           all: next.all,
+          memoryMode: config.memoryMode,
           // Our own transcript was just read; queued ones are read when their turn comes.
           messages: next.id === ticket.id ? transcript.messages : undefined,
         }),

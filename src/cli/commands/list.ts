@@ -1,42 +1,68 @@
+import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { isMemorySource, MEMORY_SOURCES, provenanceOf } from "../../memdir/provenance.ts";
+import { readRegularText } from "../../memdir/regular-file.ts";
 import { isoTime, manifestLine } from "../../memdir/scan.ts";
-import { savedAtMs } from "../../types.ts";
-import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
+import { type MemoryHeader, savedAtMs } from "../../types.ts";
+import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
 import { locationFromOptions, memdirForCommand } from "../location.ts";
 import { printJson } from "../output.ts";
 
 /**
  * `memdir list`: every memory, newest first, as the header scan sees it (first 30 lines).
  * Human output is the manifest the selector gets; `--json` is
- * `[{file, path, type, description, mtime}]` with `null` for what the scan did not find (`mtime`
- * is the file's; the manifest shows the saved time, a valid frontmatter `modified` first, and
- * `memdir show --json` has `modified` and `name`).
+ * `[{file, path, type, description, mtime, source, session}]` with `null` for what the scan did
+ * not find (`mtime` is the file's; the manifest shows the saved time, a valid frontmatter
+ * `modified` first, and `memdir show --json` has `modified` and `name`; `source` and `session`
+ * are the provenance, docs/design.md#provenance). `--source <source>` lists only memories written by it.
  */
 export const registerListCommand: RegisterCommand = (program, context) => {
-  withCommonOptions(program.command("list").description("list all memories, newest first")).action(
-    async (options: CommonOptions) => {
-      const location = await locationFromOptions(options, context);
-      // Newest first by saved time (`modified`, else mtime): what the listed times say.
-      const headers = [...(await memdirForCommand(location, context).scan())].sort(
-        (a, b) => savedAtMs(b) - savedAtMs(a),
+  withCommonOptions(
+    program
+      .command("list")
+      .description("list all memories, newest first")
+      .option("--source <source>", `only memories written by this source (${MEMORY_SOURCES.join(", ")})`),
+  ).action(async (options: CommonOptions & { source?: string }) => {
+    if (options.source !== undefined && !isMemorySource(options.source))
+      throw usageError(`list: --source is one of ${MEMORY_SOURCES.join(", ")}`);
+    const location = await locationFromOptions(options, context);
+    // Newest first by saved time (`modified`, else mtime): what the listed times say.
+    const scanned = [...(await memdirForCommand(location, context).scan())].sort(
+      (a, b) => savedAtMs(b) - savedAtMs(a),
+    );
+    const withProvenance = options.json || options.source !== undefined;
+    const listed = withProvenance
+      ? await Promise.all(scanned.map(async (h) => ({ header: h, ...(await provenanceOfFile(h)) })))
+      : scanned.map((h) => ({ header: h, source: null, session: null }));
+    const kept = options.source === undefined ? listed : listed.filter((m) => m.source === options.source);
+    const headers = kept.map((m) => m.header);
+    if (options.json) {
+      printJson(
+        context.io,
+        kept.map(({ header: h, source, session }) => ({
+          file: h.file,
+          path: h.path,
+          type: h.type,
+          description: h.description,
+          mtime: isoTime(h.mtimeMs),
+          source,
+          session,
+        })),
       );
-      if (options.json) {
-        printJson(
-          context.io,
-          headers.map((h) => ({
-            file: h.file,
-            path: h.path,
-            type: h.type,
-            description: h.description,
-            mtime: isoTime(h.mtimeMs),
-          })),
-        );
-        return;
-      }
-      if (headers.length === 0) {
-        context.io.stdout(`no memories in ${location.memoryDir}\n`);
-        return;
-      }
-      context.io.stdout(`${headers.map(manifestLine).join("\n")}\n`);
-    },
-  );
+      return;
+    }
+    if (headers.length === 0) {
+      const from = options.source === undefined ? "" : ` from ${options.source}`;
+      context.io.stdout(`no memories${from} in ${location.memoryDir}\n`);
+      return;
+    }
+    context.io.stdout(`${headers.map(manifestLine).join("\n")}\n`);
+  });
 };
+
+/** A memory's `source` and `session`, from its frontmatter (within the header scan's 30 lines). */
+async function provenanceOfFile(
+  header: MemoryHeader,
+): Promise<{ source: string | null; session: string | null }> {
+  const text = await readRegularText(header.path).catch(() => "");
+  return provenanceOf(parseFrontmatter(text, { maxLines: 30 }).data);
+}

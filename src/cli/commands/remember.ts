@@ -36,9 +36,11 @@ export const registerRememberCommand: RegisterCommand = (program, context) => {
       memoryDir: location.memoryDir,
       memdir: memdirForCommand(location, context),
       type: options.type,
+      origin: { source: "cli", projectRoot: location.projectRoot },
     });
     if (result.action === "refused") throw new MemdirError("invalid-input", result.reason);
     await startAutoSync("after-save", location, configFromOptions(options, context, location), context.env);
+    if (result.warning) context.io.stderr(`memdir: warning: ${result.warning}\n`);
     if (options.json) {
       printJson(context.io, {
         file: result.file,

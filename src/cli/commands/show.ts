@@ -1,9 +1,12 @@
 import { MemdirError } from "../../errors.ts";
+import { anchorRoot } from "../../memdir/anchors.ts";
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
 import { linkResolver, type MemoryLink, resolveLinks } from "../../memdir/links.ts";
+import { provenanceOf } from "../../memdir/provenance.ts";
 import { readRegularFile } from "../../memdir/regular-file.ts";
 import { assertInsideMemoryDir } from "../../memdir/safe-path.ts";
 import { isoTime } from "../../memdir/scan.ts";
+import { memoryAnchorChanges } from "../../memdir/stale.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { locationFromOptions, memdirForCommand } from "../location.ts";
 import { printJson } from "../output.ts";
@@ -11,8 +14,11 @@ import { printJson } from "../output.ts";
 /**
  * `memdir show <file>`: one memory, whole, as on disk, then (when its body has `[[name]]` links)
  * a `links:` list with the file each resolves to or "no such memory". `--json`:
- * `{file, path, mtime, modified, name, type, description, body, links, issues}` (issues: frontmatter
- * problems, as text; links: `[{name, file, path}]`, `file`/`path` null for a link to nothing).
+ * `{file, path, mtime, modified, name, type, description, body, links, issues, source, session,
+ * anchors}` (issues: frontmatter problems, as text; links: `[{name, file, path}]`, `file`/`path`
+ * null for a link to nothing; source/session: the provenance, docs/design.md#provenance, null when
+ * not recorded; anchors: what changed of the project files it names). The text output (whose frontmatter shows
+ * `source:`) ends with a `note:` line for each anchor that vanished or changed.
  */
 export const registerShowCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
@@ -44,9 +50,13 @@ export const registerShowCommand: RegisterCommand = (program, context) => {
       const headers = await memdirForCommand(location, context).scan();
       links = resolveLinks(parsed.body, linkResolver(headers));
     }
+    const { source, session } = provenanceOf(parsed.data);
+    const projectRoot = await anchorRoot(location.memoryDir, location.projectRoot);
+    const anchorChanges = projectRoot === null ? [] : await memoryAnchorChanges(text, projectRoot);
     if (!options.json) {
       context.io.stdout(text.endsWith("\n") ? text : `${text}\n`);
       if (links.length > 0) context.io.stdout(`\nlinks:\n${links.map(linkLine).join("\n")}\n`);
+      for (const change of anchorChanges) context.io.stdout(`note: ${change.message}\n`);
       return;
     }
     printJson(context.io, {
@@ -60,6 +70,9 @@ export const registerShowCommand: RegisterCommand = (program, context) => {
       body: parsed.body,
       links,
       issues: parsed.issues.map((issue) => issue.message),
+      source,
+      session,
+      anchors: anchorChanges.map(({ anchor, change, message }) => ({ ...anchor, change, message })),
     });
   });
 };

@@ -1,0 +1,207 @@
+import { MemdirError } from "../errors.ts";
+import { parseFrontmatter } from "../memdir/frontmatter.ts";
+import { INDEX_FILE } from "../memdir/index-file.ts";
+import {
+  isPending,
+  listProposals,
+  loadProposal,
+  type Proposal,
+  type ProposedChange,
+  saveProposal,
+} from "../memdir/proposal-store.ts";
+import type { Clock } from "../types.ts";
+import { type HistoryEntry, recordEvent } from "./history.ts";
+import { applyProposal } from "./proposal.ts";
+
+/**
+ * The inbox (docs/design.md#the-inbox): the proposals that wait for the user — consolidations in
+ * propose mode, automatic writers' work under `memoryMode: review`, and text the quarantine held.
+ * Accepting applies one through the single writer into the history (so `memdir undo` takes it
+ * back); rejecting and expiring keep the proposal file, marked, and record the event in the history.
+ */
+
+/** How long a proposal waits before it expires, by default (setting `inboxExpiryDays`). */
+export const INBOX_EXPIRY_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+/** One change as the inbox lists it. */
+export interface InboxChange {
+  file: string;
+  action: "add" | "update" | "delete";
+  /** The memory's description (the proposed one; the current one for a delete), or what the file is. */
+  description: string;
+}
+
+/** One pending proposal as `memdir inbox --json` prints it. */
+export interface InboxItem {
+  id: string;
+  /** Who proposed it, as a memory source (`extraction`, `consolidation`, `sync`). */
+  source: string;
+  created: string;
+  changes: InboxChange[];
+  summary: string;
+  /** What the quarantine found, when that is why it waits. */
+  reason?: string;
+}
+
+function descriptionOf(change: ProposedChange): string {
+  if (change.file === INDEX_FILE) return "the memory index";
+  const text = change.after ?? change.before ?? "";
+  return parseFrontmatter(text).description ?? change.file;
+}
+
+/** The inbox view of a proposal: the consolidations' own names become `consolidation`. */
+export function inboxItem(proposal: Proposal): InboxItem {
+  return {
+    id: proposal.id,
+    source: proposal.source === "dream" || proposal.source === "dedupe" ? "consolidation" : proposal.source,
+    created: proposal.createdAt,
+    changes: proposal.changes.map((change) => ({
+      file: change.file,
+      action: change.action === "modify" ? "update" : change.action,
+      description: descriptionOf(change),
+    })),
+    summary: proposal.summary,
+    ...(proposal.reason ? { reason: proposal.reason } : {}),
+  };
+}
+
+/** Memory files (not the index) the pending proposals would change: the N of "N memories wait for review". */
+export function waitingMemoryCount(proposals: readonly Proposal[]): number {
+  return proposals
+    .filter(isPending)
+    .reduce((sum, p) => sum + p.changes.filter((c) => c.file !== INDEX_FILE).length, 0);
+}
+
+/**
+ * Marks every pending proposal older than `expiryDays` as expired, each recorded in the history
+ * (`expire` entries) so nothing leaves the inbox silently. Returns the expired ones.
+ */
+export async function expireProposals(
+  memoryDir: string,
+  options: { now?: Clock; expiryDays?: number } = {},
+): Promise<Proposal[]> {
+  const now = (options.now ?? Date.now)();
+  const days = options.expiryDays ?? INBOX_EXPIRY_DAYS;
+  const expired: Proposal[] = [];
+  for (const proposal of await listProposals(memoryDir)) {
+    if (!isPending(proposal) || now - Date.parse(proposal.createdAt) < days * DAY_MS) continue;
+    const marked: Proposal = { ...proposal, expiredAt: new Date(now).toISOString() };
+    await saveProposal(memoryDir, marked);
+    await recordEvent(
+      memoryDir,
+      "expire",
+      `proposal ${proposal.id} (${inboxItem(proposal).source}: ${proposal.summary}) expired unreviewed after ${days} days`,
+      { now: options.now },
+    );
+    expired.push(marked);
+  }
+  return expired;
+}
+
+/**
+ * The pending proposals, newest first, after expiring the old ones.
+ *
+ * @example
+ * const waiting = await listInbox(memoryDir, { expiryDays: config.inboxExpiryDays });
+ */
+export async function listInbox(
+  memoryDir: string,
+  options: { now?: Clock; expiryDays?: number } = {},
+): Promise<Proposal[]> {
+  await expireProposals(memoryDir, options);
+  return (await listProposals(memoryDir)).filter(isPending);
+}
+
+/**
+ * Accepts a proposal: {@link applyProposal} (through the single writer, recorded as an `apply`
+ * entry, refused when a file it changes changed since), with `edits` replacing proposed texts.
+ */
+export async function acceptProposal(
+  memoryDir: string,
+  id: string,
+  options: { now?: Clock; edits?: Readonly<Record<string, string>> } = {},
+): Promise<{ proposal: Proposal; entry: HistoryEntry | null }> {
+  return applyProposal(memoryDir, id, options);
+}
+
+/** Rejects a pending proposal: nothing is written; the rejection is marked and recorded in the history. */
+export async function rejectProposal(
+  memoryDir: string,
+  id: string,
+  options: { now?: Clock } = {},
+): Promise<Proposal> {
+  const proposal = await loadProposal(memoryDir, id);
+  if (!isPending(proposal)) {
+    const state = proposal.appliedAt
+      ? `accepted at ${proposal.appliedAt}`
+      : proposal.rejectedAt
+        ? `rejected at ${proposal.rejectedAt}`
+        : `expired at ${proposal.expiredAt}`;
+    throw new MemdirError("invalid-input", `inbox: ${id} was already ${state}`);
+  }
+  const now = (options.now ?? Date.now)();
+  const rejected: Proposal = { ...proposal, rejectedAt: new Date(now).toISOString() };
+  await saveProposal(memoryDir, rejected);
+  await recordEvent(
+    memoryDir,
+    "reject",
+    `proposal ${id} (${inboxItem(proposal).source}: ${proposal.summary}) rejected`,
+    { now: options.now },
+  );
+  return rejected;
+}
+
+/**
+ * A line diff of one change (`-` removed, `+` added, two lines of context around each run), for
+ * `memdir inbox show`. Longest-common-subsequence over lines; memories are short.
+ */
+export function changeDiff(change: ProposedChange): string {
+  const before = change.before === null ? [] : change.before.replace(/\n$/, "").split("\n");
+  const after = change.after === null ? [] : change.after.replace(/\n$/, "").split("\n");
+  const header = `--- ${change.before === null ? "/dev/null" : `a/${change.file}`}\n+++ ${change.after === null ? "/dev/null" : `b/${change.file}`}`;
+  const ops = lineOps(before, after);
+  const keep = new Set<number>();
+  ops.forEach((op, i) => {
+    if (op.kind === " ") return;
+    for (let j = Math.max(0, i - 2); j <= Math.min(ops.length - 1, i + 2); j++) keep.add(j);
+  });
+  const lines: string[] = [];
+  let last = -1;
+  ops.forEach((op, i) => {
+    if (!keep.has(i)) return;
+    if (last !== -1 && i > last + 1) lines.push("…");
+    lines.push(`${op.kind}${op.line}`);
+    last = i;
+  });
+  return `${header}\n${lines.join("\n")}`;
+}
+
+function lineOps(a: readonly string[], b: readonly string[]): { kind: " " | "-" | "+"; line: string }[] {
+  // Too long for the table: show it as a whole replacement.
+  if (a.length * b.length > 4_000_000)
+    return [
+      ...a.map((line) => ({ kind: "-" as const, line })),
+      ...b.map((line) => ({ kind: "+" as const, line })),
+    ];
+  const table: number[][] = Array.from({ length: a.length + 1 }, () =>
+    new Array<number>(b.length + 1).fill(0),
+  );
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      table[i][j] = a[i] === b[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
+  const ops: { kind: " " | "-" | "+"; line: string }[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      ops.push({ kind: " ", line: a[i] });
+      i++;
+      j++;
+    } else if (table[i + 1][j] >= table[i][j + 1]) ops.push({ kind: "-", line: a[i++] });
+    else ops.push({ kind: "+", line: b[j++] });
+  }
+  while (i < a.length) ops.push({ kind: "-", line: a[i++] });
+  while (j < b.length) ops.push({ kind: "+", line: b[j++] });
+  return ops;
+}
