@@ -26,12 +26,17 @@ interface HookOptions extends ModelOptions {
   root?: string;
   cwd?: string;
   dir?: string;
-  timeoutMs: string;
+  timeoutMs?: string;
   explain?: boolean;
 }
 
 /** How long a hook may take by default (issue 9): an agent waits for it before its model call. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 3000;
+/**
+ * The bound when no `--timeout-ms` is given: raises it for every hook at once on a slow machine
+ * (a host passes its settings' `env` to its hooks) instead of editing each entry.
+ */
+export const HOOK_TIMEOUT_ENV = "MEMDIR_HOOK_TIMEOUT_MS";
 
 /**
  * `memdir hook <event>`: for agents that run hook commands (Claude Code, Codex, Gemini CLI). Reads
@@ -55,8 +60,7 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
     .option("--dir <memory-dir>", "use this memory directory directly, bypassing project resolution")
     .option(
       "--timeout-ms <ms>",
-      "answer {} if the hook takes longer than this",
-      String(DEFAULT_HOOK_TIMEOUT_MS),
+      `answer {} if the hook takes longer than this (default: $${HOOK_TIMEOUT_ENV}, then ${DEFAULT_HOOK_TIMEOUT_MS})`,
     )
     .option("--explain", "say on stderr which mode applies (whole cycle or recall only) and why")
     .allowUnknownOption()
@@ -79,10 +83,12 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
       const say = (reason: string) => {
         reasons.push(reason);
       };
-      let timeoutMs = Number(options.timeoutMs);
+      const bound = options.timeoutMs ?? (context.env[HOOK_TIMEOUT_ENV] || undefined);
+      let timeoutMs = bound === undefined ? DEFAULT_HOOK_TIMEOUT_MS : Number(bound);
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+        const source = options.timeoutMs !== undefined ? "--timeout-ms" : HOOK_TIMEOUT_ENV;
         say(
-          `--timeout-ms must be a positive number of milliseconds, got "${options.timeoutMs}"; using ${DEFAULT_HOOK_TIMEOUT_MS}`,
+          `${source} must be a positive number of milliseconds, got "${bound}"; using ${DEFAULT_HOOK_TIMEOUT_MS}`,
         );
         timeoutMs = DEFAULT_HOOK_TIMEOUT_MS;
       }
