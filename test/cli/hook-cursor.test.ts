@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, runProcess } from "../helpers/cli.ts";
 import { writeMemory } from "../helpers/memory.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
@@ -51,28 +50,8 @@ function cursorInput(shop: string, event: string, extra: Record<string, unknown>
 
 /** Runs a hooks.json `command` the way Cursor does: through the shell, JSON on stdin. */
 function runHookCommand(command: string, options: { cwd: string; home: string; input: string }) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", command], {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: options.home, NO_COLOR: "1" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.input);
-  });
+  const env = { PATH: process.env.PATH ?? "", HOME: options.home, NO_COLOR: "1" };
+  return runProcess("/bin/sh", ["-c", command], { cwd: options.cwd, env, input: options.input });
 }
 
 describe("memdir hook in Cursor", () => {
