@@ -36,7 +36,16 @@ let picked = 0;
 for (let pass = 0; pass < 2; pass++) {
   for (const query of queries) {
     started = performance.now();
-    const { picks } = await selector.select({ query, headers, k: 5, memoryDir: dir, recentTools: [] });
+    // With the instance, as recall() passes it: the same lexical index (without it the selector
+    // would build and hold a second index of its own).
+    const { picks } = await selector.select({
+      query,
+      headers,
+      k: 5,
+      memoryDir: dir,
+      recentTools: [],
+      memdir,
+    });
     if (pass === 1) {
       selectTimes.push(performance.now() - started);
       if (picks.length > 0) picked++;

@@ -270,7 +270,9 @@ async function main(): Promise<void> {
       await attempt(`processes at ${size}`, async () => {
         result.process[size] = measureProcesses(dir, { importRoot: size === result.sizes[0] });
       });
-      fs.rmSync(dir, { recursive: true, force: true });
+      // Retried: the session-start hook of the process section may have started a background
+      // warm-up that is still writing the dir's cache files.
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
       fs.rmSync(`${dir}.manifest.jsonl`, { force: true });
     }
     if (hasShared) {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import type { Message } from "../types.ts";
 import { messageFromClaudeCodeLine } from "./transcript-claude-code.ts";
+import { messageFromCodexLine } from "./transcript-codex.ts";
 
 /**
  * One transcript line. The envelope leaves room for other line kinds later; readers skip
@@ -102,7 +103,9 @@ export function loadTranscript(file: string): LoadedTranscript {
   const messages: Message[] = [];
   let skippedLines = 0;
   let sessionId = path.basename(file, ".jsonl");
-  for (const raw of text.split("\n")) {
+  const lines = text.split("\n");
+  for (let lineNumber = 0; lineNumber < lines.length; lineNumber++) {
+    const raw = lines[lineNumber];
     if (raw.trim() === "") continue;
     let parsed: unknown;
     try {
@@ -113,12 +116,16 @@ export function loadTranscript(file: string): LoadedTranscript {
     }
     const line = parsed as Partial<TranscriptLine>;
     if (line?.type !== "message" || !line.message || typeof line.message !== "object") {
-      // Not ours: maybe a Claude Code session read through `memdir hook stop`.
+      // Not ours: maybe a Claude Code or Codex session read through `memdir hook stop`.
       const foreign = messageFromClaudeCodeLine(parsed);
       if (foreign) {
         if (foreign.sessionId) sessionId = foreign.sessionId;
         messages.push(foreign.message);
+        continue;
       }
+      const codex = messageFromCodexLine(parsed, lineNumber);
+      if (codex && "sessionId" in codex) sessionId = codex.sessionId;
+      else if (codex) messages.push(codex.message);
       continue;
     }
     if (typeof line.sessionId === "string") sessionId = line.sessionId;

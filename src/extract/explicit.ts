@@ -1,5 +1,5 @@
 import { isMemdirError } from "../errors.ts";
-import type { Memdir } from "../memdir/instance.ts";
+import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import type { WriteOrigin } from "../memdir/provenance.ts";
 import { scanHeaders } from "../memdir/scan.ts";
 import { removeMemory, saveMemory } from "../memdir/write.ts";
@@ -97,7 +97,15 @@ export async function findMemoryToForget(
   const headers = await scanHeaders(memoryDir, { memdir });
   if (headers.length === 0) return null;
   const selector = createLexicalSelector();
-  const { picks } = await selector.select({ query, headers, k: 1, memoryDir });
+  // With the instance when it is this directory's: its warm lexical index, not a second one built here.
+  const instance = memdirFor(memdir, memoryDir);
+  const { picks } = await selector.select({
+    query,
+    headers,
+    k: 1,
+    memoryDir,
+    ...(instance ? { memdir: instance } : {}),
+  });
   const best = picks[0];
   if (!best) return null;
   const header = headers.find((h) => h.file === best.file);

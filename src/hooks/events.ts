@@ -89,6 +89,17 @@ const hookInputSchema = z.object({
   last_assistant_message: optionalText,
   /** Gemini CLI `AfterAgent`: the final text the agent generated. */
   prompt_response: optionalText,
+  /** Cursor: in every payload (with `workspace_roots`, and no `cwd`). */
+  cursor_version: optionalText,
+  /** Cursor: the open workspace folders; the first is the project when no `cwd` is given. */
+  workspace_roots: z
+    .unknown()
+    .optional()
+    .transform((value) =>
+      Array.isArray(value) && value.every((root) => typeof root === "string")
+        ? (value as string[])
+        : undefined,
+    ),
 });
 
 export type HookInput = z.infer<typeof hookInputSchema>;
@@ -117,19 +128,53 @@ export function parseHookInput(text: string): HookInput | null {
   ) as HookInput;
 }
 
-/** What a hook prints: `{}` when it has nothing to add, else the context for the agent's model. */
-export type HookOutput =
-  | Record<string, never>
-  | { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+/**
+ * Whose hook format the answer must follow: Claude Code's (`hookSpecificOutput`, which Codex and
+ * Gemini CLI share) or Cursor's (`additional_context` at the top level, at `sessionStart` only).
+ */
+export type HookDialect = "claude-code" | "cursor";
 
 /**
- * The JSON that adds context for an agent with hooks (the `hookSpecificOutput` shape Claude Code,
- * Codex and Gemini CLI read), or `{}` when there is nothing to add.
+ * The dialect of the host that sent `input`, told by the payload itself: Cursor puts
+ * `cursor_version` and `workspace_roots` in every hook input and names its events in camelCase
+ * (`sessionStart`, `stop`), where Claude Code, Codex and Gemini CLI send `cwd` and PascalCase names
+ * (docs/integrations.md, "Cursor"). The payload, not a flag, so a hooks.json written by hand or by an
+ * older `memdir setup` answers right too.
+ *
+ * @example
+ * hookDialect({ hook_event_name: "sessionStart", cursor_version: "2.0.77" }) // "cursor"
+ */
+export function hookDialect(input: HookInput | null): HookDialect {
+  if (input === null) return "claude-code";
+  const cursorShaped =
+    input.cursor_version !== undefined ||
+    input.workspace_roots !== undefined ||
+    /^[a-z]/.test(input.hook_event_name ?? "");
+  return cursorShaped ? "cursor" : "claude-code";
+}
+
+/** What a hook prints: `{}` when it has nothing to add, else the context in the host's shape. */
+export type HookOutput =
+  | Record<string, never>
+  | { hookSpecificOutput: { hookEventName: string; additionalContext: string } }
+  | { additional_context: string };
+
+/**
+ * The JSON that adds context for an agent with hooks, or `{}` when there is nothing to add:
+ * `hookSpecificOutput` for Claude Code, Codex and Gemini CLI; for Cursor `additional_context`,
+ * which its `sessionStart` reads (its other events take no context, so they get `{}`).
  *
  * @example
  * hookOutput("session-start", "…") // { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "…" } }
+ * hookOutput("session-start", "…", "cursor") // { additional_context: "…" }
  */
-export function hookOutput(event: HookEvent, additionalContext: string | null): HookOutput {
+export function hookOutput(
+  event: HookEvent,
+  additionalContext: string | null,
+  dialect: HookDialect = "claude-code",
+): HookOutput {
   if (additionalContext === null || additionalContext.trim() === "") return {};
+  if (dialect === "cursor")
+    return HOOK_ACTIONS[event] === "session-context" ? { additional_context: additionalContext } : {};
   return { hookSpecificOutput: { hookEventName: HOOK_EVENT_NAMES[event], additionalContext } };
 }

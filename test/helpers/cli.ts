@@ -23,17 +23,34 @@ export function runCli(
     under?: string[];
   },
 ): Promise<CliResult> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: options.home,
+    NO_COLOR: "1",
+  };
+  for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
+  const [command, ...commandArgs] = [...(options.under ?? []), process.execPath, ...cliNodeArgs(), ...args];
+  return runProcess(command, commandArgs, {
+    cwd: options.cwd ?? options.home,
+    env,
+    input: options.input,
+    timeoutMs: options.timeoutMs,
+  });
+}
+
+/**
+ * Runs `command` as a real child process with exactly `env`, writes `input` to its stdin and
+ * collects its output; killed after `timeoutMs` (default 30 s).
+ */
+export function runProcess(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "",
-      HOME: options.home,
-      NO_COLOR: "1",
-    };
-    for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
-    const [command, ...commandArgs] = [...(options.under ?? []), process.execPath, ...cliNodeArgs(), ...args];
-    const child = spawn(command, commandArgs, {
-      cwd: options.cwd ?? options.home,
-      env,
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";

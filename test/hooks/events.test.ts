@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { hookOutput, parseHookInput } from "../../src/hooks/events.ts";
+import { hookDialect, hookOutput, parseHookInput } from "../../src/hooks/events.ts";
 
 describe("parseHookInput", () => {
   it("reads the common hook fields and ignores the ones it does not know", () => {
@@ -53,11 +53,46 @@ describe("hookOutput", () => {
     assert.deepEqual(hookOutput("user-prompt-submit", "ctx"), {
       hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "ctx" },
     });
-    assert.equal(hookOutput("session-start", "x").hookSpecificOutput?.hookEventName, "SessionStart");
+    assert.deepEqual(hookOutput("session-start", "x"), {
+      hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "x" },
+    });
+  });
+
+  it("answers Cursor in its own shape: additional_context at sessionStart, {} elsewhere", () => {
+    assert.deepEqual(hookOutput("session-start", "rules", "cursor"), { additional_context: "rules" });
+    assert.deepEqual(hookOutput("user-prompt-submit", "ctx", "cursor"), {});
+    assert.deepEqual(hookOutput("session-start", "  ", "cursor"), {});
   });
 
   it("is {} when there is nothing to add", () => {
     assert.deepEqual(hookOutput("stop", null), {});
     assert.deepEqual(hookOutput("user-prompt-submit", "  \n"), {});
+  });
+});
+
+describe("hookDialect", () => {
+  it("tells Cursor's payloads from the hookSpecificOutput hosts' by the payload", () => {
+    const cursorStart = parseHookInput(
+      JSON.stringify({
+        conversation_id: "c",
+        generation_id: "g",
+        hook_event_name: "sessionStart",
+        cursor_version: "2.0.77",
+        workspace_roots: ["/work/shop"],
+        session_id: "c",
+        is_background_agent: false,
+        composer_mode: "agent",
+      }),
+    );
+    assert.equal(hookDialect(cursorStart), "cursor");
+    assert.deepEqual(cursorStart?.workspace_roots, ["/work/shop"]);
+    assert.equal(hookDialect(parseHookInput('{"hook_event_name": "stop", "status": "completed"}')), "cursor");
+    for (const name of ["SessionStart", "Stop", "BeforeAgent"])
+      assert.equal(
+        hookDialect(parseHookInput(JSON.stringify({ hook_event_name: name, cwd: "/a" }))),
+        "claude-code",
+      );
+    assert.equal(hookDialect(parseHookInput("{}")), "claude-code");
+    assert.equal(hookDialect(null), "claude-code");
   });
 });

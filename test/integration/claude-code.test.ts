@@ -21,6 +21,7 @@ import {
   processesOfHome,
   runClaude,
 } from "../helpers/claude-code.ts";
+import { runCli } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -71,31 +72,31 @@ function claudeProject(): ClaudeProject {
 }
 
 /**
- * Wires memdir into Claude Code as a user does by hand: the hooks of docs/integrations.md in the
- * temp HOME's `~/.claude/settings.json`. `hostMemory: false` is the recommended setup: Claude
- * Code's auto memory off (`autoMemoryEnabled: false`), memdir's on (`MEMDIR_DISABLE=0` through
- * the settings' `env`, which Claude Code passes to its hooks). `userPromptSubmit` names the event
- * the UserPromptSubmit hook passes, to register a typo.
- * Once `memdir setup claude-code` exists, this is where it takes over.
+ * Wires memdir into Claude Code the way a user does: `memdir setup claude-code` as a child
+ * process in the temp HOME and project, writing `~/.claude/settings.json` (the hooks) and
+ * `~/.claude.json` (the MCP server), which Claude Code then reads as it would for that user.
+ * `recommended` is the recommended setup (`--recommended`: Claude Code's auto memory off, memdir's
+ * on). `typo` then mistypes the UserPromptSubmit hook's event in settings.json, as a user editing it
+ * by hand might.
  */
-function wireMemdir(
-  { home }: ClaudeProject,
-  options: { hostMemory?: boolean; userPromptSubmit?: string } = {},
-): void {
-  // A generous time bound: on a loaded machine the default 3 s can run out, and the hook then
-  // answers {} (as it should); these tests are about what reaches the model, not how fast.
-  const hook = (event: string) => [
-    { hooks: [{ type: "command", command: `memdir hook ${event} --timeout-ms 60000` }] },
-  ];
-  const settings = {
-    ...(options.hostMemory === false ? { autoMemoryEnabled: false, env: { MEMDIR_DISABLE: "0" } } : {}),
-    hooks: {
-      SessionStart: hook("session-start"),
-      UserPromptSubmit: hook(options.userPromptSubmit ?? "user-prompt-submit"),
-      Stop: hook("stop"),
-    },
-  };
-  writeTree(home, { ".claude/settings.json": `${JSON.stringify(settings, null, 2)}\n` });
+async function setupMemdir(
+  { home, project }: ClaudeProject,
+  options: { recommended?: boolean; typo?: string } = {},
+): Promise<void> {
+  const args = ["setup", "claude-code", "--json", ...(options.recommended ? ["--recommended"] : [])];
+  const setup = await runCli(args, { home, cwd: project });
+  assert.equal(setup.code, 0, `memdir setup: ${setup.stderr}`);
+  const written = (JSON.parse(setup.stdout) as { files: { path: string; changed: boolean }[] }).files;
+  assert.deepEqual(written, [
+    { path: path.join(home, ".claude", "settings.json"), changed: true },
+    { path: path.join(home, ".claude.json"), changed: true },
+  ]);
+  if (options.typo) {
+    const settings = path.join(home, ".claude", "settings.json");
+    const text = fs.readFileSync(settings, "utf8");
+    assert.ok(text.includes("memdir hook user-prompt-submit"), text);
+    fs.writeFileSync(settings, text.replace("memdir hook user-prompt-submit", `memdir hook ${options.typo}`));
+  }
 }
 
 /**
@@ -155,7 +156,10 @@ function promptClaude(
     prompt: options.prompt ?? PROMPT,
     baseURL: server.anthropicBaseURL,
     args: options.args,
-    env: options.env,
+    // A generous bound for memdir's hooks (Claude Code hands its environment to them): on a loaded
+    // machine the default 3 s can run out, and a hook then answers {} (as it should); these tests
+    // are about what reaches the model, not how fast.
+    env: { MEMDIR_HOOK_TIMEOUT_MS: "60000", ...options.env },
   });
 }
 
@@ -163,16 +167,16 @@ function promptClaude(
  * For a describe body: a project wired by `wiring`, and one prompt sent through Claude Code in the
  * suite's `before` hook. The returned function gives the run to the suite's tests.
  */
-function promptOnceInSuite(wiring: Parameters<typeof wireMemdir>[1]): () => {
+function promptOnceInSuite(wiring: Parameters<typeof setupMemdir>[1]): () => {
   fixture: ClaudeProject;
   server: FakeModelServer;
   run: ClaudeRun;
 } {
   const fixture = claudeProject();
-  wireMemdir(fixture, wiring);
   const started = modelServer(() => ANSWER);
   let result: { fixture: ClaudeProject; server: FakeModelServer; run: ClaudeRun } | null = null;
   before(async () => {
+    await setupMemdir(fixture, wiring);
     const server = await started;
     result = { fixture, server, run: await promptClaude(fixture, server) };
   });
@@ -189,7 +193,7 @@ if (skip) it(TITLE, { skip }, () => {});
 else
   describe(TITLE, () => {
     describe("recommended setup: Claude Code's auto memory off, memdir's hooks on", () => {
-      const suiteRun = promptOnceInSuite({ hostMemory: false });
+      const suiteRun = promptOnceInSuite({ recommended: true });
 
       it("answers, and the memory recall picked reaches the model with the prompt", () => {
         const { fixture, server, run } = suiteRun();
@@ -261,7 +265,7 @@ else
 
     it("lets memdir's hooks ask the model when memdir is configured for one (MEMDIR_PROVIDER)", async () => {
       const fixture = claudeProject();
-      wireMemdir(fixture, { hostMemory: false });
+      await setupMemdir(fixture, { recommended: true });
       const server = await modelServer(() => ANSWER);
       const run = await promptClaude(fixture, server, { env: { MEMDIR_PROVIDER: "anthropic" } });
       assertAnswered(run);
@@ -273,11 +277,11 @@ else
       assert.ok(modelVisibleText(mainRequests(server)[0]).includes(SECRET_WORD));
     });
 
-    // Fails until hook conformance (issue 16 item 5) is merged: today the typo exits 2, and Claude
-    // Code then erases the prompt and sends nothing to the model.
+    // Failed before hook conformance (issue 16 item 5): the typo exited 2, and Claude Code then
+    // erased the prompt and sent nothing to the model.
     it("still sends the prompt and answers when the UserPromptSubmit hook names a mistyped event", async () => {
       const fixture = claudeProject();
-      wireMemdir(fixture, { userPromptSubmit: "userpromptsubmit" });
+      await setupMemdir(fixture, { typo: "user-prompt-sumbit" });
       const server = await modelServer(() => ANSWER);
       const run = await promptClaude(fixture, server);
       assert.equal(mainRequests(server).length, 1, "the prompt reached the model");
@@ -286,10 +290,8 @@ else
 
     it("saves a memory through Claude Code's MCP client (memory_save, after ToolSearch loads it)", async () => {
       const fixture = claudeProject();
-      const mcpConfig = path.join(fixture.home, "mcp.json");
-      writeTree(fixture.home, {
-        "mcp.json": JSON.stringify({ mcpServers: { memdir: { command: "memdir", args: ["mcp"] } } }),
-      });
+      // The MCP server entry setup wrote in ~/.claude.json (user scope), which Claude Code loads itself.
+      await setupMemdir(fixture);
       const save = {
         type: "project",
         description: "the release train leaves on Thursdays",
@@ -310,7 +312,7 @@ else
       });
       const run = await promptClaude(fixture, server, {
         prompt,
-        args: ["--mcp-config", mcpConfig, "--allowedTools", "mcp__memdir__memory_save"],
+        args: ["--allowedTools", "mcp__memdir__memory_save"],
       });
       assert.equal(run.code, 0, `${run.stderr}${run.stdout}`);
       assert.equal(run.result?.result, "Saved.", run.stdout);

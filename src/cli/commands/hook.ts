@@ -5,8 +5,11 @@ import { fitHookContext } from "../../hooks/context-limit.ts";
 import {
   HOOK_ACTIONS,
   HOOK_EVENTS,
+  type HookDialect,
   type HookEvent,
   type HookInput,
+  type HookOutput,
+  hookDialect,
   hookOutput,
   normalizeHookEvent,
   parseHookInput,
@@ -26,17 +29,23 @@ interface HookOptions extends ModelOptions {
   root?: string;
   cwd?: string;
   dir?: string;
-  timeoutMs: string;
+  timeoutMs?: string;
   explain?: boolean;
 }
 
 /** How long a hook may take by default (issue 9): an agent waits for it before its model call. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 3000;
+/**
+ * The bound when no `--timeout-ms` is given: raises it for every hook at once on a slow machine
+ * (a host passes its settings' `env` to its hooks) instead of editing each entry.
+ */
+export const HOOK_TIMEOUT_ENV = "MEMDIR_HOOK_TIMEOUT_MS";
 
 /**
  * `memdir hook <event>`: for agents that run hook commands (Claude Code, Codex, Gemini CLI). Reads
  * the hook's JSON from stdin (`{session_id, transcript_path, cwd, hook_event_name, prompt?, …}`),
- * prints `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}` or `{}`, and always exits
+ * prints `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}` (Cursor, told by its payload:
+ * `{"additional_context"}` at sessionStart) or `{}`, and always exits
  * 0 — an unknown event, a bad flag, malformed input, a failure or the time bound (`--timeout-ms`,
  * default 3000) give `{}` and one line on stderr (exit code 2 would block the host's prompt). The
  * project is `--cwd`, else the input's `cwd`, else the current directory; a relative `--dir`
@@ -54,8 +63,7 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
     .option("--dir <memory-dir>", "use this memory directory directly, bypassing project resolution")
     .option(
       "--timeout-ms <ms>",
-      "answer {} if the hook takes longer than this",
-      String(DEFAULT_HOOK_TIMEOUT_MS),
+      `answer {} if the hook takes longer than this (default: $${HOOK_TIMEOUT_ENV}, then ${DEFAULT_HOOK_TIMEOUT_MS})`,
     )
     .option("--explain", "say on stderr which mode applies (whole cycle or recall only) and why")
     .allowUnknownOption()
@@ -78,20 +86,25 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
       const say = (reason: string) => {
         reasons.push(reason);
       };
-      let timeoutMs = Number(options.timeoutMs);
+      const bound = options.timeoutMs ?? (context.env[HOOK_TIMEOUT_ENV] || undefined);
+      let timeoutMs = bound === undefined ? DEFAULT_HOOK_TIMEOUT_MS : Number(bound);
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+        const source = options.timeoutMs !== undefined ? "--timeout-ms" : HOOK_TIMEOUT_ENV;
         say(
-          `--timeout-ms must be a positive number of milliseconds, got "${options.timeoutMs}"; using ${DEFAULT_HOOK_TIMEOUT_MS}`,
+          `${source} must be a positive number of milliseconds, got "${bound}"; using ${DEFAULT_HOOK_TIMEOUT_MS}`,
         );
         timeoutMs = DEFAULT_HOOK_TIMEOUT_MS;
       }
-      const output = await bounded(
+      const output: HookOutput = await bounded(
         timeoutMs,
         {},
-        async (signal) => hookOutput(event, await answerHook(event, options, context, signal, say)),
+        async (signal) => {
+          const answer = await answerHook(event, options, context, signal, say);
+          return hookOutput(event, answer.context, answer.dialect);
+        },
         say,
       );
-      if (!("hookSpecificOutput" in output) && reasons.length === 0) say("nothing to add");
+      if (Object.keys(output).length === 0 && reasons.length === 0) say("nothing to add");
       if (reasons.length > 0) log(reasons.join("; "));
       context.io.stdout(`${JSON.stringify(output)}\n`);
     });
@@ -103,15 +116,29 @@ async function answerHook(
   context: CommandContext,
   signal: AbortSignal,
   log: (reason: string) => void,
-): Promise<string | null> {
+): Promise<{ context: string | null; dialect: HookDialect }> {
   const stdin = context.io.stdin ? await context.io.stdin(signal) : "";
   const input = parseHookInput(stdin);
   if (input === null) {
     log("stdin is not the hook's JSON object; nothing to add");
-    return null;
+    return { context: null, dialect: "claude-code" };
   }
+  const dialect = hookDialect(input);
+  return { context: await hookContext(event, input, dialect, options, context, signal, log), dialect };
+}
+
+async function hookContext(
+  event: HookEvent,
+  input: HookInput,
+  dialect: HookDialect,
+  options: HookOptions,
+  context: CommandContext,
+  signal: AbortSignal,
+  log: (reason: string) => void,
+): Promise<string | null> {
   const env = context.env;
-  const cwd = path.resolve(options.cwd ?? input.cwd ?? process.cwd());
+  // Cursor sends no `cwd`, and runs user-level hooks in ~/.cursor: its first workspace root is the project.
+  const cwd = path.resolve(options.cwd ?? input.cwd ?? input.workspace_roots?.[0] ?? process.cwd());
   // A relative --dir means the same folder whatever directory the host started the hook in.
   const dir = options.dir ? path.resolve(cwd, options.dir) : undefined;
   const located = { ...options, cwd, dir };
@@ -142,6 +169,11 @@ async function answerHook(
     ]);
     if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
     return context;
+  }
+  if (dialect === "cursor") {
+    // Cursor's beforeSubmitPrompt may allow or block a prompt but takes no context: no recall for nothing.
+    log("Cursor takes no context before a prompt; recall goes through the memory_recall tool");
+    return null;
   }
   if (input.prompt === undefined || input.prompt.trim() === "") {
     log("the hook input holds no prompt");

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { describe, it } from "node:test";
+import { runCli } from "../helpers/cli.ts";
+import { cliNodeArgs } from "../helpers/node-entry.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+
+/** `memdir hook user-prompt-submit` fed a payload whose stdin never closes: how long it waits. */
+function hookWithOpenStdin(home: string, env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, [...cliNodeArgs(), "hook", "user-prompt-submit", ...args], {
+    cwd: home,
+    env: { PATH: process.env.PATH ?? "", HOME: home, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  child.stdin.write('{"prompt": "still typing'); // and never ended
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) =>
+      child.on("close", (code, signal) => {
+        clearTimeout(killer);
+        resolve({ code, signal, stdout, stderr });
+      }),
+  );
+}
+
+describe("memdir hook: MEMDIR_HOOK_TIMEOUT_MS", () => {
+  it("bounds a hook given no --timeout-ms, so one setting raises or lowers every hook", async () => {
+    const home = makeTempDir("memdir-hook-timeout-");
+    // 300 ms instead of the default 3 s: exiting by itself (not by the 30 s killer) shows it applied.
+    const result = await hookWithOpenStdin(home, { MEMDIR_HOOK_TIMEOUT_MS: "300" });
+    assert.equal(result.signal, null, "exited at its bound, not killed");
+    assert.equal(result.code, 0);
+    assert.deepEqual(JSON.parse(result.stdout), {});
+    assert.match(result.stderr, /300 ms/);
+  });
+
+  it("lets --timeout-ms win over it", async () => {
+    const home = makeTempDir("memdir-hook-timeout-");
+    const result = await hookWithOpenStdin(home, { MEMDIR_HOOK_TIMEOUT_MS: "600000" }, [
+      "--timeout-ms",
+      "300",
+    ]);
+    assert.equal(result.signal, null, "exited at --timeout-ms, not at the environment's 10 minutes");
+    assert.match(result.stderr, /300 ms/);
+  });
+
+  it("says why it ignores a value that is not a positive number, and still answers", async () => {
+    const home = makeTempDir("memdir-hook-timeout-");
+    const result = await runCli(["hook", "user-prompt-submit"], {
+      home,
+      env: { MEMDIR_HOOK_TIMEOUT_MS: "soon" },
+      input: "{}",
+    });
+    assert.equal(result.code, 0);
+    assert.deepEqual(JSON.parse(result.stdout), {});
+    assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /MEMDIR_HOOK_TIMEOUT_MS must be a positive number of milliseconds, got "soon"; using 3000/,
+    );
+  });
+});
