@@ -92,7 +92,8 @@ function projectRelative(projectRoot: string, word: string): string | null {
 function candidatePaths(text: string): string[] {
   const words = new Set<string>();
   for (const match of text.matchAll(PATH_WORD)) {
-    const word = match[0];
+    // A path that ends a sentence ("See src/auth/login.ts.") keeps its full stop in the match.
+    const word = /^\.{1,2}\/?$/.test(match[0]) ? match[0] : match[0].replace(/\.+$/, "");
     if (word.includes("/") || FILE_EXTENSION.test(word)) words.add(word);
     if (words.size >= MAX_CANDIDATES) break;
   }

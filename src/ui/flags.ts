@@ -1,10 +1,12 @@
+import { anchorRoot, anchorsOf, checkAnchors } from "../memdir/anchors.ts";
 import { metadataOf } from "../memdir/frontmatter.ts";
 
 /**
  * The flags `memdir ui` shows on a memory and on an inbox proposal: the one place that decides
- * them (docs/ui.md#flags). Today: a sync conflict (frontmatter `conflictOf:`, issue 18) and a
- * proposal held back with a `reason` (quarantine, issue 19). The stale-anchor check (issue 19's
- * `anchors:`) is added in {@link memoryFlags} when that module exists.
+ * them (docs/ui.md#flags): a sync conflict (frontmatter `conflictOf:`, docs/design.md#sync), a
+ * stale anchor (frontmatter `anchors:` checked against the project, docs/design.md#stale-anchors)
+ * and a proposal held back with a `reason` (docs/design.md#quarantine: quarantined text waits in
+ * the inbox, never in a memory).
  */
 export type FlagKind = "conflict" | "stale-anchor" | "quarantined";
 
@@ -31,23 +33,25 @@ export function memorySource(frontmatter: Record<string, unknown>): string | nul
 }
 
 /**
- * The flags of one memory from its frontmatter. Async so that checks which read other files
- * (the stale-anchor check) can join without changing the callers.
+ * The flags of one memory from its frontmatter. The anchor check is a stat and a hash of the
+ * files the memory names (at most 8), so a page of 50 memories stays cheap.
  *
  * @example
  * await memoryFlags(memoryDir, "a.conflict-1f2e.md", { conflictOf: "a.md" }); // [{kind:"conflict", message:"conflicts with a.md"}]
  */
 export async function memoryFlags(
-  _memoryDir: string,
+  memoryDir: string,
   _file: string,
   frontmatter: Record<string, unknown>,
 ): Promise<Flag[]> {
   const flags: Flag[] = [];
   const conflictOf = stringValue(frontmatter, "conflictOf");
   if (conflictOf !== null) flags.push({ kind: "conflict", message: `conflicts with ${conflictOf}` });
-  if (frontmatterValue(frontmatter, "quarantined") === true)
-    flags.push({ kind: "quarantined", message: "quarantined: waits for review" });
-  // Issue 19 (merge): push {kind: "stale-anchor", message} here from its anchor check.
+  const anchors = anchorsOf(frontmatter);
+  const projectRoot = anchors.length > 0 ? await anchorRoot(memoryDir) : null;
+  if (projectRoot !== null)
+    for (const change of await checkAnchors(anchors, projectRoot))
+      flags.push({ kind: "stale-anchor", message: change.message });
   return flags;
 }
 

@@ -1,20 +1,15 @@
 import fs from "node:fs/promises";
-import path from "node:path";
 import { historyBackend, listHistory, undoChange } from "../dream/history.ts";
 import {
-  applyProposal,
-  listProposals,
-  loadProposal,
-  PROPOSALS_DIR,
-  saveProposal,
-} from "../dream/proposal.ts";
-import { MemdirError } from "../errors.ts";
+  acceptProposal as acceptInboxProposal,
+  rejectProposal as rejectInboxProposal,
+} from "../dream/inbox.ts";
+import { isPending, listProposals } from "../dream/proposal.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../memdir/doctor.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { INDEX_MAX_BYTES, INDEX_MAX_LINES, readIndex } from "../memdir/index-file.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import { unresolvedLinks } from "../memdir/links.ts";
-import { assertNoSecrets } from "../memdir/secrets.ts";
 import { explainRecall } from "../recall/explain.ts";
 import { recall } from "../recall/recall.ts";
 import type { Selector } from "../recall/selector.ts";
@@ -23,7 +18,7 @@ import { memorySource, proposalFlags } from "./flags.ts";
 
 /** The proposals waiting for review, newest first, with their flags. */
 export async function pendingProposals(memoryDir: string) {
-  const proposals = (await listProposals(memoryDir)).filter((proposal) => !proposal.appliedAt);
+  const proposals = (await listProposals(memoryDir)).filter(isPending);
   return proposals.map((proposal) => {
     const written = proposal.changes.map((change) =>
       change.after === null ? null : parseFrontmatter(change.after).data,
@@ -45,45 +40,18 @@ export async function pendingProposals(memoryDir: string) {
 }
 
 /**
- * Accepts a proposal through `applyProposal` (the single writer, recorded in the history). With
- * `edits` (file → text) the reviewer's text replaces the proposed one first; the edited proposal
- * is stored, so what was applied stays on record. An edit holding a secret is refused before
- * anything is written.
+ * Accepts a proposal as `memdir inbox accept` does (the single writer, an `apply` history entry,
+ * refused when a file it changes changed since); with `edits` (file → text) the reviewer's text
+ * replaces the proposed one. An edit holding a secret is refused by the writer, nothing written.
  */
 export async function acceptProposal(memoryDir: string, id: string, edits: Record<string, string> = {}) {
-  const files = Object.keys(edits);
-  if (files.length > 0) {
-    const proposal = await loadProposal(memoryDir, id);
-    if (proposal.appliedAt)
-      throw new MemdirError("invalid-input", `proposal: ${id} was already applied at ${proposal.appliedAt}`);
-    for (const file of files) {
-      const change = proposal.changes.find((candidate) => candidate.file === file);
-      if (!change || change.after === null)
-        throw new MemdirError("invalid-input", `ui: proposal ${id} writes no file ${JSON.stringify(file)}`);
-      assertNoSecrets(edits[file], file);
-    }
-    await saveProposal(memoryDir, {
-      ...proposal,
-      summary: `${proposal.summary} (edited in review)`,
-      changes: proposal.changes.map((change) =>
-        Object.hasOwn(edits, change.file) ? { ...change, after: edits[change.file] } : change,
-      ),
-    });
-  }
-  const { proposal, entry } = await applyProposal(memoryDir, id);
+  const { proposal, entry } = await acceptInboxProposal(memoryDir, id, { edits });
   return { id: proposal.id, historyId: entry?.id ?? null };
 }
 
-/**
- * Rejects a proposal: its folder under `.proposals/` is removed; the memory dir is untouched.
- * (Merge note: issue 19's inbox may bring its own reject, which then replaces this one.)
- */
+/** Rejects a proposal as `memdir inbox reject` does: nothing written, the rejection in the history. */
 export async function rejectProposal(memoryDir: string, id: string): Promise<{ id: string }> {
-  const proposal = await loadProposal(memoryDir, id);
-  if (proposal.appliedAt)
-    throw new MemdirError("invalid-input", `proposal: ${id} was already applied at ${proposal.appliedAt}`);
-  await fs.rm(path.join(memoryDir, PROPOSALS_DIR, proposal.id), { recursive: true, force: true });
-  return { id: proposal.id };
+  return { id: (await rejectInboxProposal(memoryDir, id)).id };
 }
 
 /** The history, newest first, with its backend. */

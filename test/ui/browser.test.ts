@@ -343,7 +343,13 @@ describe("memdir ui in a browser", {
     await panel.locator(".reject").click();
     await page.waitForSelector("#inbox-empty");
     assert.ok(fs.existsSync(copy), "a rejected proposal changes nothing");
-    assert.ok(!fs.existsSync(path.join(memoryDir, ".proposals", first)));
+    // Rejected as `memdir inbox reject` does: kept on record as rejected, no longer waiting.
+    const inbox = await runCli(["inbox", "--json", "--dir", memoryDir], { home, env });
+    assert.deepEqual(JSON.parse(inbox.stdout), []);
+    const record = JSON.parse(
+      fs.readFileSync(path.join(memoryDir, ".proposals", first, "proposal.json"), "utf8"),
+    );
+    assert.ok(record.rejectedAt, "the rejection is on record");
 
     const second = await propose();
     await open("history");

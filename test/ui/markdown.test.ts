@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
+import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
 import { lineDiff } from "../../src/ui/diff.ts";
 import { memoryFlags, proposalFlags } from "../../src/ui/flags.ts";
 import { renderMarkdown } from "../../src/ui/markdown.ts";
+import { runCli } from "../helpers/cli.ts";
+import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 describe("renderMarkdown (a memory is untrusted text)", () => {
   it("shows raw HTML as text: no tag, attribute or event handler from a memory reaches the page", () => {
@@ -65,6 +71,32 @@ describe("flags", () => {
     ]);
     assert.deepEqual(proposalFlags({}, [{ conflictOf: "b.md" }]), [
       { kind: "conflict", message: "conflicts with b.md" },
+    ]);
+  });
+
+  it("flags a memory whose anchored file vanished from the project", async () => {
+    const home = makeTempDir();
+    const project = path.join(home, "shop");
+    writeTree(project, { "src/auth/login.ts": "export function refreshToken() {}\n" });
+    execFileSync("git", ["init", "-q"], { cwd: project });
+    const added = await runCli(
+      [
+        "add",
+        "--type",
+        "project",
+        "--description",
+        "token refresh lives in the login module",
+        "See src/auth/login.ts.",
+      ],
+      { home, cwd: project },
+    );
+    assert.equal(added.code, 0, added.stderr);
+    const file = added.stdout.trim();
+    const frontmatter = () => parseFrontmatter(fs.readFileSync(file, "utf8")).data;
+    assert.deepEqual(await memoryFlags(path.dirname(file), path.basename(file), frontmatter()), []);
+    fs.rmSync(path.join(project, "src/auth/login.ts"));
+    assert.deepEqual(await memoryFlags(path.dirname(file), path.basename(file), frontmatter()), [
+      { kind: "stale-anchor", message: "src/auth/login.ts no longer exists" },
     ]);
   });
 });
