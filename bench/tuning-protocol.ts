@@ -7,6 +7,8 @@
  *   node --import tsx bench/tuning-protocol.ts            # prints the tables
  *   node --import tsx bench/tuning-protocol.ts --write    # and writes them into docs/benchmarks.md
  *   node --import tsx bench/tuning-protocol.ts --defaults-only   # the "all stages" row alone
+ *   node --import tsx bench/tuning-protocol.ts --experiment '{"dateWeight":0.5}'
+ *       # an experiment: those knobs against the defaults, on the tuning half only
  *
  * The split: the conversations sorted by name, the 1st, 3rd, 5th … tune, the 2nd, 4th … validate.
  * The data is read from ../shared/bench (never copied into the repository); without it the
@@ -78,11 +80,13 @@ async function lexicalScores(
   halves: Map<string, Half>,
   cache: LexicalIndexCache,
   tuning: Partial<LexicalTuning>,
+  onlyHalf?: Half,
 ): Promise<Scores> {
   const selector = createLexicalSelector({ cache, tuning });
   const scores = new Scores();
   for (const query of queries) {
     const conv = query.conv ?? "";
+    if (onlyHalf !== undefined && halves.get(conv) !== onlyHalf) continue;
     const selection = await selectMemories({
       memoryDir: path.join(dataDir, conv),
       query: query.question,
@@ -155,6 +159,9 @@ async function main(): Promise<void> {
     return;
   }
   const defaultsOnly = process.argv.includes("--defaults-only");
+  const experimentAt = process.argv.indexOf("--experiment");
+  const experiment =
+    experimentAt >= 0 ? (JSON.parse(process.argv[experimentAt + 1] ?? "{}") as Partial<LexicalTuning>) : null;
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-tuning-"));
   const sections: string[] = [];
   try {
@@ -170,10 +177,15 @@ async function main(): Promise<void> {
       const halves = new Map(convs.map((conv) => [conv, halfOf(conv, convs)] as const));
       const categories = [...new Set(queries.map((query) => query.category_name ?? "other"))].sort();
       const cache = new LexicalIndexCache();
+      // An experiment never looks at the validation half: that is what keeps it honest.
+      const onlyHalf = experiment ? "tuning" : undefined;
       const rows: [string, Scores][] = [
-        ["all stages", await lexicalScores(dataDir, queries, halves, cache, {})],
+        ["all stages", await lexicalScores(dataDir, queries, halves, cache, {}, onlyHalf)],
       ];
-      if (!defaultsOnly) {
+      if (experiment) {
+        const scores = await lexicalScores(dataDir, queries, halves, cache, experiment, onlyHalf);
+        rows.push([JSON.stringify(experiment), scores]);
+      } else if (!defaultsOnly) {
         for (const [stage, off] of STAGES_OFF)
           rows.push([`${stage} off`, await lexicalScores(dataDir, queries, halves, cache, off)]);
         rows.push([

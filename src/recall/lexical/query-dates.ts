@@ -1,7 +1,7 @@
 /**
  * The dates a query names ("May 4th", "2023-05-04", "5月4号", "yesterday", "上周", "先週", "two
  * days ago"), resolved against the query's time into spans of local calendar time. The date
- * stage (stage-date.ts) gives evidence to memories saved in a span (docs/design.md#query-dates).
+ * stage (stage-date.ts) gives evidence to memories saved in a span (docs/design.md#dates-in-queries).
  *
  * Days, weekdays and month names come from chrono-node (English, Chinese and Japanese parsers);
  * the relative periods chrono leaves out or gets wrong in Chinese and Japanese (上周, 先週, 上个月,

@@ -11,14 +11,13 @@ import type { QueryTerm } from "./types.ts";
  */
 export function queryTokens(query: string): Token[] {
   const cut = cutQuery(query);
-  const tokens = tokenizeDetailed(cut);
   // A date's words stay query words: transcripts say "last weekend" and "5月4号" too (measured on
   // LoCoMo: dropping them cost 0.4 points on the tuning half's sessions).
   const content = tokenizeDetailed(withoutCjkFraming(cut)).filter(
     (token) => !QUESTION_WORDS.has(token.surface),
   );
   // A question made of framing words alone ("我的名字是什么？") is about them: keep them then.
-  return content.length > 0 ? content : tokens;
+  return content.length > 0 ? content : tokenizeDetailed(cut);
 }
 
 /**

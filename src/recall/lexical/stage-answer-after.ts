@@ -4,7 +4,7 @@ import { upperBound } from "./times.ts";
 import type { Candidate } from "./types.ts";
 
 /**
- * The answer after the question (docs/design.md#answer-after-question). In a conversation saved
+ * The answer after the question (docs/design.md#the-answer-after-the-question). In a conversation saved
  * one exchange per memory, the exchange that asks ("我想请教你送朋友什么礼物", "what should I
  * read next?") shares the query's words; the next one, which holds the answer, often shares
  * none. So a strongly matching memory that asks something passes `answerWeight` × its score to
@@ -48,12 +48,16 @@ export const answerAfterStage: RankingStage = {
 };
 
 /**
- * Asks something: a question mark, or a question or request word (English, Chinese, Japanese).
+ * Asks something: a question mark; a description that opens with an English question word or
+ * auxiliary ("What should I…", "Can you…"); a Chinese question particle or request (吗, 呢, 请教,
+ * 请问, 什么, 怎么, 哪); a Japanese question ending or request (ですか, 教えて). English question
+ * words elsewhere in a sentence do not count: statements use them ("Melanie explained how she
+ * paints"; measured on LoCoMo observations, counting them cost 0.6 points on the tuning half).
  * Read from the name and description, which the scan already has (a memory of one exchange is
  * described by what was said).
  */
 const ASKS =
-  /[?？]|\b(?:what|which|how|why|where|when|who|recommend|suggest|advice|advise|should i|can you|could you|help me)\b|什么|甚麼|什麼|怎么|怎麼|怎样|如何|哪|吗|嗎|呢|推荐|推薦|建议|建議|请教|請教|请问|請問|ですか|ますか|教えて|おすすめ|何|どう/i;
+  /[?？]|^\s*(?:what|which|how|why|where|when|who|whom|whose|can|could|would|should|do|does|did|is|are|any)\b|吗|嗎|呢|请教|請教|请问|請問|什么|甚麼|什麼|怎么|怎麼|怎样|如何|哪|ですか|ますか|でしょうか|教えて/i;
 
 /** How many of the best candidates may pass evidence on (a recall shows about five). */
 const QUESTION_SOURCES = 5;
@@ -76,7 +80,7 @@ function answerPairs(
   const pairs: { question: number; answer: Candidate }[] = [];
   for (const question of strong) {
     const header = candidates[question].header;
-    if (!ASKS.test(`${header.name ?? ""} ${header.description ?? ""}`)) continue;
+    if (!ASKS.test(header.description ?? "")) continue;
     const saved = savedAtMs(header);
     const next = upperBound(times, saved);
     if (next >= times.length || times[next] - saved > tuning.answerWindowMs) continue;

@@ -4,7 +4,7 @@ import type { RankingStage } from "./stage.ts";
 import type { Candidate } from "./types.ts";
 
 /**
- * Dates in the query (docs/design.md#query-dates): a memory saved on a day the query names (its
+ * Dates in the query (docs/design.md#dates-in-queries): a memory saved on a day the query names (its
  * `modified`, else its mtime), or whose name or description carries that day as `2023-05-04` or
  * `2023年5月4日`, has its score multiplied by 1 + `dateWeight`. Own evidence: "when" is part of
  * what the query asks, as much as its words are, so a memory of the right day that is worded
