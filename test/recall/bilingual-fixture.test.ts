@@ -2,9 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { runEval } from "../../src/recall/eval.ts";
-import { LexicalIndexCache } from "../../src/recall/lexical/lexical-index.ts";
-import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
+import type { EvalReport } from "../../src/recall/eval.ts";
 import { runCli } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
@@ -25,11 +23,13 @@ function copyOfFixture(): string {
 
 describe("the bilingual recall fixture", () => {
   it(`keeps recall@5 at or above ${OVERALL_THRESHOLD}, and ${DATES_THRESHOLD} on questions that name a date`, async () => {
-    const report = await runEval({
-      dataDir: copyOfFixture(),
-      selector: createLexicalSelector({ cache: new LexicalIndexCache() }),
-      k: 5,
+    // `memdir eval` as a real process, in UTC: the fixture's days are UTC days.
+    const result = await runCli(["eval", "--data", copyOfFixture(), "--selector", "lexical", "--json"], {
+      home: makeTempDir(),
+      env: { TZ: "UTC" },
     });
+    assert.equal(result.code, 0, result.stderr);
+    const report = JSON.parse(result.stdout) as EvalReport;
     assert.ok(report.queries >= 40, `${report.queries} queries`);
     const summary = JSON.stringify(report.byCategory);
     assert.ok(report.recallAtK >= OVERALL_THRESHOLD, `recall@5 ${report.recallAtK}: ${summary}`);
@@ -47,10 +47,11 @@ describe("the bilingual recall fixture", () => {
 
   it("memdir recall --explain names the date and the answer-after evidence", async () => {
     const home = makeTempDir();
+    const env = { TZ: "UTC" };
     const memoryDir = path.join(copyOfFixture(), "life");
     const dated = await runCli(
       ["recall", "What book did I start on 1 June 2023?", "--dir", memoryDir, "--explain"],
-      { home },
+      { home, env },
     );
     assert.equal(dated.code, 0, dated.stderr);
     assert.match(dated.stdout, /picked +\d+\.\d+ +midnight-library\.md.*date: 2023-06-01 \(saved that day\)/);
@@ -62,7 +63,7 @@ describe("the bilingual recall fixture", () => {
         memoryDir,
         "--explain",
       ],
-      { home },
+      { home, env },
     );
     assert.equal(answer.code, 0, answer.stderr);
     assert.match(answer.stdout, /picked +\d+\.\d+ +gift-answer-2\.md.*answer after gift-ask\.md/);
