@@ -14,6 +14,8 @@ export interface EvalQuery {
   /** Sub-folder of the data dir that is this query's memory dir; absent → the data dir itself. */
   conv?: string;
   category_name?: string;
+  /** When the question is asked (ISO 8601): dates it names ("yesterday", "5月4号") are resolved against it. Default: now. */
+  asked?: string;
 }
 
 /** Averages over a set of queries. */
@@ -81,6 +83,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       k,
       signal: options.signal,
       memdir,
+      ...(query.asked ? { now: () => Date.parse(query.asked ?? "") } : {}),
     });
     times.push(performance.now() - started);
     const picked = new Set(selection.picks.map((pick) => pick.file));
@@ -164,6 +167,12 @@ function validateQuery(value: unknown, where: string): EvalQuery {
   }
   if (record.category_name !== undefined && record.category_name !== null) {
     query.category_name = String(record.category_name);
+  }
+  if (record.asked !== undefined && record.asked !== null) {
+    if (typeof record.asked !== "string" || Number.isNaN(Date.parse(record.asked))) {
+      throw new MemdirError("invalid-input", `${where}: "asked" must be an ISO 8601 time`);
+    }
+    query.asked = record.asked;
   }
   return query;
 }

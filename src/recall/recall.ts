@@ -95,6 +95,8 @@ export interface SelectionOptions {
   exclude?: (header: MemoryHeader) => boolean;
   /** Ask the selector for its full ranking too (`recall --explain`). */
   explain?: boolean;
+  /** The query's time: dates it names ("yesterday", "May 4") are resolved against it (default: now). */
+  now?: Clock;
 }
 
 /** The selection step's outcome: the scan, split into fresh and excluded, and the valid picks. */
@@ -144,6 +146,7 @@ export async function selectMemories(options: SelectionOptions): Promise<MemoryS
     ...(options.memdir ? { memdir: options.memdir } : {}),
     recentTools: options.recentTools ?? [],
     ...(options.explain ? { explain: true } : {}),
+    now: (options.now ?? Date.now)(),
   };
   const { picks: raw, ...details } = await options.selector.select(request, options.signal);
   const known = headersNamed(fresh, raw);
@@ -186,6 +189,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     recentTools: options.recentTools,
     exclude: (header) => whyExcluded(header) !== null,
     explain: options.explain,
+    now: options.now,
   });
   const verdicts = verdictLog();
   for (const header of selection.excluded)

@@ -1,6 +1,7 @@
 import { throwIfAborted } from "../errors.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import { LexicalIndexCache } from "./lexical/lexical-index.ts";
+import { queryDates } from "./lexical/query-dates.ts";
 import { rankLexically } from "./lexical/rank.ts";
 import { DEFAULT_LEXICAL_TUNING } from "./lexical/tuning.ts";
 import type { LexicalTuning } from "./lexical/types.ts";
@@ -60,11 +61,16 @@ export function createLexicalSelector(options: LexicalSelectorOptions = {}): Sel
     await index.sync(headers, signal);
     throwIfAborted(signal, "recall: lexical selection");
     const vectors = options.wordVectors === undefined ? cache.bundledWordVectors() : options.wordVectors;
-    const picks = rankLexically(index, query, headers, request, tuning, vectors);
+    // Parsed here, where loading the date parsers can wait: ranking itself stays synchronous.
+    const dates = await queryDates(query, request.now ?? Date.now());
+    const picks = rankLexically(index, query, headers, { k: request.k, dates }, tuning, vectors);
     if (!request.explain) return { picks };
     // Deterministic, and cheap when warm: every match above the floor ranks the same way, so
     // positions after k are exactly the "beyond k" candidates of `recall --explain`.
-    return { picks, ranking: rankLexically(index, query, headers, { k: headers.length }, tuning, vectors) };
+    return {
+      picks,
+      ranking: rankLexically(index, query, headers, { k: headers.length, dates }, tuning, vectors),
+    };
   };
   return { name: "lexical", select };
 }

@@ -30,6 +30,8 @@ export interface SelectionRequest {
    * candidate should fill `ranking` even when that costs a second pass. The picks never change.
    */
   explain?: boolean;
+  /** When the query is asked, in ms (dates it names are resolved against it); default: now. */
+  now?: number;
 }
 
 /** Why a selector gave no usable answer. `message` is one line, fit for `recall --explain`. */

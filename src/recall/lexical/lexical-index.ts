@@ -10,7 +10,7 @@ import { Corpus } from "./corpus.ts";
 import type { IndexedMemory } from "./memory-record.ts";
 import { IndexedPartReader, READ_CONCURRENCY } from "./read-file.ts";
 import { RankScratch } from "./scratch.ts";
-import { sortedTimes } from "./times.ts";
+import { type SaveOrder, saveOrder } from "./times.ts";
 import type { PersistedIndex } from "./types.ts";
 import { bundledWordVectors, type WordVectors } from "./word-vectors.ts";
 
@@ -40,7 +40,7 @@ export class LexicalIndex {
   #syncedHeaders: MemoryHeader[] | null = null;
   #syncedVersion = 0;
   #headerByFile: Map<string, MemoryHeader> | null = null;
-  #sortedTimes: Float64Array | null = null;
+  #saveOrder: SaveOrder | null = null;
 
   /**
    * `persistRoot`: the absolute memory directory whose `.memdir-cache/lexical.v8` to load and
@@ -82,7 +82,7 @@ export class LexicalIndex {
     this.#syncedHeaders = headers.slice();
     this.#syncedVersion = this.corpus.version;
     this.#headerByFile = null;
-    this.#sortedTimes = null;
+    this.#saveOrder = null;
   }
 
   /**
@@ -110,13 +110,10 @@ export class LexicalIndex {
     return this.#headerByFile;
   }
 
-  /**
-   * Every mtime of the last completed {@link sync}'s headers, ascending (built once, reused by
-   * every query until the next sync that changes something). Callers check {@link syncedWith} first.
-   */
-  syncedSortedTimes(): Float64Array {
-    this.#sortedTimes ??= sortedTimes(this.#syncedHeaders ?? []);
-    return this.#sortedTimes;
+  /** The last completed {@link sync}'s headers in save order (built once per sync, like the times). */
+  syncedSaveOrder(): SaveOrder {
+    this.#saveOrder ??= saveOrder(this.#syncedHeaders ?? []);
+    return this.#saveOrder;
   }
 
   /** The body of {@link sync}; returns how many files were read. */

@@ -3,15 +3,18 @@ import { toPick } from "./explain.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
 import { FIELD_NAMES, type FieldName } from "./memory-record.ts";
 import { queryTerms, queryTokens } from "./query.ts";
+import type { DateSpan } from "./query-dates.ts";
 import type { RankContext, RankingStage } from "./stage.ts";
+import { answerAfterStage } from "./stage-answer-after.ts";
 import { addExpansionScores, bestMatches, scoreWholeFiles } from "./stage-bm25f.ts";
+import { dateStage } from "./stage-date.ts";
 import { feedbackApplies, feedbackTerms } from "./stage-feedback.ts";
 import { clearsFloor } from "./stage-floor.ts";
 import { passageStage } from "./stage-passage.ts";
 import { recencyStage } from "./stage-recency.ts";
 import { relatedWordsStage } from "./stage-related.ts";
 import { savedTogetherStage } from "./stage-saved-together.ts";
-import { sortedTimes } from "./times.ts";
+import { saveOrder } from "./times.ts";
 import { DEFAULT_LEXICAL_TUNING } from "./tuning.ts";
 import type { Candidate, LexicalPick, LexicalTuning } from "./types.ts";
 import type { WordVectors } from "./word-vectors.ts";
@@ -19,11 +22,15 @@ import type { WordVectors } from "./word-vectors.ts";
 /**
  * The re-ranking stages, in the order they run over the best whole-file candidates. The `own`
  * stages (passage, related words) come first: the relevance floor judges the score they leave;
- * the `context` stages (saved together, recency) then reorder what clears it.
+ * the `context` stages (saved together, recency) then reorder what clears it. The date stage
+ * runs before the answer stage, so a question asked on the day the query names passes that
+ * evidence on to its answer.
  */
 export const RANKING_STAGES: readonly RankingStage[] = [
   passageStage,
   relatedWordsStage,
+  dateStage,
+  answerAfterStage,
   savedTogetherStage,
   recencyStage,
 ];
@@ -38,7 +45,7 @@ export function rankLexically(
   index: LexicalIndex,
   query: string,
   headers: readonly MemoryHeader[],
-  options: { k: number },
+  options: { k: number; dates?: readonly DateSpan[] },
   tuning: LexicalTuning = DEFAULT_LEXICAL_TUNING,
   vectors: WordVectors | null = null,
 ): LexicalPick[] {
@@ -66,7 +73,8 @@ export function rankLexically(
     }
   }
   if (scored.length === 0) return [];
-  const top = scored.slice(0, Math.max(tuning.rerankDepth, options.k));
+  let top = scored.slice(0, Math.max(tuning.rerankDepth, options.k));
+  const order = synced ? index.syncedSaveOrder() : saveOrder(headers);
 
   const context: RankContext = {
     corpus,
@@ -75,10 +83,12 @@ export function rankLexically(
     terms,
     tokens,
     vectors,
-    // Every mtime in order, sorted once per sync rather than per query (20,000 numbers).
-    times: synced ? index.syncedSortedTimes() : sortedTimes(headers),
+    // Every save time in order, sorted once per sync rather than per query (20,000 numbers).
+    times: order.times,
+    saveOrder: order,
+    dates: options.dates ?? [],
   };
-  const scores = Float64Array.from(top, (candidate) => candidate.base);
+  let scores = Float64Array.from(top, (candidate) => candidate.base);
   const notes: string[][] = top.map(() => []);
   let ownScores: Float64Array | null = null;
   for (const stage of RANKING_STAGES) {
@@ -86,14 +96,22 @@ export function rankLexically(
     // memories, but never lift one that barely matches over the floor (two memories saved
     // together must not both be recalled for a login-test fix only one of them is about).
     if (stage.evidence === "context") ownScores ??= scores.slice();
+    const added = stage.extend?.(context, top, scores) ?? [];
+    if (added.length > 0) {
+      top = [...top, ...added];
+      const grown = new Float64Array(top.length);
+      grown.set(scores);
+      scores = grown;
+      for (const _ of added) notes.push([]);
+    }
     applyStage(stage, context, top, scores, notes);
   }
   const kept = clearsFloor(ownScores ?? scores, tuning.relativeFloor);
 
-  const order = Array.from(top, (_, c) => c);
-  order.sort((a, b) => scores[b] - scores[a] || savedAtMs(top[b].header) - savedAtMs(top[a].header));
+  const ranked = Array.from(top, (_, c) => c);
+  ranked.sort((a, b) => scores[b] - scores[a] || savedAtMs(top[b].header) - savedAtMs(top[a].header));
   const picks: LexicalPick[] = [];
-  for (const c of order) {
+  for (const c of ranked) {
     if (picks.length >= options.k) break;
     if (kept[c]) picks.push(toPick(top[c], scores[c], terms, notes[c]));
   }

@@ -1,5 +1,7 @@
 import type { Corpus } from "./corpus.ts";
+import type { DateSpan } from "./query-dates.ts";
 import type { RankScratch } from "./scratch.ts";
+import type { SaveOrder } from "./times.ts";
 import type { Token } from "./tokenize.ts";
 import type { Candidate, LexicalTuning, QueryTerm, StageScores } from "./types.ts";
 import type { WordVectors } from "./word-vectors.ts";
@@ -14,8 +16,12 @@ export interface RankContext {
   /** The query's tokens (question words dropped). */
   tokens: readonly Token[];
   vectors: WordVectors | null;
-  /** Every mtime of the headers being ranked, ascending. */
+  /** Every save time of the headers being ranked, ascending. */
   times: Float64Array;
+  /** The headers being ranked in save order (`saveOrder.times` is {@link times}). */
+  saveOrder: SaveOrder;
+  /** The dates the query names, resolved against its time (empty: none). */
+  dates: readonly DateSpan[];
 }
 
 /**
@@ -36,6 +42,12 @@ export interface RankingStage {
    * Scores for `candidates` (best whole-file match first), given each one's `current` score; null
    * when the stage does not apply (turned off, or nothing to go on).
    */
+  /**
+   * Memories the query's words did not find that this stage has evidence for (the answer saved
+   * after a matching question): added to the candidates, with no score of their own, before
+   * {@link score} runs. Absent: the stage only rescores.
+   */
+  extend?(context: RankContext, candidates: readonly Candidate[], current: Float64Array): Candidate[];
   score(context: RankContext, candidates: readonly Candidate[], current: Float64Array): StageScores | null;
   /** The `--explain` fragment for one of the stage's notes. */
   explain?(note: string): string;

@@ -1,20 +1,23 @@
 /** Save times (`modified`, else mtime) in order, which the saved-together and recency stages read. */
 import { type MemoryHeader, savedAtMs } from "../../types.ts";
 
+/** Headers in save order, oldest first, with their save times (`times[i]` is `headers[i]`'s). */
+export interface SaveOrder {
+  times: Float64Array;
+  headers: readonly MemoryHeader[];
+}
+
 /**
- * Every header's save time ({@link savedAtMs}), ascending. The scan lists headers newest first, so this is usually a
- * reversed copy (no sort of 20,000 numbers per query); any other order is sorted.
+ * `headers` in save order ({@link savedAtMs}, oldest first; equal times keep their order). The
+ * scan lists headers newest first, so this is usually a reversed copy.
  */
-export function sortedTimes(headers: readonly MemoryHeader[]): Float64Array {
-  const count = headers.length;
-  const times = new Float64Array(count);
+export function saveOrder(headers: readonly MemoryHeader[]): SaveOrder {
+  const ordered = headers.slice().reverse();
   let ascending = true;
-  for (let i = 0; i < count; i++) {
-    const time = savedAtMs(headers[count - 1 - i]);
-    times[i] = time;
-    if (i > 0 && time < times[i - 1]) ascending = false;
-  }
-  return ascending ? times : times.sort();
+  for (let i = 1; i < ordered.length && ascending; i++)
+    if (savedAtMs(ordered[i]) < savedAtMs(ordered[i - 1])) ascending = false;
+  if (!ascending) ordered.sort((a, b) => savedAtMs(a) - savedAtMs(b));
+  return { times: Float64Array.from(ordered, savedAtMs), headers: ordered };
 }
 
 /** The first position whose time is at least `value`. */

@@ -37,7 +37,7 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
 );
 
 /** Very frequent one-character CJK function words (particles, the possessive 的). */
-const CJK_STOP_WORDS: ReadonlySet<string> = new Set(
+export const CJK_STOP_WORDS: ReadonlySet<string> = new Set(
   "的 了 是 在 和 也 就 都 而 及 与 着 或 之 其 这 那 个".split(" "),
 );
 

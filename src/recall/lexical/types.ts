@@ -64,6 +64,16 @@ export interface LexicalTuning extends RelatedWordTuning {
   neighborWeight: number;
   /** Bursts larger than this are not treated as one conversation (e.g. a git checkout). */
   neighborMaxBurst: number;
+  /**
+   * A memory saved on a day the query names gets ×(1 + dateWeight) (stage-date.ts; 0 turns it off).
+   */
+  dateWeight: number;
+  /**
+   * The memory saved right after a strongly matching one that asks something gains this share of
+   * its score (stage-answer-after.ts; 0 turns it off), when saved within `answerWindowMs` of it.
+   */
+  answerWeight: number;
+  answerWindowMs: number;
   /** Mild recency prior: the newest memory gets ×(1 + recencyWeight), the oldest ×1. */
   recencyWeight: number;
   /**
