@@ -3,10 +3,10 @@ import { formatManifest } from "../memdir/scan.ts";
 import type { ModelClient } from "../model/client.ts";
 import { type SideQueryFailure, sideQuery } from "../model/side-query.ts";
 import { selectMemoriesSystemPrompt, selectMemoriesUserPrompt } from "../prompts/select-memories.ts";
+import { MODEL_MANIFEST_LIMIT } from "./budget.ts";
 import type { Selection, Selector } from "./selector.ts";
 
-/** At most this many headers go into the manifest (docs/design.md#model-selector). */
-export const MODEL_MANIFEST_LIMIT = 200;
+export { MODEL_MANIFEST_LIMIT } from "./budget.ts";
 /** The reply budget of the selection side query (docs/design.md#model-selector). */
 export const MODEL_SELECTOR_MAX_TOKENS = 256;
 

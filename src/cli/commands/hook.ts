@@ -11,11 +11,7 @@ import {
   parseHookInput,
 } from "../../hooks/events.ts";
 import { type HookModeDecision, hookConfig, hookMode, hostIsClaudeCode } from "../../hooks/mode.ts";
-import { sessionStartContext } from "../../hooks/session-start.ts";
-import { planStopHook, spawnDetachedMemdir } from "../../hooks/stop.ts";
-import { userPromptContext } from "../../hooks/user-prompt-submit.ts";
-import { warmUpDecision } from "../../hooks/warm-up.ts";
-import { selectorFromConfig } from "../../recall/select-from-config.ts";
+import { type Memdir, openMemdir } from "../../memdir/instance.ts";
 import { type CommandContext, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
 
@@ -29,6 +25,27 @@ interface HookOptions extends ModelOptions {
 
 /** How long a hook may take by default (issue 9): an agent waits for it before its model call. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 3000;
+
+/** The longest a hook waits, after answering, for its cache files to be written (see saveCaches). */
+const CACHE_SAVE_GRACE_MS = 5000;
+
+/**
+ * The context line a prompt hook answers with when its time bound cut recall short (issue 17):
+ * the model is told memory was not consulted, instead of being shown nothing as if nothing
+ * matched. Stderr says why (the bound, in ms).
+ */
+export const RECALL_CUT_SHORT_CONTEXT =
+  "memdir: memory recall was cut short by its time bound for this prompt: memories that apply may exist but are not shown.";
+
+/** What one hook run leaves for after its answer: the instance whose cache saves to finish. */
+interface HookRun {
+  /** The work itself, settled or not (it ends soon after the bound aborts it). */
+  work: Promise<unknown> | null;
+  /** The memory dir instance of a prompt hook; its cache files are saved after the answer. */
+  memdir: Memdir | null;
+  /** Recall had started when the bound ran out. */
+  recalling: boolean;
+}
 
 /**
  * `memdir hook <event>`: for agents that run hook commands (Claude Code, Codex, Gemini CLI). Reads
@@ -82,17 +99,49 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
         );
         timeoutMs = DEFAULT_HOOK_TIMEOUT_MS;
       }
-      const output = await bounded(
+      const run: HookRun = { work: null, memdir: null, recalling: false };
+      let timedOut = false;
+      let output = await bounded(
         timeoutMs,
         {},
-        async (signal) => hookOutput(event, await answerHook(event, options, context, signal, say)),
-        say,
+        async (signal) => {
+          const answer = answerHook(event, options, context, signal, say, run);
+          run.work = answer;
+          return hookOutput(event, await answer);
+        },
+        (reason, kind) => {
+          timedOut = kind === "timeout";
+          say(kind === "timeout" && run.recalling ? `recall cut short: ${reason}` : reason);
+        },
       );
+      if (timedOut && run.recalling) output = hookOutput(event, RECALL_CUT_SHORT_CONTEXT);
       if (!("hookSpecificOutput" in output) && reasons.length === 0) say("nothing to add");
       if (reasons.length > 0) log(reasons.join("; "));
       context.io.stdout(`${JSON.stringify(output)}\n`);
+      await saveCaches(run, Math.min(timeoutMs, CACHE_SAVE_GRACE_MS));
     });
 };
+
+/**
+ * After the answer is out, lets the cache files this run changed reach the disk (bounded by
+ * `graceMs`): the process exits right after, and a save it cut off would make the next prompt
+ * rebuild the whole index again (issue 17). After a time-out the index read so far is saved too,
+ * so a cold build goes on where it stopped instead of starting over.
+ */
+async function saveCaches(run: HookRun, graceMs: number): Promise<void> {
+  const memdir = run.memdir;
+  if (memdir === null) return;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, graceMs);
+  });
+  try {
+    await Promise.race([run.work?.catch(() => undefined), deadline]);
+    await Promise.race([memdir.flush(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 async function answerHook(
   event: HookEvent,
@@ -100,6 +149,7 @@ async function answerHook(
   context: CommandContext,
   signal: AbortSignal,
   log: (reason: string) => void,
+  run: HookRun,
 ): Promise<string | null> {
   const stdin = context.io.stdin ? await context.io.stdin(signal) : "";
   const input = parseHookInput(stdin);
@@ -128,12 +178,18 @@ async function answerHook(
     log(mode.reason);
     return null;
   }
+  // Each event loads only the modules it runs (issue 17: the prompt hook starts a process per
+  // prompt, and the extraction, model and agent modules it does not use cost it ~100 ms).
   if (action === "extract")
     return planExtraction(input, { cwd, config, options, dir, location, mode, log, env });
   if (action === "session-context") {
     // Side by side: the warm-up check only lists folders, and never fails the hook.
     const [context] = await Promise.all([
-      mode.mode === "full" ? sessionStartContext({ config, location }) : null,
+      mode.mode === "full"
+        ? import("../../hooks/session-start.ts").then((loaded) =>
+            loaded.sessionStartContext({ config, location }),
+          )
+        : null,
       startWarmUpIfNeeded(location.memoryDir, env, log),
     ]);
     if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
@@ -146,19 +202,29 @@ async function answerHook(
   // A model only when memdir itself is configured for one, never for a key the host happens to have.
   const modelConfig =
     config.model.optIn === null ? { ...config.model, provider: null, apiKey: undefined } : config.model;
-  const { selector } = selectorFromConfig(undefined, { ...config, model: modelConfig });
+  const selector =
+    modelConfig.provider === null
+      ? (await import("../../recall/select-lexical.ts")).createLexicalSelector()
+      : (await import("../../recall/select-from-config.ts")).selectorFromConfig(undefined, {
+          ...config,
+          model: modelConfig,
+        }).selector;
+  const { userPromptContext } = await import("../../hooks/user-prompt-submit.ts");
+  run.memdir = openMemdir(location.memoryDir, { env, watch: false });
+  run.recalling = true;
   const parts = await userPromptContext({
     prompt: input.prompt,
     config,
     location,
     selector,
     signal,
+    memdir: run.memdir,
     explicitSaves: mode.mode === "full",
   });
   return fitHookContext(parts);
 }
 
-function planExtraction(
+async function planExtraction(
   input: HookInput,
   state: {
     cwd: string;
@@ -170,12 +236,13 @@ function planExtraction(
     log: (reason: string) => void;
     env: NodeJS.ProcessEnv;
   },
-): null {
+): Promise<null> {
   const { log } = state;
   if (state.mode.mode !== "full") {
     log(`no extraction: ${state.mode.reason}`);
     return null;
   }
+  const { planStopHook, spawnDetachedMemdir } = await import("../../hooks/stop.ts");
   const plan = planStopHook({
     transcriptPath: input.transcript_path,
     cwd: state.cwd,
@@ -201,8 +268,10 @@ async function startWarmUpIfNeeded(
   log: (reason: string) => void,
 ): Promise<void> {
   try {
+    const { warmUpDecision } = await import("../../hooks/warm-up.ts");
     const decision = await warmUpDecision(memoryDir, env);
     if (!decision.warm) return;
+    const { spawnDetachedMemdir } = await import("../../hooks/stop.ts");
     const pid = spawnDetachedMemdir(["warm-up", "--dir", memoryDir], env);
     log(`cache warm-up started in the background (pid ${pid}): ${decision.reason}`);
   } catch (error) {
