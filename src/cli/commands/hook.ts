@@ -199,6 +199,8 @@ async function answerHook(
     log("the hook input holds no prompt");
     return null;
   }
+  // From here on, running out of time means memory for this prompt was not consulted.
+  run.recalling = true;
   // A model only when memdir itself is configured for one, never for a key the host happens to have.
   const modelConfig =
     config.model.optIn === null ? { ...config.model, provider: null, apiKey: undefined } : config.model;
@@ -211,7 +213,6 @@ async function answerHook(
         }).selector;
   const { userPromptContext } = await import("../../hooks/user-prompt-submit.ts");
   run.memdir = openMemdir(location.memoryDir, { env, watch: false });
-  run.recalling = true;
   const parts = await userPromptContext({
     prompt: input.prompt,
     config,
