@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The CLI entry: runs the compiled sources (built by `npm run build`, which `npm ci` runs via `prepare`).
+import "../dist/cli/compile-cache.js";
 import { main, mustExitAfter } from "../dist/cli/main.js";
 
 main(process.argv).then(

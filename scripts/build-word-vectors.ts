@@ -72,6 +72,8 @@ const target = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "da
 fs.writeFileSync(target, encodeWordVectors(words, rows, dimensions));
 if (downloadDir) fs.rmSync(downloadDir, { recursive: true, force: true });
 console.log(`${target}: ${words.length} rows × ${dimensions} dims, ${fs.statSync(target).size} bytes`);
+// The term of each row, beside it (scripts/build-word-terms.ts).
+await import("./build-word-terms.ts");
 
 /**
  * Unit length, then the mean vector subtracted: raw GloVe vectors share a common direction

@@ -35,5 +35,6 @@ export { createHybridSelector, type HybridSelectorOptions } from "./recall/selec
 export { createLexicalSelector, type LexicalSelectorOptions } from "./recall/select-lexical.ts";
 export { createModelSelector, type ModelSelectorOptions } from "./recall/select-model.ts";
 export type { MemoryPick, Selection, SelectionRequest, Selector } from "./recall/selector.ts";
-export { type AgentSession, type AgentSessionOptions, createAgentSession } from "./session/agent-session.ts";
+export type { AgentSession, AgentSessionOptions } from "./session/agent-session.ts";
+export { createAgentSession } from "./session/create-session.ts";
 export { type Clock, MEMORY_TYPES, type MemoryHeader, type MemoryType, type Message } from "./types.ts";

@@ -1,4 +1,5 @@
 // Runs the CLI from sources (tests spawn this through tsx so they always test the current code).
+import "./compile-cache.ts";
 import { main, mustExitAfter } from "./main.ts";
 
 const code = await main(process.argv);

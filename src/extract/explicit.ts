@@ -133,3 +133,19 @@ export async function applyExplicitMemory(
     throw error;
   }
 }
+
+/** The user-facing line for an explicit-memory result, or null when there is nothing to say. */
+export function explicitMemoryNotice(result: ExplicitMemoryResult): string | null {
+  switch (result.action) {
+    case "saved":
+      return `${result.created ? "Saved" : "Updated"} ${result.type} memory ${result.file}: ${result.description}`;
+    case "removed":
+      return `Forgot ${result.file}${result.description ? `: ${result.description}` : ""}`;
+    case "not-found":
+      return `No memory matches ${JSON.stringify(result.query)}; nothing forgotten`;
+    case "refused":
+      return `Not saved: ${result.reason}`;
+    default:
+      return null;
+  }
+}

@@ -2,7 +2,7 @@ import type { BeforeModelHook, HookRegistry, StopHook } from "../agent/hooks.ts"
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import type { ModelClient } from "../model/client.ts";
 import { type Clock, type MemoryMode, messageText } from "../types.ts";
-import { applyExplicitMemory, type ExplicitMemoryResult } from "./explicit.ts";
+import { applyExplicitMemory, type ExplicitMemoryResult, explicitMemoryNotice } from "./explicit.ts";
 import { createExtractor, type ExtractionReport, type Extractor } from "./extractor.ts";
 
 /** Hook names, so an embedder can tell them apart in logs. */
@@ -43,22 +43,6 @@ export interface MemoryHooks {
   drain(timeoutMs?: number): Promise<boolean>;
   /** Unregisters the hooks and aborts a running extraction. */
   dispose(): void;
-}
-
-/** The user-facing line for an explicit-memory result, or null when there is nothing to say. */
-export function explicitMemoryNotice(result: ExplicitMemoryResult): string | null {
-  switch (result.action) {
-    case "saved":
-      return `${result.created ? "Saved" : "Updated"} ${result.type} memory ${result.file}: ${result.description}`;
-    case "removed":
-      return `Forgot ${result.file}${result.description ? `: ${result.description}` : ""}`;
-    case "not-found":
-      return `No memory matches ${JSON.stringify(result.query)}; nothing forgotten`;
-    case "refused":
-      return `Not saved: ${result.reason}`;
-    default:
-      return null;
-  }
 }
 
 /**

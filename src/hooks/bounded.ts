@@ -10,7 +10,7 @@ export async function bounded<T, F>(
   timeoutMs: number,
   fallback: F,
   work: (signal: AbortSignal) => Promise<T>,
-  onFailure?: (reason: string) => void,
+  onFailure?: (reason: string, kind: "timeout" | "error") => void,
 ): Promise<T | F> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -23,13 +23,13 @@ export async function bounded<T, F>(
     const outcome = await Promise.race([work(controller.signal).then((value) => ({ value })), timedOut]);
     if (outcome === "timeout") {
       controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-      onFailure?.(`timed out after ${timeoutMs} ms`);
+      onFailure?.(`timed out after ${timeoutMs} ms`, "timeout");
       return fallback;
     }
     return outcome.value;
   } catch (error) {
     controller.abort(error);
-    onFailure?.(error instanceof Error ? error.message : String(error));
+    onFailure?.(error instanceof Error ? error.message : String(error), "error");
     return fallback;
   } finally {
     clearTimeout(timer);

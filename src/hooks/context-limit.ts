@@ -19,8 +19,14 @@ export interface ContextPart {
 
 const SEPARATOR = "\n\n";
 
+/**
+ * {@link MAX_HOOK_CONTEXT_CHARS} with thousands separators ("10,000"), written out by hand:
+ * `toLocaleString` loads ICU's number formatting, ~10 ms of every prompt hook (issue 17).
+ */
+const MAX_CHARS_TEXT = String(MAX_HOOK_CONTEXT_CHARS).replace(/\B(?=(\d{3})+$)/g, ",");
+
 function cutNote(path: string): string {
-  return `\n[… cut to keep this context within ${MAX_HOOK_CONTEXT_CHARS.toLocaleString("en-US")} characters; read the rest at ${path}]`;
+  return `\n[… cut to keep this context within ${MAX_CHARS_TEXT} characters; read the rest at ${path}]`;
 }
 
 /** `text` cut to at most `room` characters, at a line end when one is near, never mid-pair. */
@@ -71,10 +77,10 @@ export function fitHookContext(parts: readonly ContextPart[]): string | null {
   }
   const named = left.filter((path) => path !== "");
   if (named.length > 0) {
-    const line = `[${named.length} more left out to keep this context within ${MAX_HOOK_CONTEXT_CHARS.toLocaleString("en-US")} characters: ${named.join(", ")}]`;
+    const line = `[${named.length} more left out to keep this context within ${MAX_CHARS_TEXT} characters: ${named.join(", ")}]`;
     if (used + SEPARATOR.length + line.length <= MAX_HOOK_CONTEXT_CHARS) kept.push(line);
     else {
-      const short = `[${named.length} more left out to keep this context within ${MAX_HOOK_CONTEXT_CHARS.toLocaleString("en-US")} characters]`;
+      const short = `[${named.length} more left out to keep this context within ${MAX_CHARS_TEXT} characters]`;
       if (used + SEPARATOR.length + short.length <= MAX_HOOK_CONTEXT_CHARS) kept.push(short);
     }
   }

@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /**
  * The hook events memdir answers, as named on the command line (`memdir hook <event>`): Claude
  * Code's and Codex's (`SessionStart`, `UserPromptSubmit`, `Stop`, `PreCompact`, `SessionEnd`,
@@ -69,40 +67,30 @@ export function isHookEvent(value: string): value is HookEvent {
   return (HOOK_EVENTS as readonly string[]).includes(value);
 }
 
-// A text field that may also arrive as null (Codex sends `"transcript_path": null`,
-// `"last_assistant_message": null`) or in a shape we cannot use: both read as absent, so one odd
-// field never costs the whole input.
-const optionalText = z
-  .unknown()
-  .optional()
-  .transform((value) => (typeof value === "string" ? value : undefined));
-
 // The common shape agents with hooks send on stdin; every field optional, unknown fields kept
-// out of our way (agents add their own, e.g. `permission_mode`, `turn_id`, `timestamp`).
-const hookInputSchema = z.object({
-  session_id: optionalText,
-  transcript_path: optionalText,
-  cwd: optionalText,
-  hook_event_name: optionalText,
-  prompt: optionalText,
+// out of our way (agents add their own, e.g. `permission_mode`, `turn_id`, `timestamp`). A text
+// field that arrives as null (Codex sends `"transcript_path": null`, `"last_assistant_message":
+// null`) or in a shape we cannot use reads as absent, so one odd field never costs the whole
+// input. Checked by hand, not with zod: the prompt hook runs once per prompt and zod alone costs
+// it ~25 ms of module loading (issue 17).
+const HOOK_INPUT_FIELDS = [
+  "session_id",
+  "transcript_path",
+  "cwd",
+  "hook_event_name",
+  "prompt",
   /** Claude Code and Codex `Stop`: the final assistant message, which the transcript may not hold yet. */
-  last_assistant_message: optionalText,
+  "last_assistant_message",
   /** Gemini CLI `AfterAgent`: the final text the agent generated. */
-  prompt_response: optionalText,
+  "prompt_response",
   /** Cursor: in every payload (with `workspace_roots`, and no `cwd`). */
-  cursor_version: optionalText,
-  /** Cursor: the open workspace folders; the first is the project when no `cwd` is given. */
-  workspace_roots: z
-    .unknown()
-    .optional()
-    .transform((value) =>
-      Array.isArray(value) && value.every((root) => typeof root === "string")
-        ? (value as string[])
-        : undefined,
-    ),
-});
+  "cursor_version",
+] as const;
 
-export type HookInput = z.infer<typeof hookInputSchema>;
+export type HookInput = { [Field in (typeof HOOK_INPUT_FIELDS)[number]]?: string } & {
+  /** Cursor: the open workspace folders; the first is the project when no `cwd` is given. */
+  workspace_roots?: string[];
+};
 
 /**
  * The hook's JSON from stdin, or `null` when it is not a JSON object (then the hook answers with
@@ -120,12 +108,16 @@ export function parseHookInput(text: string): HookInput | null {
     return null;
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
-  const result = hookInputSchema.safeParse(parsed);
-  if (!result.success) return null;
+  const given = parsed as Record<string, unknown>;
   // Absent fields stay absent (not `key: undefined`), as callers and tests compare shapes.
-  return Object.fromEntries(
-    Object.entries(result.data).filter(([, value]) => value !== undefined),
-  ) as HookInput;
+  const input: HookInput = {};
+  for (const field of HOOK_INPUT_FIELDS) {
+    const value = Object.hasOwn(given, field) ? given[field] : undefined;
+    if (typeof value === "string") input[field] = value;
+  }
+  const roots = given.workspace_roots;
+  if (Array.isArray(roots) && roots.every((root) => typeof root === "string")) input.workspace_roots = roots;
+  return input;
 }
 
 /**

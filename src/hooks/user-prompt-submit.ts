@@ -1,7 +1,6 @@
 import type { ResolvedConfig } from "../config.ts";
-import { applyExplicitMemory } from "../extract/explicit.ts";
-import { explicitMemoryNotice } from "../extract/wire.ts";
-import { openMemdir } from "../memdir/instance.ts";
+import { applyExplicitMemory, explicitMemoryNotice } from "../extract/explicit.ts";
+import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import type { MemoryLocation } from "../memdir/paths.ts";
 import { prefetchGate } from "../recall/prefetch.ts";
 import { recall } from "../recall/recall.ts";
@@ -17,6 +16,11 @@ export interface UserPromptSubmitOptions {
   selector: Selector;
   now?: Clock;
   signal?: AbortSignal;
+  /**
+   * The instance to scan and recall with (default: one of its own, whose cache saves are then
+   * left to run in the background); the hook passes its own and waits for them after answering.
+   */
+  memdir?: Memdir;
   /**
    * Apply the explicit-memory rule ("remember …" saved at once). Off when the host's own memory
    * saves it (docs/design.md#coexistence): one "remember" must not become two memories.
@@ -42,7 +46,7 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
   if (!config.autoMemory) return [];
   const parts: ContextPart[] = [];
   // One instance for the save and the recall of this prompt (the hook's process ends after it).
-  const memdir = openMemdir(location.memoryDir, { watch: false, clock: options.now });
+  const memdir = options.memdir ?? openMemdir(location.memoryDir, { watch: false, clock: options.now });
   const explicit =
     options.explicitSaves === false
       ? null

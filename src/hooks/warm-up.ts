@@ -5,7 +5,6 @@ import { openMemdir } from "../memdir/instance.ts";
 import { liveLeaseHolder, tryTakeLease } from "../memdir/lease.ts";
 import { CACHE_DIRECTORY_NAME, persistedCacheEnabled, worthPersisting } from "../memdir/persisted-cache.ts";
 import { isMemoryFileName } from "../memdir/scan.ts";
-import { lexicalCacheOf } from "../recall/select-lexical.ts";
 
 /**
  * Cache warm-up for hooks. A `UserPromptSubmit` hook has ~3 s; in a big memory dir (2,000+
@@ -181,7 +180,9 @@ export async function warmUp(
     const headers = await memdir.scan();
     if (!worthPersisting(headers.length))
       return { status: "not-needed", memories: headers.length, reason: "too few memories to need caches" };
-    // The index file a recall's lexical selector (and the hybrid one's pre-ranking) loads.
+    // The index file a recall's lexical selector (and the hybrid one's pre-ranking) loads. Loaded
+    // here, not at the top: the session-start hook imports this file for warmUpDecision alone.
+    const { lexicalCacheOf } = await import("../recall/select-lexical.ts");
     await lexicalCacheOf(memdir).forDirectory(memoryDir).sync(headers);
     await memdir.flush();
     // Counted the way warmUpDecision counts (the scan may leave out unreadable files), so an

@@ -1,5 +1,31 @@
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { createRequire } from "node:module";
 import { isMemoryType, type MemoryType } from "../types.ts";
+
+// The YAML parser loads on the first frontmatter that is parsed or written, not with this file:
+// a prompt hook served from the header cache parses none, and loading yaml costs it ~20 ms
+// (issue 17). yaml's Node build is CommonJS, so `require` gives the module `import` would.
+const requireFromHere = createRequire(import.meta.url);
+function yaml(): typeof import("yaml") {
+  return requireFromHere("yaml") as typeof import("yaml");
+}
+
+/**
+ * What the parse of a frontmatter depends on besides the code of this file, for the cache
+ * fingerprints (a cache built by another YAML parser is rebuilt): the yaml package's version,
+ * read from its package.json so that computing a fingerprint does not load the parser itself.
+ */
+export function frontmatterParserVersion(): string {
+  const manifest = requireFromHere("yaml/package.json") as { version?: unknown };
+  return `yaml ${String(manifest.version)}`;
+}
+
+/**
+ * The code a frontmatter parse runs, for the cache fingerprints: these functions' source texts
+ * and the patterns they use (see {@link frontmatterParserVersion} for the YAML parser's part).
+ */
+export function frontmatterParserCode(): unknown[] {
+  return [parseFrontmatter, isAbsent, metadataOf, timeOf, String(OPEN), String(CLOSE), String(ISO_TIME)];
+}
 
 /** A problem found in one file's frontmatter; never thrown, always returned. */
 export interface FrontmatterIssue {
@@ -83,7 +109,7 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
     .replace(/^\r?\n/, "");
   let data: Record<string, unknown> = {};
   try {
-    const parsed: unknown = yamlText.trim() === "" ? {} : parseYaml(yamlText, { prettyErrors: false });
+    const parsed: unknown = yamlText.trim() === "" ? {} : yaml().parse(yamlText, { prettyErrors: false });
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
       data = parsed as Record<string, unknown>;
     else issues.push({ code: "not-a-map", message: "frontmatter is not a key: value map" });
@@ -161,7 +187,7 @@ export function serializeMemory(fields: {
   /** ISO time of this save. */
   modified?: string;
 }): string {
-  const yamlText = stringifyYaml(frontmatterData(fields), { lineWidth: 0 }).trimEnd();
+  const yamlText = yaml().stringify(frontmatterData(fields), { lineWidth: 0 }).trimEnd();
   const body = fields.body.replace(/\r\n/g, "\n").replace(/\s+$/, "");
   return `---\n${yamlText}\n---\n${body}\n`;
 }
@@ -243,7 +269,8 @@ export function setFrontmatterKeys(text: string, keys: Record<string, unknown>):
   const added =
     Object.keys(values).length === 0
       ? []
-      : stringifyYaml(values, { lineWidth: 0 })
+      : yaml()
+          .stringify(values, { lineWidth: 0 })
           .trimEnd()
           .split("\n")
           .map((line) => `${line}${crlf}`);

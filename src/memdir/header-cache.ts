@@ -1,7 +1,7 @@
 import path from "node:path";
 import { persistedCacheEnabled } from "../config.ts";
 import type { MemoryHeader, MemoryType } from "../types.ts";
-import { metadataOf, parseFrontmatter, timeOf } from "./frontmatter.ts";
+import { frontmatterParserCode, frontmatterParserVersion } from "./frontmatter.ts";
 import { codeFingerprint, loadPersistedCache, PersistedCaches, worthPersisting } from "./persisted-cache.ts";
 
 /** How many lines of each file the header scan reads (docs/design.md#header-scan). */
@@ -149,25 +149,17 @@ export class HeaderCache {
 
   /**
    * Changes whenever the header parsing or the header's shape changes, so a cache file from older
-   * code is rebuilt: the version names the columns (2: `names`, `modified`), and the probes run
-   * the parser on both frontmatter shapes Claude Code writes.
+   * code is rebuilt: the version names the columns (2: `names`, `modified`; 3: the parser is
+   * fingerprinted by its code and the yaml version instead of by parsing probes, which loaded the
+   * YAML parser into every process that only reads the cache, issue 17).
    */
   #headersFingerprint(): string {
-    const probe = (text: string) => {
-      const { type, description, name, modifiedMs } = parseFrontmatter(text, { maxLines: HEADER_MAX_LINES });
-      return { type, description, name, modifiedMs };
-    };
     this.#fingerprint ??= codeFingerprint(
-      "headers/2",
+      "headers/3",
       HEADER_MAX_LINES,
       HEADER_MAX_BYTES,
-      parseFrontmatter,
-      metadataOf,
-      timeOf,
-      probe("---\nname: n\ndescription: a probe, with: colons\ntype: feedback\n---\nbody"),
-      probe(
-        "---\nname: n\ndescription: d\nmetadata:\n  type: user\n  modified: 2026-07-30T07:40:18.191Z\n---\nbody",
-      ),
+      ...frontmatterParserCode(),
+      frontmatterParserVersion(),
     );
     return this.#fingerprint;
   }

@@ -1,6 +1,12 @@
 import type { Message } from "../types.ts";
 import { surfacedMemoryPath } from "./surface.ts";
 
+/**
+ * At most this many headers go into the model selector's manifest (docs/design.md#model-selector).
+ * Here, not in select-model.ts, so that `recall --explain`'s verdicts do not load zod (issue 17).
+ */
+export const MODEL_MANIFEST_LIMIT = 200;
+
 /** Session budget of surfaced memory: past this, the prefetch stops surfacing (docs/design.md#budgets). */
 export const SESSION_MEMORY_BUDGET_BYTES = 60 * 1024;
 

@@ -1,5 +1,5 @@
 import type { MemoryHeader } from "../types.ts";
-import { MODEL_MANIFEST_LIMIT } from "./select-model.ts";
+import { MODEL_MANIFEST_LIMIT } from "./budget.ts";
 import type { SelectionDetails } from "./selector.ts";
 
 /** Why a candidate was or was not surfaced (`memdir recall --explain`). */

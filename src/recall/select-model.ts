@@ -1,16 +1,22 @@
-import { z } from "zod";
 import { formatManifest } from "../memdir/scan.ts";
 import type { ModelClient } from "../model/client.ts";
-import { type SideQueryFailure, sideQuery } from "../model/side-query.ts";
+import type { SideQueryFailure } from "../model/side-query.ts";
 import { selectMemoriesSystemPrompt, selectMemoriesUserPrompt } from "../prompts/select-memories.ts";
+import { MODEL_MANIFEST_LIMIT } from "./budget.ts";
 import type { Selection, Selector } from "./selector.ts";
 
-/** At most this many headers go into the manifest (docs/design.md#model-selector). */
-export const MODEL_MANIFEST_LIMIT = 200;
+export { MODEL_MANIFEST_LIMIT } from "./budget.ts";
 /** The reply budget of the selection side query (docs/design.md#model-selector). */
 export const MODEL_SELECTOR_MAX_TOKENS = 256;
 
-const selectionSchema = z.object({ selected_memories: z.array(z.string()) });
+/**
+ * The reply's schema, and the side query that asks for it, loaded on the first selection rather
+ * than with this file: `import("memdir")` and a lexical recall then load no zod (issue 17).
+ */
+async function selectionQuery() {
+  const [{ z }, { sideQuery }] = await Promise.all([import("zod"), import("../model/side-query.ts")]);
+  return { sideQuery, schema: z.object({ selected_memories: z.array(z.string()) }) };
+}
 
 /** A model selection: the picks, what the model saw, and the names it invented (dropped). */
 export interface ModelSelection extends Selection {
@@ -48,6 +54,7 @@ export function createModelSelector(options: ModelSelectorOptions): Selector<Mod
       const shownToModel = candidates.map((header) => header.file);
       const limit = Math.max(0, request.k);
       if (candidates.length === 0 || limit === 0) return { picks: [], shownToModel, unknownNames: [] };
+      const { sideQuery, schema } = await selectionQuery();
       const result = await sideQuery(options.client, {
         system: selectMemoriesSystemPrompt(limit),
         user: selectMemoriesUserPrompt({
@@ -55,7 +62,7 @@ export function createModelSelector(options: ModelSelectorOptions): Selector<Mod
           manifest: formatManifest(candidates),
           recentTools: request.recentTools,
         }),
-        schema: selectionSchema,
+        schema,
         name: "memory_selection",
         maxTokens: MODEL_SELECTOR_MAX_TOKENS,
         model: options.model,

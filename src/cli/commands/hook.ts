@@ -15,13 +15,8 @@ import {
   parseHookInput,
 } from "../../hooks/events.ts";
 import { type HookModeDecision, hookConfig, hookMode, hostIsClaudeCode } from "../../hooks/mode.ts";
-import { sessionStartContext } from "../../hooks/session-start.ts";
-import { planStopHook, spawnDetachedMemdir } from "../../hooks/stop.ts";
-import { userPromptContext } from "../../hooks/user-prompt-submit.ts";
-import { warmUpDecision } from "../../hooks/warm-up.ts";
+import { type Memdir, openMemdir } from "../../memdir/instance.ts";
 import type { MemoryLocation } from "../../memdir/paths.ts";
-import { selectorFromConfig } from "../../recall/select-from-config.ts";
-import { startAutoSync } from "../auto-sync.ts";
 import { type CommandContext, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
 
@@ -33,8 +28,41 @@ interface HookOptions extends ModelOptions {
   explain?: boolean;
 }
 
-/** How long a hook may take by default (issue 9): an agent waits for it before its model call. */
-export const DEFAULT_HOOK_TIMEOUT_MS = 3000;
+/**
+ * How long a hook may take by default (issue 9): an agent waits for it before its model call.
+ * 8 s, under the 10 s host timeout `memdir setup` writes: on an idle box a prompt hook answers
+ * in a fraction of a second, and the bound is reached only on a box so busy that the hook gets
+ * little CPU. It was 3 s, and on this project's loaded 2-core box a warm hook at 2,000 memories
+ * beside two CPU-bound processes ran past that and lost the memory it returns when idle (issue 17).
+ */
+export const DEFAULT_HOOK_TIMEOUT_MS = 8000;
+
+/** The longest a hook waits, after answering, for its cache files to be written (see saveCaches). */
+const CACHE_SAVE_GRACE_MS = 5000;
+/** The save after a slow answer gets what is left of the bound plus this (at least 0.5 s). */
+const CACHE_SAVE_PAST_BOUND_MS = 1500;
+
+/**
+ * The context line a prompt hook answers with when its time bound cut recall short (issue 17,
+ * docs/design.md#the-prompt-hook-process):
+ * the model is told memory was not consulted, instead of being shown nothing as if nothing
+ * matched. Stderr says why (the bound, in ms).
+ */
+export const RECALL_CUT_SHORT_CONTEXT =
+  "memdir: memory recall was cut short by its time bound for this prompt: memories that apply may exist but are not shown.";
+
+/** What one hook run leaves for after its answer: the instance whose cache saves to finish. */
+interface HookRun {
+  /** The work itself, settled or not (it ends soon after the bound aborts it). */
+  work: Promise<unknown> | null;
+  /** The memory dir instance of a prompt hook; its cache files are saved after the answer. */
+  memdir: Memdir | null;
+  /** Recall had started when the bound ran out. */
+  recalling: boolean;
+  /** Whose answer format the host reads, once its input is parsed. */
+  dialect: HookDialect;
+}
+
 /**
  * The bound when no `--timeout-ms` is given: raises it for every hook at once on a slow machine
  * (a host passes its settings' `env` to its hooks) instead of editing each entry.
@@ -47,7 +75,7 @@ export const HOOK_TIMEOUT_ENV = "MEMDIR_HOOK_TIMEOUT_MS";
  * prints `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}` (Cursor, told by its payload:
  * `{"additional_context"}` at sessionStart) or `{}`, and always exits
  * 0 — an unknown event, a bad flag, malformed input, a failure or the time bound (`--timeout-ms`,
- * default 3000) give `{}` and one line on stderr (exit code 2 would block the host's prompt). The
+ * default 8000) give `{}` and one line on stderr (exit code 2 would block the host's prompt). The
  * project is `--cwd`, else the input's `cwd`, else the current directory; a relative `--dir`
  * resolves against that project directory too.
  */
@@ -95,20 +123,53 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
         );
         timeoutMs = DEFAULT_HOOK_TIMEOUT_MS;
       }
-      const output: HookOutput = await bounded(
+      const started = performance.now();
+      const run: HookRun = { work: null, memdir: null, recalling: false, dialect: "claude-code" };
+      let timedOut = false;
+      let output: HookOutput = await bounded(
         timeoutMs,
         {},
         async (signal) => {
-          const answer = await answerHook(event, options, context, signal, say);
-          return hookOutput(event, answer.context, answer.dialect);
+          const answer = answerHook(event, options, context, signal, say, run);
+          run.work = answer;
+          const { context: text, dialect } = await answer;
+          return hookOutput(event, text, dialect);
         },
-        say,
+        (reason, kind) => {
+          timedOut = kind === "timeout";
+          say(kind === "timeout" && run.recalling ? `recall cut short: ${reason}` : reason);
+        },
       );
+      if (timedOut && run.recalling) output = hookOutput(event, RECALL_CUT_SHORT_CONTEXT, run.dialect);
       if (Object.keys(output).length === 0 && reasons.length === 0) say("nothing to add");
       if (reasons.length > 0) log(reasons.join("; "));
       context.io.stdout(`${JSON.stringify(output)}\n`);
+      // Bounded so that answer and save together stay near the bound (under the host's timeout).
+      const left = timeoutMs + CACHE_SAVE_PAST_BOUND_MS - (performance.now() - started);
+      await saveCaches(run, Math.min(CACHE_SAVE_GRACE_MS, Math.max(500, left)));
     });
 };
+
+/**
+ * After the answer is out, lets the cache files this run changed reach the disk (bounded by
+ * `graceMs`): the process exits right after, and a save it cut off would make the next prompt
+ * rebuild the whole index again (issue 17). After a time-out the index read so far is saved too,
+ * so a cold build goes on where it stopped instead of starting over.
+ */
+async function saveCaches(run: HookRun, graceMs: number): Promise<void> {
+  const memdir = run.memdir;
+  if (memdir === null) return;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, graceMs);
+  });
+  try {
+    await Promise.race([run.work?.catch(() => undefined), deadline]);
+    await Promise.race([memdir.flush(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 async function answerHook(
   event: HookEvent,
@@ -116,6 +177,7 @@ async function answerHook(
   context: CommandContext,
   signal: AbortSignal,
   log: (reason: string) => void,
+  run: HookRun,
 ): Promise<{ context: string | null; dialect: HookDialect }> {
   const stdin = context.io.stdin ? await context.io.stdin(signal) : "";
   const input = parseHookInput(stdin);
@@ -124,7 +186,8 @@ async function answerHook(
     return { context: null, dialect: "claude-code" };
   }
   const dialect = hookDialect(input);
-  return { context: await hookContext(event, input, dialect, options, context, signal, log), dialect };
+  run.dialect = dialect;
+  return { context: await hookContext(event, input, dialect, options, context, signal, log, run), dialect };
 }
 
 async function hookContext(
@@ -135,6 +198,7 @@ async function hookContext(
   context: CommandContext,
   signal: AbortSignal,
   log: (reason: string) => void,
+  run: HookRun,
 ): Promise<string | null> {
   const env = context.env;
   // Cursor sends no `cwd`, and runs user-level hooks in ~/.cursor: its first workspace root is the project.
@@ -158,12 +222,18 @@ async function hookContext(
     log(mode.reason);
     return null;
   }
+  // Each event loads only the modules it runs (issue 17: the prompt hook starts a process per
+  // prompt, and the extraction, model and agent modules it does not use cost it ~100 ms).
   if (action === "extract")
     return planExtraction(input, { cwd, config, options, dir, location, mode, log, env });
   if (action === "session-context") {
     // Side by side: the warm-up check only lists folders, and never fails the hook.
     const [context] = await Promise.all([
-      mode.mode === "full" ? sessionStartContext({ config, location }) : null,
+      mode.mode === "full"
+        ? import("../../hooks/session-start.ts").then((loaded) =>
+            loaded.sessionStartContext({ config, location }),
+          )
+        : null,
       startWarmUpIfNeeded(location.memoryDir, env, log),
       mode.mode === "full" ? startSyncPull(location, config, env, log) : null,
     ]);
@@ -179,22 +249,33 @@ async function hookContext(
     log("the hook input holds no prompt");
     return null;
   }
+  // From here on, running out of time means memory for this prompt was not consulted.
+  run.recalling = true;
   // A model only when memdir itself is configured for one, never for a key the host happens to have.
   const modelConfig =
     config.model.optIn === null ? { ...config.model, provider: null, apiKey: undefined } : config.model;
-  const { selector } = selectorFromConfig(undefined, { ...config, model: modelConfig });
+  const selector =
+    modelConfig.provider === null
+      ? (await import("../../recall/select-lexical.ts")).createLexicalSelector()
+      : (await import("../../recall/select-from-config.ts")).selectorFromConfig(undefined, {
+          ...config,
+          model: modelConfig,
+        }).selector;
+  const { userPromptContext } = await import("../../hooks/user-prompt-submit.ts");
+  run.memdir = openMemdir(location.memoryDir, { env, watch: false });
   const parts = await userPromptContext({
     prompt: input.prompt,
     config,
     location,
     selector,
     signal,
+    memdir: run.memdir,
     explicitSaves: mode.mode === "full",
   });
   return fitHookContext(parts);
 }
 
-function planExtraction(
+async function planExtraction(
   input: HookInput,
   state: {
     cwd: string;
@@ -206,12 +287,13 @@ function planExtraction(
     log: (reason: string) => void;
     env: NodeJS.ProcessEnv;
   },
-): null {
+): Promise<null> {
   const { log } = state;
   if (state.mode.mode !== "full") {
     log(`no extraction: ${state.mode.reason}`);
     return null;
   }
+  const { planStopHook, spawnDetachedMemdir } = await import("../../hooks/stop.ts");
   const plan = planStopHook({
     transcriptPath: input.transcript_path,
     cwd: state.cwd,
@@ -233,6 +315,7 @@ async function startSyncPull(
   env: NodeJS.ProcessEnv,
   log: (reason: string) => void,
 ): Promise<void> {
+  const { startAutoSync } = await import("../auto-sync.ts");
   const pid = await startAutoSync("session-start", location, config, env);
   if (pid !== undefined) log(`sync pull started in the background (pid ${pid})`);
 }
@@ -248,8 +331,10 @@ async function startWarmUpIfNeeded(
   log: (reason: string) => void,
 ): Promise<void> {
   try {
+    const { warmUpDecision } = await import("../../hooks/warm-up.ts");
     const decision = await warmUpDecision(memoryDir, env);
     if (!decision.warm) return;
+    const { spawnDetachedMemdir } = await import("../../hooks/stop.ts");
     const pid = spawnDetachedMemdir(["warm-up", "--dir", memoryDir], env);
     log(`cache warm-up started in the background (pid ${pid}): ${decision.reason}`);
   } catch (error) {

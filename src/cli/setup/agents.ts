@@ -51,8 +51,8 @@ function hookCommand(request: SetupRequest, event: string): string {
 /**
  * Claude Code's hook shape, which Codex and Gemini CLI share: event → `[{matcher?, hooks:
  * [{type: "command", command, timeout}]}]`. Claude Code and Codex count `timeout` in seconds,
- * Gemini CLI in milliseconds (and names each hook). memdir bounds its own work (3 s for a
- * prompt), so the timeout only caps a hook that hangs.
+ * Gemini CLI in milliseconds (and names each hook). memdir bounds its own work (8 s for a
+ * prompt, `DEFAULT_HOOK_TIMEOUT_MS`), so the timeout only caps a hook that hangs.
  */
 function groupHooks(request: SetupRequest, events: Array<[string, string]>, unit: "s" | "ms"): HookEntry[] {
   return events.map(([event, memdirEvent]) => ({

@@ -1,4 +1,4 @@
-import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { frontmatterParserCode, frontmatterParserVersion } from "../../memdir/frontmatter.ts";
 import { codeFingerprint } from "../../memdir/persisted-cache.ts";
 import { Corpus } from "./corpus.ts";
 import {
@@ -170,7 +170,9 @@ export function lexicalFingerprint(): string {
   const probe =
     "Integration tests went to the database; login.integration.test.ts paintings ＡＢＣ 登录模块的集成测试 そうですね";
   return codeFingerprint(
-    "lexical/5",
+    // 6: the frontmatter parser is fingerprinted by its code and the yaml version, not by parsing
+    // a probe (which loaded the YAML parser into every prompt hook, issue 17).
+    "lexical/6",
     PASSAGE_LINES,
     INDEX_MAX_BYTES,
     tokenizeDetailed,
@@ -178,9 +180,9 @@ export function lexicalFingerprint(): string {
     stemEnglish,
     [...ENGLISH_STOP_WORDS],
     tokenize(probe),
-    parseFrontmatter,
+    ...frontmatterParserCode(),
+    frontmatterParserVersion(),
     Corpus.prototype.add,
     packRecord,
-    parseFrontmatter("---\nname: n\ndescription: d\ntype: user\n---\nbody"),
   );
 }

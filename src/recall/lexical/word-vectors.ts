@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemdirError } from "../../errors.ts";
-import { termOfWord } from "./tokenize.ts";
+import { codeFingerprint } from "../../memdir/persisted-cache.ts";
+import { ENGLISH_STOP_WORDS, termOfWord } from "./tokenize.ts";
 
 /**
  * Static English word vectors (GloVe 6B, 100 dimensions, 50,000 most frequent words; built by
@@ -27,23 +28,29 @@ export class WordVectors {
   readonly #rowOfTerm = new Map<string, number>();
   readonly #words: readonly string[];
 
-  /** `rows` holds `words.length` rows of `dimensions` values, most frequent word first. */
-  constructor(words: readonly string[], rows: Int8Array, dimensions: number) {
+  /**
+   * `rows` holds `words.length` rows of `dimensions` values, most frequent word first.
+   * `rowTerms`, when given, is {@link rowTermsOf}`(words)` computed earlier (the table shipped
+   * beside the bundled file): stemming 50,000 words was most of what a prompt hook's process
+   * spent on the vectors (issue 17).
+   */
+  constructor(words: readonly string[], rows: Int8Array, dimensions: number, rowTerms?: readonly string[]) {
     if (rows.length !== words.length * dimensions)
       throw new MemdirError("invalid-input", "word vectors: row data does not match the word list");
+    if (rowTerms !== undefined && rowTerms.length !== words.length)
+      throw new MemdirError("invalid-input", "word vectors: the term table does not match the word list");
     this.dimensions = dimensions;
     this.#words = words;
     this.#rows = rows;
-    this.#inverseNorms = new Float32Array(words.length);
-    for (let row = 0; row < words.length; row++) {
-      let sum = 0;
-      for (let d = row * dimensions; d < (row + 1) * dimensions; d++) sum += rows[d] * rows[d];
-      this.#inverseNorms[row] = sum > 0 ? 1 / Math.sqrt(sum) : 0;
-      // Keyed by the tokenizer's term, so a query or memory word finds its row by the id the
-      // index already has; the more frequent word wins when two stem alike.
-      const term = termOfWord(words[row]);
-      if (term !== undefined && !this.#rowOfTerm.has(term)) this.#rowOfTerm.set(term, row);
-    }
+    // Norms are computed per row on first use (NaN until then): a query compares a few hundred rows.
+    this.#inverseNorms = new Float32Array(words.length).fill(Number.NaN);
+    const terms = rowTerms ?? rowTermsOf(words);
+    for (let row = 0; row < terms.length; row++) if (terms[row] !== "") this.#rowOfTerm.set(terms[row], row);
+  }
+
+  /** How many rows (words) there are. */
+  get rowCount(): number {
+    return this.#words.length;
   }
 
   /** How many terms have a vector. */
@@ -68,8 +75,60 @@ export class WordVectors {
     let dot = 0;
     for (let i = a * dimensions, j = b * dimensions, end = i + dimensions; i < end; i++, j++)
       dot += rows[i] * rows[j];
-    return dot * this.#inverseNorms[a] * this.#inverseNorms[b];
+    return dot * this.#inverseNorm(a) * this.#inverseNorm(b);
   }
+
+  #inverseNorm(row: number): number {
+    const known = this.#inverseNorms[row];
+    if (!Number.isNaN(known)) return known;
+    const rows = this.#rows;
+    let sum = 0;
+    for (let d = row * this.dimensions, end = d + this.dimensions; d < end; d++) sum += rows[d] * rows[d];
+    // Returned as stored (float32), so a first use scores exactly like every later one.
+    this.#inverseNorms[row] = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+    return this.#inverseNorms[row];
+  }
+}
+
+/**
+ * For each row, the search term it is found by: the tokenizer's term of its word, or "" when
+ * the word is a stop word or an earlier (more frequent) row has the same term.
+ */
+export function rowTermsOf(words: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return words.map((word) => {
+    const term = termOfWord(word);
+    if (term === undefined || seen.has(term)) return "";
+    seen.add(term);
+    return term;
+  });
+}
+
+/** The first line of a term table: its magic word and the fingerprint it was made for. */
+const TERMS_MAGIC = "memdir-word-terms";
+
+/**
+ * What a term table depends on: the words it was made from, the stop words, and the tokenizer's
+ * terms of a sample of them (every 97th word). Not the functions' source text, which differs
+ * between the build and tsx; a tokenizer change the sample misses is caught by the test that
+ * rebuilds the whole table (test/recall/lexical/related-words.test.ts).
+ */
+export function rowTermsFingerprint(words: readonly string[]): string {
+  const sample = words.filter((_, row) => row % 97 === 0).map((word) => termOfWord(word) ?? "");
+  return codeFingerprint("word-terms/1", words.length, words.join("\n"), [...ENGLISH_STOP_WORDS], sample);
+}
+
+/** A term table as text (`data/word-vectors.terms`): the magic line, then one term per row. */
+export function encodeRowTerms(words: readonly string[]): string {
+  return `${TERMS_MAGIC} ${rowTermsFingerprint(words)}\n${rowTermsOf(words).join("\n")}\n`;
+}
+
+/** The terms of a term table made for `words` by this code, or undefined for any other text. */
+export function decodeRowTerms(text: string, words: readonly string[]): string[] | undefined {
+  const lines = text.split("\n");
+  if (lines.pop() !== "" || lines.length !== words.length + 1) return undefined;
+  if (lines[0] !== `${TERMS_MAGIC} ${rowTermsFingerprint(words)}`) return undefined;
+  return lines.slice(1);
 }
 
 /** Encodes vectors in the `data/word-vectors.bin` format, each row scaled to unit length and quantized to int8. */
@@ -94,8 +153,12 @@ export function encodeWordVectors(
   return out;
 }
 
-/** Decodes a `data/word-vectors.bin` buffer; throws `MemdirError` (`invalid-input`) on anything else. */
-export function decodeWordVectors(buffer: Buffer, source = "word vectors"): WordVectors {
+/**
+ * Decodes a `data/word-vectors.bin` buffer; throws `MemdirError` (`invalid-input`) on anything
+ * else. `termTable`: the text of its `.terms` file, used when it was made for these words by this
+ * code (see {@link encodeRowTerms}), else ignored.
+ */
+export function decodeWordVectors(buffer: Buffer, source = "word vectors", termTable?: string): WordVectors {
   const fail = (why: string) => new MemdirError("invalid-input", `word vectors: ${source}: ${why}`);
   if (buffer.length < HEADER_BYTES || buffer.toString("latin1", 0, 4) !== MAGIC)
     throw fail("not a memdir word-vector file");
@@ -110,12 +173,24 @@ export function decodeWordVectors(buffer: Buffer, source = "word vectors"): Word
   if (words.length !== rowCount) throw fail(`${words.length} words for ${rowCount} rows`);
   const start = HEADER_BYTES + wordBytes;
   const rows = new Int8Array(buffer.buffer, buffer.byteOffset + start, rowCount * dimensions);
-  return new WordVectors(words, rows, dimensions);
+  const rowTerms = termTable === undefined ? undefined : decodeRowTerms(termTable, words);
+  return new WordVectors(words, rows, dimensions, rowTerms);
 }
 
-/** Reads and decodes a word-vector file. */
+/** The term table beside a word-vector file: `word-vectors.bin` → `word-vectors.terms`. */
+export function termTableFileOf(file: string): string {
+  return file.replace(/(\.bin)?$/, ".terms");
+}
+
+/** Reads and decodes a word-vector file, with the term table beside it when there is one. */
 export function readWordVectors(file: string): WordVectors {
-  return decodeWordVectors(fs.readFileSync(file), file);
+  let termTable: string | undefined;
+  try {
+    termTable = fs.readFileSync(termTableFileOf(file), "utf8");
+  } catch {
+    termTable = undefined; // no table: the terms are computed from the words
+  }
+  return decodeWordVectors(fs.readFileSync(file), file, termTable);
 }
 
 /** File name of the bundled vectors, in the package's `data` folder. */

@@ -7,10 +7,14 @@ import { LexicalIndexCache } from "../../../src/recall/lexical/lexical-index.ts"
 import { tokenize } from "../../../src/recall/lexical/tokenize.ts";
 import {
   bundledWordVectors,
+  decodeRowTerms,
   decodeWordVectors,
+  encodeRowTerms,
   encodeWordVectors,
   readWordVectors,
   readWordVectorsOrNull,
+  rowTermsOf,
+  termTableFileOf,
   type WordVectors,
 } from "../../../src/recall/lexical/word-vectors.ts";
 import { createLexicalSelector, type LexicalPick } from "../../../src/recall/select-lexical.ts";
@@ -153,6 +157,32 @@ describe("word-vector files", () => {
     );
     assert.ok(vectors.similarity(row("cat"), row("tax")) < 0.1);
     assert.ok(Math.abs(vectors.similarity(row("tax"), row("tax")) - 1) < 1e-6);
+  });
+
+  it("ships a term table that is exactly what the tokenizer makes of the bundled words (else: node --import tsx scripts/build-word-terms.ts)", () => {
+    const vectors = bundledWordVectors();
+    assert.ok(vectors);
+    const words = Array.from({ length: vectors.rowCount }, (_, row) => vectors.word(row));
+    const shipped = decodeRowTerms(
+      fs.readFileSync(termTableFileOf(path.resolve("data/word-vectors.bin")), "utf8"),
+      words,
+    );
+    assert.deepEqual(shipped, rowTermsOf(words), "data/word-vectors.terms is stale: rebuild it");
+  });
+
+  it("finds the same rows with a term table as without, and ignores a table made for other words", () => {
+    const words = ["cats", "cat", "the", "running", "runs", "tax"];
+    const rows = words.map((_, i) => words.map((__, j) => (i === j ? 1 : 0.1)));
+    const buffer = encodeWordVectors(words, rows, words.length);
+    const without = decodeWordVectors(buffer);
+    const withTable = decodeWordVectors(buffer, "x.bin", encodeRowTerms(words));
+    const foreign = decodeWordVectors(buffer, "x.bin", encodeRowTerms(["dogs", "dog", "a", "x", "y", "z"]));
+    for (const vectors of [withTable, foreign]) {
+      assert.equal(vectors.size, without.size);
+      for (const word of [...words, "dog", "run"])
+        assert.equal(vectors.rowOf(term(word)), without.rowOf(term(word)), word);
+      assert.equal(vectors.similarity(0, 5), without.similarity(0, 5));
+    }
   });
 
   it("refuses a file that is not one, is truncated or is of an unknown version, naming it", () => {
