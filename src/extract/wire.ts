@@ -2,7 +2,7 @@ import type { BeforeModelHook, HookRegistry, StopHook } from "../agent/hooks.ts"
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import type { ModelClient } from "../model/client.ts";
 import { type Clock, type MemoryMode, messageText } from "../types.ts";
-import { applyExplicitMemory, type ExplicitMemoryResult, explicitMemoryNotice } from "./explicit.ts";
+import { applyExplicitMemory, explicitMemoryNotice } from "./explicit.ts";
 import { createExtractor, type ExtractionReport, type Extractor } from "./extractor.ts";
 
 /** Hook names, so an embedder can tell them apart in logs. */
