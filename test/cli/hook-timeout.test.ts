@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, it } from "node:test";
+import { DEFAULT_HOOK_TIMEOUT_MS } from "../../src/cli/commands/hook.ts";
 import { runCli } from "../helpers/cli.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
@@ -34,7 +35,7 @@ function hookWithOpenStdin(home: string, env: Record<string, string>, args: stri
 describe("memdir hook: MEMDIR_HOOK_TIMEOUT_MS", () => {
   it("bounds a hook given no --timeout-ms, so one setting raises or lowers every hook", async () => {
     const home = makeTempDir("memdir-hook-timeout-");
-    // 300 ms instead of the default 3 s: exiting by itself (not by the 30 s killer) shows it applied.
+    // 300 ms instead of the default 8 s: exiting by itself (not by the 30 s killer) shows it applied.
     const result = await hookWithOpenStdin(home, { MEMDIR_HOOK_TIMEOUT_MS: "300" });
     assert.equal(result.signal, null, "exited at its bound, not killed");
     assert.equal(result.code, 0);
@@ -64,7 +65,9 @@ describe("memdir hook: MEMDIR_HOOK_TIMEOUT_MS", () => {
     assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
     assert.match(
       result.stderr,
-      /MEMDIR_HOOK_TIMEOUT_MS must be a positive number of milliseconds, got "soon"; using 3000/,
+      new RegExp(
+        `MEMDIR_HOOK_TIMEOUT_MS must be a positive number of milliseconds, got "soon"; using ${DEFAULT_HOOK_TIMEOUT_MS}\\b`,
+      ),
     );
   });
 });
