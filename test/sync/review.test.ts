@@ -1,0 +1,147 @@
+// memdir sync under `memoryMode: review` (issue 19, item 1): the remote's changes wait in the inbox
+// as one proposal per sync instead of being written. Two machines (temp HOMEs), a local bare
+// repository as the remote, real git and real CLI processes.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { initBoth, type Machine, makeWorld, syncJson } from "../helpers/sync-machines.ts";
+
+const REVIEW = { MEMDIR_MEMORY_MODE: "review" };
+
+async function reviewSync(m: Machine): Promise<Awaited<ReturnType<typeof syncJson>>> {
+  const result = await m.memdir(["sync", "--json"], { env: REVIEW });
+  assert.equal(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout);
+}
+
+interface InboxItem {
+  id: string;
+  source: string;
+  changes: { file: string; action: string }[];
+}
+
+async function inbox(m: Machine): Promise<InboxItem[]> {
+  const result = await m.memdir(["inbox", "--json"]);
+  assert.equal(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout);
+}
+
+async function add(m: Machine, description: string, body: string): Promise<void> {
+  const saved = await m.memdir(["add", "--type", "project", "--description", description, body]);
+  assert.equal(saved.code, 0, saved.stderr);
+}
+
+/** Machine a and b share `project-shared-note.md` (synced in auto mode). */
+async function sharedWorld() {
+  const world = makeWorld();
+  await initBoth(world);
+  await add(world.a, "shared note", "the first text");
+  await syncJson(world.a);
+  await syncJson(world.b);
+  assert.deepEqual(world.b.files(), ["project-shared-note.md"]);
+  return world;
+}
+
+const SHARED = "project-shared-note.md";
+
+describe("memdir sync with memoryMode: review", () => {
+  it("holds a teammate's new memory and edit as one proposal, pushes the user's own, and settles on accept", async () => {
+    const world = await sharedWorld();
+    const before = world.b.read(SHARED);
+    const edited = (world.a.read(SHARED) ?? "").replace("the first text", "the edited text");
+    world.a.write(SHARED, edited);
+    await add(world.a, "tuesday deploys", "deploys on tuesday");
+    await syncJson(world.a);
+
+    const first = await reviewSync(world.b);
+    assert.equal(first.pulled, 0);
+    assert.deepEqual(first.skipped.map((s) => [s.file, s.reason]).sort(), [
+      [SHARED, "waits for review: memdir inbox"],
+      ["project-tuesday-deploys.md", "waits for review: memdir inbox"],
+    ]);
+    assert.deepEqual(world.b.files(), [SHARED]);
+    assert.equal(world.b.read(SHARED), before);
+    const waiting = await inbox(world.b);
+    assert.equal(waiting.length, 1);
+    assert.equal(waiting[0].source, "sync");
+    assert.deepEqual(waiting[0].changes.map((c) => [c.file, c.action]).sort(), [
+      [SHARED, "update"],
+      ["project-tuesday-deploys.md", "add"],
+    ]);
+    // The remote keeps a's versions: holding them never pushed b's old text or a deletion.
+    assert.equal(world.remoteText(SHARED), edited);
+
+    // b's own new memory still goes out; the second sync makes no second proposal.
+    await add(world.b, "short commits", "short commits");
+    const second = await reviewSync(world.b);
+    assert.equal(second.pushed, 1);
+    assert.ok(world.remoteText("project-short-commits.md"));
+    assert.equal(second.skipped.length, 2);
+    assert.equal((await inbox(world.b)).length, 1);
+    assert.equal(world.remoteText(SHARED), edited);
+    assert.ok(world.remoteText("project-tuesday-deploys.md"));
+
+    const accepted = await world.b.memdir(["inbox", "accept", waiting[0].id]);
+    assert.equal(accepted.code, 0, accepted.stderr);
+    assert.equal(world.b.read(SHARED), edited);
+    assert.equal(world.b.read("project-tuesday-deploys.md"), world.a.read("project-tuesday-deploys.md"));
+    const settled = await reviewSync(world.b);
+    assert.deepEqual(
+      { pulled: settled.pulled, pushed: settled.pushed, skipped: settled.skipped },
+      { pulled: 0, pushed: 0, skipped: [] },
+    );
+    assert.deepEqual(await inbox(world.b), []);
+  });
+
+  it("does not propose a rejected text again, proposes a newer one, and proposes a deletion instead of applying it", async () => {
+    const world = await sharedWorld();
+    await add(world.a, "temporary scaffold", "temporary");
+    await syncJson(world.a);
+    await syncJson(world.b);
+    const original = world.b.read(SHARED);
+    world.a.write(SHARED, (world.a.read(SHARED) ?? "").replace("the first text", "version one"));
+    await syncJson(world.a);
+    await reviewSync(world.b);
+    const [proposal] = await inbox(world.b);
+    const rejected = await world.b.memdir(["inbox", "reject", proposal.id]);
+    assert.equal(rejected.code, 0, rejected.stderr);
+
+    const again = await reviewSync(world.b);
+    assert.deepEqual(again.skipped, [{ file: SHARED, reason: "rejected in review" }]);
+    assert.deepEqual(await inbox(world.b), []);
+    assert.equal(world.b.read(SHARED), original);
+    assert.match(world.remoteText(SHARED) ?? "", /version one/);
+
+    world.a.write(SHARED, (world.a.read(SHARED) ?? "").replace("version one", "version two"));
+    fs.rmSync(path.join(world.a.memoryDir, "project-temporary-scaffold.md"));
+    await syncJson(world.a);
+    assert.equal(world.remoteText("project-temporary-scaffold.md"), null);
+    const newer = await reviewSync(world.b);
+    assert.deepEqual(
+      newer.skipped.map((s) => s.reason),
+      ["waits for review: memdir inbox", "waits for review: memdir inbox"],
+    );
+    const [next] = await inbox(world.b);
+    assert.deepEqual(next.changes.map((c) => [c.file, c.action]).sort(), [
+      [SHARED, "update"],
+      ["project-temporary-scaffold.md", "delete"],
+    ]);
+    // The deletion waits: b keeps the file, and never pushes it back to the remote.
+    assert.ok(world.b.read("project-temporary-scaffold.md"));
+    await reviewSync(world.b);
+    assert.equal(world.remoteText("project-temporary-scaffold.md"), null);
+    assert.equal((await inbox(world.b)).length, 1);
+
+    const accepted = await world.b.memdir(["inbox", "accept", next.id]);
+    assert.equal(accepted.code, 0, accepted.stderr);
+    assert.equal(world.b.read("project-temporary-scaffold.md"), null);
+    assert.match(world.b.read(SHARED) ?? "", /version two/);
+    const settled = await reviewSync(world.b);
+    assert.deepEqual(
+      { pulled: settled.pulled, pushed: settled.pushed, skipped: settled.skipped },
+      { pulled: 0, pushed: 0, skipped: [] },
+    );
+    assert.equal(world.remoteText("project-temporary-scaffold.md"), null);
+  });
+});
