@@ -271,7 +271,8 @@ async function mergeRound(
         await writeInTree(tree, action.file, local.files.get(action.file)?.text ?? null);
         added.push({ file, text });
         conflicts.add(file);
-        pushed += 2;
+        // A conflict file accepted from the inbox is here already: its own push action counts it.
+        pushed += local.files.has(file) ? 1 : 2;
       } else {
         await writeInTree(tree, action.file, local.files.get(action.file)?.text ?? null);
         pushed++;

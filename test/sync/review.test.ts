@@ -144,4 +144,48 @@ describe("memdir sync with memoryMode: review", () => {
     );
     assert.equal(world.remoteText("project-temporary-scaffold.md"), null);
   });
+
+  it("proposes a conflict file instead of writing it, and pushes both sides once it is accepted", async () => {
+    const world = await sharedWorld();
+    const theirs = (world.a.read(SHARED) ?? "").replace("the first text", "a's text");
+    const ours = (world.b.read(SHARED) ?? "").replace("the first text", "b's text");
+    world.a.write(SHARED, theirs);
+    await syncJson(world.a);
+    world.b.write(SHARED, ours);
+    const held = await reviewSync(world.b);
+    assert.equal(held.pushed, 0);
+    assert.equal(held.skipped.length, 1);
+    assert.match(held.skipped[0].file, /^project-shared-note\.conflict-[0-9a-f]{8}\.md$/);
+    assert.deepEqual(world.b.files(), [SHARED]);
+    assert.equal(world.remoteText(SHARED), theirs);
+    const [proposal] = await inbox(world.b);
+    assert.deepEqual(
+      proposal.changes.map((c) => c.action),
+      ["add"],
+    );
+    assert.equal((await world.b.memdir(["inbox", "accept", proposal.id])).code, 0);
+    const conflictFile = held.skipped[0].file;
+    assert.match(world.b.read(conflictFile) ?? "", /a's text/);
+    const merged = await reviewSync(world.b);
+    assert.deepEqual({ pushed: merged.pushed, skipped: merged.skipped }, { pushed: 2, skipped: [] });
+    assert.equal(world.remoteText(SHARED), ours);
+    assert.match(world.remoteText(conflictFile) ?? "", /a's text/);
+    assert.deepEqual(await inbox(world.b), []);
+    const quiet = await reviewSync(world.b);
+    assert.deepEqual({ pulled: quiet.pulled, pushed: quiet.pushed }, { pulled: 0, pushed: 0 });
+  });
+
+  it("manual mode holds the remote's memory for review too: nothing is written without an explicit accept", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    await add(world.a, "tuesday deploys", "deploys on tuesday");
+    await syncJson(world.a);
+    const result = await world.b.memdir(["sync", "--json"], { env: { MEMDIR_MEMORY_MODE: "manual" } });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout).skipped, [
+      { file: "project-tuesday-deploys.md", reason: "waits for review: memdir inbox" },
+    ]);
+    assert.deepEqual(world.b.files(), []);
+    assert.equal((await inbox(world.b)).length, 1);
+  });
 });
