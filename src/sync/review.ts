@@ -31,25 +31,28 @@ const sameText = (a: ProposedChange, b: ProposedChange) => a.file === b.file && 
  * same incoming text) is not proposed again. Returns the `skipped` lines of the sync report.
  */
 export async function proposeIncoming(
-  memoryDir: string,
+  where: { memoryDir: string; folder: string },
   remote: string,
-  incoming: readonly ProposedChange[],
+  changes: readonly ProposedChange[],
   now: Clock,
 ): Promise<{ file: string; reason: string }[]> {
-  if (incoming.length === 0) return [];
+  if (changes.length === 0) return [];
+  // The inbox is the memory dir's: a team folder's files are named `team/…` there.
+  const { memoryDir, folder } = where;
+  const incoming = changes.map((change) => ({ ...change, file: folder + change.file }));
   const sync = (await listProposals(memoryDir)).filter((p) => p.source === "sync");
   const pending = sync.filter(isPending).flatMap((p) => p.changes);
   const rejected = sync.filter((p) => p.rejectedAt).flatMap((p) => p.changes);
   const skipped: { file: string; reason: string }[] = [];
   const fresh: ProposedChange[] = [];
-  for (const change of incoming) {
+  for (const [i, change] of incoming.entries()) {
+    const file = changes[i].file;
     if (pending.some((p) => sameText(p, change) && p.before === change.before))
-      skipped.push({ file: change.file, reason: WAITS_FOR_REVIEW });
-    else if (rejected.some((p) => sameText(p, change)))
-      skipped.push({ file: change.file, reason: REJECTED_IN_REVIEW });
+      skipped.push({ file, reason: WAITS_FOR_REVIEW });
+    else if (rejected.some((p) => sameText(p, change))) skipped.push({ file, reason: REJECTED_IN_REVIEW });
     else {
       fresh.push(change);
-      skipped.push({ file: change.file, reason: WAITS_FOR_REVIEW });
+      skipped.push({ file, reason: WAITS_FOR_REVIEW });
     }
   }
   if (fresh.length > 0) {

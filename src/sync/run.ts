@@ -36,6 +36,8 @@ export interface SyncTarget {
   localDir: string;
   /** The user's remote leaves `team/` to the team remote. */
   excludeTeam: boolean;
+  /** The memory dir whose inbox takes proposals when `localDir` is its `team/` folder. */
+  memoryDir?: string;
 }
 
 export interface SyncOptions {
@@ -243,7 +245,10 @@ async function mergeRound(
       }
     }
     actions = rest;
-    skipped.push(...(await proposeIncoming(target.localDir, clone.url, incoming, options.now ?? Date.now)));
+    const memoryDir = target.memoryDir ?? target.localDir;
+    const folder = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
+    const where = { memoryDir, folder: folder === "" ? "" : `${folder}/` };
+    skipped.push(...(await proposeIncoming(where, clone.url, incoming, options.now ?? Date.now)));
   }
   const added: { file: string; text: string }[] = [];
   const removed = new Set<string>();

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { initBoth, type Machine, makeWorld, syncJson } from "../helpers/sync-machines.ts";
+import { gitIn, initBoth, type Machine, makeWorld, memory, syncJson } from "../helpers/sync-machines.ts";
 
 const REVIEW = { MEMDIR_MEMORY_MODE: "review" };
 
@@ -187,5 +187,33 @@ describe("memdir sync with memoryMode: review", () => {
     ]);
     assert.deepEqual(world.b.files(), []);
     assert.equal((await inbox(world.b)).length, 1);
+  });
+
+  it("holds the team remote's memory in the memory dir's inbox, named under team/", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const teamRemote = path.join(world.dir, "team.git");
+    gitIn(world.dir, ["init", "-q", "--bare", teamRemote]);
+    for (const m of [world.a, world.b])
+      assert.equal((await m.memdir(["sync", "init", "--team", `file://${teamRemote}`])).code, 0);
+    world.a.write("team/project-release.md", memory("how releases are cut", "tag, then publish", "project"));
+    await syncJson(world.a);
+    const report = await reviewSync(world.b);
+    assert.deepEqual((report as { team?: { skipped: unknown } }).team?.skipped, [
+      { file: "project-release.md", reason: "waits for review: memdir inbox" },
+    ]);
+    assert.deepEqual(world.b.files(), []);
+    const [proposal] = await inbox(world.b);
+    assert.deepEqual(
+      proposal.changes.map((c) => c.file),
+      ["team/project-release.md"],
+    );
+    assert.equal((await world.b.memdir(["inbox", "accept", proposal.id])).code, 0);
+    assert.equal(world.b.read("team/project-release.md"), world.a.read("team/project-release.md"));
+    const settled = (await reviewSync(world.b)) as { team?: { pulled: number; pushed: number } };
+    assert.deepEqual(
+      { pulled: settled.team?.pulled, pushed: settled.team?.pushed },
+      { pulled: 0, pushed: 0 },
+    );
   });
 });
