@@ -101,7 +101,11 @@ export async function applyProposal(
       const ordered = [...changes].sort((a, b) => rank(a) - rank(b));
       for (const change of ordered) {
         if (change.after === null) await removeMemoryIfPresent(memoryDir, change.file);
-        else await writeMemoryText(memoryDir, change.file, change.after);
+        // A sync proposal is the remote's text: kept byte for byte, so the next sync sees it equal.
+        else
+          await writeMemoryText(memoryDir, change.file, change.after, {
+            verbatim: proposal.source === "sync",
+          });
       }
       if (!changes.some((change) => change.file === INDEX_FILE)) await indexAddedMemories(memoryDir, changes);
     },

@@ -65,6 +65,7 @@ export async function syncTargets(
             key,
             localDir: path.join(location.memoryDir, "team"),
             excludeTeam: false,
+            memoryDir: location.memoryDir,
           },
         }
       : {}),

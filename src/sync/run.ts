@@ -4,9 +4,10 @@ import { MemdirError, throwIfAborted } from "../errors.ts";
 import { conflictFileName, conflictOf, markAsConflict } from "../memdir/conflicts.ts";
 import { INDEX_FILE } from "../memdir/index-file.ts";
 import { type Lease, takeLease } from "../memdir/lease.ts";
+import type { ProposedChange } from "../memdir/proposal-store.ts";
 import { findSecrets, secretKindPhrase } from "../memdir/secrets.ts";
 import { removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write.ts";
-import type { Clock } from "../types.ts";
+import type { Clock, MemoryMode } from "../types.ts";
 import { blobId, incomingRefusal, type LocalSide, readLocalSide, rebuildIndex } from "./local.ts";
 import { planSync, type SyncAction } from "./plan.ts";
 import {
@@ -21,6 +22,7 @@ import {
   type SyncClone,
   type TreeFile,
 } from "./repository.ts";
+import { proposeIncoming, reviewsIncoming } from "./review.ts";
 import { readSyncState, type SyncState, writeSyncState } from "./state.ts";
 
 /** One side of a project's memory that syncs with one remote. */
@@ -34,6 +36,8 @@ export interface SyncTarget {
   localDir: string;
   /** The user's remote leaves `team/` to the team remote. */
   excludeTeam: boolean;
+  /** The memory dir whose inbox takes proposals when `localDir` is its `team/` folder. */
+  memoryDir?: string;
 }
 
 export interface SyncOptions {
@@ -47,6 +51,8 @@ export interface SyncOptions {
   waitMs?: number;
   /** Runs before each push; tests use it to push from another machine first (a real race). */
   beforePush?: () => Promise<void>;
+  /** `review` and `manual`: the remote's changes wait in the inbox as one proposal (src/sync/review.ts). */
+  memoryMode?: MemoryMode;
 }
 
 /** What `memdir sync --json` prints (issue 18). */
@@ -120,6 +126,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       state.projects[target.key] = {
         base: remote,
         lastSync: new Date((options.now ?? Date.now)()).toISOString(),
+        ...(Object.keys(round.review).length > 0 ? { review: round.review } : {}),
       };
       state.lastRemote = remote;
       if (options.pullOnly || round.commit === null) {
@@ -155,6 +162,8 @@ interface Round {
   pushed: number;
   conflicts: string[];
   skipped: { file: string; reason: string }[];
+  /** The files held for review, each with the base blob it keeps until it is settled (state.ts). */
+  review: Record<string, string | null>;
 }
 
 /** The three sides of one folder and the decision over them: shared by sync and `--status`. */
@@ -168,6 +177,7 @@ export async function decide(
   theirs: Map<string, TreeFile>;
   actions: SyncAction[];
   held: Map<string, string>;
+  base: Map<string, string>;
 }> {
   const baseCommit = state.projects[target.key]?.base ?? null;
   const [local, baseFiles, theirs] = await Promise.all([
@@ -183,6 +193,10 @@ export async function decide(
     return out;
   };
   const base = blobs(baseFiles);
+  // A file held for review keeps its old base, so the base moving on never turns it into a deletion.
+  for (const [file, blob] of Object.entries(state.projects[target.key]?.review ?? {}))
+    if (blob === null) base.delete(file);
+    else base.set(file, blob);
   const ours = blobs(local.files);
   const held = new Map(local.held);
   for (const [file, entry] of theirs) {
@@ -197,7 +211,7 @@ export async function decide(
     if (found) held.set(file, `holds ${secretKindPhrase(found.kind)} (line ${found.line}); not pushed`);
   }
   const actions = planSync(base, ours, blobs(theirs), new Set(held.keys()));
-  return { local, theirs, actions, held };
+  return { local, theirs, actions, held, base };
 }
 
 // Pulled text is an automatic write: the quarantine holds instruction-like text from another
@@ -212,10 +226,30 @@ async function mergeRound(
   options: SyncOptions,
 ): Promise<Round> {
   await checkOut(clone, remote);
-  const { local, actions, held } = await decide(clone, target, state, remote);
+  const decided = await decide(clone, target, state, remote);
+  const { local, held } = decided;
   const tree = path.join(clone.repository.workTree, target.key);
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
   const theirsText = async (file: string) => fs.readFile(path.join(tree, file), "utf8");
+  const review: Record<string, string | null> = {};
+  let actions = decided.actions;
+  if (reviewsIncoming(options.memoryMode)) {
+    const incoming: ProposedChange[] = [];
+    const rest: SyncAction[] = [];
+    for (const action of actions) {
+      const change = await incomingChange(action, local, theirsText);
+      if (change === null) rest.push(action);
+      else {
+        incoming.push(change);
+        review[action.file] = decided.base.get(action.file) ?? null;
+      }
+    }
+    actions = rest;
+    const memoryDir = target.memoryDir ?? target.localDir;
+    const folder = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
+    const where = { memoryDir, folder: folder === "" ? "" : `${folder}/` };
+    skipped.push(...(await proposeIncoming(where, clone.url, incoming, options.now ?? Date.now)));
+  }
   const added: { file: string; text: string }[] = [];
   const removed = new Set<string>();
   const conflicts = new Set<string>();
@@ -242,7 +276,8 @@ async function mergeRound(
         await writeInTree(tree, action.file, local.files.get(action.file)?.text ?? null);
         added.push({ file, text });
         conflicts.add(file);
-        pushed += 2;
+        // A conflict file accepted from the inbox is here already: its own push action counts it.
+        pushed += local.files.has(file) ? 1 : 2;
       } else {
         await writeInTree(tree, action.file, local.files.get(action.file)?.text ?? null);
         pushed++;
@@ -273,7 +308,31 @@ async function mergeRound(
   const commit = options.pullOnly
     ? null
     : await commitFolder(clone, target.key, `sync: ${target.key}: ${pushed} file(s)`, options.now);
-  return { commit, pulled, pushed, conflicts: [...conflicts].sort(), skipped };
+  return { commit, pulled, pushed, conflicts: [...conflicts].sort(), skipped, review };
+}
+
+/**
+ * What a remote change would do here, as a proposed change, or null when it is not one to hold:
+ * a push (the user's own change), or a conflict whose conflict file is here already (accepted).
+ */
+async function incomingChange(
+  action: SyncAction,
+  local: LocalSide,
+  theirsText: (file: string) => Promise<string>,
+): Promise<ProposedChange | null> {
+  if (action.kind === "push") return null;
+  const before = local.files.get(action.file)?.text ?? null;
+  if (action.kind === "pull" && action.blob === null)
+    return { file: action.file, action: "delete", before, after: null };
+  if (action.kind === "pull") {
+    const after = await theirsText(action.file);
+    return { file: action.file, action: before === null ? "add" : "modify", before, after };
+  }
+  const file = conflictFileName(action.file, action.blob.slice(0, 8));
+  const after = markAsConflict(await theirsText(action.file), action.file);
+  const here = local.files.get(file)?.text ?? null;
+  if (here === after) return null;
+  return { file, action: here === null ? "add" : "modify", before: here, after };
 }
 
 /** Sets `file` in the clone's copy of the folder (null: removes it); skipped when already so. */

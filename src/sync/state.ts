@@ -10,7 +10,11 @@ import type { SyncClone } from "./repository.ts";
  */
 export interface SyncState {
   lastRemote: string | null;
-  projects: Record<string, { base: string | null; lastSync: string }>;
+  /**
+   * `review`: files whose remote change waits for review (src/sync/review.ts), each with the base
+   * blob (null: absent) it had then; the decision keeps using it until the file is settled.
+   */
+  projects: Record<string, { base: string | null; lastSync: string; review?: Record<string, string | null> }>;
 }
 
 export async function readSyncState(clone: SyncClone): Promise<SyncState> {

@@ -59,6 +59,7 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
       const report = await syncProject(location, {
         pullOnly: options.pull,
         acceptRemote: options.acceptRemote,
+        memoryMode: configFromOptions(options, context, location).memoryMode,
         signal,
         ...(options.auto ? { waitMs: timeoutMs } : {}),
       });
