@@ -76,7 +76,8 @@ const result = spawnSync(
     "--test-reporter=spec",
     "--test-reporter-destination=stdout",
     `--test-reporter=${path.join(root, "scripts/summary-reporter.mjs")}`,
-    "--test-reporter-destination=/dev/null",
+    // A real file: Node 24 fsyncs a reporter destination on close, which /dev/null refuses (EINVAL).
+    `--test-reporter-destination=${summaryFile}.stream`,
     ...files,
   ],
   {
