@@ -1,6 +1,7 @@
 import { MemdirError } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { INDEX_FILE } from "../memdir/index-file.ts";
+import { lineDiff } from "../memdir/line-diff.ts";
 import {
   isPending,
   listProposals,
@@ -154,16 +155,14 @@ export async function rejectProposal(
 
 /**
  * A line diff of one change (`-` removed, `+` added, two lines of context around each run), for
- * `memdir inbox show`. Longest-common-subsequence over lines; memories are short.
+ * `memdir inbox show`, over {@link lineDiff}.
  */
 export function changeDiff(change: ProposedChange): string {
-  const before = change.before === null ? [] : change.before.replace(/\n$/, "").split("\n");
-  const after = change.after === null ? [] : change.after.replace(/\n$/, "").split("\n");
   const header = `--- ${change.before === null ? "/dev/null" : `a/${change.file}`}\n+++ ${change.after === null ? "/dev/null" : `b/${change.file}`}`;
-  const ops = lineOps(before, after);
+  const ops = lineDiff(change.before, change.after);
   const keep = new Set<number>();
   ops.forEach((op, i) => {
-    if (op.kind === " ") return;
+    if (op.op === " ") return;
     for (let j = Math.max(0, i - 2); j <= Math.min(ops.length - 1, i + 2); j++) keep.add(j);
   });
   const lines: string[] = [];
@@ -171,37 +170,8 @@ export function changeDiff(change: ProposedChange): string {
   ops.forEach((op, i) => {
     if (!keep.has(i)) return;
     if (last !== -1 && i > last + 1) lines.push("…");
-    lines.push(`${op.kind}${op.line}`);
+    lines.push(`${op.op}${op.text}`);
     last = i;
   });
   return `${header}\n${lines.join("\n")}`;
-}
-
-function lineOps(a: readonly string[], b: readonly string[]): { kind: " " | "-" | "+"; line: string }[] {
-  // Too long for the table: show it as a whole replacement.
-  if (a.length * b.length > 4_000_000)
-    return [
-      ...a.map((line) => ({ kind: "-" as const, line })),
-      ...b.map((line) => ({ kind: "+" as const, line })),
-    ];
-  const table: number[][] = Array.from({ length: a.length + 1 }, () =>
-    new Array<number>(b.length + 1).fill(0),
-  );
-  for (let i = a.length - 1; i >= 0; i--)
-    for (let j = b.length - 1; j >= 0; j--)
-      table[i][j] = a[i] === b[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
-  const ops: { kind: " " | "-" | "+"; line: string }[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      ops.push({ kind: " ", line: a[i] });
-      i++;
-      j++;
-    } else if (table[i + 1][j] >= table[i][j + 1]) ops.push({ kind: "-", line: a[i++] });
-    else ops.push({ kind: "+", line: b[j++] });
-  }
-  while (i < a.length) ops.push({ kind: "-", line: a[i++] });
-  while (j < b.length) ops.push({ kind: "+", line: b[j++] });
-  return ops;
 }

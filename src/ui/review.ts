@@ -9,11 +9,11 @@ import { diagnoseMemoryDir, repairMemoryDir } from "../memdir/doctor.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { INDEX_MAX_BYTES, INDEX_MAX_LINES, readIndex } from "../memdir/index-file.ts";
 import type { Memdir } from "../memdir/instance.ts";
+import { lineDiff } from "../memdir/line-diff.ts";
 import { unresolvedLinks } from "../memdir/links.ts";
 import { explainRecall } from "../recall/explain.ts";
 import { recall } from "../recall/recall.ts";
 import type { Selector } from "../recall/selector.ts";
-import { lineDiff } from "./diff.ts";
 import { memorySource, proposalFlags } from "./flags.ts";
 
 /** The proposals waiting for review, newest first, with their flags. */

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
-import { lineDiff } from "../../src/ui/diff.ts";
+import { lineDiff } from "../../src/memdir/line-diff.ts";
 import { memoryFlags, proposalFlags } from "../../src/ui/flags.ts";
 import { renderMarkdown } from "../../src/ui/markdown.ts";
 import { runCli } from "../helpers/cli.ts";

@@ -14,7 +14,7 @@ function splitLines(text: string | null): string[] {
 
 /**
  * The line diff that turns `before` into `after` (null: the file does not exist), by longest
- * common subsequence; the inbox shows it for each proposed change.
+ * common subsequence: the one diff of the inbox (`memdir inbox show`, the web view's inbox page).
  *
  * @example
  * lineDiff("a\nb\n", "a\nc\n"); // [{op:" ",text:"a"},{op:"-",text:"b"},{op:"+",text:"c"}]
