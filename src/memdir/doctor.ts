@@ -155,6 +155,14 @@ function staleTempFiles(names: readonly string[]): string[] {
   });
 }
 
+/** The findings {@link repairMemoryDir} repairs (`memdir doctor --fix`; the web view's Health button). */
+export const REPAIRABLE_CODES: ReadonlySet<string> = new Set([
+  "dead-pointer",
+  "duplicate-pointer",
+  "missing-pointer",
+  "stale-temp",
+]);
+
 /**
  * Repairs what is safe, under the writer lock (which also clears a lock left by a dead writer):
  * dead and duplicate pointers are removed, missing pointers are added from the files'

@@ -22,6 +22,9 @@ const MAX_SLUG_CHARS = 60;
  * Non-ASCII text cannot be spelled in ASCII, so a description that has any gets a short hash of
  * itself appended (`feedback-3a9c1f0e.md` when it has no ASCII words at all).
  */
+/** Longest hook kept in an index line: entries must stay "one short line each" (docs/design.md#the-index). */
+export const MAX_HOOK_CHARS = 150;
+
 export function slugFor(type: MemoryType, description: string): string {
   const words = description.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   const meaningful = words.filter((word) => !STOP_WORDS.has(word));

@@ -1,3 +1,5 @@
+import { metadataOf } from "./frontmatter.ts";
+
 /**
  * Provenance (docs/design.md#provenance): who wrote a memory's current text, recorded in its
  * frontmatter as `source:` (and `session:` when the session is known), so a user can see and
@@ -47,17 +49,24 @@ export interface WriteOrigin {
   proposing?: boolean;
 }
 
-/** `source` and `session` of a frontmatter, when they are there. */
+/**
+ * `source` and `session` of a frontmatter, when they are there: top level (where memdir writes
+ * them), else under Claude Code's `metadata:` map, as the memory's type is read.
+ */
 export function provenanceOf(data: Record<string, unknown>): {
   source: string | null;
   session: string | null;
 } {
-  const source = typeof data.source === "string" && data.source.trim() !== "" ? data.source.trim() : null;
+  const metadata = metadataOf(data);
+  const given = (key: string) => data[key] ?? metadata?.[key];
+  const rawSource = given("source");
+  const rawSession = given("session");
+  const source = typeof rawSource === "string" && rawSource.trim() !== "" ? rawSource.trim() : null;
   const session =
-    typeof data.session === "string" && data.session.trim() !== ""
-      ? data.session.trim()
-      : typeof data.session === "number"
-        ? String(data.session)
+    typeof rawSession === "string" && rawSession.trim() !== ""
+      ? rawSession.trim()
+      : typeof rawSession === "number"
+        ? String(rawSession)
         : null;
   return { source, session };
 }

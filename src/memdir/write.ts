@@ -13,7 +13,7 @@ import {
   upsertIndexLine,
 } from "./index-file.ts";
 import { assertStillLocked, type LockOptions, withMemoryLock } from "./lock.ts";
-import { defaultTitle, oneLine, shorten, slugFor } from "./memory-names.ts";
+import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten, slugFor } from "./memory-names.ts";
 import { readTextInside, removeFileInside } from "./open-safely.ts";
 import type { WriteOrigin } from "./provenance.ts";
 import { nullUnlessRefused, readRegularText } from "./regular-file.ts";
@@ -73,9 +73,6 @@ export interface WriteOptions {
    */
   origin?: WriteOrigin;
 }
-
-// Longest hook kept in an index line: entries must stay "one short line each" (docs/design.md#the-index).
-const MAX_HOOK_CHARS = 150;
 
 /**
  * Saves one memory: its own file with frontmatter plus its pointer line in `MEMORY.md`, both

@@ -9,7 +9,7 @@ import {
   indexLimitsExceeded,
   parseIndex,
 } from "../memdir/index-file.ts";
-import { defaultTitle, oneLine, shorten } from "../memdir/memory-names.ts";
+import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten } from "../memdir/memory-names.ts";
 import { fileNameRefusal, memoryFileRefusal } from "../memdir/safe-path.ts";
 
 // The memory dir's side of a sync: which files it holds (and which never leave it), their git
@@ -90,7 +90,6 @@ export async function readLocalSide(memoryDir: string, excludeTeam: boolean): Pr
   return { files, held, index };
 }
 
-const MAX_HOOK_CHARS = 150;
 const READ_BATCH = 64;
 
 /**

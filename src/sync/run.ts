@@ -288,8 +288,14 @@ async function mergeRound(
     }
   }
   const remoteIndex = await fs.readFile(path.join(tree, INDEX_FILE), "utf8").catch(() => "");
-  const rebuilt = rebuildIndex(local.index, remoteIndex, { added, removed });
-  if (rebuilt.text !== local.index) await updateIndex(target.localDir, () => rebuilt.text);
+  // Rebuilt from the index as it is under the writer lock, not as `decide` read it: a save made
+  // meanwhile (auto-sync starts right after one) keeps its line.
+  let rebuilt = rebuildIndex(local.index, remoteIndex, { added, removed });
+  if (rebuilt.text !== local.index)
+    await updateIndex(target.localDir, (current) => {
+      rebuilt = rebuildIndex(current, remoteIndex, { added, removed });
+      return rebuilt.text;
+    });
   if (rebuilt.leftOut > 0)
     skipped.push({
       file: INDEX_FILE,

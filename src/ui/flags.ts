@@ -1,5 +1,6 @@
 import { anchorRoot, anchorsOf, checkAnchors } from "../memdir/anchors.ts";
 import { metadataOf } from "../memdir/frontmatter.ts";
+import { provenanceOf } from "../memdir/provenance.ts";
 
 /**
  * The flags `memdir ui` shows on a memory and on an inbox proposal: the one place that decides
@@ -29,7 +30,7 @@ function stringValue(frontmatter: Record<string, unknown>, key: string): string 
 
 /** Where a memory came from: its provenance `source:` (`user`, `cli`, `agent`, …), or null. */
 export function memorySource(frontmatter: Record<string, unknown>): string | null {
-  return stringValue(frontmatter, "source");
+  return provenanceOf(frontmatter).source;
 }
 
 /**

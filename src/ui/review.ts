@@ -5,7 +5,7 @@ import {
   rejectProposal as rejectInboxProposal,
 } from "../dream/inbox.ts";
 import { isPending, listProposals } from "../dream/proposal.ts";
-import { diagnoseMemoryDir, repairMemoryDir } from "../memdir/doctor.ts";
+import { diagnoseMemoryDir, REPAIRABLE_CODES, repairMemoryDir } from "../memdir/doctor.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { INDEX_MAX_BYTES, INDEX_MAX_LINES, readIndex } from "../memdir/index-file.ts";
 import type { Memdir } from "../memdir/instance.ts";
@@ -64,9 +64,6 @@ export async function undoEntry(memoryDir: string, id: string) {
   return undoChange(memoryDir, id);
 }
 
-// The doctor findings `repairMemoryDir` fixes (docs/cli.md: `memdir doctor --fix`).
-const FIXABLE = new Set(["dead-pointer", "duplicate-pointer", "missing-pointer", "stale-temp"]);
-
 /** `memdir doctor`'s findings, which of them the safe repair fixes, and the index against its limits. */
 export async function healthOf(memoryDir: string) {
   const exists = await fs.stat(memoryDir).then(
@@ -76,7 +73,7 @@ export async function healthOf(memoryDir: string) {
   const issues = exists ? await diagnoseMemoryDir(memoryDir) : [];
   const index = await readIndex(memoryDir);
   return {
-    issues: issues.map((issue) => ({ ...issue, fixable: FIXABLE.has(issue.code) })),
+    issues: issues.map((issue) => ({ ...issue, fixable: REPAIRABLE_CODES.has(issue.code) })),
     notes: exists ? await unresolvedLinks(memoryDir) : [],
     index: {
       lines: index.lines,
