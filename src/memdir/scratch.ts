@@ -36,9 +36,13 @@ export async function createScratchCopy(
   const dir = path.join(parent, "memory");
   await fs.mkdir(dir);
   for (const file of await listTrackedFiles(memoryDir)) {
+    // Read as the diff reads it (regular files only, never through a symlink to outside), not
+    // with copyFile, which follows links: the copy must hold what the memory dir holds.
+    const text = await readOrNull(path.join(memoryDir, file));
+    if (text === null) continue;
     const target = path.join(dir, file);
     await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.copyFile(path.join(memoryDir, file), target);
+    await fs.writeFile(target, text);
   }
   return { dir, dispose: () => fs.rm(parent, { recursive: true, force: true }) };
 }
