@@ -1,16 +1,285 @@
 #!/usr/bin/env node
 // The CLI entry: runs the compiled sources (built by `npm run build`, which `npm ci` runs via `prepare`).
-import "../dist/cli/compile-cache.js";
-import { main, mustExitAfter } from "../dist/cli/main.js";
+//
+// First, the memory helper's fast path (docs/design.md#the-memory-helper): `memdir hook
+// user-prompt-submit`, `memdir hook session-start` and `memdir list` are asked of the per-user
+// helper process over its unix socket, loading nothing but node builtins (Node 20 has no compile
+// cache: loading the recall code alone costs a fresh process ~60 ms). When no helper answers in
+// time, or it is of another build, or MEMDIR_HELPER=0, the command runs here as it always did,
+// with the same answer. The socket's name and the build identity are computed as in
+// src/helper/paths.ts: change both together.
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
-main(process.argv).then(
-  (code) => {
-    process.exitCode = code;
-    // A hook has answered: exit even if its host never closes stdin.
-    if (mustExitAfter(process.argv)) process.stdout.write("", () => process.exit(code));
-  },
-  (error) => {
-    process.stderr.write(`memdir: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+const started = performance.now();
+const PROTOCOL = 1;
+const DEFAULT_HOOK_TIMEOUT_MS = 8000; // DEFAULT_HOOK_TIMEOUT_MS of src/cli/commands/hook.ts
+/** How long a client waits for a helper to take its request before doing the work itself. */
+const ACK_WAIT_MS = 300;
+/** The host spellings of the hooks the helper answers (normalizeHookEvent, squashed). */
+const FAST_EVENTS = {
+  sessionstart: "session-start",
+  userpromptsubmit: "user-prompt-submit",
+  beforeagent: "before-agent",
+};
+const mainFile = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+
+const fast = fastPathOf(process.argv.slice(2), process.env);
+if (fast === null) await inProcess(undefined);
+else await viaHelper(fast);
+
+/** The request the helper may answer, or null: run in this process. */
+function fastPathOf(args, env) {
+  const off = (env.MEMDIR_HELPER ?? "").trim().toLowerCase();
+  if (process.platform === "win32" || off === "0" || off === "false" || off === "off") return null;
+  if (args.some((arg) => arg === "-h" || arg === "--help")) return null;
+  if (args[0] === "list") return { args, hook: null, boundMs: null };
+  if (args[0] !== "hook" || args[1] === undefined) return null;
+  const hook = FAST_EVENTS[args[1].toLowerCase().replace(/[^a-z]/g, "")];
+  if (hook === undefined) return null;
+  let given = env.MEMDIR_HOOK_TIMEOUT_MS || undefined;
+  for (let i = 2; i < args.length; i++) {
+    if (args[i] === "--timeout-ms") given = args[i + 1];
+    else if (args[i].startsWith("--timeout-ms=")) given = args[i].slice("--timeout-ms=".length);
+  }
+  const boundMs = given === undefined ? DEFAULT_HOOK_TIMEOUT_MS : Number(given);
+  // A bad bound is the in-process hook's to report.
+  if (!Number.isFinite(boundMs) || boundMs <= 0) return null;
+  return { args, hook, boundMs };
+}
+
+async function viaHelper({ args, hook, boundMs }) {
+  let stdin;
+  if (hook !== null) {
+    stdin = await readStdin(boundMs);
+    if (stdin === null) {
+      // What the in-process hook answers when its host never closes stdin.
+      process.stderr.write(`memdir: hook ${hook}: timed out after ${boundMs} ms\n`);
+      process.stdout.write("{}\n", () => process.exit(0));
+      return;
+    }
+  }
+  const paths = helperPaths(process.env.HOME);
+  const request = { v: PROTOCOL, build: paths?.build, args, cwd: process.cwd(), env: process.env, stdin };
+  const answer = paths === null ? { kind: "none" } : await ask(paths, request, boundMs);
+  if (answer.kind === "result") {
+    process.stderr.write(answer.stderr);
+    if (hook !== null) process.stdout.write(answer.stdout, () => process.exit(answer.code));
+    else {
+      process.stdout.write(answer.stdout);
+      process.exitCode = answer.code;
+    }
+    return;
+  }
+  if (answer.kind === "late") {
+    // The helper took the request and then went silent: the bound is spent, as in-process it would be.
+    process.stderr.write(
+      `memdir: hook ${hook}: the memory helper (pid ${answer.pid}) did not answer within ${boundMs} ms; nothing to add\n`,
+    );
+    process.stdout.write("{}\n", () => process.exit(0));
+    return;
+  }
+  // No helper (or a stale socket, or one of another build, which has now exited): the prompt
+  // hook starts one for the next prompt (session-start starts its own), then does the work itself.
+  if (paths !== null && answer.startOne && hook !== null && hook !== "session-start") startHelper(paths);
+  if (hook === null) return inProcess(undefined);
+  const left = Math.max(1, Math.round(started + boundMs - performance.now()));
+  return inProcess(stdin, [...process.argv, "--timeout-ms", String(left)]);
+}
+
+/** Runs the CLI in this process (stdin already read, when given), as without the helper. */
+async function inProcess(stdin, argv = process.argv) {
+  await import("../dist/cli/compile-cache.js");
+  const { main, mustExitAfter } = await import("../dist/cli/main.js");
+  const options =
+    stdin === undefined
+      ? {}
+      : {
+          io: {
+            stdout: (text) => process.stdout.write(text),
+            stderr: (text) => process.stderr.write(text),
+            stdin: async () => stdin,
+          },
+        };
+  return main(argv, options).then(
+    (code) => {
+      process.exitCode = code;
+      // A hook has answered: exit even if its host never closes stdin.
+      if (mustExitAfter(argv)) process.stdout.write("", () => process.exit(code));
+    },
+    (error) => {
+      process.stderr.write(`memdir: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+/** All of stdin as UTF-8 ("" for a TTY), or null when it did not close within `boundMs`. */
+function readStdin(boundMs) {
+  if (process.stdin.isTTY) return Promise.resolve("");
+  return new Promise((resolve) => {
+    const chunks = [];
+    const timer = setTimeout(() => {
+      process.stdin.destroy();
+      resolve(null);
+    }, boundMs);
+    process.stdin.on("data", (chunk) => chunks.push(chunk));
+    process.stdin.on("end", () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+    process.stdin.on("error", () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+  });
+}
+
+/**
+ * Asks the helper: `result` (its stdout, stderr, exit code), `late` (it took the request but did
+ * not answer within the hook's bound), or `none` (no socket, refused, no acknowledgement within
+ * ACK_WAIT_MS, another build: `startOne` when no helper serves this key).
+ */
+function ask(paths, request, boundMs) {
+  const unsafe = unsafeDir(paths.dir);
+  if (unsafe) return Promise.resolve({ kind: "none", startOne: unsafe === "missing" });
+  return new Promise((resolve) => {
+    const socket = net.connect(paths.socket);
+    let text = "";
+    let pid = null;
+    let timer;
+    const done = (answer) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const wait = (ms, answer) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => done(answer), ms);
+    };
+    wait(ACK_WAIT_MS, { kind: "none", startOne: false });
+    socket.on("connect", () => socket.write(`${JSON.stringify(request)}\n`));
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      text += chunk;
+      const newline = text.indexOf("\n");
+      if (pid !== null || newline < 0) return;
+      const first = parseLine(text.slice(0, newline));
+      text = text.slice(newline + 1);
+      if (first?.other === true) return done({ kind: "none", startOne: true });
+      if (typeof first?.ack !== "number") return done({ kind: "none", startOne: false });
+      pid = first.ack;
+      // The helper's own bound answers first; a list has none, so a generous one.
+      wait(boundMs === null ? 120_000 : boundMs + 1000, { kind: "late", pid });
+    });
+    socket.on("end", () => {
+      const result = pid === null ? null : parseLine(text.trimEnd());
+      if (result === null || typeof result.code !== "number" || result.fallback !== undefined)
+        return done({ kind: "none", startOne: false });
+      done({ kind: "result", stdout: String(result.stdout), stderr: String(result.stderr), code: result.code });
+    });
+    socket.on("error", (error) =>
+      done({ kind: "none", startOne: error.code === "ENOENT" || error.code === "ECONNREFUSED" }),
+    );
+  });
+}
+
+function parseLine(line) {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return null;
+  }
+}
+
+/** Starts `memdir helper serve` detached, unless another start is under way (its marker file). */
+async function startHelper(paths) {
+  try {
+    fs.mkdirSync(path.dirname(paths.dir), { recursive: true });
+    try {
+      fs.mkdirSync(paths.dir, { mode: 0o700 });
+    } catch (error) {
+      if (error.code !== "EEXIST") return;
+    }
+    if (unsafeDir(paths.dir)) return;
+    try {
+      fs.writeFileSync(paths.starting, `${process.pid}\n`, { flag: "wx", mode: 0o600 });
+    } catch (error) {
+      // Another start within 10 s (STARTING_STALE_MS): leave it to that one.
+      if (error.code !== "EEXIST" || Date.now() - fs.statSync(paths.starting).mtimeMs < 10_000) return;
+      fs.writeFileSync(paths.starting, `${process.pid}\n`, { mode: 0o600 });
+    }
+    const { spawn } = await import("node:child_process");
+    const entry = fileURLToPath(import.meta.url);
+    const child = spawn(process.execPath, [...process.execArgv, entry, "helper", "serve"], {
+      detached: true,
+      stdio: "ignore",
+      env: process.env,
+      cwd: "/",
+    });
+    child.on("error", () => {});
+    child.unref();
+  } catch {
+    // No helper this time: the hook does its work itself anyway.
+  }
+}
+
+/** src/helper/paths.ts helperPaths, in plain JavaScript. */
+function helperPaths(home) {
+  const uid = process.getuid?.();
+  if (!home || uid === undefined) return null;
+  let identity;
+  try {
+    const stat = fs.statSync(mainFile);
+    const version = packageVersion(path.dirname(path.dirname(mainFile)));
+    identity = [PROTOCOL, version, stat.dev, stat.ino, stat.size, stat.mtimeMs].join(":");
+  } catch {
+    return null;
+  }
+  const build = JSON.stringify([identity, process.execPath, home, uid]);
+  const name = `${shortHash(build)}.sock`;
+  let dir = path.join(home, ".cache", "memdir", "helper");
+  if (Buffer.byteLength(path.join(dir, name)) > 103) dir = path.join(os.tmpdir(), `memdir-${uid}`);
+  return { dir, socket: path.join(dir, name), starting: path.join(dir, `${name}.starting`), build };
+}
+
+function packageVersion(from) {
+  let dir = from;
+  for (let level = 0; level < 4; level++) {
+    try {
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+      if (pkg.name === "memdir") return String(pkg.version);
+    } catch {
+      // not here: look further up
+    }
+    dir = path.dirname(dir);
+  }
+  return "";
+}
+
+function shortHash(text) {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
+  }
+  return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
+}
+
+/** src/helper/paths.ts unsafeHelperDir: "missing", a reason, or null when fit. */
+function unsafeDir(dir) {
+  let stat;
+  try {
+    stat = fs.lstatSync(dir);
+  } catch {
+    return "missing";
+  }
+  if (stat.isSymbolicLink() || !stat.isDirectory()) return "not a folder";
+  if (stat.uid !== process.getuid() || (stat.mode & 0o077) !== 0) return "not private";
+  return null;
+}

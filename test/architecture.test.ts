@@ -25,8 +25,9 @@ const LAYERS: readonly (readonly string[])[] = [
   // The `memdir` command: it starts the MCP server (`memdir mcp`) and runs the hooks (`memdir hook`).
   ["cli"],
   // The other entry points: the MCP server, the hook handlers, Anthropic's memory tool on a
-  // memory dir (`memdir/anthropic`), and the local web view (`memdir ui`).
-  ["mcp", "hooks", "memory-tool", "ui"],
+  // memory dir (`memdir/anthropic`), the local web view (`memdir ui`), and the memory helper that
+  // answers hooks warm over a unix socket (`memdir helper`; it runs the CLI's `main`, handed in).
+  ["mcp", "hooks", "memory-tool", "ui", "helper"],
   // One agent session: the agent loop with extraction and consolidation wired in as hooks.
   ["session"],
   // Background extraction and consolidation: both run forked agents, neither knows the other.

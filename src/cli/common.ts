@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { MemdirError } from "../errors.ts";
+import type { MemdirProvider } from "../helper/server.ts";
 import type { CliIO } from "./output.ts";
 
 /** Options every command takes (docs/design.md#interfaces, issue 2). */
@@ -25,6 +26,21 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   /** Sets the process exit code without throwing. */
   setExitCode: (code: number) => void;
+  /**
+   * Set when the CLI runs inside the memory helper (docs/design.md#the-memory-helper): the
+   * long-lived, watched instances that commands use instead of opening their own.
+   */
+  memdirs?: MemdirProvider;
+  /** The CLI's `main` itself, for the one command that runs others (`memdir helper serve`). */
+  main?: (argv: string[], options: MainOptions) => Promise<number>;
+}
+
+/** The options of `main()` in main.ts. */
+export interface MainOptions {
+  io?: CliIO;
+  env?: NodeJS.ProcessEnv;
+  /** See {@link CommandContext.memdirs}. */
+  memdirs?: MemdirProvider;
 }
 
 /**

@@ -28,11 +28,13 @@ export function locationFromOptions(
 /**
  * The instance a one-shot command scans its memory dir with, under the CLI's environment
  * (`MEMDIR_NO_CACHE`, `MEMDIR_DEBUG`). No folder watchers: the process ends after a scan or two.
+ * Inside the memory helper, its long-lived watched instance of that dir.
  */
 export function memdirForCommand(
   location: Pick<MemoryLocation, "memoryDir">,
   context: CommandContext,
 ): Memdir {
+  if (context.memdirs) return context.memdirs.open(location.memoryDir, context.env);
   return openMemdir(location.memoryDir, { env: context.env, watch: false });
 }
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { MemdirError, systemErrorLine } from "../errors.ts";
-import type { CommandContext, RegisterCommand } from "./common.ts";
+import type { CommandContext, MainOptions, RegisterCommand } from "./common.ts";
 import { type CliIO, processIO } from "./output.ts";
 
 // Each command file adds one line here (keep alphabetical). Commands load lazily: a run imports
@@ -17,6 +17,7 @@ const commands: Record<string, () => Promise<RegisterCommand>> = {
   eval: async () => (await import("./commands/eval.ts")).registerEvalCommand,
   extract: async () => (await import("./commands/extract.ts")).registerExtractCommand,
   forget: async () => (await import("./commands/forget.ts")).registerForgetCommand,
+  helper: async () => (await import("./commands/helper.ts")).registerHelperCommand,
   history: async () => (await import("./commands/history.ts")).registerHistoryCommand,
   hook: async () => (await import("./commands/hook.ts")).registerHookCommand,
   inbox: async () => (await import("./commands/inbox.ts")).registerInboxCommand,
@@ -69,10 +70,7 @@ function hookFailure(io: CliIO, error: unknown): number {
  * Runs the CLI with `argv` (as `process.argv`: node, script, args…) and resolves to the exit code:
  * 0 success, 1 error, 2 usage error.
  */
-export async function main(
-  argv: string[],
-  options: { io?: CliIO; env?: NodeJS.ProcessEnv } = {},
-): Promise<number> {
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
   const io = options.io ?? processIO;
   const env = options.env ?? process.env;
   let exitCode = 0;
@@ -82,6 +80,8 @@ export async function main(
     setExitCode: (code) => {
       exitCode = code;
     },
+    memdirs: options.memdirs,
+    main,
   };
   const program = new Command("memdir")
     .description("Long-term memory for LLM agents: markdown files in a per-project memory directory.")

@@ -15,10 +15,10 @@ import {
   parseHookInput,
 } from "../../hooks/events.ts";
 import { type HookModeDecision, hookConfig, hookMode, hostIsClaudeCode } from "../../hooks/mode.ts";
-import { type Memdir, openMemdir } from "../../memdir/instance.ts";
+import type { Memdir } from "../../memdir/instance.ts";
 import type { MemoryLocation } from "../../memdir/paths.ts";
 import { type CommandContext, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
-import { configFromOptions, locationFromOptions } from "../location.ts";
+import { configFromOptions, locationFromOptions, memdirForCommand } from "../location.ts";
 
 interface HookOptions extends ModelOptions {
   root?: string;
@@ -146,7 +146,9 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
       context.io.stdout(`${JSON.stringify(output)}\n`);
       // Bounded so that answer and save together stay near the bound (under the host's timeout).
       const left = timeoutMs + CACHE_SAVE_PAST_BOUND_MS - (performance.now() - started);
-      await saveCaches(run, Math.min(CACHE_SAVE_GRACE_MS, Math.max(500, left)));
+      // Inside the memory helper the instance outlives this run: its saves finish in the background.
+      if (context.memdirs === undefined)
+        await saveCaches(run, Math.min(CACHE_SAVE_GRACE_MS, Math.max(500, left)));
     });
 };
 
@@ -226,6 +228,7 @@ async function hookContext(
   // prompt, and the extraction, model and agent modules it does not use cost it ~100 ms).
   if (action === "extract")
     return planExtraction(input, { cwd, config, options, dir, location, mode, log, env });
+  const inHelper = context.memdirs !== undefined;
   if (action === "session-context") {
     // Side by side: the warm-up check only lists folders, and never fails the hook.
     const [context] = await Promise.all([
@@ -236,6 +239,7 @@ async function hookContext(
         : null,
       startWarmUpIfNeeded(location.memoryDir, env, log),
       mode.mode === "full" ? startSyncPull(location, config, env, log) : null,
+      inHelper ? null : startHelper(env, log),
     ]);
     if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
     return context;
@@ -262,7 +266,7 @@ async function hookContext(
           model: modelConfig,
         }).selector;
   const { userPromptContext } = await import("../../hooks/user-prompt-submit.ts");
-  run.memdir = openMemdir(location.memoryDir, { env, watch: false });
+  run.memdir = memdirForCommand(location, context);
   const parts = await userPromptContext({
     prompt: input.prompt,
     config,
@@ -339,5 +343,24 @@ async function startWarmUpIfNeeded(
     log(`cache warm-up started in the background (pid ${pid}): ${decision.reason}`);
   } catch (error) {
     log(`no cache warm-up: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
+ * Starts the memory helper in the background when it is on (`MEMDIR_HELPER`, default on) and
+ * none answers (docs/design.md#the-memory-helper). Never delays or fails the hook.
+ */
+async function startHelper(env: NodeJS.ProcessEnv, log: (reason: string) => void): Promise<void> {
+  try {
+    const { helperEnabled } = await import("../../helper/paths.ts");
+    if (!helperEnabled(env)) return;
+    const [{ startHelperIfNone }, { spawnDetachedMemdir }] = await Promise.all([
+      import("../../helper/ask.ts"),
+      import("../../hooks/stop.ts"),
+    ]);
+    const line = await startHelperIfNone(env, () => spawnDetachedMemdir(["helper", "serve"], env));
+    if (line !== null) log(line);
+  } catch (error) {
+    log(`no memory helper: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -1,0 +1,100 @@
+import fs from "node:fs";
+import net from "node:net";
+import {
+  ensureHelperDir,
+  type HelperPaths,
+  helperPaths,
+  STARTING_STALE_MS,
+  unsafeHelperDir,
+} from "./paths.ts";
+import type { HelperRequest } from "./server.ts";
+
+/** What a helper answered: its pid, and the lines after the acknowledgement. */
+export type HelperAnswer =
+  | { kind: "answered"; pid: number; lines: unknown[] }
+  | { kind: "other-build" }
+  | { kind: "none"; reason: string };
+
+/**
+ * Sends `request` (protocol and build filled in) to the helper at `paths` and reads its lines
+ * until it closes, within `timeoutMs`. Used by `memdir helper status|stop` and by the
+ * session-start check; the hooks' fast path is the plain-JS copy in bin/memdir.js.
+ */
+export function askHelper(
+  paths: HelperPaths,
+  request: Omit<HelperRequest, "v" | "build">,
+  timeoutMs: number,
+): Promise<HelperAnswer> {
+  const unsafe = unsafeHelperDir(paths.dir);
+  if (unsafe !== null) return Promise.resolve({ kind: "none", reason: unsafe });
+  return new Promise((resolve) => {
+    const socket = net.connect(paths.socket);
+    let text = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ kind: "none", reason: `no answer on ${paths.socket} within ${timeoutMs} ms` });
+    }, timeoutMs);
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      text += chunk;
+    });
+    socket.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({
+        kind: "none",
+        reason: `${paths.socket}: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+      });
+    });
+    socket.on("end", () => {
+      clearTimeout(timer);
+      const lines = text
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const [first, ...rest] = lines;
+      if (first?.other === true) resolve({ kind: "other-build" });
+      else if (typeof first?.ack === "number") resolve({ kind: "answered", pid: first.ack, lines: rest });
+      else resolve({ kind: "none", reason: `${paths.socket} closed without an answer` });
+    });
+    socket.write(`${JSON.stringify({ ...request, v: 1, build: paths.build })}\n`);
+  });
+}
+
+/**
+ * Starts the helper in the background unless one answers or another start is under way (a
+ * marker file, taken exclusively, keeps simultaneous sessions from starting a storm). Resolves
+ * to the line a hook logs, or null when there was nothing to do.
+ */
+export async function startHelperIfNone(
+  env: NodeJS.ProcessEnv,
+  spawnHelper: () => number | undefined,
+): Promise<string | null> {
+  const paths = helperPaths(env.HOME);
+  if (paths === null) return null;
+  if (fs.existsSync(paths.socket)) {
+    const status = await askHelper(paths, { op: "status" }, 500);
+    if (status.kind === "answered") return null;
+  }
+  const unfit = ensureHelperDir(paths.dir);
+  if (unfit !== null) return `no memory helper: ${unfit}`;
+  if (!claimStart(paths.starting)) return null;
+  const pid = spawnHelper();
+  return `memory helper started in the background (pid ${pid})`;
+}
+
+/** Takes the starting marker; false while another start younger than {@link STARTING_STALE_MS} holds it. */
+function claimStart(marker: string): boolean {
+  try {
+    fs.writeFileSync(marker, `${process.pid}\n`, { flag: "wx", mode: 0o600 });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
+  }
+  try {
+    if (Date.now() - fs.statSync(marker).mtimeMs < STARTING_STALE_MS) return false;
+    fs.writeFileSync(marker, `${process.pid}\n`, { mode: 0o600 });
+    return true;
+  } catch {
+    return false;
+  }
+}

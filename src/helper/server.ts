@@ -1,0 +1,242 @@
+import fs from "node:fs";
+import net from "node:net";
+import { debugEnabled, persistedCacheEnabled, watchingEnabled } from "../config.ts";
+import { type Memdir, openMemdir } from "../memdir/instance.ts";
+import { ensureHelperDir, HELPER_PROTOCOL, type HelperPaths } from "./paths.ts";
+
+/** One request, one JSON line from the client (docs/design.md#the-memory-helper). */
+export interface HelperRequest {
+  /** {@link HELPER_PROTOCOL}. */
+  v: number;
+  /** The client's {@link HelperPaths.build}; a helper of another build answers `{"other": true}`. */
+  build: string;
+  /** `run` (default): a CLI run; `status`: what the helper holds; `stop`: exit. */
+  op?: "run" | "status" | "stop";
+  /** The CLI's arguments after the script (`["hook", "user-prompt-submit"]`). */
+  args?: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  /** All of the client's stdin (hooks). */
+  stdin?: string;
+}
+
+/** What a run wrote and its exit code, sent back as the last line. */
+export interface HelperResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+  /** The helper could not run it (the client's cwd is gone): the client runs it itself. */
+  fallback?: string;
+}
+
+/** The instances the helper keeps between requests, one per memory dir and switch set. */
+export interface MemdirProvider {
+  open(memoryDir: string, env: NodeJS.ProcessEnv): Memdir;
+}
+
+export interface HelperOptions {
+  paths: HelperPaths;
+  /** The HOME the helper serves: when it is gone (a test's temp HOME removed), the helper ends. */
+  home: string;
+  /** Exit after this long without a request. */
+  idleMs: number;
+  /** How often the helper checks its HOME, socket file and build (default 1 s). */
+  checkMs?: number;
+  /** The build identity now (null when gone): a rebuilt memdir ends its old helper. */
+  buildNow: () => string | null;
+  /** Runs one CLI request in this process (the helper command: `main` with a captured io). */
+  run: (request: HelperRequest, memdirs: MemdirProvider) => Promise<HelperResult>;
+}
+
+/** Memory dirs kept open at once (least recently used closed first). */
+const KEPT_MEMDIRS = 8;
+
+/**
+ * Serves CLI requests on the helper's unix socket until a reason to stop, which it resolves to.
+ * Requests run one at a time (each changes the process's cwd and environment to the client's);
+ * a request is acknowledged (`{"ack": pid}`) when it starts, so a client queued behind a long one
+ * or talking to a stopped helper does the work itself instead of waiting.
+ */
+export async function serveHelper(options: HelperOptions): Promise<string> {
+  const { paths } = options;
+  const unfit = ensureHelperDir(paths.dir);
+  if (unfit !== null) return `no helper: ${unfit}`;
+  const memdirs = new MemdirCache();
+  const server = net.createServer();
+  const bound = await listenOnce(server, paths.socket);
+  if (bound !== null) return bound;
+  fs.rmSync(paths.starting, { force: true });
+  const socketIno = inodeOf(paths.socket);
+  const startedAt = Date.now();
+  let lastActivity = Date.now();
+  let requests = 0;
+  let queue: Promise<void> = Promise.resolve();
+  let pending = 0;
+  let stopReason: string | null = null;
+  let resolveStopped: (reason: string) => void = () => {};
+  const stopped = new Promise<string>((resolve) => {
+    resolveStopped = resolve;
+  });
+  const stop = (reason: string) => {
+    if (stopReason !== null) return;
+    stopReason = reason;
+    clearInterval(timer);
+    server.close();
+    if (inodeOf(paths.socket) === socketIno) fs.rmSync(paths.socket, { force: true });
+    void queue.then(() => memdirs.closeAll()).then(() => resolveStopped(reason));
+  };
+  const timer = setInterval(
+    () => {
+      if (!fs.existsSync(options.home)) stop(`its HOME ${options.home} is gone`);
+      else if (inodeOf(paths.socket) !== socketIno)
+        stop(`its socket ${paths.socket} was removed or replaced`);
+      else if (options.buildNow() !== paths.identity) stop("memdir was rebuilt or reinstalled");
+      else if (pending === 0 && Date.now() - lastActivity >= options.idleMs)
+        stop(`idle for ${options.idleMs} ms`);
+    },
+    Math.min(options.checkMs ?? 1000, Math.max(50, options.idleMs)),
+  );
+  server.on("connection", (socket) => {
+    lastActivity = Date.now();
+    readRequest(socket, (request) => {
+      if (request === null) return socket.destroy();
+      if (request.v !== HELPER_PROTOCOL || request.build !== paths.build) {
+        socket.end(`${JSON.stringify({ other: true })}\n`);
+        stop("a client of another build asked");
+        return;
+      }
+      if (request.op === "status" || request.op === "stop") {
+        const status = {
+          pid: process.pid,
+          socket: paths.socket,
+          startedAt,
+          requests,
+          memoryDirs: memdirs.dirs(),
+        };
+        socket.end(`${JSON.stringify({ ack: process.pid })}\n${JSON.stringify(status)}\n`);
+        if (request.op === "stop") stop("asked to stop");
+        return;
+      }
+      pending++;
+      queue = queue.then(async () => {
+        if (socket.destroyed || stopReason !== null) return; // the client gave up waiting
+        socket.write(`${JSON.stringify({ ack: process.pid })}\n`);
+        requests++;
+        let result: HelperResult;
+        try {
+          result = await options.run(request, memdirs);
+        } catch (error) {
+          result = { stdout: "", stderr: `memdir: ${(error as Error)?.message ?? String(error)}\n`, code: 1 };
+        }
+        if (!socket.destroyed) socket.end(`${JSON.stringify(result)}\n`);
+        lastActivity = Date.now();
+      });
+      void queue.finally(() => {
+        pending--;
+      });
+    });
+  });
+  return stopped;
+}
+
+/** Listens on `socket`; a stale socket file is replaced, a live one means another helper: why not. */
+async function listenOnce(server: net.Server, socket: string): Promise<string | null> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const failure = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      server.once("error", resolve);
+      server.listen(socket, () => {
+        server.off("error", resolve);
+        resolve(null);
+      });
+    });
+    if (failure === null) return null;
+    if (failure.code !== "EADDRINUSE") return `no helper: cannot listen on ${socket}: ${failure.message}`;
+    if (await answers(socket)) return "another helper already serves this key";
+    fs.rmSync(socket, { force: true });
+  }
+  return `no helper: ${socket} is in use`;
+}
+
+/** Whether something accepts connections on `socket` (a live helper). */
+function answers(socket: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.connect(socket);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
+}
+
+function inodeOf(file: string): number | null {
+  try {
+    return fs.lstatSync(file).ino;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads one JSON line from `socket` (at most 64 MB), then calls `done` (null: not a request). */
+function readRequest(socket: net.Socket, done: (request: HelperRequest | null) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  const finish = (request: HelperRequest | null) => {
+    if (finished) return;
+    finished = true;
+    socket.off("data", onData);
+    done(request);
+  };
+  const onData = (chunk: Buffer) => {
+    const newline = chunk.indexOf(10);
+    chunks.push(newline < 0 ? chunk : chunk.subarray(0, newline));
+    size += chunk.length;
+    if (newline < 0 && size < 64 * 1024 * 1024) return;
+    try {
+      const value = JSON.parse(Buffer.concat(chunks).toString("utf8")) as HelperRequest;
+      finish(typeof value === "object" && value !== null ? value : null);
+    } catch {
+      finish(null);
+    }
+  };
+  socket.on("data", onData);
+  socket.on("error", () => finish(null));
+  socket.on("end", () => finish(null));
+}
+
+/** The helper's Memdir instances, watched, kept between requests. */
+class MemdirCache implements MemdirProvider {
+  readonly #open = new Map<string, Memdir>();
+
+  open(memoryDir: string, env: NodeJS.ProcessEnv): Memdir {
+    const switches = [persistedCacheEnabled(env), watchingEnabled(env), debugEnabled(env)].join(",");
+    const key = `${memoryDir}\0${switches}`;
+    let memdir = this.#open.get(key);
+    if (memdir === undefined) {
+      memdir = openMemdir(memoryDir, { env, watch: true });
+      if (this.#open.size >= KEPT_MEMDIRS) {
+        const [oldest, instance] = this.#open.entries().next().value as [string, Memdir];
+        this.#open.delete(oldest);
+        void instance.close();
+      }
+    } else this.#open.delete(key);
+    this.#open.set(key, memdir);
+    return memdir;
+  }
+
+  dirs(): string[] {
+    return [...new Set([...this.#open.values()].map((memdir) => memdir.memoryDir))];
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.#open.values()];
+    this.#open.clear();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, 2000);
+    });
+    await Promise.race([Promise.all(all.map((memdir) => memdir.close())), bound]);
+    clearTimeout(timer);
+  }
+}
