@@ -131,6 +131,8 @@ export function runClaude(
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = {
       PATH: [...(options.pathDirs ?? []), process.env.PATH ?? ""].join(path.delimiter),
+      // memdir's hooks start no memory helper: it would outlive the run (backgroundDone waits for all).
+      MEMDIR_HELPER: "0",
       HOME: options.home,
       NO_COLOR: "1",
       ANTHROPIC_BASE_URL: options.baseURL,

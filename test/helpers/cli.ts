@@ -9,7 +9,7 @@ export interface CliResult {
 
 /**
  * Runs the memdir CLI from sources as a real child process. `env` is merged over a clean
- * environment whose HOME is `home` (never the developer's real home).
+ * environment whose HOME is `home` (never the developer's real home) and with the memory helper off.
  */
 export function runCli(
   args: string[],
@@ -27,6 +27,9 @@ export function runCli(
     PATH: process.env.PATH ?? "",
     HOME: options.home,
     NO_COLOR: "1",
+    // No memory helper (docs/design.md#the-memory-helper): a session-start would start one that
+    // outlives the test by its idle time; test/helper/ turns it on where it is tested.
+    MEMDIR_HELPER: "0",
   };
   for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
   const [command, ...commandArgs] = [...(options.under ?? []), process.execPath, ...cliNodeArgs(), ...args];

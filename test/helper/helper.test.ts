@@ -1,0 +1,410 @@
+// The memory helper (docs/design.md#the-memory-helper) through real processes: bin/memdir.js as
+// a host runs it, a helper on a real unix socket under a temp HOME, memories changed on disk
+// between requests, the helper killed, stopped, or of another build.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { askHelper } from "../../src/helper/ask.ts";
+import { type HelperPaths, helperPaths } from "../../src/helper/paths.ts";
+import { type CliResult, runProcess } from "../helpers/cli.ts";
+import { memory, writeMemory } from "../helpers/memory.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+import { processGone, waitFor } from "../helpers/wait.ts";
+
+const repo = path.resolve(import.meta.dirname, "../..");
+/** Helpers this file started: killed at the end whatever happened (their HOMEs go too). */
+const started = new Set<number>();
+after(() => {
+  for (const pid of started) {
+    try {
+      process.kill(pid, "SIGCONT");
+      process.kill(pid, "SIGKILL");
+    } catch {} // gone already
+  }
+});
+
+/**
+ * A package as bin/memdir.js sees it: `<pkg>/bin/memdir.js` (this repo's), `<pkg>/dist` the
+ * build `npm test` makes (else one compiled here), `<pkg>/package.json` naming memdir. The helper's
+ * build identity then comes from that build's `cli/main.js`.
+ */
+function makePackage(): { bin: string; mainFile: string } {
+  const pkg = makeTempDir("memdir-helper-pkg-");
+  let build = process.env.MEMDIR_TEST_BUILD ? path.join(process.env.MEMDIR_TEST_BUILD, "src") : "";
+  if (!build || !fs.existsSync(path.join(build, "cli/main.js"))) {
+    build = path.join(pkg, "build");
+    const tsc = spawnSync(
+      process.execPath,
+      [
+        path.join(repo, "node_modules/typescript/bin/tsc"),
+        "-p",
+        path.join(repo, "tsconfig.build.json"),
+        "--outDir",
+        build,
+      ],
+      { cwd: repo, encoding: "utf8" },
+    );
+    assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+  }
+  fs.mkdirSync(path.join(pkg, "bin"));
+  fs.copyFileSync(path.join(repo, "bin/memdir.js"), path.join(pkg, "bin/memdir.js"));
+  fs.symlinkSync(build, path.join(pkg, "dist"));
+  const { version } = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as {
+    version: string;
+  };
+  fs.writeFileSync(
+    path.join(pkg, "package.json"),
+    JSON.stringify({ name: "memdir", version, type: "module" }),
+  );
+  return { bin: path.join(pkg, "bin/memdir.js"), mainFile: path.join(build, "cli/main.js") };
+}
+
+const pkg = makePackage();
+
+interface Box {
+  home: string;
+  paths: HelperPaths;
+  run(
+    args: string[],
+    options?: { input?: string; env?: Record<string, string>; cwd?: string },
+  ): Promise<CliResult>;
+}
+
+/** A temp HOME whose memdir runs go through `pkg`'s bin/memdir.js with the helper on. */
+function makeBox(home = makeTempDir("memdir-helper-home-"), env: Record<string, string> = {}): Box {
+  const paths = helperPaths(home, pkg.mainFile);
+  assert.ok(paths, "a helper is possible here");
+  return {
+    home,
+    paths,
+    run: (args, options = {}) =>
+      runProcess(process.execPath, [pkg.bin, ...args], {
+        cwd: options.cwd ?? home,
+        env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1", ...env, ...options.env },
+        input: options.input,
+      }),
+  };
+}
+
+/** Starts the box's helper (as a session start does) and waits until it answers; its pid. */
+async function startHelper(box: Box, env: Record<string, string> = {}): Promise<number> {
+  const start = await box.run(["helper", "start"], { env });
+  assert.equal(start.code, 0, start.stderr);
+  let pid = 0;
+  await waitFor(
+    async () => {
+      const answer = await askHelper(box.paths, { op: "status" }, 1000);
+      if (answer.kind === "answered") pid = answer.pid;
+      return answer.kind === "answered";
+    },
+    { what: "the helper to answer" },
+  );
+  started.add(pid);
+  return pid;
+}
+
+async function requestsServed(box: Box): Promise<number> {
+  const answer = await askHelper(box.paths, { op: "status" }, 2000);
+  assert.equal(answer.kind, "answered");
+  return (answer.lines[0] as { requests: number }).requests;
+}
+
+const TOPICS = [
+  ["deploy", "deploys go out through the blue-green pipeline on Tuesdays", "Run make deploy from main only."],
+  [
+    "database",
+    "integration tests hit a real postgres database, never a mock",
+    "The mock hid a broken migration.",
+  ],
+  ["review", "code review needs two approvals before merge", "One from the owning team."],
+  ["logging", "log lines are structured json with a request id", "Plain text logs broke the parser."],
+  ["release", "release notes are written in the changelog by the author", "Keep them user-facing."],
+  ["oncall", "the oncall rotation hands over on Monday mornings", "Page the secondary after 15 minutes."],
+] as const;
+
+/** A memory dir with a few topical memories and filler, and the hook input of a prompt there. */
+function makeMemories(dir: string, tag: string): void {
+  for (const [name, description, body] of TOPICS)
+    writeMemory(dir, `project-${name}-${tag}.md`, memory(`${description} (${tag})`, body, "project"));
+  for (let i = 0; i < 30; i++)
+    writeMemory(
+      dir,
+      `reference-note-${i}-${tag}.md`,
+      memory(`note ${i} about topic ${i % 7} in ${tag}`, `body ${i}`, "reference"),
+    );
+  fs.writeFileSync(
+    path.join(dir, "MEMORY.md"),
+    TOPICS.map(([name]) => `- [${name}](project-${name}-${tag}.md)`).join("\n"),
+  );
+}
+
+function promptInput(cwd: string, prompt: string): string {
+  return JSON.stringify({ hook_event_name: "UserPromptSubmit", cwd, prompt });
+}
+
+/** The same command with the helper on (through it) and off (in this process): equal answers. */
+async function assertSameBothWays(box: Box, args: string[], input?: string): Promise<CliResult> {
+  const before = await requestsServed(box);
+  const through = await box.run(args, { input });
+  assert.equal(await requestsServed(box), before + 1, `the helper answered ${args.join(" ")}`);
+  const alone = await box.run(args, { input, env: { MEMDIR_HELPER: "0" } });
+  assert.deepEqual(through, alone, `${args.join(" ")}: the helper answers as the process alone does`);
+  return through;
+}
+
+describe("memory helper: answers", () => {
+  it("answers the prompt hook, session start and list as the process alone does, as memories change on disk", async () => {
+    const box = makeBox();
+    const dir = path.join(box.home, "memory");
+    makeMemories(dir, "a");
+    await startHelper(box);
+    const prompt = ["hook", "user-prompt-submit", "--dir", dir];
+    const ask = (text: string) => assertSameBothWays(box, prompt, promptInput(box.home, text));
+    const first = await ask("how do we deploy to production");
+    assert.match(first.stdout, /project-deploy-a\.md/);
+    await assertSameBothWays(box, ["list", "--json", "--dir", dir]);
+    await assertSameBothWays(box, ["list", "--dir", dir]);
+    await assertSameBothWays(box, ["hook", "SessionStart", "--dir", dir], JSON.stringify({ cwd: box.home }));
+
+    // Edited: the deploy memory now speaks of canary releases.
+    writeMemory(
+      dir,
+      "project-deploy-a.md",
+      memory("deploys go out as canary releases on Thursdays", "Canary first.", "project"),
+    );
+    const edited = await ask("when do canary releases happen");
+    assert.match(edited.stdout, /canary releases on Thursdays/);
+    // Added, then removed.
+    writeMemory(
+      dir,
+      "project-flaky-a.md",
+      memory("the flaky checkout test is quarantined behind a flag", "", "project"),
+    );
+    assert.match((await ask("what about the flaky checkout test")).stdout, /project-flaky-a\.md/);
+    await assertSameBothWays(box, ["list", "--json", "--dir", dir]);
+    fs.rmSync(path.join(dir, "project-flaky-a.md"));
+    assert.doesNotMatch((await ask("what about the flaky checkout test")).stdout, /project-flaky-a\.md/);
+    await assertSameBothWays(box, ["list", "--json", "--dir", dir]);
+    // A new sub-folder with a memory in it.
+    writeMemory(
+      dir,
+      "team/project-standup-a.md",
+      memory("standup is at 9:30 in the big room", "", "project"),
+    );
+    assert.match((await ask("when is standup")).stdout, /project-standup-a\.md/);
+    // Errors come back as they are: a bad flag, a missing dir.
+    await assertSameBothWays(box, ["list", "--source", "nobody", "--dir", dir]);
+    await assertSameBothWays(box, prompt, "not json");
+  });
+
+  it("gives two sessions working at the same time each its own answer", async () => {
+    const box = makeBox();
+    const dirs = ["x", "y"].map((tag) => {
+      const dir = path.join(box.home, `memory-${tag}`);
+      makeMemories(dir, tag);
+      return { tag, dir };
+    });
+    await startHelper(box);
+    const prompts = [
+      "how do we deploy to production",
+      "who is oncall on monday",
+      "structured json log lines",
+    ];
+    const runs = dirs.flatMap(({ dir }) => prompts.map((prompt) => ({ dir, prompt })));
+    const expected = await Promise.all(
+      runs.map(({ dir, prompt }) =>
+        box.run(["hook", "user-prompt-submit", "--dir", dir], {
+          input: promptInput(box.home, prompt),
+          env: { MEMDIR_HELPER: "0" },
+        }),
+      ),
+    );
+    const before = await requestsServed(box);
+    const answers = await Promise.all(
+      [...runs, ...runs].map(({ dir, prompt }) =>
+        box.run(["hook", "user-prompt-submit", "--dir", dir], { input: promptInput(box.home, prompt) }),
+      ),
+    );
+    for (const [i, answer] of answers.entries())
+      assert.deepEqual(answer, expected[i % runs.length], `run ${i}`);
+    assert.ok((await requestsServed(box)) > before, "the helper answered some of them");
+    for (const { tag } of dirs) assert.ok(answers.some((answer) => answer.stdout.includes(`-${tag}.md`)));
+  });
+});
+
+describe("memory helper: fallbacks", () => {
+  it("answers right without a helper, with a killed one's stale socket, and with a stopped one", async () => {
+    const box = makeBox();
+    const dir = path.join(box.home, "memory");
+    makeMemories(dir, "k");
+    const args = ["hook", "user-prompt-submit", "--dir", dir, "--timeout-ms", "60000"];
+    const input = promptInput(box.home, "how do we deploy to production");
+    const alone = await box.run(args, { input, env: { MEMDIR_HELPER: "0" } });
+    assert.match(alone.stdout, /project-deploy-k\.md/);
+
+    // No helper yet: the prompt hook answers itself and starts one.
+    assert.deepEqual(await box.run(args, { input }), alone);
+    let pid = 0;
+    await waitFor(
+      async () => {
+        const answer = await askHelper(box.paths, { op: "status" }, 1000);
+        if (answer.kind === "answered") pid = answer.pid;
+        return answer.kind === "answered";
+      },
+      { what: "the helper the prompt hook started" },
+    );
+    started.add(pid);
+
+    // Stopped (SIGSTOP): the kernel still accepts the connection, nothing acknowledges it.
+    process.kill(pid, "SIGSTOP");
+    try {
+      assert.deepEqual(await box.run(args, { input }), alone);
+      assert.deepEqual(
+        await box.run(["list", "--json", "--dir", dir]),
+        await box.run(["list", "--json", "--dir", dir], { env: { MEMDIR_HELPER: "0" } }),
+      );
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+
+    // Killed: its socket file stays behind, refusing connections.
+    process.kill(pid, "SIGKILL");
+    await waitFor(() => processGone(pid), { what: "the killed helper to go" });
+    assert.ok(fs.existsSync(box.paths.socket), "the stale socket file is there");
+    assert.deepEqual(await box.run(args, { input }), alone);
+    // … and a new helper took its place.
+    await waitFor(
+      async () => {
+        const answer = await askHelper(box.paths, { op: "status" }, 1000);
+        if (answer.kind === "answered") started.add(answer.pid);
+        return answer.kind === "answered" && answer.pid !== pid;
+      },
+      { what: "a new helper" },
+    );
+    assert.deepEqual(await box.run(args, { input }), alone);
+  });
+
+  it("exits a hook whose host never closes stdin at its bound, with the in-process answer", async () => {
+    const box = makeBox();
+    await startHelper(box);
+    const answer = await new Promise<CliResult>((resolve) => {
+      const child: ChildProcess = spawn(
+        process.execPath,
+        [pkg.bin, "hook", "user-prompt-submit", "--timeout-ms", "400"],
+        {
+          cwd: box.home,
+          env: { PATH: process.env.PATH ?? "", HOME: box.home },
+          stdio: ["pipe", "pipe", "pipe"],
+        },
+      );
+      let stdout = "";
+      let stderr = "";
+      child.stdout?.on("data", (d) => {
+        stdout += d;
+      });
+      child.stderr?.on("data", (d) => {
+        stderr += d;
+      });
+      child.stdin?.write('{"prompt": "never ends'); // and never closed
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+    assert.deepEqual(answer, {
+      code: 0,
+      stdout: "{}\n",
+      stderr: "memdir: hook user-prompt-submit: timed out after 400 ms\n",
+    });
+  });
+
+  it("is not used with MEMDIR_HELPER=0, and never started by it", async () => {
+    const box = makeBox(undefined, { MEMDIR_HELPER: "0" });
+    const dir = path.join(box.home, "memory");
+    makeMemories(dir, "z");
+    const result = await box.run(["hook", "user-prompt-submit", "--dir", dir], {
+      input: promptInput(box.home, "deploy"),
+    });
+    assert.equal(result.code, 0);
+    await box.run(["hook", "session-start", "--dir", dir], { input: "{}" });
+    assert.equal(fs.existsSync(box.paths.dir), false, "no helper folder, no helper");
+  });
+});
+
+describe("memory helper: its life", () => {
+  it("exits when idle, when its HOME is removed, and when a client of another build asks", async () => {
+    const idle = makeBox();
+    const idlePid = await startHelper(idle, { MEMDIR_HELPER_IDLE_MS: "300" });
+    await waitFor(() => processGone(idlePid), { what: "the idle helper to exit" });
+    assert.equal(fs.existsSync(idle.paths.socket), false, "it removed its socket");
+
+    const gone = makeBox();
+    const gonePid = await startHelper(gone);
+    fs.rmSync(gone.home, { recursive: true, force: true });
+    await waitFor(() => processGone(gonePid), { what: "the helper of a removed HOME to exit" });
+
+    const other = makeBox();
+    const otherPid = await startHelper(other);
+    const answer = await askHelper(
+      { ...other.paths, build: `${other.paths.build}-other` },
+      { op: "status" },
+      2000,
+    );
+    assert.equal(answer.kind, "other-build");
+    await waitFor(() => processGone(otherPid), { what: "the helper asked by another build to exit" });
+  });
+
+  it("runs once per key: a second one started beside it exits", async () => {
+    const box = makeBox();
+    const pid = await startHelper(box);
+    const second = await box.run(["helper", "serve"]);
+    assert.equal(second.code, 0);
+    assert.match(second.stderr, /another helper already serves this key/);
+    assert.equal(((await askHelper(box.paths, { op: "status" }, 2000)) as { pid?: number }).pid, pid);
+    const stop = await box.run(["helper", "stop"]);
+    assert.match(stop.stdout, new RegExp(`helper stopped \\(pid ${pid}\\)`));
+    await waitFor(() => processGone(pid), { what: "the stopped helper to exit" });
+  });
+
+  it("keeps its socket in a folder only its user can enter, and refuses one others can", async () => {
+    const box = makeBox();
+    await startHelper(box);
+    const folder = fs.lstatSync(box.paths.dir);
+    assert.ok(folder.isDirectory());
+    assert.equal(folder.mode & 0o777, 0o700);
+    assert.equal(folder.uid, process.getuid?.());
+    assert.ok(fs.lstatSync(box.paths.socket).isSocket());
+    assert.ok(Buffer.byteLength(box.paths.socket) <= 103);
+
+    const open = makeBox();
+    fs.mkdirSync(open.paths.dir, { recursive: true, mode: 0o755 });
+    fs.chmodSync(open.paths.dir, 0o755);
+    const refused = await open.run(["helper", "serve"]);
+    assert.match(refused.stderr, /is open to group or others/);
+    assert.equal(fs.existsSync(open.paths.socket), false);
+    // A socket planted there is not talked to: the client answers alone.
+    const planted = net.createServer((socket) =>
+      socket.end('{"ack":1}\n{"stdout":"planted","stderr":"","code":0}\n'),
+    );
+    await new Promise<void>((resolve) => planted.listen(open.paths.socket, resolve));
+    try {
+      const listed = await open.run(["list", "--dir", path.join(open.home, "none")]);
+      assert.doesNotMatch(listed.stdout, /planted/);
+      assert.match(listed.stdout, /no memories/);
+    } finally {
+      planted.close();
+    }
+  });
+
+  it("moves its socket to the temp folder when HOME's path is too long for a socket address", async () => {
+    const deep = path.join(makeTempDir("memdir-helper-deep-"), "h".repeat(90));
+    fs.mkdirSync(deep);
+    const box = makeBox(deep);
+    assert.ok(!box.paths.socket.startsWith(deep));
+    const pid = await startHelper(box);
+    const dir = path.join(deep, "memory");
+    makeMemories(dir, "d");
+    await assertSameBothWays(box, ["list", "--json", "--dir", dir]);
+    process.kill(pid, "SIGKILL");
+  });
+});
