@@ -3,6 +3,10 @@
  * on every prompt, each timed as the median of RUNS runs, interleaved run by run with `node -e 0`
  * on the same box so the ratio stays meaningful on a shared, noisy machine. Runs the built CLI
  * (`bin/memdir.js` → `dist/`): `npm run build` first.
+ *
+ * Each command is timed twice, side by side: as a user gets it, through the memory helper
+ * (started and warmed before the timed runs; docs/design.md#the-memory-helper), and with
+ * `MEMDIR_HELPER=0`, the process doing all the work itself (rows marked so).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -30,7 +34,12 @@ interface Command {
   input?: string;
   /** Runs before each timed run, untimed (e.g. removing the caches for a cold run). */
   before?: () => void;
+  /** The environment of its runs (default: the measurement's). */
+  env?: NodeJS.ProcessEnv;
 }
+
+/** The row name of a command run without the helper. */
+export const NO_HELPER = ", MEMDIR_HELPER=0";
 
 function timeOnce(args: readonly string[], input: string | undefined, env: NodeJS.ProcessEnv) {
   const started = performance.now();
@@ -54,7 +63,7 @@ function measure(commands: readonly Command[], env: NodeJS.ProcessEnv): ProcessF
       const sample = samples.get(command.name)!;
       sample.node.push(timeOnce(["-e", "0"], undefined, env).ms);
       command.before?.();
-      const run = timeOnce(command.args, command.input, env);
+      const run = timeOnce(command.args, command.input, command.env ?? env);
       sample.own.push(run.ms);
       sample.code = run.code;
     }
@@ -90,33 +99,62 @@ export function measureProcesses(memoryDir: string, options: { importRoot: boole
       prompt: "why do the login integration tests hit a real database instead of a mock?",
     });
   const prompt = [CLI, "hook", "user-prompt-submit", "--dir", memoryDir];
+  const sessionStart = [CLI, "hook", "session-start", "--dir", memoryDir];
+  const list = [CLI, "list", "--json", "--dir", memoryDir];
   const removeCaches = () =>
     fs.rmSync(path.join(memoryDir, ".memdir-cache"), { recursive: true, force: true });
+  const alone = { ...env, MEMDIR_HELPER: "0" };
+  const stopHelper = () => timeOnce([CLI, "helper", "stop"], undefined, env);
   // A first run leaves the cache files the warm runs read.
-  timeOnce(prompt, payload("UserPromptSubmit"), env);
-  const commands: Command[] = [
-    { name: "hook user-prompt-submit (warm)", args: prompt, input: payload("UserPromptSubmit") },
+  timeOnce(prompt, payload("UserPromptSubmit"), alone);
+  startHelper(env);
+  // …and warms the helper's instance of the directory (its scan, index and word vectors).
+  for (const args of [prompt, sessionStart, list]) timeOnce(args, payload("UserPromptSubmit"), env);
+  const both = (command: Command, noHelper: Partial<Command> = {}): Command[] => [
+    command,
+    { ...command, name: `${command.name}${NO_HELPER}`, env: alone, ...noHelper },
+  ];
+  const warm: Command[] = [
+    ...both({ name: "hook user-prompt-submit (warm)", args: prompt, input: payload("UserPromptSubmit") }),
+    ...both({ name: "hook session-start", args: sessionStart, input: payload("SessionStart") }),
+    ...both({ name: "list --json", args: list }),
+  ];
+  if (options.importRoot)
+    warm.push({ name: 'import("memdir")', args: ["--input-type=module", "-e", 'await import("memdir")'] });
+  // Cold: no cache files and no helper (a day's first prompt): the hook does the work itself and
+  // starts a helper for the next prompt. Measured after the warm rows, which need the helper warm.
+  const cold = both(
     {
       name: "hook user-prompt-submit (cold)",
       args: prompt,
       input: payload("UserPromptSubmit"),
-      before: removeCaches,
+      before: () => {
+        stopHelper();
+        removeCaches();
+      },
     },
-    {
-      name: "hook session-start",
-      args: [CLI, "hook", "session-start", "--dir", memoryDir],
-      input: payload("SessionStart"),
-    },
-    { name: "list --json", args: [CLI, "list", "--json", "--dir", memoryDir] },
-  ];
-  if (options.importRoot)
-    commands.push({
-      name: 'import("memdir")',
-      args: ["--input-type=module", "-e", 'await import("memdir")'],
-    });
+    { before: removeCaches },
+  );
   try {
-    return measure(commands, env);
+    const figures = { ...measure(warm, env), ...measure(cold, env) };
+    const order = [...warm.slice(0, 2), ...cold, ...warm.slice(2)].map((command) => command.name);
+    return Object.fromEntries(order.map((name) => [name, figures[name]]));
   } finally {
+    stopHelper();
     fs.rmSync(home, { recursive: true, force: true });
   }
+}
+
+/** Starts the helper of `env`'s HOME and waits (up to 30 s) until it answers. */
+function startHelper(env: NodeJS.ProcessEnv): void {
+  timeOnce([CLI, "helper", "start"], undefined, env);
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline) {
+    const status = spawnSync(process.execPath, [CLI, "helper", "status", "--json"], {
+      env,
+      encoding: "utf8",
+    });
+    if ((JSON.parse(status.stdout || "{}") as { running?: boolean }).running) return;
+  }
+  throw new Error("bench: the memory helper did not start");
 }

@@ -72,7 +72,7 @@ export async function startHelperIfNone(
   const paths = helperPaths(env.HOME);
   if (paths === null) return null;
   if (fs.existsSync(paths.socket)) {
-    const status = await askHelper(paths, { op: "status" }, 500);
+    const status = await askHelper(paths, { op: "status" }, 300);
     if (status.kind === "answered") return null;
   }
   const unfit = ensureHelperDir(paths.dir);
