@@ -93,16 +93,23 @@ function makeBox(home = makeTempDir("memdir-helper-home-"), env: Record<string, 
 async function startHelper(box: Box, env: Record<string, string> = {}): Promise<number> {
   const start = await box.run(["helper", "start"], { env });
   assert.equal(start.code, 0, start.stderr);
+  return helperAnswering(box, "the helper to answer");
+}
+
+/** Waits until a helper (other than `notPid`) answers on the box's socket; its pid. */
+async function helperAnswering(box: Box, what: string, notPid?: number): Promise<number> {
   let pid = 0;
   await waitFor(
     async () => {
       const answer = await askHelper(box.paths, { op: "status" }, 1000);
-      if (answer.kind === "answered") pid = answer.pid;
-      return answer.kind === "answered";
+      if (answer.kind === "answered") {
+        pid = answer.pid;
+        started.add(pid);
+      }
+      return answer.kind === "answered" && pid !== notPid;
     },
-    { what: "the helper to answer" },
+    { what },
   );
-  started.add(pid);
   return pid;
 }
 
@@ -247,16 +254,7 @@ describe("memory helper: fallbacks", () => {
 
     // No helper yet: the prompt hook answers itself and starts one.
     assert.deepEqual(await box.run(args, { input }), alone);
-    let pid = 0;
-    await waitFor(
-      async () => {
-        const answer = await askHelper(box.paths, { op: "status" }, 1000);
-        if (answer.kind === "answered") pid = answer.pid;
-        return answer.kind === "answered";
-      },
-      { what: "the helper the prompt hook started" },
-    );
-    started.add(pid);
+    const pid = await helperAnswering(box, "the helper the prompt hook started");
 
     // Stopped (SIGSTOP): the kernel still accepts the connection, nothing acknowledges it.
     process.kill(pid, "SIGSTOP");
@@ -276,15 +274,33 @@ describe("memory helper: fallbacks", () => {
     assert.ok(fs.existsSync(box.paths.socket), "the stale socket file is there");
     assert.deepEqual(await box.run(args, { input }), alone);
     // … and a new helper took its place.
-    await waitFor(
-      async () => {
-        const answer = await askHelper(box.paths, { op: "status" }, 1000);
-        if (answer.kind === "answered") started.add(answer.pid);
-        return answer.kind === "answered" && answer.pid !== pid;
-      },
-      { what: "a new helper" },
-    );
+    await helperAnswering(box, "a new helper", pid);
     assert.deepEqual(await box.run(args, { input }), alone);
+  });
+
+  it("starts one helper, not one per prompt, when many prompts find none", async () => {
+    const box = makeBox();
+    const dir = path.join(box.home, "memory");
+    makeMemories(dir, "s");
+    // Every node process of the box that starts as a helper notes its pid here (a preload).
+    const noted = path.join(box.home, "helpers-started");
+    const preload = path.join(box.home, "note-helper.cjs");
+    fs.writeFileSync(
+      preload,
+      `if (process.argv.slice(-2).join(" ") === "helper serve") require("node:fs").appendFileSync(${JSON.stringify(noted)}, process.pid + "\\n");\n`,
+    );
+    const env = { NODE_OPTIONS: `--require ${preload}` };
+    const input = promptInput(box.home, "how do we deploy to production");
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => box.run(["hook", "user-prompt-submit", "--dir", dir], { input, env })),
+    );
+    for (const answer of answers) assert.match(answer.stdout, /project-deploy-s\.md/);
+    const pid = await helperAnswering(box, "the helper the prompts started");
+    assert.deepEqual(
+      fs.readFileSync(noted, "utf8").trim().split("\n"),
+      [String(pid)],
+      "one helper started",
+    );
   });
 
   it("exits a hook whose host never closes stdin at its bound, with the in-process answer", async () => {
