@@ -18,8 +18,6 @@ export interface HelperPaths {
   starting: string;
   /** What a client's request must carry to be answered: protocol, version, build, node, HOME. */
   build: string;
-  /** The build identity alone ({@link buildIdentity}), which the helper re-checks while it runs. */
-  identity: string;
 }
 
 /** The env switch that turns the helper off (`0`, `false` or `off`); read by bin/memdir.js too. */
@@ -51,16 +49,25 @@ export function buildMainFile(): string {
 }
 
 /**
- * The build's identity: protocol, package version, and the device, inode, size and mtime of its
+ * The build's identity: protocol, package version, and the {@link fileStamp} of its
  * `cli/main.js` (every build and every install makes that file anew), or null when it is gone.
  */
 export function buildIdentity(mainFile: string): string | null {
+  const stamp = fileStamp(mainFile);
+  if (stamp === null || stamp === "unknown") return null;
+  return [HELPER_PROTOCOL, packageVersion(path.dirname(path.dirname(mainFile))), stamp].join(":");
+}
+
+/**
+ * Device, inode, size and mtime of `file`; null when it is gone, "unknown" when it cannot be
+ * told now (a `stat` refused for another reason than absence).
+ */
+export function fileStamp(file: string): string | null {
   try {
-    const stat = fs.statSync(mainFile);
-    const version = packageVersion(path.dirname(path.dirname(mainFile)));
-    return [HELPER_PROTOCOL, version, stat.dev, stat.ino, stat.size, stat.mtimeMs].join(":");
-  } catch {
-    return null;
+    const stat = fs.statSync(file);
+    return [stat.dev, stat.ino, stat.size, stat.mtimeMs].join(":");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : "unknown";
   }
 }
 
@@ -109,7 +116,7 @@ export function helperPaths(home: string | undefined, mainFile = buildMainFile()
   let dir = path.join(home, ".cache", "memdir", "helper");
   if (Buffer.byteLength(path.join(dir, name)) > SOCKET_PATH_MAX)
     dir = path.join(os.tmpdir(), `memdir-${uid}`);
-  return { dir, socket: path.join(dir, name), starting: path.join(dir, `${name}.starting`), build, identity };
+  return { dir, socket: path.join(dir, name), starting: path.join(dir, `${name}.starting`), build };
 }
 
 /**

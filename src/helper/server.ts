@@ -42,8 +42,8 @@ export interface HelperOptions {
   idleMs: number;
   /** How often the helper checks its HOME, socket file and build (default 1 s). */
   checkMs?: number;
-  /** The build identity now (null when gone): a rebuilt memdir ends its old helper. */
-  buildNow: () => string | null;
+  /** Whether the build changed since the helper started: a rebuilt memdir ends its old helper. */
+  buildChanged: () => boolean;
   /** Runs one CLI request in this process (the helper command: `main` with a captured io). */
   run: (request: HelperRequest, memdirs: MemdirProvider) => Promise<HelperResult>;
 }
@@ -90,7 +90,7 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
       if (!fs.existsSync(options.home)) stop(`its HOME ${options.home} is gone`);
       else if (inodeOf(paths.socket) !== socketIno)
         stop(`its socket ${paths.socket} was removed or replaced`);
-      else if (options.buildNow() !== paths.identity) stop("memdir was rebuilt or reinstalled");
+      else if (options.buildChanged()) stop("memdir was rebuilt or reinstalled");
       else if (pending === 0 && Date.now() - lastActivity >= options.idleMs)
         stop(`idle for ${options.idleMs} ms`);
     },

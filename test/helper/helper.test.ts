@@ -296,11 +296,7 @@ describe("memory helper: fallbacks", () => {
     );
     for (const answer of answers) assert.match(answer.stdout, /project-deploy-s\.md/);
     const pid = await helperAnswering(box, "the helper the prompts started");
-    assert.deepEqual(
-      fs.readFileSync(noted, "utf8").trim().split("\n"),
-      [String(pid)],
-      "one helper started",
-    );
+    assert.deepEqual(fs.readFileSync(noted, "utf8").trim().split("\n"), [String(pid)], "one helper started");
   });
 
   it("exits a hook whose host never closes stdin at its bound, with the in-process answer", async () => {

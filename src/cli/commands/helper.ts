@@ -1,8 +1,8 @@
 import { askHelper, startHelperIfNone } from "../../helper/ask.ts";
 import {
-  buildIdentity,
   buildMainFile,
   DEFAULT_HELPER_IDLE_MS,
+  fileStamp,
   HELPER_ENV,
   HELPER_IDLE_ENV,
   helperEnabled,
@@ -79,6 +79,8 @@ async function serve(
   const home = context.env.HOME ?? "";
   const entry = process.argv[1] ?? "memdir";
   const mainFile = buildMainFile();
+  const stamp = fileStamp(mainFile);
+  // Only a stamp that could be read counts as a change (a run holding every file descriptor is not).
   // A stray rejection of a run's aborted background work must not end the helper of every session.
   process.on("unhandledRejection", () => {});
   process.chdir("/");
@@ -86,7 +88,10 @@ async function serve(
     paths,
     home,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : DEFAULT_HELPER_IDLE_MS,
-    buildNow: () => buildIdentity(mainFile),
+    buildChanged: () => {
+      const now = fileStamp(mainFile);
+      return now !== "unknown" && now !== stamp;
+    },
     run: (request, memdirs) => runRequest(main, entry, request, memdirs),
   });
   context.io.stderr(`memdir: helper: stopped: ${reason}\n`);
