@@ -93,15 +93,15 @@ function makeBox(home = makeTempDir("memdir-helper-home-"), env: Record<string, 
 async function startHelper(box: Box, env: Record<string, string> = {}): Promise<number> {
   const start = await box.run(["helper", "start"], { env });
   assert.equal(start.code, 0, start.stderr);
-  return helperAnswering(box, "the helper to answer");
+  return helperAnswering(box.paths, "the helper to answer");
 }
 
 /** Waits until a helper (other than `notPid`) answers on the box's socket; its pid. */
-async function helperAnswering(box: Box, what: string, notPid?: number): Promise<number> {
+async function helperAnswering(paths: HelperPaths, what: string, notPid?: number): Promise<number> {
   let pid = 0;
   await waitFor(
     async () => {
-      const answer = await askHelper(box.paths, { op: "status" }, 1000);
+      const answer = await askHelper(paths, { op: "status" }, 1000);
       if (answer.kind === "answered") {
         pid = answer.pid;
         started.add(pid);
@@ -254,7 +254,7 @@ describe("memory helper: fallbacks", () => {
 
     // No helper yet: the prompt hook answers itself and starts one.
     assert.deepEqual(await box.run(args, { input }), alone);
-    const pid = await helperAnswering(box, "the helper the prompt hook started");
+    const pid = await helperAnswering(box.paths, "the helper the prompt hook started");
 
     // Stopped (SIGSTOP): the kernel still accepts the connection, nothing acknowledges it.
     process.kill(pid, "SIGSTOP");
@@ -274,7 +274,7 @@ describe("memory helper: fallbacks", () => {
     assert.ok(fs.existsSync(box.paths.socket), "the stale socket file is there");
     assert.deepEqual(await box.run(args, { input }), alone);
     // … and a new helper took its place.
-    await helperAnswering(box, "a new helper", pid);
+    await helperAnswering(box.paths, "a new helper", pid);
     assert.deepEqual(await box.run(args, { input }), alone);
   });
 
@@ -295,7 +295,7 @@ describe("memory helper: fallbacks", () => {
       Array.from({ length: 6 }, () => box.run(["hook", "user-prompt-submit", "--dir", dir], { input, env })),
     );
     for (const answer of answers) assert.match(answer.stdout, /project-deploy-s\.md/);
-    const pid = await helperAnswering(box, "the helper the prompts started");
+    const pid = await helperAnswering(box.paths, "the helper the prompts started");
     assert.deepEqual(fs.readFileSync(noted, "utf8").trim().split("\n"), [String(pid)], "one helper started");
   });
 
@@ -364,6 +364,36 @@ describe("memory helper: its life", () => {
     );
     assert.equal(answer.kind, "other-build");
     await waitFor(() => processGone(otherPid), { what: "the helper asked by another build to exit" });
+  });
+
+  it("exits when its build changes (a rebuild or an upgrade), and the next client gets a new one", async () => {
+    // A package of its own, its build a copy: rebuilding it touches no other test's build.
+    const own = makeTempDir("memdir-helper-rebuilt-");
+    fs.cpSync(path.dirname(path.dirname(pkg.mainFile)), path.join(own, "dist"), { recursive: true });
+    fs.cpSync(path.dirname(path.dirname(pkg.bin)), own, {
+      recursive: true,
+      filter: (source) => !source.endsWith("/dist") && !source.includes("/dist/"),
+    });
+    fs.symlinkSync(path.join(repo, "node_modules"), path.join(own, "node_modules"));
+    const mainFile = path.join(own, "dist/cli/main.js");
+    const home = makeTempDir("memdir-helper-home-");
+    const before = helperPaths(home, mainFile);
+    assert.ok(before);
+    const run = (args: string[]) =>
+      runProcess(process.execPath, [path.join(own, "bin/memdir.js"), ...args], {
+        cwd: home,
+        env: { PATH: process.env.PATH ?? "", HOME: home },
+      });
+    assert.equal((await run(["helper", "start"])).code, 0);
+    const pid = await helperAnswering(before, "the helper");
+    // The rebuild: cli/main.js made anew.
+    fs.copyFileSync(mainFile, `${mainFile}.new`);
+    fs.renameSync(`${mainFile}.new`, mainFile);
+    await waitFor(() => processGone(pid), { what: "the helper of the old build to exit" });
+    const after = helperPaths(home, mainFile);
+    assert.ok(after && after.socket !== before.socket, "the new build has a socket of its own");
+    const status = await run(["helper", "status", "--json"]);
+    assert.equal((JSON.parse(status.stdout) as { running: boolean }).running, false);
   });
 
   it("runs once per key: a second one started beside it exits", async () => {
