@@ -62,9 +62,15 @@ async function viaHelper({ args, hook, boundMs }) {
       return;
     }
   }
-  const paths = helperPaths(process.env.HOME);
-  const request = { v: PROTOCOL, build: paths?.build, args, cwd: process.cwd(), env: process.env, stdin };
-  const answer = paths === null ? { kind: "none" } : await ask(paths, request, boundMs);
+  let paths = null;
+  let answer = { kind: "none" };
+  try {
+    paths = helperPaths(process.env.HOME);
+    const request = { v: PROTOCOL, build: paths?.build, args, cwd: process.cwd(), env: process.env, stdin };
+    if (paths !== null) answer = await ask(paths, request, boundMs);
+  } catch {
+    // Whatever went wrong here (a cwd that is gone), the process does the work itself.
+  }
   if (answer.kind === "result") {
     process.stderr.write(answer.stderr);
     if (hook !== null) process.stdout.write(answer.stdout, () => process.exit(answer.code));
