@@ -25,13 +25,19 @@ export const registerListCommand: RegisterCommand = (program, context) => {
     if (options.source !== undefined && !isMemorySource(options.source))
       throw usageError(`list: --source is one of ${MEMORY_SOURCES.join(", ")}`);
     const location = await locationFromOptions(options, context);
+    const memdir = memdirForCommand(location, context);
     // Newest first by saved time (`modified`, else mtime): what the listed times say.
-    const scanned = [...(await memdirForCommand(location, context).scan())].sort(
-      (a, b) => savedAtMs(b) - savedAtMs(a),
-    );
+    const scanned = [...(await memdir.scan())].sort((a, b) => savedAtMs(b) - savedAtMs(a));
     const withProvenance = options.json || options.source !== undefined;
+    // The scan cached each header's provenance with it (and in the cache file): a file is read
+    // again only when its entry is gone (issue 17: list read and parsed every file).
     const listed = withProvenance
-      ? await Promise.all(scanned.map(async (h) => ({ header: h, ...(await provenanceOfFile(h)) })))
+      ? await Promise.all(
+          scanned.map(async (h) => ({
+            header: h,
+            ...(memdir.headerCache?.provenance(h) ?? (await provenanceOfFile(h))),
+          })),
+        )
       : scanned.map((h) => ({ header: h, source: null, session: null }));
     const kept = options.source === undefined ? listed : listed.filter((m) => m.source === options.source);
     const headers = kept.map((m) => m.header);
