@@ -30,15 +30,15 @@ export const registerListCommand: RegisterCommand = (program, context) => {
     const scanned = [...(await memdir.scan())].sort((a, b) => savedAtMs(b) - savedAtMs(a));
     const withProvenance = options.json || options.source !== undefined;
     // The scan cached each header's provenance with it (and in the cache file): a file is read
-    // again only when its entry is gone (issue 17: list read and parsed every file).
-    const listed = withProvenance
-      ? await Promise.all(
-          scanned.map(async (h) => ({
-            header: h,
-            ...(memdir.headerCache?.provenance(h) ?? (await provenanceOfFile(h))),
-          })),
-        )
-      : scanned.map((h) => ({ header: h, source: null, session: null }));
+    // again only when its entry is gone (issue 17: list read and parsed every file); no promise
+    // per memory when none is.
+    const listed: { header: MemoryHeader; source: string | null; session: string | null }[] = [];
+    for (const header of scanned) {
+      const provenance = withProvenance
+        ? (memdir.headerCache?.provenance(header) ?? (await provenanceOfFile(header)))
+        : NO_PROVENANCE;
+      listed.push({ header, ...provenance });
+    }
     const kept = options.source === undefined ? listed : listed.filter((m) => m.source === options.source);
     const headers = kept.map((m) => m.header);
     if (options.json) {
@@ -64,6 +64,8 @@ export const registerListCommand: RegisterCommand = (program, context) => {
     context.io.stdout(`${headers.map(manifestLine).join("\n")}\n`);
   });
 };
+
+const NO_PROVENANCE: { source: null; session: null } = { source: null, session: null };
 
 /** A memory's `source` and `session`, from its frontmatter (within the header scan's 30 lines). */
 async function provenanceOfFile(
