@@ -25,15 +25,25 @@
 
 export { isMemdirError, MemdirError, type MemdirErrorCode } from "./errors.ts";
 export { Memdir, type MemdirOptions, openMemdir } from "./memdir/instance.ts";
-export { type MemoryLocation, type MemoryLocationOptions, resolveMemoryLocation } from "./memdir/paths.ts";
-export { type CappedRead, readMemoryCapped } from "./memdir/read.ts";
-export { type ScanOptions, scanHeaders } from "./memdir/scan.ts";
-export { removeMemory, type SaveMemoryInput, type SaveMemoryResult, saveMemory } from "./memdir/write.ts";
+// The functions below come from the lazy files, which load their implementation on first call,
+// so importing the root loads little more than the Memdir class (docs/design.md#lazy-entry).
+export {
+  readMemoryCapped,
+  removeMemory,
+  resolveMemoryLocation,
+  saveMemory,
+  scanHeaders,
+} from "./memdir/lazy.ts";
+export type { MemoryLocation, MemoryLocationOptions } from "./memdir/paths.ts";
+export type { CappedRead } from "./memdir/read.ts";
+export type { ScanOptions } from "./memdir/scan.ts";
+export type { SaveMemoryInput, SaveMemoryResult } from "./memdir/write.ts";
 export type { ModelClient } from "./model/client.ts";
-export { type RecallOptions, type RecallResult, recall, type SurfacedMemory } from "./recall/recall.ts";
+export { createLexicalSelector, createModelSelector, recall } from "./recall/lazy.ts";
+export type { RecallOptions, RecallResult, SurfacedMemory } from "./recall/recall.ts";
 export { createHybridSelector, type HybridSelectorOptions } from "./recall/select-hybrid.ts";
-export { createLexicalSelector, type LexicalSelectorOptions } from "./recall/select-lexical.ts";
-export { createModelSelector, type ModelSelectorOptions } from "./recall/select-model.ts";
+export type { LexicalSelectorOptions } from "./recall/select-lexical.ts";
+export type { ModelSelectorOptions } from "./recall/select-model.ts";
 export type { MemoryPick, Selection, SelectionRequest, Selector } from "./recall/selector.ts";
 export type { AgentSession, AgentSessionOptions } from "./session/agent-session.ts";
 export { createAgentSession } from "./session/create-session.ts";

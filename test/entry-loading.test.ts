@@ -1,6 +1,7 @@
 // What importing each package entry loads, seen from a child process that records every module it
 // resolves: the root (and every entry but `memdir/mcp`) must load no model SDK and no MCP SDK, so a
 // static SDK import that becomes reachable from them fails here. Clients import their SDK on first use.
+// The root loads even less: no YAML parser, date parser, zod, lexical engine or writer (issue 17).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -11,23 +12,31 @@ import { publicEntries } from "./helpers/public-api.ts";
 import { makeTempDir } from "./helpers/temp.ts";
 
 const recorder = path.join(import.meta.dirname, "fixtures/load-recorder/register.mjs");
+const requireRecorder = path.join(import.meta.dirname, "fixtures/load-recorder/require-log.cjs");
 const MODEL_SDKS = ["@anthropic-ai/sdk", "openai"];
 const MCP_SDK = "@modelcontextprotocol/sdk";
 
+const repo = path.resolve(import.meta.dirname, "..");
 const logs = makeTempDir("memdir-load-");
 let runs = 0;
 
-/** The packages under node_modules a fresh process loads when it imports `source`. */
-function packagesLoadedBy(source: string): Set<string> {
+/** Every module URL (ES modules and CommonJS) a fresh process loads when it imports `source`. */
+function modulesLoadedBy(source: string): string[] {
   const log = path.join(logs, `resolved-${runs++}.txt`);
   fs.writeFileSync(log, "");
-  const child = spawnSync(process.execPath, ["--import", recorder, ...nodeArgsFor(source)], {
+  const args = ["--require", requireRecorder, "--import", recorder, ...nodeArgsFor(source)];
+  const child = spawnSync(process.execPath, args, {
     env: { ...process.env, MEMDIR_LOAD_LOG: log },
     encoding: "utf8",
   });
   assert.equal(child.status, 0, child.stderr);
+  return fs.readFileSync(log, "utf8").split("\n");
+}
+
+/** The packages under node_modules a fresh process loads when it imports `source`. */
+function packagesLoadedBy(source: string): Set<string> {
   const packages = new Set<string>();
-  for (const url of fs.readFileSync(log, "utf8").split("\n")) {
+  for (const url of modulesLoadedBy(source)) {
     const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
     if (match) packages.add(match[1]);
   }
@@ -41,6 +50,33 @@ describe("what importing an entry loads", () => {
   it("the root loads no model SDK and no MCP SDK", () => {
     const loaded = packagesLoadedBy(entry("."));
     for (const sdk of [...MODEL_SDKS, MCP_SDK]) assert.ok(!loaded.has(sdk), `import "memdir" loaded ${sdk}`);
+  });
+
+  it("the root loads no YAML parser, date parser, zod or commander, and none of the lexical engine or the writer", () => {
+    const loaded = modulesLoadedBy(entry("."));
+    const packages = packagesLoadedBy(entry("."));
+    for (const name of ["yaml", "chrono-node", "zod", "commander"])
+      assert.ok(!packages.has(name), `import "memdir" loaded ${name}`);
+    // Our own modules, as sources (tsx) or as the build: what loads on first use only.
+    const own = loaded.filter((url) => !url.includes("/node_modules/"));
+    for (const module of [
+      "recall/lexical/",
+      "recall/recall.",
+      "recall/select-lexical.",
+      "memdir/write.",
+      "memdir/paths.",
+    ])
+      assert.ok(!own.some((url) => url.includes(`/${module}`)), `import "memdir" loaded ${module}`);
+    // The control: the recorder sees our modules and CommonJS packages at all.
+    assert.ok(
+      own.some((url) => url.includes("/memdir/instance.")),
+      "the Memdir class loads with the root",
+    );
+    const cli = modulesLoadedBy(path.join(repo, "src/cli/main.ts"));
+    assert.ok(
+      cli.some((url) => url.endsWith("/commander/lib/command.js")),
+      "commander's CommonJS files are seen",
+    );
   });
 
   it("no entry loads a model SDK, and only memdir/mcp loads the MCP SDK", () => {

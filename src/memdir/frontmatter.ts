@@ -1,9 +1,10 @@
 import { createRequire } from "node:module";
 import { isMemoryType, type MemoryType } from "../types.ts";
+import { parsePlainFrontmatter, plainFrontmatterCode } from "./frontmatter-plain.ts";
 
-// The YAML parser loads on the first frontmatter that is parsed or written, not with this file:
-// a prompt hook served from the header cache parses none, and loading yaml costs it ~20 ms
-// (issue 17). yaml's Node build is CommonJS, so `require` gives the module `import` would.
+// The YAML parser loads on the first frontmatter that the plain reader (frontmatter-plain.ts)
+// leaves to it or that is written, not with this file: a prompt hook served from the header cache
+// parses none, and loading yaml costs it ~20 ms (issue 17). yaml's Node build is CommonJS, so `require` gives the module `import` would.
 const requireFromHere = createRequire(import.meta.url);
 function yaml(): typeof import("yaml") {
   return requireFromHere("yaml") as typeof import("yaml");
@@ -24,7 +25,16 @@ export function frontmatterParserVersion(): string {
  * and the patterns they use (see {@link frontmatterParserVersion} for the YAML parser's part).
  */
 export function frontmatterParserCode(): unknown[] {
-  return [parseFrontmatter, isAbsent, metadataOf, timeOf, String(OPEN), String(CLOSE), String(ISO_TIME)];
+  return [
+    parseFrontmatter,
+    isAbsent,
+    metadataOf,
+    timeOf,
+    String(OPEN),
+    String(CLOSE),
+    String(ISO_TIME),
+    ...plainFrontmatterCode(),
+  ];
 }
 
 /** A problem found in one file's frontmatter; never thrown, always returned. */
@@ -109,7 +119,10 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
     .replace(/^\r?\n/, "");
   let data: Record<string, unknown> = {};
   try {
-    const parsed: unknown = yamlText.trim() === "" ? {} : yaml().parse(yamlText, { prettyErrors: false });
+    const parsed: unknown =
+      yamlText.trim() === ""
+        ? {}
+        : (parsePlainFrontmatter(yamlText) ?? yaml().parse(yamlText, { prettyErrors: false }));
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
       data = parsed as Record<string, unknown>;
     else issues.push({ code: "not-a-map", message: "frontmatter is not a key: value map" });

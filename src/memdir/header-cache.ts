@@ -3,6 +3,8 @@ import { persistedCacheEnabled } from "../config.ts";
 import type { MemoryHeader, MemoryType } from "../types.ts";
 import { frontmatterParserCode, frontmatterParserVersion } from "./frontmatter.ts";
 import { codeFingerprint, loadPersistedCache, PersistedCaches, worthPersisting } from "./persisted-cache.ts";
+import { provenanceOf } from "./provenance.ts";
+import { joinRoot } from "./scan-list.ts";
 
 /** How many lines of each file the header scan reads (docs/design.md#header-scan). */
 export const HEADER_MAX_LINES = 30;
@@ -17,6 +19,9 @@ export interface CachedHeader {
   description: string | null;
   name: string | null;
   modifiedMs: number | null;
+  /** The frontmatter's `source` and `session` (docs/design.md#provenance), or null: `memdir list --json` shows them. */
+  source: string | null;
+  session: string | null;
   /**
    * The header object last handed out for this entry: an unchanged file gets the same object
    * on every rescan (no per-rescan garbage, and the lexical index recognizes an unchanged list
@@ -65,6 +70,17 @@ export class HeaderCache {
     return undefined;
   }
 
+  /**
+   * The `source` and `session` read with `header` when this cache's entry for its path is the one
+   * the header came from (same mtime and size), else undefined. Counts no hit. @internal
+   */
+  provenance(header: MemoryHeader): { source: string | null; session: string | null } | undefined {
+    const entry = this.entries.get(header.path);
+    return entry && entry.mtimeMs === header.mtimeMs && entry.size === header.size
+      ? { source: entry.source, session: entry.session }
+      : undefined;
+  }
+
   /** @internal */
   set(filePath: string, entry: CachedHeader): void {
     this.entries.set(filePath, entry);
@@ -101,7 +117,9 @@ export class HeaderCache {
       return;
     }
     for (let i = 0; i < data.files.length; i++) {
-      const filePath = path.join(root, data.files[i]);
+      // Concatenated, as the listing makes paths: `path.join` cost ~10 ms per 2,000 names (issue
+      // 17), and a name that is not normalized never matches a listed path anyway.
+      const filePath = joinRoot(root, data.files[i]);
       if (this.entries.has(filePath)) continue; // this process knows better
       this.entries.set(filePath, {
         mtimeMs: data.mtimeMs[i],
@@ -110,6 +128,8 @@ export class HeaderCache {
         description: data.descriptions[i],
         name: data.names[i],
         modifiedMs: Number.isNaN(data.modified[i]) ? null : data.modified[i],
+        source: data.sources[i],
+        session: data.sessions[i],
       });
     }
   }
@@ -144,6 +164,8 @@ export class HeaderCache {
       descriptions: rows.map(([, entry]) => entry.description),
       names: rows.map(([, entry]) => entry.name),
       modified: Float64Array.from(rows, ([, entry]) => entry.modifiedMs ?? Number.NaN),
+      sources: rows.map(([, entry]) => entry.source),
+      sessions: rows.map(([, entry]) => entry.session),
     };
   }
 
@@ -151,14 +173,16 @@ export class HeaderCache {
    * Changes whenever the header parsing or the header's shape changes, so a cache file from older
    * code is rebuilt: the version names the columns (2: `names`, `modified`; 3: the parser is
    * fingerprinted by its code and the yaml version instead of by parsing probes, which loaded the
-   * YAML parser into every process that only reads the cache, issue 17).
+   * YAML parser into every process that only reads the cache, issue 17; 4: `sources`, `sessions`,
+   * so `memdir list --json` reads no file the cache knows).
    */
   #headersFingerprint(): string {
     this.#fingerprint ??= codeFingerprint(
-      "headers/3",
+      "headers/4",
       HEADER_MAX_LINES,
       HEADER_MAX_BYTES,
       ...frontmatterParserCode(),
+      provenanceOf,
       frontmatterParserVersion(),
     );
     return this.#fingerprint;
@@ -201,6 +225,8 @@ interface PersistedHeaders {
   names: (string | null)[];
   /** NaN where the file has no valid `modified`. */
   modified: Float64Array;
+  sources: (string | null)[];
+  sessions: (string | null)[];
 }
 
 function isPersistedHeaders(data: PersistedHeaders | null): data is PersistedHeaders {
@@ -219,6 +245,10 @@ function isPersistedHeaders(data: PersistedHeaders | null): data is PersistedHea
     Array.isArray(data.names) &&
     data.names.length === count &&
     data.modified instanceof Float64Array &&
-    data.modified.length === count
+    data.modified.length === count &&
+    Array.isArray(data.sources) &&
+    data.sources.length === count &&
+    Array.isArray(data.sessions) &&
+    data.sessions.length === count
   );
 }

@@ -6,6 +6,7 @@ import { type MemoryHeader, savedAtMs } from "../types.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import { type CachedHeader, HEADER_MAX_BYTES, HEADER_MAX_LINES, HeaderCache } from "./header-cache.ts";
 import { openReadableInsideSync } from "./open-safely.ts";
+import { provenanceOf } from "./provenance.ts";
 import {
   type Candidate,
   ListedCandidates,
@@ -218,6 +219,7 @@ async function readMissingHeaders(
         description: parsed.description,
         name: parsed.name,
         modifiedMs: parsed.modifiedMs,
+        ...provenanceOf(parsed.data),
       };
       const header = toHeader(candidate, entry);
       entry.header = header;

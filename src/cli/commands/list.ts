@@ -25,14 +25,20 @@ export const registerListCommand: RegisterCommand = (program, context) => {
     if (options.source !== undefined && !isMemorySource(options.source))
       throw usageError(`list: --source is one of ${MEMORY_SOURCES.join(", ")}`);
     const location = await locationFromOptions(options, context);
+    const memdir = memdirForCommand(location, context);
     // Newest first by saved time (`modified`, else mtime): what the listed times say.
-    const scanned = [...(await memdirForCommand(location, context).scan())].sort(
-      (a, b) => savedAtMs(b) - savedAtMs(a),
-    );
+    const scanned = [...(await memdir.scan())].sort((a, b) => savedAtMs(b) - savedAtMs(a));
     const withProvenance = options.json || options.source !== undefined;
-    const listed = withProvenance
-      ? await Promise.all(scanned.map(async (h) => ({ header: h, ...(await provenanceOfFile(h)) })))
-      : scanned.map((h) => ({ header: h, source: null, session: null }));
+    // The scan cached each header's provenance with it (and in the cache file): a file is read
+    // again only when its entry is gone (issue 17: list read and parsed every file); no promise
+    // per memory when none is.
+    const listed: { header: MemoryHeader; source: string | null; session: string | null }[] = [];
+    for (const header of scanned) {
+      const provenance = withProvenance
+        ? (memdir.headerCache?.provenance(header) ?? (await provenanceOfFile(header)))
+        : NO_PROVENANCE;
+      listed.push({ header, ...provenance });
+    }
     const kept = options.source === undefined ? listed : listed.filter((m) => m.source === options.source);
     const headers = kept.map((m) => m.header);
     if (options.json) {
@@ -58,6 +64,8 @@ export const registerListCommand: RegisterCommand = (program, context) => {
     context.io.stdout(`${headers.map(manifestLine).join("\n")}\n`);
   });
 };
+
+const NO_PROVENANCE: { source: null; session: null } = { source: null, session: null };
 
 /** A memory's `source` and `session`, from its frontmatter (within the header scan's 30 lines). */
 async function provenanceOfFile(
