@@ -26,11 +26,14 @@ export const CACHE_DIRECTORY_NAME = ".memdir-cache";
 export const PERSISTED_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
- * Smaller memory directories get no cache file: their cold scan and index take well under a
- * second (a few hundred ms at 500 files on a loaded 2-core box), and a file that nobody asked
- * for beside a handful of notes would only surprise users (and tools that list the folder).
+ * Smaller memory directories get no cache file. The line is where a rebuild starts to cost more
+ * than loading the files (issue 17): a hook process pays ~2 ms to read and check the cache files
+ * whatever their size, and ~70 µs per KB of memory text to re-read and tokenize it; 200 memories
+ * of a few KB each cost every prompt half a second without a cache. Below 25 memories (a handful
+ * of notes) a rebuild takes a few ms, and a file beside them that nobody asked for would only
+ * surprise users (and tools that list the folder).
  */
-export const PERSIST_MIN_MEMORIES = 500;
+export const PERSIST_MIN_MEMORIES = 25;
 
 /** True when a directory of `memoryCount` memories is large enough to be worth a cache file. */
 export function worthPersisting(memoryCount: number): boolean {

@@ -150,6 +150,7 @@ describe("persisted cache (a second process reuses the first one's work)", () =>
     assert.equal(result.selected[0]?.file, "feedback-migrations.md");
     assert.ok(!fs.existsSync(path.join(memoryDir, CACHE_DIRECTORY_NAME)));
 
+    // One memory short of the line: a handful of notes get no cache folder.
     const small = path.join(home, "small");
     fs.mkdirSync(small);
     writeFeedback(
@@ -157,9 +158,19 @@ describe("persisted cache (a second process reuses the first one's work)", () =>
       "feedback-migrations.md",
       "migrations are rehearsed on a staging copy before deploy",
     );
+    for (let i = 0; i < PERSIST_MIN_MEMORIES - 2; i++)
+      writeMemory(small, `note-${i}.md`, memory(`lunch note ${i}`, `The lunch menu ${i}.`, "project", `n${i}`));
     const smallResult = await recallExplained(home, small, query);
     assert.equal(smallResult.selected[0]?.file, "feedback-migrations.md");
-    assert.deepEqual(fs.readdirSync(small), ["feedback-migrations.md"], "a few notes get no cache folder");
+    assert.ok(!fs.existsSync(path.join(small, CACHE_DIRECTORY_NAME)), "a few notes get no cache folder");
+
+    // At the line (tens of memories, not hundreds), the next process finds the caches.
+    writeMemory(small, "note-last.md", memory("lunch note last", "The lunch menu.", "project", "last"));
+    await recallExplained(home, small, query);
+    const second = await recallExplained(home, small, query);
+    assert.equal(second.selected[0]?.file, "feedback-migrations.md");
+    assert.equal(second.cache.index.hits, PERSIST_MIN_MEMORIES, "every memory's statistics from the cache");
+    assert.equal(second.cache.index.misses, 0);
   });
 });
 
