@@ -159,7 +159,11 @@ describe("persisted cache (a second process reuses the first one's work)", () =>
       "migrations are rehearsed on a staging copy before deploy",
     );
     for (let i = 0; i < PERSIST_MIN_MEMORIES - 2; i++)
-      writeMemory(small, `note-${i}.md`, memory(`lunch note ${i}`, `The lunch menu ${i}.`, "project", `n${i}`));
+      writeMemory(
+        small,
+        `note-${i}.md`,
+        memory(`lunch note ${i}`, `The lunch menu ${i}.`, "project", `n${i}`),
+      );
     const smallResult = await recallExplained(home, small, query);
     assert.equal(smallResult.selected[0]?.file, "feedback-migrations.md");
     assert.ok(!fs.existsSync(path.join(small, CACHE_DIRECTORY_NAME)), "a few notes get no cache folder");
