@@ -15,7 +15,7 @@ import {
   parseHookInput,
 } from "../../hooks/events.ts";
 import { type HookModeDecision, hookConfig, hookMode, hostIsClaudeCode } from "../../hooks/mode.ts";
-import { type Memdir, openMemdir } from "../../memdir/instance.ts";
+import type { Memdir } from "../../memdir/instance.ts";
 import type { MemoryLocation } from "../../memdir/paths.ts";
 import { type CommandContext, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
@@ -261,7 +261,10 @@ async function hookContext(
           ...config,
           model: modelConfig,
         }).selector;
-  const { userPromptContext } = await import("../../hooks/user-prompt-submit.ts");
+  const [{ userPromptContext }, { openMemdir }] = await Promise.all([
+    import("../../hooks/user-prompt-submit.ts"),
+    import("../../memdir/instance.ts"),
+  ]);
   run.memdir = openMemdir(location.memoryDir, { env, watch: false });
   const parts = await userPromptContext({
     prompt: input.prompt,
@@ -334,7 +337,7 @@ async function startWarmUpIfNeeded(
     const { warmUpDecision } = await import("../../hooks/warm-up.ts");
     const decision = await warmUpDecision(memoryDir, env);
     if (!decision.warm) return;
-    const { spawnDetachedMemdir } = await import("../../hooks/stop.ts");
+    const { spawnDetachedMemdir } = await import("../../hooks/spawn.ts");
     const pid = spawnDetachedMemdir(["warm-up", "--dir", memoryDir], env);
     log(`cache warm-up started in the background (pid ${pid}): ${decision.reason}`);
   } catch (error) {

@@ -167,12 +167,17 @@ export function isPersistedIndex(data: PersistedIndex | null): data is Persisted
  * Hashes function sources (a few ms): callers compute it once and keep it.
  */
 export function lexicalFingerprint(): string {
-  const probe =
-    "Integration tests went to the database; login.integration.test.ts paintings ＡＢＣ 登录模块的集成测试 そうですね";
+  // No CJK in the probe: tokenizing it would construct the word segmenter (~13 ms of ICU data)
+  // in every process that loads an index, issue 17. What the segmenter makes of CJK text depends
+  // on ICU's data, so ICU's and Unicode's versions stand for it.
+  const probe = "Integration tests went to the database; login.integration.test.ts paintings ＡＢＣ";
   return codeFingerprint(
     // 6: the frontmatter parser is fingerprinted by its code and the yaml version, not by parsing
-    // a probe (which loaded the YAML parser into every prompt hook, issue 17).
-    "lexical/6",
+    // a probe (which loaded the YAML parser into every prompt hook, issue 17). 7: ICU versions
+    // instead of a CJK probe.
+    "lexical/7",
+    process.versions.icu ?? null,
+    process.versions.unicode ?? null,
     PASSAGE_LINES,
     INDEX_MAX_BYTES,
     tokenizeDetailed,
