@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { PERSIST_MIN_MEMORIES } from "../../src/memdir/persisted-cache.ts";
 import { runCli } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -136,7 +137,8 @@ describe("memdir hook session-start: cache warm-up", () => {
   });
 
   it("leaves a small dir alone: no warm-up, no cache folder", async () => {
-    const { home, project, memoryDir } = bigMemoryDir(40);
+    // One memory short of the line (the helper adds one).
+    const { home, project, memoryDir } = bigMemoryDir(PERSIST_MIN_MEMORIES - 2);
     const start = await runCli(["hook", "session-start", "--dir", memoryDir], {
       home,
       input: hookInput(project),
