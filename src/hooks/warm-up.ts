@@ -85,7 +85,7 @@ async function surveyMemoryDir(memoryDir: string): Promise<DirectorySurvey | nul
 async function cacheFileStats(memoryDir: string): Promise<WarmUpMarker["caches"]> {
   const directory = cacheDir(memoryDir);
   const names = (await fs.readdir(directory).catch(() => [] as string[])).filter((name) =>
-    name.endsWith(".v8"),
+    /\.(v8|bin)$/.test(name),
   );
   const stats: WarmUpMarker["caches"] = {};
   for (const name of names.sort()) {

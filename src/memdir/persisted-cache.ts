@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
 import { tempFileWriterPid, writeFileAtomic } from "./atomic.ts";
+import { type BinaryCacheContent, decodeBinaryCache, encodeBinaryCache } from "./binary-cache.ts";
 import { processIsAlive } from "./lease.ts";
 
 export { NO_CACHE_ENV, persistedCacheEnabled } from "../config.ts";
@@ -52,10 +53,13 @@ interface Envelope {
   data: unknown;
 }
 
-/** The path of cache `name` inside `memoryDir`. */
-export function persistedCachePath(memoryDir: string, name: string): string {
-  return path.join(memoryDir, CACHE_DIRECTORY_NAME, `${name}.v8`);
+/** The path of cache `name` inside `memoryDir`: `.v8` (a v8 serialization), `.bin` (binary-cache.ts). */
+export function persistedCachePath(memoryDir: string, name: string, format: CacheFormat = "v8"): string {
+  return path.join(memoryDir, CACHE_DIRECTORY_NAME, `${name}.${format === "v8" ? "v8" : "bin"}`);
 }
+
+/** How a cache file is written: a v8 serialization of any value, or the binary layout of binary-cache.ts. */
+export type CacheFormat = "v8" | "binary";
 
 /**
  * A digest of the code and constants that produce cached values. Functions count by their
@@ -107,6 +111,29 @@ export async function loadPersistedCache(
   }
 }
 
+/**
+ * Reads binary cache `name` of `memoryDir` (binary-cache.ts): its arrays are views into the one
+ * buffer read. `null` when absent, unreadable, too large, torn, foreign, of another format or of
+ * another `fingerprint`. Never throws.
+ *
+ * @example
+ * const content = await loadPersistedBinary(memoryDir, "lexical", fingerprint);
+ */
+export async function loadPersistedBinary(
+  memoryDir: string,
+  name: string,
+  fingerprint: string,
+): Promise<BinaryCacheContent | null> {
+  const file = persistedCachePath(memoryDir, name, "binary");
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile() || stat.size > PERSISTED_CACHE_MAX_BYTES) return null;
+    return decodeBinaryCache(await fs.readFile(file), name, fingerprint);
+  } catch {
+    return null; // missing or unreadable: rebuild
+  }
+}
+
 /** What a save did. `skipped`: the directory is missing or not writable, or the data is too large. */
 export type PersistedSaveOutcome = "saved" | "skipped";
 
@@ -124,6 +151,34 @@ export async function savePersistedCache(
   fingerprint: string,
   data: unknown,
 ): Promise<PersistedSaveOutcome> {
+  const envelope: Envelope = { magic: MAGIC, format: FORMAT_VERSION, name, fingerprint, data };
+  return writeCacheFile(memoryDir, persistedCachePath(memoryDir, name), () => v8.serialize(envelope));
+}
+
+/**
+ * {@link savePersistedCache} for a binary cache (binary-cache.ts), read back with
+ * {@link loadPersistedBinary}. A `.v8` file of the same name, which earlier versions wrote and no
+ * one reads now (tens of MB for a big lexical index), is removed once the binary one is saved.
+ */
+export async function savePersistedBinary(
+  memoryDir: string,
+  name: string,
+  fingerprint: string,
+  content: BinaryCacheContent,
+): Promise<PersistedSaveOutcome> {
+  const outcome = await writeCacheFile(memoryDir, persistedCachePath(memoryDir, name, "binary"), () =>
+    encodeBinaryCache(name, fingerprint, content),
+  );
+  if (outcome === "saved")
+    await fs.rm(persistedCachePath(memoryDir, name), { force: true }).catch(() => undefined);
+  return outcome;
+}
+
+async function writeCacheFile(
+  memoryDir: string,
+  file: string,
+  encode: () => Uint8Array,
+): Promise<PersistedSaveOutcome> {
   const directory = path.join(memoryDir, CACHE_DIRECTORY_NAME);
   try {
     await fs.mkdir(directory);
@@ -135,9 +190,7 @@ export async function savePersistedCache(
     }
   }
   await removeDeadWritersTemps(directory);
-  const envelope: Envelope = { magic: MAGIC, format: FORMAT_VERSION, name, fingerprint, data };
-  const bytes = v8.serialize(envelope);
-  const file = persistedCachePath(memoryDir, name);
+  const bytes = encode();
   if (bytes.byteLength > PERSISTED_CACHE_MAX_BYTES) {
     // An old, smaller file would still be loaded and mostly miss: drop it.
     await fs.rm(file, { force: true }).catch(() => undefined);
@@ -217,7 +270,8 @@ export class PersistedCaches {
    * on a later turn of the event loop (after the caller has its result) and its value is written
    * in the background. Calls while a save of the same file runs coalesce into one more save.
    * Errors are swallowed and logged. Resolves when the save (and any coalesced one) is over;
-   * callers normally ignore the promise. Skipped entirely when not {@link enabled}.
+   * callers normally ignore the promise. Skipped entirely when not {@link enabled}. `format`
+   * "binary": `produce` returns a {@link BinaryCacheContent}, written as binary-cache.ts lays it out.
    *
    * @example
    * memdir.persisted.saveInBackground(memoryDir, "headers", fingerprint, () => cache.snapshot(root));
@@ -227,9 +281,10 @@ export class PersistedCaches {
     name: string,
     fingerprint: string,
     produce: () => unknown,
+    format: CacheFormat = "v8",
   ): Promise<void> {
     if (!this.enabled) return Promise.resolve();
-    const key = persistedCachePath(path.resolve(memoryDir), name);
+    const key = persistedCachePath(path.resolve(memoryDir), name, format);
     const current = this.#pending.get(key);
     if (current) {
       current.again = true;
@@ -239,7 +294,8 @@ export class PersistedCaches {
     const once = async () => {
       await new Promise((resolve) => setImmediate(resolve));
       try {
-        await savePersistedCache(memoryDir, name, fingerprint, produce());
+        if (format === "v8") await savePersistedCache(memoryDir, name, fingerprint, produce());
+        else await savePersistedBinary(memoryDir, name, fingerprint, produce() as BinaryCacheContent);
       } catch (error) {
         this.#log(`cache ${name}: not saved: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -82,7 +82,7 @@ describe("memdir hook session-start: cache warm-up", () => {
     const marker = JSON.parse(fs.readFileSync(markerFile, "utf8"));
     assert.equal(marker.pid, Number(started[1]), "done by the detached process, not the hook");
     assert.equal(marker.memories, 601);
-    assert.deepEqual(Object.keys(marker.caches).sort(), ["headers.v8", "lexical.v8"]);
+    assert.deepEqual(Object.keys(marker.caches).sort(), ["headers.v8", "lexical.bin"]);
 
     const prompt = await runCli(["hook", "user-prompt-submit", "--dir", memoryDir], {
       home,
@@ -153,7 +153,7 @@ describe("memdir hook session-start: cache warm-up", () => {
     const result = await runCli(["warm-up", "--dir", memoryDir], { home });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Caches of 511 memories are warm \(\d+ ms\)\n$/);
-    assert.ok(fs.existsSync(path.join(cacheDir(memoryDir), "lexical.v8")));
+    assert.ok(fs.existsSync(path.join(cacheDir(memoryDir), "lexical.bin")));
     assert.ok(fs.existsSync(path.join(cacheDir(memoryDir), "headers.v8")));
   });
 });
