@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
@@ -92,9 +93,9 @@ export async function loadPersistedCache(
 ): Promise<unknown | null> {
   const file = persistedCachePath(memoryDir, name);
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size > PERSISTED_CACHE_MAX_BYTES) return null;
-    const envelope = v8.deserialize(await fs.readFile(file)) as Partial<Envelope> | null;
+    const bytes = readCacheFile(file);
+    if (bytes === null) return null;
+    const envelope = v8.deserialize(bytes) as Partial<Envelope> | null;
     if (
       envelope === null ||
       typeof envelope !== "object" ||
@@ -126,12 +127,23 @@ export async function loadPersistedBinary(
 ): Promise<BinaryCacheContent | null> {
   const file = persistedCachePath(memoryDir, name, "binary");
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size > PERSISTED_CACHE_MAX_BYTES) return null;
-    return decodeBinaryCache(await fs.readFile(file), name, fingerprint);
+    const bytes = readCacheFile(file);
+    return bytes === null ? null : decodeBinaryCache(bytes, name, fingerprint);
   } catch {
     return null; // missing or unreadable: rebuild
   }
+}
+
+/**
+ * The bytes of a cache file, or null when it is not a regular file or is too large. Read
+ * synchronously: a process reads each cache file once, at its start, and the promise API reads a
+ * big file in 512 KB chunks, each a hop through libuv's thread pool — on a loaded box every hop
+ * waits for a CPU (issue 17). Throws when the file is missing or unreadable.
+ */
+function readCacheFile(file: string): Buffer | null {
+  const stat = statSync(file);
+  if (!stat.isFile() || stat.size > PERSISTED_CACHE_MAX_BYTES) return null;
+  return readFileSync(file);
 }
 
 /** What a save did. `skipped`: the directory is missing or not writable, or the data is too large. */
