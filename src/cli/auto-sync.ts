@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from "../config.ts";
-import { spawnDetachedMemdir } from "../hooks/stop.ts";
+import { spawnDetachedMemdir } from "../hooks/spawn.ts";
 import type { MemoryLocation } from "../memdir/paths.ts";
-import { readSyncRemotes, syncAutoEnabled } from "../sync/remotes.ts";
+import { syncAutoEnabled } from "../sync/auto-setting.ts";
 
 /**
  * With `sync.auto` on and a sync remote set, starts a bounded background `memdir sync --auto`
@@ -17,6 +17,8 @@ export async function startAutoSync(
 ): Promise<number | undefined> {
   try {
     if (!syncAutoEnabled(config)) return undefined;
+    // Loaded only with sync.auto on: session start calls this on every session.
+    const { readSyncRemotes } = await import("../sync/remotes.ts");
     const remotes = await readSyncRemotes(location.root);
     if (!remotes.user && Object.keys(remotes.team ?? {}).length === 0) return undefined;
     const where =

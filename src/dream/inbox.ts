@@ -82,10 +82,19 @@ export async function expireProposals(
   memoryDir: string,
   options: { now?: Clock; expiryDays?: number } = {},
 ): Promise<Proposal[]> {
+  return expireAmong(memoryDir, await listProposals(memoryDir), options);
+}
+
+/** {@link expireProposals} over proposals already listed. */
+async function expireAmong(
+  memoryDir: string,
+  proposals: readonly Proposal[],
+  options: { now?: Clock; expiryDays?: number },
+): Promise<Proposal[]> {
   const now = (options.now ?? Date.now)();
   const days = options.expiryDays ?? INBOX_EXPIRY_DAYS;
   const expired: Proposal[] = [];
-  for (const proposal of await listProposals(memoryDir)) {
+  for (const proposal of proposals) {
     if (!isPending(proposal) || now - Date.parse(proposal.createdAt) < days * DAY_MS) continue;
     const marked: Proposal = { ...proposal, expiredAt: new Date(now).toISOString() };
     await saveProposal(memoryDir, marked);
@@ -110,8 +119,20 @@ export async function listInbox(
   memoryDir: string,
   options: { now?: Clock; expiryDays?: number } = {},
 ): Promise<Proposal[]> {
-  await expireProposals(memoryDir, options);
-  return (await listProposals(memoryDir)).filter(isPending);
+  return inboxOf(memoryDir, await listProposals(memoryDir), options);
+}
+
+/**
+ * {@link listInbox} over `proposals` as `listProposals` gave them (the proposals folder is read
+ * once: session start lists it itself, to load this module only when something is pending).
+ */
+export async function inboxOf(
+  memoryDir: string,
+  proposals: readonly Proposal[],
+  options: { now?: Clock; expiryDays?: number } = {},
+): Promise<Proposal[]> {
+  const expired = new Set((await expireAmong(memoryDir, proposals, options)).map((proposal) => proposal.id));
+  return proposals.filter((proposal) => isPending(proposal) && !expired.has(proposal.id));
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { ResolvedConfig } from "../config.ts";
-import { listInbox, waitingMemoryCount } from "../dream/inbox.ts";
 import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
 import { readIndex } from "../memdir/index-file.ts";
 import type { MemoryLocation } from "../memdir/paths.ts";
+import { isPending, listProposals } from "../memdir/proposal-store.ts";
 import type { Clock } from "../types.ts";
 import { fitHookContext } from "./context-limit.ts";
 
@@ -56,7 +56,12 @@ export async function sessionStartContext(options: SessionStartOptions): Promise
  */
 export async function inboxLine(options: SessionStartOptions): Promise<string | null> {
   try {
-    const pending = await listInbox(options.location.memoryDir, {
+    // The folder is read once; the inbox module (expiry, history, the writer behind it) loads
+    // only when a proposal is pending, which most session starts have none of (issue 17).
+    const proposals = await listProposals(options.location.memoryDir);
+    if (!proposals.some(isPending)) return null;
+    const { inboxOf, waitingMemoryCount } = await import("../dream/inbox.ts");
+    const pending = await inboxOf(options.location.memoryDir, proposals, {
       now: options.now,
       expiryDays: options.config.inboxExpiryDays,
     });

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -7,6 +6,8 @@ import type { ResolvedConfig } from "../config.ts";
 import { extractionStateDir } from "../extract/cursor-store.ts";
 import { createModelClientFromConfig } from "../model/factory.ts";
 import type { Message } from "../types.ts";
+
+export { spawnDetachedMemdir } from "./spawn.ts";
 
 export interface StopHookOptions {
   /** `transcript_path` from the hook input. */
@@ -131,21 +132,4 @@ export function takeFinalMessage(file: string, transcript: string): Message | nu
   if (record.transcript !== transcript) return null;
   const id = `final-${createHash("sha256").update(record.text).digest("hex").slice(0, 16)}`;
   return { id, role: "assistant", content: [{ type: "text", text: record.text }] };
-}
-
-/**
- * Starts `memdir <args>` as a detached background process the way this one was started (same
- * Node, same loader flags, same entry script), with no stdio tied to the hook, so the hook can
- * return at once and the agent is not kept waiting.
- */
-export function spawnDetachedMemdir(args: readonly string[], env: NodeJS.ProcessEnv): number | undefined {
-  const entry = process.argv[1];
-  const child = spawn(process.execPath, [...process.execArgv, entry, ...args], {
-    detached: true,
-    stdio: "ignore",
-    env,
-  });
-  child.on("error", () => {}); // a failed start must not crash the hook
-  child.unref();
-  return child.pid;
 }

@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from "../config.ts";
-import { applyExplicitMemory, explicitMemoryNotice } from "../extract/explicit.ts";
+import type { ExplicitMemoryResult } from "../extract/explicit.ts";
+import { parseExplicitMemory } from "../extract/explicit-intent.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import type { MemoryLocation } from "../memdir/paths.ts";
 import { prefetchGate } from "../recall/prefetch.ts";
@@ -48,16 +49,8 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
   // One instance for the save and the recall of this prompt (the hook's process ends after it).
   const memdir = options.memdir ?? openMemdir(location.memoryDir, { watch: false, clock: options.now });
   const explicit =
-    options.explicitSaves === false
-      ? null
-      : await applyExplicitMemory(options.prompt, {
-          memoryDir: location.memoryDir,
-          memdir,
-          now: options.now,
-          origin: { source: "user", projectRoot: location.projectRoot },
-        });
-  const notice = explicit === null ? null : explicitMemoryNotice(explicit);
-  if (notice !== null) parts.push({ text: `memdir: ${notice}` });
+    options.explicitSaves === false ? null : await explicitMemory(options.prompt, memdir, options);
+  if (explicit !== null && explicit.notice !== null) parts.push({ text: `memdir: ${explicit.notice}` });
 
   const gate = prefetchGate([{ id: "hook-prompt", role: "user", content: options.prompt }], {
     autoMemory: config.autoMemory,
@@ -71,7 +64,7 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
       signal: options.signal,
       memdir,
       // A memory saved from this very prompt is already known to the model: do not echo it back.
-      alreadySurfaced: explicit?.action === "saved" ? [explicit.path] : [],
+      alreadySurfaced: explicit?.result.action === "saved" ? [explicit.result.path] : [],
     });
     for (const memory of result.memories) {
       const content = memory.message.content as string;
@@ -79,4 +72,25 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
     }
   }
   return parts;
+}
+
+/**
+ * The explicit-memory rule for one prompt, or null when the prompt asks for nothing. The writer
+ * (and the secret, quarantine and proposal checks it runs) loads only for a prompt that asks to
+ * remember or forget: most prompts do not, and a hook process per prompt should not pay for it.
+ */
+async function explicitMemory(
+  prompt: string,
+  memdir: Memdir,
+  options: UserPromptSubmitOptions,
+): Promise<{ result: ExplicitMemoryResult; notice: string | null } | null> {
+  if (parseExplicitMemory(prompt) === null) return null;
+  const { applyExplicitMemory, explicitMemoryNotice } = await import("../extract/explicit.ts");
+  const result = await applyExplicitMemory(prompt, {
+    memoryDir: options.location.memoryDir,
+    memdir,
+    now: options.now,
+    origin: { source: "user", projectRoot: options.location.projectRoot },
+  });
+  return { result, notice: explicitMemoryNotice(result) };
 }

@@ -1,10 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../memdir/atomic.ts";
-import { openMemdir } from "../memdir/instance.ts";
 import { liveLeaseHolder, tryTakeLease } from "../memdir/lease.ts";
 import { CACHE_DIRECTORY_NAME, persistedCacheEnabled, worthPersisting } from "../memdir/persisted-cache.ts";
-import { isMemoryFileName } from "../memdir/scan.ts";
+import { isMemoryFileName } from "../memdir/scan-list.ts";
 
 /**
  * Cache warm-up for hooks. A `UserPromptSubmit` hook has ~3 s; in a big memory dir (2,000+
@@ -86,7 +85,7 @@ async function surveyMemoryDir(memoryDir: string): Promise<DirectorySurvey | nul
 async function cacheFileStats(memoryDir: string): Promise<WarmUpMarker["caches"]> {
   const directory = cacheDir(memoryDir);
   const names = (await fs.readdir(directory).catch(() => [] as string[])).filter((name) =>
-    name.endsWith(".v8"),
+    /\.(v8|bin)$/.test(name),
   );
   const stats: WarmUpMarker["caches"] = {};
   for (const name of names.sort()) {
@@ -176,12 +175,13 @@ export async function warmUp(
   if (lock === null)
     return { status: "busy", holder: await liveLeaseHolder(lockPath, { staleMs: WARM_UP_STALE_MS }) };
   try {
+    // Loaded here, not at the top: session start imports this file for warmUpDecision alone.
+    const { openMemdir } = await import("../memdir/instance.ts");
     const memdir = openMemdir(memoryDir, { env, watch: false });
     const headers = await memdir.scan();
     if (!worthPersisting(headers.length))
       return { status: "not-needed", memories: headers.length, reason: "too few memories to need caches" };
-    // The index file a recall's lexical selector (and the hybrid one's pre-ranking) loads. Loaded
-    // here, not at the top: the session-start hook imports this file for warmUpDecision alone.
+    // The index file a recall's lexical selector (and the hybrid one's pre-ranking) loads.
     const { lexicalCacheOf } = await import("../recall/select-lexical.ts");
     await lexicalCacheOf(memdir).forDirectory(memoryDir).sync(headers);
     await memdir.flush();

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
 import { tempFileWriterPid, writeFileAtomic } from "./atomic.ts";
+import { type BinaryCacheContent, decodeBinaryCache, encodeBinaryCache } from "./binary-cache.ts";
 import { processIsAlive } from "./lease.ts";
 
 export { NO_CACHE_ENV, persistedCacheEnabled } from "../config.ts";
@@ -26,11 +28,14 @@ export const CACHE_DIRECTORY_NAME = ".memdir-cache";
 export const PERSISTED_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
- * Smaller memory directories get no cache file: their cold scan and index take well under a
- * second (a few hundred ms at 500 files on a loaded 2-core box), and a file that nobody asked
- * for beside a handful of notes would only surprise users (and tools that list the folder).
+ * Smaller memory directories get no cache file. The line is where a rebuild starts to cost more
+ * than loading the files (issue 17): a hook process pays ~2 ms to read and check the cache files
+ * whatever their size, and ~70 µs per KB of memory text to re-read and tokenize it; 200 memories
+ * of a few KB each cost every prompt half a second without a cache. Below 25 memories (a handful
+ * of notes) a rebuild takes a few ms, and a file beside them that nobody asked for would only
+ * surprise users (and tools that list the folder).
  */
-export const PERSIST_MIN_MEMORIES = 500;
+export const PERSIST_MIN_MEMORIES = 25;
 
 /** True when a directory of `memoryCount` memories is large enough to be worth a cache file. */
 export function worthPersisting(memoryCount: number): boolean {
@@ -49,10 +54,13 @@ interface Envelope {
   data: unknown;
 }
 
-/** The path of cache `name` inside `memoryDir`. */
-export function persistedCachePath(memoryDir: string, name: string): string {
-  return path.join(memoryDir, CACHE_DIRECTORY_NAME, `${name}.v8`);
+/** The path of cache `name` inside `memoryDir`: `.v8` (a v8 serialization), `.bin` (binary-cache.ts). */
+export function persistedCachePath(memoryDir: string, name: string, format: CacheFormat = "v8"): string {
+  return path.join(memoryDir, CACHE_DIRECTORY_NAME, `${name}.${format === "v8" ? "v8" : "bin"}`);
 }
+
+/** How a cache file is written: a v8 serialization of any value, or the binary layout of binary-cache.ts. */
+export type CacheFormat = "v8" | "binary";
 
 /**
  * A digest of the code and constants that produce cached values. Functions count by their
@@ -85,9 +93,9 @@ export async function loadPersistedCache(
 ): Promise<unknown | null> {
   const file = persistedCachePath(memoryDir, name);
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size > PERSISTED_CACHE_MAX_BYTES) return null;
-    const envelope = v8.deserialize(await fs.readFile(file)) as Partial<Envelope> | null;
+    const bytes = readCacheFile(file);
+    if (bytes === null) return null;
+    const envelope = v8.deserialize(bytes) as Partial<Envelope> | null;
     if (
       envelope === null ||
       typeof envelope !== "object" ||
@@ -102,6 +110,40 @@ export async function loadPersistedCache(
   } catch {
     return null; // missing, unreadable or not a v8 serialization: rebuild
   }
+}
+
+/**
+ * Reads binary cache `name` of `memoryDir` (binary-cache.ts): its arrays are views into the one
+ * buffer read. `null` when absent, unreadable, too large, torn, foreign, of another format or of
+ * another `fingerprint`. Never throws.
+ *
+ * @example
+ * const content = await loadPersistedBinary(memoryDir, "lexical", fingerprint);
+ */
+export async function loadPersistedBinary(
+  memoryDir: string,
+  name: string,
+  fingerprint: string,
+): Promise<BinaryCacheContent | null> {
+  const file = persistedCachePath(memoryDir, name, "binary");
+  try {
+    const bytes = readCacheFile(file);
+    return bytes === null ? null : decodeBinaryCache(bytes, name, fingerprint);
+  } catch {
+    return null; // missing or unreadable: rebuild
+  }
+}
+
+/**
+ * The bytes of a cache file, or null when it is not a regular file or is too large. Read
+ * synchronously: a process reads each cache file once, at its start, and the promise API reads a
+ * big file in 512 KB chunks, each a hop through libuv's thread pool — on a loaded box every hop
+ * waits for a CPU (issue 17). Throws when the file is missing or unreadable.
+ */
+function readCacheFile(file: string): Buffer | null {
+  const stat = statSync(file);
+  if (!stat.isFile() || stat.size > PERSISTED_CACHE_MAX_BYTES) return null;
+  return readFileSync(file);
 }
 
 /** What a save did. `skipped`: the directory is missing or not writable, or the data is too large. */
@@ -121,6 +163,34 @@ export async function savePersistedCache(
   fingerprint: string,
   data: unknown,
 ): Promise<PersistedSaveOutcome> {
+  const envelope: Envelope = { magic: MAGIC, format: FORMAT_VERSION, name, fingerprint, data };
+  return writeCacheFile(memoryDir, persistedCachePath(memoryDir, name), () => v8.serialize(envelope));
+}
+
+/**
+ * {@link savePersistedCache} for a binary cache (binary-cache.ts), read back with
+ * {@link loadPersistedBinary}. A `.v8` file of the same name, which earlier versions wrote and no
+ * one reads now (tens of MB for a big lexical index), is removed once the binary one is saved.
+ */
+export async function savePersistedBinary(
+  memoryDir: string,
+  name: string,
+  fingerprint: string,
+  content: BinaryCacheContent,
+): Promise<PersistedSaveOutcome> {
+  const outcome = await writeCacheFile(memoryDir, persistedCachePath(memoryDir, name, "binary"), () =>
+    encodeBinaryCache(name, fingerprint, content),
+  );
+  if (outcome === "saved")
+    await fs.rm(persistedCachePath(memoryDir, name), { force: true }).catch(() => undefined);
+  return outcome;
+}
+
+async function writeCacheFile(
+  memoryDir: string,
+  file: string,
+  encode: () => Uint8Array,
+): Promise<PersistedSaveOutcome> {
   const directory = path.join(memoryDir, CACHE_DIRECTORY_NAME);
   try {
     await fs.mkdir(directory);
@@ -132,9 +202,7 @@ export async function savePersistedCache(
     }
   }
   await removeDeadWritersTemps(directory);
-  const envelope: Envelope = { magic: MAGIC, format: FORMAT_VERSION, name, fingerprint, data };
-  const bytes = v8.serialize(envelope);
-  const file = persistedCachePath(memoryDir, name);
+  const bytes = encode();
   if (bytes.byteLength > PERSISTED_CACHE_MAX_BYTES) {
     // An old, smaller file would still be loaded and mostly miss: drop it.
     await fs.rm(file, { force: true }).catch(() => undefined);
@@ -214,7 +282,8 @@ export class PersistedCaches {
    * on a later turn of the event loop (after the caller has its result) and its value is written
    * in the background. Calls while a save of the same file runs coalesce into one more save.
    * Errors are swallowed and logged. Resolves when the save (and any coalesced one) is over;
-   * callers normally ignore the promise. Skipped entirely when not {@link enabled}.
+   * callers normally ignore the promise. Skipped entirely when not {@link enabled}. `format`
+   * "binary": `produce` returns a {@link BinaryCacheContent}, written as binary-cache.ts lays it out.
    *
    * @example
    * memdir.persisted.saveInBackground(memoryDir, "headers", fingerprint, () => cache.snapshot(root));
@@ -224,9 +293,10 @@ export class PersistedCaches {
     name: string,
     fingerprint: string,
     produce: () => unknown,
+    format: CacheFormat = "v8",
   ): Promise<void> {
     if (!this.enabled) return Promise.resolve();
-    const key = persistedCachePath(path.resolve(memoryDir), name);
+    const key = persistedCachePath(path.resolve(memoryDir), name, format);
     const current = this.#pending.get(key);
     if (current) {
       current.again = true;
@@ -236,7 +306,8 @@ export class PersistedCaches {
     const once = async () => {
       await new Promise((resolve) => setImmediate(resolve));
       try {
-        await savePersistedCache(memoryDir, name, fingerprint, produce());
+        if (format === "v8") await savePersistedCache(memoryDir, name, fingerprint, produce());
+        else await savePersistedBinary(memoryDir, name, fingerprint, produce() as BinaryCacheContent);
       } catch (error) {
         this.#log(`cache ${name}: not saved: ${error instanceof Error ? error.message : String(error)}`);
       }

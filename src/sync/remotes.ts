@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { ResolvedConfig } from "../config.ts";
 import { MemdirError } from "../errors.ts";
 import { writeFileAtomic } from "../memdir/atomic.ts";
 import { findSecrets, secretKindPhrase } from "../memdir/secrets.ts";
+
+export { syncAutoEnabled } from "./auto-setting.ts";
 
 // Which git remotes memory syncs with (docs/design.md#sync). Kept under `<root>/sync/`, outside
 // every memory dir, where no automatic writer (extraction, consolidation, MCP) can reach.
@@ -75,13 +76,4 @@ export function checkRemoteUrl(url: string): string {
 /** Where the clone of `url` lives: `<root>/sync/<hash of the URL>/`, one per remote. */
 export function cloneDir(root: string, url: string): string {
   return path.join(syncStateDir(root), createHash("sha256").update(url).digest("hex").slice(0, 16));
-}
-
-/**
- * Whether `sync.auto` is on: `{"sync": {"auto": true}}` in the user's settings only. A project's
- * settings cannot turn it on: a cloned repository must not start pushing the user's memory.
- */
-export function syncAutoEnabled(config: ResolvedConfig): boolean {
-  const sync = (config.userSettings as { sync?: unknown }).sync;
-  return Boolean(sync && typeof sync === "object" && (sync as { auto?: unknown }).auto === true);
 }

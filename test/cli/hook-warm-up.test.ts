@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { PERSIST_MIN_MEMORIES } from "../../src/memdir/persisted-cache.ts";
 import { runCli } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -81,7 +82,7 @@ describe("memdir hook session-start: cache warm-up", () => {
     const marker = JSON.parse(fs.readFileSync(markerFile, "utf8"));
     assert.equal(marker.pid, Number(started[1]), "done by the detached process, not the hook");
     assert.equal(marker.memories, 601);
-    assert.deepEqual(Object.keys(marker.caches).sort(), ["headers.v8", "lexical.v8"]);
+    assert.deepEqual(Object.keys(marker.caches).sort(), ["headers.v8", "lexical.bin"]);
 
     const prompt = await runCli(["hook", "user-prompt-submit", "--dir", memoryDir], {
       home,
@@ -136,7 +137,8 @@ describe("memdir hook session-start: cache warm-up", () => {
   });
 
   it("leaves a small dir alone: no warm-up, no cache folder", async () => {
-    const { home, project, memoryDir } = bigMemoryDir(40);
+    // One memory short of the line (the helper adds one).
+    const { home, project, memoryDir } = bigMemoryDir(PERSIST_MIN_MEMORIES - 2);
     const start = await runCli(["hook", "session-start", "--dir", memoryDir], {
       home,
       input: hookInput(project),
@@ -151,7 +153,7 @@ describe("memdir hook session-start: cache warm-up", () => {
     const result = await runCli(["warm-up", "--dir", memoryDir], { home });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Caches of 511 memories are warm \(\d+ ms\)\n$/);
-    assert.ok(fs.existsSync(path.join(cacheDir(memoryDir), "lexical.v8")));
+    assert.ok(fs.existsSync(path.join(cacheDir(memoryDir), "lexical.bin")));
     assert.ok(fs.existsSync(path.join(cacheDir(memoryDir), "headers.v8")));
   });
 });

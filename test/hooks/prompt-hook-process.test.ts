@@ -105,7 +105,14 @@ function fresh(dir: string, home: string, prompt: string): Promise<string> {
 }
 
 const cacheDir = (dir: string) => path.join(dir, ".memdir-cache");
-const lexicalFile = (dir: string) => path.join(cacheDir(dir), "lexical.v8");
+const lexicalFile = (dir: string) => path.join(cacheDir(dir), "lexical.bin");
+
+/** The JSON header of a binary cache file (memdir/binary-cache.ts): its bytes and where they lie. */
+function cacheHeader(file: Buffer): { start: number; end: number; header: { fingerprint: string } } {
+  const start = 12;
+  const end = start + file.readUInt32LE(8);
+  return { start, end, header: JSON.parse(file.toString("utf8", start, end)) };
+}
 
 describe("the prompt hook from the cache files of earlier processes", () => {
   it("answers exactly what a fresh build answers, run after run, with memories changed in between", async (t) => {
@@ -162,7 +169,7 @@ describe("the prompt hook from the cache files of earlier processes", () => {
     assert.ok(shownFiles(await cached(dir, home, PROMPTS[0])).length > 0, "the prompt recalls something");
   });
 
-  it("ignores a truncated index file, one from another version and a killed writer's leftovers, and rebuilds", async () => {
+  it("ignores a truncated index file, one from another version or program and a killed writer's leftovers, and rebuilds", async () => {
     const random = seededRandom(17);
     const home = makeTempDir();
     const dir = path.join(home, "memory");
@@ -177,14 +184,26 @@ describe("the prompt hook from the cache files of earlier processes", () => {
     assert.equal(await cached(dir, home, PROMPTS[0]), expected);
     assert.equal(fs.statSync(lexicalFile(dir)).size, whole.length, "rebuilt whole");
 
-    // Written by another version of memdir (another fingerprint in the envelope).
-    const envelope = v8.deserialize(whole) as { fingerprint: string };
-    fs.writeFileSync(lexicalFile(dir), v8.serialize({ ...envelope, fingerprint: "another-version" }));
+    // Written by another version of memdir: another fingerprint in the header (same length, so
+    // every size still adds up), and another layout version.
+    const { start, end, header } = cacheHeader(whole);
+    const otherCode = Buffer.from(whole);
+    const otherHeader = JSON.stringify({ ...header, fingerprint: "f".repeat(header.fingerprint.length) });
+    otherCode.write(otherHeader, start, end - start, "utf8");
+    fs.writeFileSync(lexicalFile(dir), otherCode);
     assert.equal(await cached(dir, home, PROMPTS[0]), expected);
-    assert.notEqual(
-      (v8.deserialize(fs.readFileSync(lexicalFile(dir))) as { fingerprint: string }).fingerprint,
-      "another-version",
-    );
+    assert.equal(cacheHeader(fs.readFileSync(lexicalFile(dir))).header.fingerprint, header.fingerprint);
+    const otherLayout = Buffer.from(whole);
+    otherLayout.writeUInt32LE(99, 4);
+    fs.writeFileSync(lexicalFile(dir), otherLayout);
+    assert.equal(await cached(dir, home, PROMPTS[0]), expected);
+    assert.equal(fs.readFileSync(lexicalFile(dir)).readUInt32LE(4), whole.readUInt32LE(4), "rewritten");
+    // Another program's file under the name, and the v8 file earlier versions wrote (replaced).
+    fs.writeFileSync(lexicalFile(dir), "not an index at all");
+    fs.writeFileSync(path.join(cacheDir(dir), "lexical.v8"), v8.serialize({ stale: true }));
+    assert.equal(await cached(dir, home, PROMPTS[0]), expected);
+    assert.equal(fs.statSync(lexicalFile(dir)).size, whole.length, "rebuilt whole");
+    assert.equal(fs.existsSync(path.join(cacheDir(dir), "lexical.v8")), false, "the old file is gone");
 
     // Writers killed mid-build, and mid-save (as soon as their temp file shows up).
     const tempFiles = () =>

@@ -31,7 +31,7 @@ describe("warmUpDecision / warmUp", () => {
     assert.deepEqual(await warmUpDecision(memoryDir, {}), { warm: false, reason: "the caches are warm" });
 
     // A cache file rewritten since (a bounded hook saved a partial index): warm again.
-    const lexical = path.join(memoryDir, ".memdir-cache", "lexical.v8");
+    const lexical = path.join(memoryDir, ".memdir-cache", "lexical.bin");
     fs.appendFileSync(lexical, "x");
     assert.deepEqual(await warmUpDecision(memoryDir, {}), {
       warm: true,
@@ -43,7 +43,7 @@ describe("warmUpDecision / warmUp", () => {
     const small = memoryDirWith(20);
     assert.equal((await warmUpDecision(small, {})).warm, false);
     assert.equal((await warmUp(small, {})).status, "not-needed");
-    assert.equal(fs.existsSync(path.join(small, ".memdir-cache", "lexical.v8")), false);
+    assert.equal(fs.existsSync(path.join(small, ".memdir-cache", "lexical.bin")), false);
     assert.equal((await warmUpDecision(path.join(small, "missing"), {})).warm, false);
     const big = memoryDirWith(500);
     assert.match((await warmUpDecision(big, { MEMDIR_NO_CACHE: "1" })).reason, /MEMDIR_NO_CACHE/);

@@ -3,11 +3,14 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { BINARY_CACHE_FORMAT, decodeBinaryCache } from "../../src/memdir/binary-cache.ts";
 import {
   CACHE_DIRECTORY_NAME,
+  loadPersistedBinary,
   loadPersistedCache,
   PERSIST_MIN_MEMORIES,
   persistedCachePath,
+  savePersistedBinary,
   savePersistedCache,
 } from "../../src/memdir/persisted-cache.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -72,7 +75,10 @@ describe("persisted cache (a second process reuses the first one's work)", () =>
     const first = await recallExplained(home, memoryDir, query);
     assert.equal(first.selected[0]?.file, "feedback-migrations.md");
     assert.deepEqual(first.cache.index, { hits: 0, misses: MEMORY_COUNT }, "a cold process reads every file");
-    assert.ok(fs.existsSync(persistedCachePath(memoryDir, "lexical")), "the first process saved the index");
+    assert.ok(
+      fs.existsSync(persistedCachePath(memoryDir, "lexical", "binary")),
+      "the first process saved the index",
+    );
     assert.ok(fs.existsSync(persistedCachePath(memoryDir, "headers")), "and the headers");
 
     const second = await recallExplained(home, memoryDir, query);
@@ -112,7 +118,7 @@ describe("persisted cache (a second process reuses the first one's work)", () =>
     const { home, memoryDir } = bigMemoryDir();
     const query = "how are database migrations tested before deploy";
     fs.mkdirSync(path.join(memoryDir, CACHE_DIRECTORY_NAME));
-    fs.writeFileSync(persistedCachePath(memoryDir, "lexical"), "not a cache at all");
+    fs.writeFileSync(persistedCachePath(memoryDir, "lexical", "binary"), "not a cache at all");
     fs.writeFileSync(persistedCachePath(memoryDir, "headers"), Buffer.from([0xff, 0x0f, 0x00, 0x13, 0x37]));
 
     const first = await recallExplained(home, memoryDir, query);
@@ -150,6 +156,7 @@ describe("persisted cache (a second process reuses the first one's work)", () =>
     assert.equal(result.selected[0]?.file, "feedback-migrations.md");
     assert.ok(!fs.existsSync(path.join(memoryDir, CACHE_DIRECTORY_NAME)));
 
+    // One memory short of the line: a handful of notes get no cache folder.
     const small = path.join(home, "small");
     fs.mkdirSync(small);
     writeFeedback(
@@ -157,9 +164,64 @@ describe("persisted cache (a second process reuses the first one's work)", () =>
       "feedback-migrations.md",
       "migrations are rehearsed on a staging copy before deploy",
     );
+    for (let i = 0; i < PERSIST_MIN_MEMORIES - 2; i++)
+      writeMemory(
+        small,
+        `note-${i}.md`,
+        memory(`lunch note ${i}`, `The lunch menu ${i}.`, "project", `n${i}`),
+      );
     const smallResult = await recallExplained(home, small, query);
     assert.equal(smallResult.selected[0]?.file, "feedback-migrations.md");
-    assert.deepEqual(fs.readdirSync(small), ["feedback-migrations.md"], "a few notes get no cache folder");
+    assert.ok(!fs.existsSync(path.join(small, CACHE_DIRECTORY_NAME)), "a few notes get no cache folder");
+
+    // At the line (tens of memories, not hundreds), the next process finds the caches.
+    writeMemory(small, "note-last.md", memory("lunch note last", "The lunch menu.", "project", "last"));
+    await recallExplained(home, small, query);
+    const second = await recallExplained(home, small, query);
+    assert.equal(second.selected[0]?.file, "feedback-migrations.md");
+    assert.equal(second.cache.index.hits, PERSIST_MIN_MEMORIES, "every memory's statistics from the cache");
+    assert.equal(second.cache.index.misses, 0);
+  });
+});
+
+describe("binary cache files (loadPersistedBinary / savePersistedBinary)", () => {
+  it("round-trip arrays as views into one buffer, and refuse a torn, padded, foreign or other-code file", async () => {
+    const memoryDir = makeTempDir();
+    const content = {
+      meta: { terms: ["a", "ü"], total: 3 },
+      arrays: [
+        new Uint16Array([1, 2, 3]),
+        new Float64Array([0.5]),
+        new Uint8Array([7]),
+        new Int32Array([-1, 4]),
+      ],
+    };
+    assert.equal(await savePersistedBinary(memoryDir, "demo", "fp-1", content), "saved");
+    const file = persistedCachePath(memoryDir, "demo", "binary");
+    assert.ok(file.endsWith("demo.bin"));
+    const loaded = await loadPersistedBinary(memoryDir, "demo", "fp-1");
+    assert.deepEqual(loaded, content);
+    assert.ok(
+      loaded?.arrays.every((array) => array.buffer === loaded.arrays[0].buffer),
+      "one buffer",
+    );
+    assert.equal(await loadPersistedBinary(memoryDir, "demo", "fp-2"), null, "other code wrote it");
+    fs.copyFileSync(file, persistedCachePath(memoryDir, "other", "binary"));
+    assert.equal(await loadPersistedBinary(memoryDir, "other", "fp-1"), null, "a file under the wrong name");
+    const whole = fs.readFileSync(file);
+    assert.equal(decodeBinaryCache(whole.subarray(0, whole.length - 8), "demo", "fp-1"), null, "torn");
+    assert.equal(decodeBinaryCache(Buffer.concat([whole, Buffer.alloc(8)]), "demo", "fp-1"), null, "padded");
+    assert.equal(decodeBinaryCache(Buffer.from("MDCB nonsense"), "demo", "fp-1"), null, "foreign");
+    const future = Buffer.from(whole);
+    future.writeUInt32LE(BINARY_CACHE_FORMAT + 1, 4);
+    assert.equal(decodeBinaryCache(future, "demo", "fp-1"), null, "another layout");
+    const shifted = Buffer.alloc(whole.length + 1);
+    whole.copy(shifted, 1);
+    assert.deepEqual(decodeBinaryCache(shifted.subarray(1), "demo", "fp-1"), content, "an unaligned buffer");
+    // A v8 file of the same name (what earlier versions wrote) is removed by the binary save.
+    assert.equal(await savePersistedCache(memoryDir, "demo", "fp-1", { old: true }), "saved");
+    assert.equal(await savePersistedBinary(memoryDir, "demo", "fp-1", content), "saved");
+    assert.equal(fs.existsSync(persistedCachePath(memoryDir, "demo")), false);
   });
 });
 

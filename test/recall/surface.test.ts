@@ -14,6 +14,7 @@ import {
   wrapSystemReminder,
 } from "../../src/recall/surface.ts";
 import { countWords, isSingleWord } from "../../src/recall/words.ts";
+import { seededRandom, testSeed } from "../helpers/random.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const DAY = 86_400_000;
@@ -138,5 +139,48 @@ describe("word counting for the single-word gate", () => {
     assert.equal(isSingleWord("x ".repeat(80_000)), false);
     // Only the part recall searches is judged: a lone word before a page of punctuation is one word.
     assert.equal(isSingleWord(`hello ${"- ".repeat(80_000)} world`), true);
+  });
+
+  it("counts ASCII text the way the segmenter does (its plain shortcut decides nothing differently)", (t) => {
+    const seed = testSeed();
+    t.diagnostic(`seed ${seed}`);
+    const random = seededRandom(seed);
+    const segmenter = new Intl.Segmenter(undefined, { granularity: "word" });
+    const bySegmenter = (text: string, limit: number) => {
+      let words = 0;
+      for (const segment of segmenter.segment(text)) if (segment.isWordLike && ++words >= limit) return words;
+      return words;
+    };
+    const alphabet = [
+      "a",
+      "Z",
+      "7",
+      " ",
+      "\t",
+      "\n",
+      "-",
+      ".",
+      "'",
+      "_",
+      ",",
+      "?",
+      "$",
+      "\r",
+      "\f",
+      "can't",
+      "3.14",
+    ];
+    for (let i = 0; i < 2000; i++) {
+      const text = Array.from(
+        { length: 1 + Math.floor(random() * 12) },
+        () => alphabet[Math.floor(random() * alphabet.length)],
+      ).join("");
+      for (const limit of [1, 2, 3])
+        assert.equal(
+          countWords(text, limit),
+          bySegmenter(text, limit),
+          `${JSON.stringify(text)}, limit ${limit} (seed ${seed})`,
+        );
+    }
   });
 });

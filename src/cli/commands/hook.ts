@@ -338,7 +338,7 @@ async function startWarmUpIfNeeded(
     const { warmUpDecision } = await import("../../hooks/warm-up.ts");
     const decision = await warmUpDecision(memoryDir, env);
     if (!decision.warm) return;
-    const { spawnDetachedMemdir } = await import("../../hooks/stop.ts");
+    const { spawnDetachedMemdir } = await import("../../hooks/spawn.ts");
     const pid = spawnDetachedMemdir(["warm-up", "--dir", memoryDir], env);
     log(`cache warm-up started in the background (pid ${pid}): ${decision.reason}`);
   } catch (error) {

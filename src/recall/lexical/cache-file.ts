@@ -1,3 +1,4 @@
+import type { BinaryCacheContent, CacheArray } from "../../memdir/binary-cache.ts";
 import { frontmatterParserCode, frontmatterParserVersion } from "../../memdir/frontmatter.ts";
 import { codeFingerprint } from "../../memdir/persisted-cache.ts";
 import { Corpus } from "./corpus.ts";
@@ -14,13 +15,54 @@ import { ENGLISH_STOP_WORDS, forEachTerm, stemEnglish, tokenize, tokenizeDetaile
 import type { PersistedIndex } from "./types.ts";
 
 /**
- * The lexical index's cache file, `<memoryDir>/.memdir-cache/lexical.v8` (written and read by
- * memdir/persisted-cache.ts): its content ({@link PersistedIndex}), the check a loaded one must
- * pass, and the fingerprint that retires a file written by older tokenizing or indexing code.
+ * The lexical index's cache file, `<memoryDir>/.memdir-cache/lexical.bin` (written and read by
+ * memdir/persisted-cache.ts in the layout of memdir/binary-cache.ts): its content
+ * ({@link PersistedIndex}: the term and file names and totals in the header, every column a typed
+ * array the next process uses as a view into the one buffer it read, postings read per query term
+ * where they lie), the check a loaded one must pass, and the fingerprint that retires a file
+ * written by older tokenizing or indexing code.
  */
 
 /** The cache's name under `.memdir-cache/`. */
 export const LEXICAL_CACHE_NAME = "lexical";
+
+/** The columns of a {@link PersistedIndex}, in the order the cache file holds them. */
+const COLUMNS = [
+  "mtimeMs",
+  "sizes",
+  "narrowRecords",
+  "wideRecords",
+  "recordStarts",
+  "recordWide",
+  "documentFrequency",
+  "passageFrequency",
+  "postingOffsets",
+  "postingSlots",
+] as const;
+
+/** A snapshot as the cache file's content: names and totals in the header, the columns as arrays. */
+export function persistedContent(index: PersistedIndex): BinaryCacheContent {
+  const { terms, files, totalLengths, passageCount, passageLengthTotal } = index;
+  return {
+    meta: { terms, files, totalLengths, passageCount, passageLengthTotal },
+    arrays: COLUMNS.map((column) => index[column]),
+  };
+}
+
+/**
+ * A cache file's content as a {@link PersistedIndex} (the columns stay views into the file's
+ * buffer), or null when it has not that shape; {@link isPersistedIndex} still checks it.
+ */
+export function persistedIndexOf(content: BinaryCacheContent | null): PersistedIndex | null {
+  if (content === null || content.arrays.length !== COLUMNS.length) return null;
+  const meta = content.meta as Partial<PersistedIndex> | null;
+  if (meta === null || typeof meta !== "object") return null;
+  const columns = Object.fromEntries(COLUMNS.map((column, i) => [column, content.arrays[i]])) as Record<
+    (typeof COLUMNS)[number],
+    CacheArray
+  >;
+  return { ...meta, ...columns } as PersistedIndex;
+}
 
 /**
  * The index in the cache file's columnar form, with term ids renumbered to the terms live
@@ -142,6 +184,8 @@ export function isPersistedIndex(data: PersistedIndex | null): data is Persisted
     !(data.recordWide instanceof Uint8Array && data.recordWide.length === count) ||
     !isU32(data.postingOffsets, data.terms.length + 1) ||
     !isU32(data.postingSlots) ||
+    !data.terms.every((term) => typeof term === "string") ||
+    !data.files.every((file) => typeof file === "string") ||
     typeof data.passageCount !== "number" ||
     typeof data.passageLengthTotal !== "number" ||
     typeof data.totalLengths !== "object" ||
@@ -167,12 +211,17 @@ export function isPersistedIndex(data: PersistedIndex | null): data is Persisted
  * Hashes function sources (a few ms): callers compute it once and keep it.
  */
 export function lexicalFingerprint(): string {
-  const probe =
-    "Integration tests went to the database; login.integration.test.ts paintings ＡＢＣ 登录模块的集成测试 そうですね";
+  // No CJK in the probe: tokenizing it would construct the word segmenter (~13 ms of ICU data)
+  // in every process that loads an index, issue 17. What the segmenter makes of CJK text depends
+  // on ICU's data, so ICU's and Unicode's versions stand for it.
+  const probe = "Integration tests went to the database; login.integration.test.ts paintings ＡＢＣ";
   return codeFingerprint(
     // 6: the frontmatter parser is fingerprinted by its code and the yaml version, not by parsing
-    // a probe (which loaded the YAML parser into every prompt hook, issue 17).
-    "lexical/6",
+    // a probe (which loaded the YAML parser into every prompt hook, issue 17). 7: ICU versions
+    // instead of a CJK probe. 8: the binary file (lexical.bin).
+    "lexical/8",
+    process.versions.icu ?? null,
+    process.versions.unicode ?? null,
     PASSAGE_LINES,
     INDEX_MAX_BYTES,
     tokenizeDetailed,

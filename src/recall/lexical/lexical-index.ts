@@ -2,16 +2,22 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { persistedCacheEnabled } from "../../config.ts";
 import { throwIfAborted } from "../../errors.ts";
-import { loadPersistedCache, PersistedCaches, worthPersisting } from "../../memdir/persisted-cache.ts";
+import { loadPersistedBinary, PersistedCaches, worthPersisting } from "../../memdir/persisted-cache.ts";
 import { mapBounded } from "../../memdir/scan-list.ts";
 import type { MemoryHeader } from "../../types.ts";
-import { isPersistedIndex, LEXICAL_CACHE_NAME, lexicalFingerprint, snapshotCorpus } from "./cache-file.ts";
+import {
+  isPersistedIndex,
+  LEXICAL_CACHE_NAME,
+  lexicalFingerprint,
+  persistedContent,
+  persistedIndexOf,
+  snapshotCorpus,
+} from "./cache-file.ts";
 import { Corpus } from "./corpus.ts";
 import type { IndexedMemory } from "./memory-record.ts";
 import { IndexedPartReader, READ_CONCURRENCY } from "./read-file.ts";
 import { RankScratch } from "./scratch.ts";
 import { type SaveOrder, saveOrder } from "./times.ts";
-import type { PersistedIndex } from "./types.ts";
 import { bundledWordVectors, type WordVectors } from "./word-vectors.ts";
 
 /**
@@ -43,7 +49,7 @@ export class LexicalIndex {
   #saveOrder: SaveOrder | null = null;
 
   /**
-   * `persistRoot`: the absolute memory directory whose `.memdir-cache/lexical.v8` to load and
+   * `persistRoot`: the absolute memory directory whose `.memdir-cache/lexical.bin` to load and
    * save, through `persisted` (its background saves and counters; a Memdir's own, see
    * `openMemdir`). Without either, nothing is loaded or saved.
    */
@@ -182,11 +188,9 @@ export class LexicalIndex {
   async #loadPersisted(root: string): Promise<void> {
     this.#persistLoaded = true;
     if (!this.#persisted?.enabled) return;
-    const data = (await loadPersistedCache(
-      root,
-      LEXICAL_CACHE_NAME,
-      this.#cacheFingerprint(),
-    )) as PersistedIndex | null;
+    const data = persistedIndexOf(
+      await loadPersistedBinary(root, LEXICAL_CACHE_NAME, this.#cacheFingerprint()),
+    );
     // Only into an empty index: the file's term ids become this index's ids.
     if (this.corpus.size > 0 || this.corpus.dictionary.size > 0) return;
     if (!isPersistedIndex(data)) {
@@ -198,10 +202,14 @@ export class LexicalIndex {
 
   #savePersisted(): void {
     if (this.#root === null || this.#persisted === null) return;
-    if (!this.#persistDirty || !worthPersisting(this.corpus.size)) return;
+    if (!this.#persisted.enabled || !this.#persistDirty || !worthPersisting(this.corpus.size)) return;
     this.#persistDirty = false;
-    void this.#persisted.saveInBackground(this.#root, LEXICAL_CACHE_NAME, this.#cacheFingerprint(), () =>
-      snapshotCorpus(this.corpus),
+    void this.#persisted.saveInBackground(
+      this.#root,
+      LEXICAL_CACHE_NAME,
+      this.#cacheFingerprint(),
+      () => persistedContent(snapshotCorpus(this.corpus)),
+      "binary",
     );
   }
 
@@ -229,7 +237,7 @@ export class LexicalIndexCache {
   readonly #persisted: PersistedCaches | null;
   #wordVectors: WordVectors | null | undefined;
   /**
-   * `persist`: each index loads `<memoryDir>/.memdir-cache/lexical.v8` on first use and saves it
+   * `persist`: each index loads `<memoryDir>/.memdir-cache/lexical.bin` on first use and saves it
    * in the background after a sync that read or dropped files, so a fresh process re-reads only
    * the files changed since. Off unless asked (a cache of your own stays isolated; the one
    * `createLexicalSelector()` makes when given none persists). `MEMDIR_NO_CACHE=1` turns it off.

@@ -6,8 +6,18 @@
  * anyway (docs/design.md#long-input).
  */
 
-/** One segmenter for the process: constructing it loads ICU data, using it is cheap. */
-export const wordSegmenter = new Intl.Segmenter(undefined, { granularity: "word" });
+// Constructing a segmenter loads ICU's word-break data (~13 ms per process, issue 17); using it is
+// cheap. Made on first use, once per process: text that needs no segmenter (see NEEDS_SEGMENTER,
+// and words.ts's plain case) never pays for it. A memo of a stateless ICU object, not per-directory state.
+const segmenters: Intl.Segmenter[] = [];
+
+/** One word segmenter for the process, made on first use. */
+export const wordSegmenter = {
+  segment(text: string): Intl.Segments {
+    segmenters[0] ??= new Intl.Segmenter(undefined, { granularity: "word" });
+    return segmenters[0].segment(text);
+  },
+};
 
 /** Text that needs `Intl.Segmenter`: scripts written without spaces (CJK, Thai, Lao, Khmer, Myanmar). */
 export const NEEDS_SEGMENTER =

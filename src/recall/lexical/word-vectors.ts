@@ -2,8 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemdirError } from "../../errors.ts";
-import { codeFingerprint } from "../../memdir/persisted-cache.ts";
-import { ENGLISH_STOP_WORDS, termOfWord } from "./tokenize.ts";
+import { decodeTermTable, rowTermsOf, type TermTable } from "./word-terms.ts";
+
+export { rowTermsOf } from "./word-terms.ts";
 
 /**
  * Static English word vectors (GloVe 6B, 100 dimensions, 50,000 most frequent words; built by
@@ -20,19 +21,25 @@ const MAGIC = "MDWV";
 const VERSION = 1;
 const HEADER_BYTES = 4 + 1 + 2 + 4 + 4;
 
+/** How rows are found by term (a map built from the words, or a shipped term table). */
+interface RowTerms {
+  readonly rowCount: number;
+  readonly size: number;
+  rowOf(term: string): number;
+  word(row: number): string;
+}
+
 /** Vectors looked up by search term (the tokenizer's stemmed form), compared by cosine. */
 export class WordVectors {
   readonly dimensions: number;
-  readonly #rows: Int8Array;
-  readonly #inverseNorms: Float32Array;
-  readonly #rowOfTerm = new Map<string, number>();
-  readonly #words: readonly string[];
+  #rows: Int8Array;
+  #inverseNorms: Float32Array;
+  #terms: RowTerms;
 
   /**
    * `rows` holds `words.length` rows of `dimensions` values, most frequent word first.
-   * `rowTerms`, when given, is {@link rowTermsOf}`(words)` computed earlier (the table shipped
-   * beside the bundled file): stemming 50,000 words was most of what a prompt hook's process
-   * spent on the vectors (issue 17).
+   * `rowTerms`, when given, is {@link rowTermsOf}`(words)` computed earlier: stemming 50,000
+   * words is most of what building the look-up costs.
    */
   constructor(words: readonly string[], rows: Int8Array, dimensions: number, rowTerms?: readonly string[]) {
     if (rows.length !== words.length * dimensions)
@@ -40,32 +47,59 @@ export class WordVectors {
     if (rowTerms !== undefined && rowTerms.length !== words.length)
       throw new MemdirError("invalid-input", "word vectors: the term table does not match the word list");
     this.dimensions = dimensions;
-    this.#words = words;
     this.#rows = rows;
     // Norms are computed per row on first use (NaN until then): a query compares a few hundred rows.
     this.#inverseNorms = new Float32Array(words.length).fill(Number.NaN);
-    const terms = rowTerms ?? rowTermsOf(words);
-    for (let row = 0; row < terms.length; row++) if (terms[row] !== "") this.#rowOfTerm.set(terms[row], row);
+    this.#terms = mappedTerms(words, rowTerms ?? rowTermsOf(words));
+  }
+
+  /**
+   * Vectors whose rows are found through a shipped term table (word-terms.ts): nothing is built
+   * per row. `words` gives the word list when a word is first asked for (explanations only).
+   * @internal
+   */
+  static withTermTable(
+    table: TermTable,
+    words: () => readonly string[],
+    rows: Int8Array,
+    dimensions: number,
+  ): WordVectors {
+    const vectors = new WordVectors([], new Int8Array(0), dimensions);
+    vectors.#rows = rows;
+    vectors.#inverseNorms = new Float32Array(table.rowCount).fill(Number.NaN);
+    const decoded: (readonly string[])[] = [];
+    vectors.#terms = {
+      rowCount: table.rowCount,
+      get size() {
+        return table.size;
+      },
+      rowOf: (term) => table.rowOf(term),
+      word(row) {
+        decoded[0] ??= words();
+        return decoded[0][row] ?? "";
+      },
+    };
+    return vectors;
   }
 
   /** How many rows (words) there are. */
   get rowCount(): number {
-    return this.#words.length;
+    return this.#terms.rowCount;
   }
 
   /** How many terms have a vector. */
   get size(): number {
-    return this.#rowOfTerm.size;
+    return this.#terms.size;
   }
 
   /** The row of a search term, or -1 when it has no vector (rare words, names, CJK). */
   rowOf(term: string): number {
-    return this.#rowOfTerm.get(term) ?? -1;
+    return this.#terms.rowOf(term);
   }
 
   /** The word a row was made from (its most frequent spelling, e.g. "liberal" for the term "liber"). */
   word(row: number): string {
-    return this.#words[row] ?? "";
+    return this.#terms.word(row);
   }
 
   /** Cosine similarity of two rows. */
@@ -90,45 +124,15 @@ export class WordVectors {
   }
 }
 
-/**
- * For each row, the search term it is found by: the tokenizer's term of its word, or "" when
- * the word is a stop word or an earlier (more frequent) row has the same term.
- */
-export function rowTermsOf(words: readonly string[]): string[] {
-  const seen = new Set<string>();
-  return words.map((word) => {
-    const term = termOfWord(word);
-    if (term === undefined || seen.has(term)) return "";
-    seen.add(term);
-    return term;
-  });
-}
-
-/** The first line of a term table: its magic word and the fingerprint it was made for. */
-const TERMS_MAGIC = "memdir-word-terms";
-
-/**
- * What a term table depends on: the words it was made from, the stop words, and the tokenizer's
- * terms of a sample of them (every 97th word). Not the functions' source text, which differs
- * between the build and tsx; a tokenizer change the sample misses is caught by the test that
- * rebuilds the whole table (test/recall/lexical/related-words.test.ts).
- */
-export function rowTermsFingerprint(words: readonly string[]): string {
-  const sample = words.filter((_, row) => row % 97 === 0).map((word) => termOfWord(word) ?? "");
-  return codeFingerprint("word-terms/1", words.length, words.join("\n"), [...ENGLISH_STOP_WORDS], sample);
-}
-
-/** A term table as text (`data/word-vectors.terms`): the magic line, then one term per row. */
-export function encodeRowTerms(words: readonly string[]): string {
-  return `${TERMS_MAGIC} ${rowTermsFingerprint(words)}\n${rowTermsOf(words).join("\n")}\n`;
-}
-
-/** The terms of a term table made for `words` by this code, or undefined for any other text. */
-export function decodeRowTerms(text: string, words: readonly string[]): string[] | undefined {
-  const lines = text.split("\n");
-  if (lines.pop() !== "" || lines.length !== words.length + 1) return undefined;
-  if (lines[0] !== `${TERMS_MAGIC} ${rowTermsFingerprint(words)}`) return undefined;
-  return lines.slice(1);
+function mappedTerms(words: readonly string[], terms: readonly string[]): RowTerms {
+  const rowOfTerm = new Map<string, number>();
+  for (let row = 0; row < terms.length; row++) if (terms[row] !== "") rowOfTerm.set(terms[row], row);
+  return {
+    rowCount: words.length,
+    size: rowOfTerm.size,
+    rowOf: (term) => rowOfTerm.get(term) ?? -1,
+    word: (row) => words[row] ?? "",
+  };
 }
 
 /** Encodes vectors in the `data/word-vectors.bin` format, each row scaled to unit length and quantized to int8. */
@@ -155,10 +159,10 @@ export function encodeWordVectors(
 
 /**
  * Decodes a `data/word-vectors.bin` buffer; throws `MemdirError` (`invalid-input`) on anything
- * else. `termTable`: the text of its `.terms` file, used when it was made for these words by this
- * code (see {@link encodeRowTerms}), else ignored.
+ * else. `termTable`: its `.terms` file (word-terms.ts), used when it was made for these words by
+ * this code, else ignored (the terms are then computed from the words).
  */
-export function decodeWordVectors(buffer: Buffer, source = "word vectors", termTable?: string): WordVectors {
+export function decodeWordVectors(buffer: Buffer, source = "word vectors", termTable?: Buffer): WordVectors {
   const fail = (why: string) => new MemdirError("invalid-input", `word vectors: ${source}: ${why}`);
   if (buffer.length < HEADER_BYTES || buffer.toString("latin1", 0, 4) !== MAGIC)
     throw fail("not a memdir word-vector file");
@@ -168,13 +172,17 @@ export function decodeWordVectors(buffer: Buffer, source = "word vectors", termT
   const wordBytes = buffer.readUInt32LE(11);
   if (dimensions === 0 || buffer.length !== HEADER_BYTES + wordBytes + rowCount * dimensions)
     throw fail("truncated or padded (sizes in the header do not add up)");
-  const words =
-    wordBytes === 0 ? [] : buffer.toString("utf8", HEADER_BYTES, HEADER_BYTES + wordBytes).split("\n");
-  if (words.length !== rowCount) throw fail(`${words.length} words for ${rowCount} rows`);
+  const wordList = buffer.subarray(HEADER_BYTES, HEADER_BYTES + wordBytes);
   const start = HEADER_BYTES + wordBytes;
   const rows = new Int8Array(buffer.buffer, buffer.byteOffset + start, rowCount * dimensions);
-  const rowTerms = termTable === undefined ? undefined : decodeRowTerms(termTable, words);
-  return new WordVectors(words, rows, dimensions, rowTerms);
+  const splitWords = () => (wordBytes === 0 ? [] : wordList.toString("utf8").split("\n"));
+  // A table is taken only for the very word bytes and row count it was made from, and its build
+  // split those bytes into that many words: the word-count check below was the build's.
+  const table = termTable === undefined ? undefined : decodeTermTable(termTable, wordList, rowCount);
+  if (table !== undefined) return WordVectors.withTermTable(table, splitWords, rows, dimensions);
+  const words = splitWords();
+  if (words.length !== rowCount) throw fail(`${words.length} words for ${rowCount} rows`);
+  return new WordVectors(words, rows, dimensions);
 }
 
 /** The term table beside a word-vector file: `word-vectors.bin` → `word-vectors.terms`. */
@@ -184,9 +192,9 @@ export function termTableFileOf(file: string): string {
 
 /** Reads and decodes a word-vector file, with the term table beside it when there is one. */
 export function readWordVectors(file: string): WordVectors {
-  let termTable: string | undefined;
+  let termTable: Buffer | undefined;
   try {
-    termTable = fs.readFileSync(termTableFileOf(file), "utf8");
+    termTable = fs.readFileSync(termTableFileOf(file));
   } catch {
     termTable = undefined; // no table: the terms are computed from the words
   }

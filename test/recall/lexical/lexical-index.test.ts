@@ -111,7 +111,7 @@ describe("lexical index", () => {
       firstPicks.push(picks);
     }
     await built.flush();
-    assert.ok(fs.existsSync(path.join(memoryDir, ".memdir-cache", "lexical.v8")), "the index was saved");
+    assert.ok(fs.existsSync(path.join(memoryDir, ".memdir-cache", "lexical.bin")), "the index was saved");
 
     const loaded = new LexicalIndexCache({ persist: true });
     for (const [i, { query }] of queries.entries()) {

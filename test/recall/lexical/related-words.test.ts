@@ -5,11 +5,10 @@ import { describe, it } from "node:test";
 import { HeaderCache, scanHeaders } from "../../../src/memdir/scan.ts";
 import { LexicalIndexCache } from "../../../src/recall/lexical/lexical-index.ts";
 import { tokenize } from "../../../src/recall/lexical/tokenize.ts";
+import { decodeTermTable, encodeTermTable } from "../../../src/recall/lexical/word-terms.ts";
 import {
   bundledWordVectors,
-  decodeRowTerms,
   decodeWordVectors,
-  encodeRowTerms,
   encodeWordVectors,
   readWordVectors,
   readWordVectorsOrNull,
@@ -160,29 +159,62 @@ describe("word-vector files", () => {
   });
 
   it("ships a term table that is exactly what the tokenizer makes of the bundled words (else: node --import tsx scripts/build-word-terms.ts)", () => {
+    const bin = fs.readFileSync(path.resolve("data/word-vectors.bin"));
+    const rowCount = bin.readUInt32LE(7);
+    const wordList = bin.subarray(15, 15 + bin.readUInt32LE(11));
+    const words = wordList.toString("utf8").split("\n");
+    const shipped = decodeTermTable(
+      fs.readFileSync(termTableFileOf(path.resolve("data/word-vectors.bin"))),
+      wordList,
+      rowCount,
+    );
+    assert.ok(shipped, "data/word-vectors.terms does not fit the words or this code: rebuild it");
+    const terms = rowTermsOf(words);
+    assert.deepEqual(
+      Array.from({ length: rowCount }, (_, row) => shipped.termOf(row)),
+      terms,
+      "data/word-vectors.terms is stale: rebuild it",
+    );
+    // Every term finds its row through the hash table, and the bundled vectors use the table.
     const vectors = bundledWordVectors();
     assert.ok(vectors);
-    const words = Array.from({ length: vectors.rowCount }, (_, row) => vectors.word(row));
-    const shipped = decodeRowTerms(
-      fs.readFileSync(termTableFileOf(path.resolve("data/word-vectors.bin")), "utf8"),
-      words,
-    );
-    assert.deepEqual(shipped, rowTermsOf(words), "data/word-vectors.terms is stale: rebuild it");
+    const mapped = new Map(terms.flatMap((term, row) => (term === "" ? [] : [[term, row] as const])));
+    for (const [term, row] of mapped) assert.equal(shipped.rowOf(term), row, term);
+    assert.equal(shipped.size, mapped.size);
+    assert.equal(vectors.size, mapped.size);
+    assert.equal(vectors.word(vectors.rowOf(term("liberal"))), "liberal");
   });
 
-  it("finds the same rows with a term table as without, and ignores a table made for other words", () => {
-    const words = ["cats", "cat", "the", "running", "runs", "tax"];
+  it("finds the same rows with a term table as without, and ignores a table made for other words or torn", () => {
+    const words = ["cats", "cat", "the", "running", "runs", "tax", "café"];
     const rows = words.map((_, i) => words.map((__, j) => (i === j ? 1 : 0.1)));
     const buffer = encodeWordVectors(words, rows, words.length);
     const without = decodeWordVectors(buffer);
-    const withTable = decodeWordVectors(buffer, "x.bin", encodeRowTerms(words));
-    const foreign = decodeWordVectors(buffer, "x.bin", encodeRowTerms(["dogs", "dog", "a", "x", "y", "z"]));
-    for (const vectors of [withTable, foreign]) {
+    const table = encodeTermTable(words);
+    const withTable = decodeWordVectors(buffer, "x.bin", table);
+    const foreign = decodeWordVectors(
+      buffer,
+      "x.bin",
+      encodeTermTable(["dogs", "dog", "a", "x", "y", "z", "w"]),
+    );
+    const torn = decodeWordVectors(buffer, "x.bin", table.subarray(0, table.length - 1));
+    const unaligned = Buffer.alloc(table.length + 1);
+    table.copy(unaligned, 1);
+    const shifted = decodeWordVectors(buffer, "x.bin", unaligned.subarray(1));
+    for (const vectors of [withTable, foreign, torn, shifted]) {
       assert.equal(vectors.size, without.size);
-      for (const word of [...words, "dog", "run"])
-        assert.equal(vectors.rowOf(term(word)), without.rowOf(term(word)), word);
+      assert.equal(vectors.rowCount, without.rowCount);
+      for (const word of [...words, "dog", "run", "zebra", ""])
+        assert.equal(vectors.rowOf(term(word) ?? ""), without.rowOf(term(word) ?? ""), word);
+      for (let row = 0; row < words.length; row++) assert.equal(vectors.word(row), without.word(row));
       assert.equal(vectors.similarity(0, 5), without.similarity(0, 5));
     }
+    const wordList = buffer.subarray(15, 15 + buffer.readUInt32LE(11));
+    assert.ok(decodeTermTable(table, wordList, words.length), "the table fits its words");
+    assert.equal(decodeTermTable(table.subarray(0, table.length - 1), wordList, words.length), undefined);
+    const otherVersion = Buffer.from(table);
+    otherVersion.writeUInt8(9, 4);
+    assert.equal(decodeTermTable(otherVersion, wordList, words.length), undefined);
   });
 
   it("refuses a file that is not one, is truncated or is of an unknown version, naming it", () => {
