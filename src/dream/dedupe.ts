@@ -1,4 +1,5 @@
 import path from "node:path";
+import { throwIfAborted } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { applyIndexChanges, INDEX_FILE, parseIndex } from "../memdir/index-file.ts";
 import { readRegularText } from "../memdir/regular-file.ts";
@@ -246,13 +247,20 @@ export function findDuplicateGroups(memories: readonly MemoryDocument[]): Duplic
   return groups.sort((a, b) => (a.keep < b.keep ? -1 : 1));
 }
 
-/** Reads every memory with a valid type and description (others are left alone). */
-export async function loadMemoryDocuments(memoryDir: string): Promise<MemoryDocument[]> {
-  const headers = await scanHeaders(memoryDir, { cache: null });
+/**
+ * Reads every memory with a valid type and description (others are left alone). A `signal` that
+ * aborts stops the reading (`MemdirError("aborted")`): nothing has changed yet.
+ */
+export async function loadMemoryDocuments(
+  memoryDir: string,
+  signal?: AbortSignal,
+): Promise<MemoryDocument[]> {
+  const headers = await scanHeaders(memoryDir, { cache: null, signal });
   const indexText = await readRegularText(path.join(memoryDir, INDEX_FILE)).catch(() => "");
   const indexed = new Set(parseIndex(indexText).map((entry) => entry.file));
   const documents: MemoryDocument[] = [];
   for (const header of headers) {
+    throwIfAborted(signal, "consolidation");
     const text = await readRegularText(header.path).catch(() => null);
     if (text === null) continue;
     const parsed = parseFrontmatter(text);
@@ -281,6 +289,11 @@ export interface AppliedGroups {
    * groups are not applied, nothing of them is touched.
    */
   leftAlone: string[];
+  /**
+   * True when the signal stopped the run between two groups: the groups in `applied` were carried
+   * out whole, the rest not at all.
+   */
+  cancelled: boolean;
 }
 
 /**
@@ -288,14 +301,21 @@ export interface AppliedGroups {
  * their index lines. Each group is applied under the writer lock, and only when every one of its
  * files still holds the text the plan was made from ({@link changedSincePlanned}, the check of
  * `dream --apply`): the plan is made without the lock, and a memory re-saved meanwhile must not be
- * merged away (issue 22, item 6).
+ * merged away (issue 22, item 6). A `signal` that aborts stops it between two groups (the group
+ * being applied is finished, each of its file changes atomic), with `cancelled` set: a SIGTERM
+ * never leaves a half-merged group (docs/design.md#the-consolidation-run).
  */
 export async function applyDuplicateGroups(
   memoryDir: string,
   groups: readonly DuplicateGroup[],
+  signal?: AbortSignal,
 ): Promise<AppliedGroups> {
-  const result: AppliedGroups = { applied: [], merged: [], removed: [], leftAlone: [] };
+  const result: AppliedGroups = { applied: [], merged: [], removed: [], leftAlone: [], cancelled: false };
   for (const group of groups) {
+    if (signal?.aborted) {
+      result.cancelled = true;
+      break;
+    }
     await withMemoryLock(memoryDir, async () => {
       const files = [group.keep, ...group.remove];
       const changed = await changedSincePlanned(
@@ -348,14 +368,23 @@ export function describeGroups(groups: readonly DuplicateGroup[]): string {
   return groups.map((g) => `merged ${g.remove.join(", ")} into ${g.keep} (${g.reason})`).join("; ");
 }
 
-/** The summary of an applied plan: what was merged, and what was left alone because it changed. */
-export function describeApplied(result: Pick<AppliedGroups, "applied" | "leftAlone">): string {
+/**
+ * The summary of an applied plan: what was merged, what was left alone because it changed, and
+ * whether it was cancelled before the end.
+ */
+export function describeApplied(
+  result: Pick<AppliedGroups, "applied" | "leftAlone"> & { cancelled?: boolean },
+  planned?: number,
+): string {
   const merged = result.applied.length > 0 ? describeGroups(result.applied) : "";
   const leftAlone =
     result.leftAlone.length > 0
       ? `left alone (changed since the plan was made): ${result.leftAlone.join(", ")}`
       : "";
-  return [merged, leftAlone].filter(Boolean).join("; ") || describeGroups([]);
+  const cancelled = result.cancelled
+    ? `cancelled after ${result.applied.length}${planned === undefined ? "" : ` of ${planned}`} merges`
+    : "";
+  return [merged, leftAlone, cancelled].filter(Boolean).join("; ") || describeGroups([]);
 }
 
 /**
@@ -368,23 +397,32 @@ export function describeApplied(result: Pick<AppliedGroups, "applied" | "leftAlo
 export async function dedupeMemories(
   memoryDir: string,
   options: {
-    now?: Clock /** False on a scratch copy (propose mode): no history there. */;
+    now?: Clock;
+    /** False on a scratch copy (propose mode): no history there. */
     record?: boolean;
+    /**
+     * Cancels the run: while reading, it throws `MemdirError("aborted")` (nothing changed); while
+     * merging, it stops between two groups and returns with `cancelled` set (what was merged is
+     * recorded, so it can be undone).
+     */
+    signal?: AbortSignal;
   } = {},
 ): Promise<DedupeResult> {
-  const groups = findDuplicateGroups(await loadMemoryDocuments(memoryDir));
+  const { signal } = options;
+  const groups = findDuplicateGroups(await loadMemoryDocuments(memoryDir, signal));
+  throwIfAborted(signal, "consolidation");
   if (groups.length === 0)
-    return { groups, applied: [], merged: [], removed: [], leftAlone: [], entry: null };
+    return { groups, applied: [], merged: [], removed: [], leftAlone: [], cancelled: false, entry: null };
   if (options.record === false)
-    return { groups, ...(await applyDuplicateGroups(memoryDir, groups)), entry: null };
+    return { groups, ...(await applyDuplicateGroups(memoryDir, groups, signal)), entry: null };
   const { result, entry } = await recordChange(
     memoryDir,
     {
       kind: "dedupe",
-      message: (applied) => (applied ? describeApplied(applied) : describeGroups(groups)),
+      message: (applied) => (applied ? describeApplied(applied, groups.length) : describeGroups(groups)),
       now: options.now,
     },
-    () => applyDuplicateGroups(memoryDir, groups),
+    () => applyDuplicateGroups(memoryDir, groups, signal),
   );
   return { groups, ...result, entry };
 }

@@ -7,10 +7,12 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { parseIndex } from "../../src/memdir/index-file.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
+import { recordReliability } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -74,4 +76,131 @@ describe("a dream killed by SIGTERM", () => {
       await server.close();
     }
   });
+});
+
+// The offline dream (no model) took no notice of the signal: it finished every merge and counted
+// as a run. Now it stops between two merges (each group whole), winds the lock back and exits
+// 128 + the signal's number; what it merged before stopping is recorded and can be undone.
+describe("an offline dream stopped by a signal part-way through its merges", () => {
+  const PAIRS = 300;
+  // Equal files: the survivor is the first by name.
+  const copyFile = (i: number) => `project-topic-${i}-b.md`;
+  const keptFile = (i: number) => `project-topic-${i}-a.md`;
+  // Words no other pair has, so each pair is one group of its own.
+  const words = (i: number, what: string) =>
+    Array.from({ length: 10 }, (_, k) => `${what}${i}x${k}`).join(" ");
+
+  for (const [signal, exitCode] of [
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+  ] as const) {
+    it(`${signal}: stops between two merges, each merge whole; the run does not count; exit ${exitCode}`, async () => {
+      const home = makeTempDir("memdir-dream-signal-offline-");
+      const memoryDir = path.join(home, "project", "memory");
+      let index = "";
+      const saved = new Date(Date.now() - HOUR_MS); // the same time for both: no newer copy
+      for (let i = 0; i < PAIRS; i++) {
+        const text = memory(`topic ${words(i, "d")}`, `Body ${words(i, "b")}.`, "project");
+        writeMemory(memoryDir, keptFile(i), text, saved);
+        writeMemory(memoryDir, copyFile(i), text, saved);
+        index += `- [Topic ${i}](${keptFile(i)}) — topic ${i}\n- [Topic ${i} again](${copyFile(i)}) — topic ${i}\n`;
+      }
+      fs.writeFileSync(path.join(memoryDir, "MEMORY.md"), index);
+      const lockPath = path.join(memoryDir, ".consolidate-lock");
+      const lastRun = new Date(Date.now() - 48 * HOUR_MS);
+      fs.writeFileSync(lockPath, "");
+      fs.utimesSync(lockPath, lastRun, lastRun);
+      const copiesLeft = () => fs.readdirSync(memoryDir).filter((f) => f.endsWith("-b.md")).length;
+
+      const child = spawn(process.execPath, [...cliNodeArgs(), "dream", "--force", "--dir", memoryDir], {
+        cwd: home,
+        env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        output += chunk;
+      });
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        output += chunk;
+      });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.on("close", (code, signal) => resolve({ code, signal })),
+      );
+      const bound = 120_000;
+      let hung = false;
+      const killer = setTimeout(() => {
+        hung = true;
+        child.kill("SIGKILL");
+      }, bound);
+      try {
+        // Mid-run, seen from its progress: the first merge has removed its copy.
+        await waitFor(
+          () => {
+            assert.equal(child.exitCode, null, `the dream ended before its first merge: ${output}`);
+            return copiesLeft() < PAIRS;
+          },
+          { what: "the first merge", interval: 5, timeout: bound },
+        );
+        child.kill(signal);
+        const { code, signal: endedBy } = await exited;
+        clearTimeout(killer);
+
+        const onDisk = new Set(fs.readdirSync(memoryDir));
+        const indexed = parseIndex(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8")).map(
+          (e) => e.file,
+        );
+        const merged = Array.from({ length: PAIRS }, (_, i) => i).filter((i) => !onDisk.has(copyFile(i)));
+        // Lost: a survivor gone, an index line without its file or a file without its line.
+        const lost = [
+          ...Array.from({ length: PAIRS }, (_, i) => keptFile(i)).filter((f) => !onDisk.has(f)),
+          ...indexed.filter((f) => !onDisk.has(f)),
+          ...[...onDisk].filter((f) => f.endsWith(".md") && f !== "MEMORY.md" && !indexed.includes(f)),
+        ];
+        recordReliability("faults", { tried: 1, losses: lost.length, hangs: hung ? 1 : 0 });
+        assert.equal(endedBy, null, `the dream stopped itself (output: ${output})`);
+        assert.equal(code, exitCode, `exit code 128 + ${signal} (output: ${output})`);
+        assert.ok(
+          merged.length > 0 && merged.length < PAIRS,
+          `stopped part-way: ${merged.length} of ${PAIRS} merges applied (output: ${output})`,
+        );
+        assert.match(output, new RegExp(`cancelled by ${signal} after ${merged.length} of ${PAIRS} merges`));
+        assert.deepEqual(lost, [], "every memory keeps its file and its one index line");
+        assert.equal(indexed.length, new Set(indexed).size, "no index line twice");
+        for (let i = 0; i < PAIRS; i++) {
+          const lines = indexed.filter((f) => f === keptFile(i) || f === copyFile(i)).length;
+          assert.equal(
+            lines,
+            merged.includes(i) ? 1 : 2,
+            `topic ${i}: a merge is applied whole or not at all`,
+          );
+        }
+        // Dot-files: the consolidation lock and the history (git); nothing else, no temp file.
+        const leftovers = [...onDisk].filter(
+          (f) => f.startsWith(".") && f !== ".consolidate-lock" && f !== ".git",
+        );
+        assert.deepEqual(leftovers, [], "no temp file left behind");
+
+        assert.equal(fs.readFileSync(lockPath, "utf8"), "", "no PID left in the lock");
+        const mtimeMs = fs.statSync(lockPath).mtimeMs;
+        assert.ok(
+          Math.abs(mtimeMs - lastRun.getTime()) < 1000,
+          `the last run is still two days ago (${new Date(mtimeMs).toISOString()})`,
+        );
+        const status = await runCli(["dream", "--status", "--json", "--dir", memoryDir], { home });
+        assert.equal(status.code, 0, status.stderr);
+        const gates = JSON.parse(status.stdout) as { hoursSinceLast: number; lock: string };
+        assert.ok(gates.hoursSinceLast > 47, `hours since the last consolidation: ${gates.hoursSinceLast}`);
+        assert.equal(gates.lock, "free");
+
+        // What it merged before stopping is recorded: undo brings every copy back.
+        const undo = await runCli(["undo", "--dir", memoryDir], { home, timeoutMs: 60_000 });
+        assert.equal(undo.code, 0, undo.stderr);
+        assert.equal(copiesLeft(), PAIRS, undo.stdout);
+      } finally {
+        clearTimeout(killer);
+        child.kill("SIGKILL");
+      }
+    });
+  }
 });
