@@ -5,6 +5,11 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /**
+   * True when the child ran past `timeoutMs` and was killed there (its `code` is null then);
+   * always set by {@link runProcess}.
+   */
+  timedOut?: boolean;
 }
 
 /**
@@ -61,11 +66,15 @@ export function runProcess(
     child.stderr.setEncoding("utf8").on("data", (d: string) => {
       stderr += d;
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, options.timeoutMs ?? 30_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, stdout, stderr, timedOut });
     });
     // A command that exits without reading its stdin (most do) closes the pipe first: EPIPE on
     // our end is expected then, not a test failure.

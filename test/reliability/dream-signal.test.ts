@@ -51,12 +51,21 @@ describe("a dream killed by SIGTERM", () => {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.on("close", (code, signal) => resolve({ code, signal })),
     );
-    const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    let hung = false;
+    const killer = setTimeout(() => {
+      hung = true;
+      child.kill("SIGKILL");
+    }, 60_000);
     try {
       await waitFor(() => server.requests.length > 0, { what: "the dream's model call" });
       assert.match(fs.readFileSync(lockPath, "utf8"), /^\d+$/, "the running dream holds the lock");
       child.kill("SIGTERM");
       const { code, signal } = await exited;
+      recordReliability("faults", {
+        tried: 1,
+        losses: fs.existsSync(path.join(memoryDir, "feedback-real-db.md")) ? 0 : 1,
+        hangs: hung ? 1 : 0,
+      });
       assert.equal(signal, null, `the dream cleaned up and exited itself (output: ${output})`);
       assert.equal(code, 143, "exit code 128 + SIGTERM");
       assert.equal(fs.readFileSync(lockPath, "utf8"), "", "no PID left in the lock");

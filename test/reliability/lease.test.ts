@@ -15,6 +15,7 @@ import { WRITE_LOCK_FILE, withMemoryLock } from "../../src/memdir/lock.ts";
 import { saveMemory } from "../../src/memdir/write.ts";
 import { runCli } from "../helpers/cli.ts";
 import { cliNodeArgs, nodeArgsFor } from "../helpers/node-entry.ts";
+import { recordReliability } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -56,6 +57,7 @@ describe("the lock-file lease", () => {
     );
     await Promise.all([holder, waiter]);
     const finishedAt = Date.now();
+    recordReliability("races", { tried: 2, losses: 2 - indexFiles(dir).length });
     assert.ok(releasedAt > 0 && finishedAt >= releasedAt, "the waiter ran only after the holder let go");
     assert.deepEqual(indexFiles(dir), ["project-a.md", "project-b.md"], "no index line was lost");
   });
@@ -135,6 +137,7 @@ describe("the lock-file lease", () => {
       await taken?.release();
       child.stdin.end();
       await closed;
+      recordReliability("races", { tried: 1, losses: stdout.includes("saved") ? 0 : 1 });
       assert.equal(taken, null, "the live holder's lease was not taken over");
       assert.equal(stdout, "held\nsaved\n", stderr);
       assert.deepEqual(indexFiles(dir), ["project-holder.md"]);
