@@ -3,20 +3,50 @@
 // SIGTERM while its model call was still out left the new mtime behind, so the time gate held
 // every later run back for 24 hours although nothing had been consolidated.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { parseIndex } from "../../src/memdir/index-file.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, startProcess } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
-import { recordReliability } from "../helpers/reliability-counts.ts";
+import { recordBoundedRun } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
+
+/** The run did not count: no PID in the lock, its time still the last real run's, the gate agrees. */
+async function assertNotCounted(home: string, memoryDir: string, lastRun: Date): Promise<void> {
+  const lockPath = path.join(memoryDir, ".consolidate-lock");
+  assert.equal(fs.readFileSync(lockPath, "utf8"), "", "no PID left in the lock");
+  const mtimeMs = fs.statSync(lockPath).mtimeMs;
+  assert.ok(
+    Math.abs(mtimeMs - lastRun.getTime()) < 1000,
+    `the last run is still two days ago (${new Date(mtimeMs).toISOString()})`,
+  );
+  const status = await runCli(["dream", "--status", "--json", "--dir", memoryDir], { home });
+  assert.equal(status.code, 0, status.stderr);
+  const gates = JSON.parse(status.stdout) as { hoursSinceLast: number; lock: string };
+  assert.ok(gates.hoursSinceLast > 47, `hours since the last consolidation: ${gates.hoursSinceLast}`);
+  assert.equal(gates.lock, "free");
+}
+
+/** `memdir dream --force` on `memoryDir` as a real child, killed at `boundMs` (counted as a hang). */
+function startDream(home: string, memoryDir: string, env: Record<string, string>, boundMs: number) {
+  const started = startProcess(process.execPath, [...cliNodeArgs(), "dream", "--force", "--dir", memoryDir], {
+    cwd: home,
+    env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1", ...env },
+    timeoutMs: boundMs,
+  });
+  started.child.stdin.end();
+  const output = () => {
+    const { stdout, stderr } = started.output();
+    return `${stdout}${stderr}`;
+  };
+  return { child: started.child, output, result: started.result };
+}
 
 describe("a dream killed by SIGTERM", () => {
   it("does not count as a run: the lock's time is wound back and no PID is left", async () => {
@@ -36,51 +66,20 @@ describe("a dream killed by SIGTERM", () => {
     // The model holds its first answer until the client gives up.
     const server = await startFakeModelServer([{ hang: true }]);
     const env = { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.anthropicBaseURL };
-    const child = spawn(process.execPath, [...cliNodeArgs(), "dream", "--force", "--dir", memoryDir], {
-      cwd: home,
-      env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.on("close", (code, signal) => resolve({ code, signal })),
-    );
-    let hung = false;
-    const killer = setTimeout(() => {
-      hung = true;
-      child.kill("SIGKILL");
-    }, 60_000);
+    const { child, output, result } = startDream(home, memoryDir, env, 60_000);
     try {
       await waitFor(() => server.requests.length > 0, { what: "the dream's model call" });
       assert.match(fs.readFileSync(lockPath, "utf8"), /^\d+$/, "the running dream holds the lock");
       child.kill("SIGTERM");
-      const { code, signal } = await exited;
-      recordReliability("faults", {
-        tried: 1,
+      const ended = await result;
+      const { code, signal } = ended;
+      recordBoundedRun("faults", ended, {
         losses: fs.existsSync(path.join(memoryDir, "feedback-real-db.md")) ? 0 : 1,
-        hangs: hung ? 1 : 0,
       });
-      assert.equal(signal, null, `the dream cleaned up and exited itself (output: ${output})`);
+      assert.equal(signal, null, `the dream cleaned up and exited itself (output: ${output()})`);
       assert.equal(code, 143, "exit code 128 + SIGTERM");
-      assert.equal(fs.readFileSync(lockPath, "utf8"), "", "no PID left in the lock");
-      const mtimeMs = fs.statSync(lockPath).mtimeMs;
-      assert.ok(
-        Math.abs(mtimeMs - lastRun.getTime()) < 1000,
-        `the last run is still two days ago (${new Date(mtimeMs).toISOString()})`,
-      );
-      const status = await runCli(["dream", "--status", "--json", "--dir", memoryDir], { home });
-      assert.equal(status.code, 0, status.stderr);
-      const gates = JSON.parse(status.stdout) as { hoursSinceLast: number; lock: string };
-      assert.ok(gates.hoursSinceLast > 47, `hours since the last consolidation: ${gates.hoursSinceLast}`);
-      assert.equal(gates.lock, "free");
+      await assertNotCounted(home, memoryDir, lastRun);
     } finally {
-      clearTimeout(killer);
       child.kill("SIGKILL");
       await server.close();
     }
@@ -121,39 +120,20 @@ describe("an offline dream stopped by a signal part-way through its merges", () 
       fs.utimesSync(lockPath, lastRun, lastRun);
       const copiesLeft = () => fs.readdirSync(memoryDir).filter((f) => f.endsWith("-b.md")).length;
 
-      const child = spawn(process.execPath, [...cliNodeArgs(), "dream", "--force", "--dir", memoryDir], {
-        cwd: home,
-        env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let output = "";
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        output += chunk;
-      });
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        output += chunk;
-      });
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-        child.on("close", (code, signal) => resolve({ code, signal })),
-      );
       const bound = 120_000;
-      let hung = false;
-      const killer = setTimeout(() => {
-        hung = true;
-        child.kill("SIGKILL");
-      }, bound);
+      const { child, output, result } = startDream(home, memoryDir, {}, bound);
       try {
         // Mid-run, seen from its progress: the first merge has removed its copy.
         await waitFor(
           () => {
-            assert.equal(child.exitCode, null, `the dream ended before its first merge: ${output}`);
+            assert.equal(child.exitCode, null, `the dream ended before its first merge: ${output()}`);
             return copiesLeft() < PAIRS;
           },
           { what: "the first merge", interval: 5, timeout: bound },
         );
         child.kill(signal);
-        const { code, signal: endedBy } = await exited;
-        clearTimeout(killer);
+        const ended = await result;
+        const { code, signal: endedBy } = ended;
 
         const onDisk = new Set(fs.readdirSync(memoryDir));
         const indexed = parseIndex(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8")).map(
@@ -166,14 +146,17 @@ describe("an offline dream stopped by a signal part-way through its merges", () 
           ...indexed.filter((f) => !onDisk.has(f)),
           ...[...onDisk].filter((f) => f.endsWith(".md") && f !== "MEMORY.md" && !indexed.includes(f)),
         ];
-        recordReliability("faults", { tried: 1, losses: lost.length, hangs: hung ? 1 : 0 });
-        assert.equal(endedBy, null, `the dream stopped itself (output: ${output})`);
-        assert.equal(code, exitCode, `exit code 128 + ${signal} (output: ${output})`);
+        recordBoundedRun("faults", ended, { losses: lost.length });
+        assert.equal(endedBy, null, `the dream stopped itself (output: ${output()})`);
+        assert.equal(code, exitCode, `exit code 128 + ${signal} (output: ${output()})`);
         assert.ok(
           merged.length > 0 && merged.length < PAIRS,
-          `stopped part-way: ${merged.length} of ${PAIRS} merges applied (output: ${output})`,
+          `stopped part-way: ${merged.length} of ${PAIRS} merges applied (output: ${output()})`,
         );
-        assert.match(output, new RegExp(`cancelled by ${signal} after ${merged.length} of ${PAIRS} merges`));
+        assert.match(
+          output(),
+          new RegExp(`cancelled by ${signal} after ${merged.length} of ${PAIRS} merges`),
+        );
         assert.deepEqual(lost, [], "every memory keeps its file and its one index line");
         assert.equal(indexed.length, new Set(indexed).size, "no index line twice");
         for (let i = 0; i < PAIRS; i++) {
@@ -190,24 +173,13 @@ describe("an offline dream stopped by a signal part-way through its merges", () 
         );
         assert.deepEqual(leftovers, [], "no temp file left behind");
 
-        assert.equal(fs.readFileSync(lockPath, "utf8"), "", "no PID left in the lock");
-        const mtimeMs = fs.statSync(lockPath).mtimeMs;
-        assert.ok(
-          Math.abs(mtimeMs - lastRun.getTime()) < 1000,
-          `the last run is still two days ago (${new Date(mtimeMs).toISOString()})`,
-        );
-        const status = await runCli(["dream", "--status", "--json", "--dir", memoryDir], { home });
-        assert.equal(status.code, 0, status.stderr);
-        const gates = JSON.parse(status.stdout) as { hoursSinceLast: number; lock: string };
-        assert.ok(gates.hoursSinceLast > 47, `hours since the last consolidation: ${gates.hoursSinceLast}`);
-        assert.equal(gates.lock, "free");
+        await assertNotCounted(home, memoryDir, lastRun);
 
         // What it merged before stopping is recorded: undo brings every copy back.
         const undo = await runCli(["undo", "--dir", memoryDir], { home, timeoutMs: 60_000 });
         assert.equal(undo.code, 0, undo.stderr);
         assert.equal(copiesLeft(), PAIRS, undo.stdout);
       } finally {
-        clearTimeout(killer);
         child.kill("SIGKILL");
       }
     });

@@ -13,29 +13,24 @@ import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
+/** One memory and its index line in `dir`. */
+function oneMemory(dir: string, file: string, title: string, description: string): void {
+  writeMemory(dir, file, memory(description, `${description}.`, "project"));
+  fs.writeFileSync(path.join(dir, "MEMORY.md"), `- [${title}](${file}) — ${description}\n`);
+}
+
 function setUp() {
   const home = makeTempDir("memdir-hook-rel-dir-");
   const shop = path.join(home, "shop");
   const memoryDir = path.join(shop, "notes", "memory");
-  writeMemory(
-    memoryDir,
-    "project-staging-reset.md",
-    memory("the staging database resets nightly", "It is wiped at 02:00 UTC.", "project"),
-  );
-  fs.writeFileSync(
-    path.join(memoryDir, "MEMORY.md"),
-    "- [Staging resets](project-staging-reset.md) — the staging database resets nightly\n",
-  );
+  oneMemory(memoryDir, "project-staging-reset.md", "Staging resets", "the staging database resets nightly");
   // The same relative path under the host's own directory, with another memory in it.
   const decoyDir = path.join(home, "notes", "memory");
-  writeMemory(
+  oneMemory(
     decoyDir,
     "project-staging-kept.md",
-    memory("the staging database keeps its data forever", "Never wiped.", "project"),
-  );
-  fs.writeFileSync(
-    path.join(decoyDir, "MEMORY.md"),
-    "- [Staging kept](project-staging-kept.md) — the staging database keeps its data forever\n",
+    "Staging kept",
+    "the staging database keeps its data forever",
   );
   const decoyBefore = fs.readdirSync(decoyDir).sort();
   const decoyUntouched = () => assert.deepEqual(fs.readdirSync(decoyDir).sort(), decoyBefore, "the decoy");

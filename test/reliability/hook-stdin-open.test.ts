@@ -2,9 +2,9 @@
 // to print `{}` at its bound and then live on, waiting for the rest of its input. Each event runs
 // as a real child; one still running 30 s after its 300 ms bound is a hang (killed, counted).
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { describe, it } from "node:test";
 import { HOOK_EVENTS } from "../../src/hooks/events.ts";
+import { startProcess } from "../helpers/cli.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { recordBoundedRun } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
@@ -12,32 +12,13 @@ import { makeTempDir } from "../helpers/temp.ts";
 const HANG_BOUND_MS = 30_000;
 
 function hookWithOpenStdin(home: string, event: string) {
-  const child = spawn(process.execPath, [...cliNodeArgs(), "hook", event, "--timeout-ms", "300"], {
+  const started = startProcess(process.execPath, [...cliNodeArgs(), "hook", event, "--timeout-ms", "300"], {
     cwd: home,
     env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1" },
-    stdio: ["pipe", "pipe", "pipe"],
+    timeoutMs: HANG_BOUND_MS,
   });
-  child.stdin.write(`{"session_id": "s-1", "cwd": ${JSON.stringify(home)}, "prompt": "still typing`);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  let timedOut = false;
-  const killer = setTimeout(() => {
-    timedOut = true;
-    child.kill("SIGKILL");
-  }, HANG_BOUND_MS);
-  return new Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }>((resolve) =>
-    child.on("exit", (code) => {
-      clearTimeout(killer);
-      child.stdin.destroy();
-      resolve({ code, stdout, stderr, timedOut });
-    }),
-  );
+  started.child.stdin.write(`{"session_id": "s-1", "cwd": ${JSON.stringify(home)}, "prompt": "still typing`);
+  return started.result.finally(() => started.child.stdin.destroy());
 }
 
 describe("a hook whose stdin never closes", () => {

@@ -13,7 +13,7 @@ import { applyIndexChanges, parseIndex } from "../../src/memdir/index-file.ts";
 import { ownProcessStartMs, readLeaseHolder, tryTakeLease } from "../../src/memdir/lease.ts";
 import { WRITE_LOCK_FILE, withMemoryLock } from "../../src/memdir/lock.ts";
 import { saveMemory } from "../../src/memdir/write.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, startProcess } from "../helpers/cli.ts";
 import { cliNodeArgs, nodeArgsFor } from "../helpers/node-entry.ts";
 import { recordReliability } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
@@ -120,33 +120,26 @@ describe("the lock-file lease", () => {
     const dir = memoryDir();
     const args = [process.execPath, ...nodeArgsFor(holdLockWorker), dir];
     const quoted = args.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
-    const child = spawn("sh", ["-c", `sleep 2.5; exec ${quoted}`], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
+    const holder = startProcess("sh", ["-c", `sleep 2.5; exec ${quoted}`], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "" },
+      timeoutMs: 60_000,
     });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
-    const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     try {
-      await waitFor(() => stdout.includes("held\n"), {
-        what: `the holder's lock (${stderr})`,
+      await waitFor(() => holder.output().stdout.includes("held\n"), {
+        what: `the holder's lock (${holder.output().stderr})`,
         timeout: 55_000,
       });
       const taken = await tryTakeLease(path.join(dir, WRITE_LOCK_FILE), { staleMs: 30_000 });
       await taken?.release();
-      child.stdin.end();
-      await closed;
+      holder.child.stdin.end();
+      const { stdout, stderr } = await holder.result;
       recordReliability("races", { tried: 1, losses: stdout.includes("saved") ? 0 : 1 });
       assert.equal(taken, null, "the live holder's lease was not taken over");
       assert.equal(stdout, "held\nsaved\n", stderr);
       assert.deepEqual(indexFiles(dir), ["project-holder.md"]);
     } finally {
-      clearTimeout(killer);
-      child.kill("SIGKILL");
+      holder.child.kill("SIGKILL");
     }
   });
 
