@@ -11,7 +11,7 @@ import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
-import { waitFor } from "../helpers/wait.ts";
+import { processGone, waitFor } from "../helpers/wait.ts";
 
 /** One memory and its index line in `dir`. */
 function oneMemory(dir: string, file: string, title: string, description: string): void {
@@ -114,11 +114,11 @@ describe("memdir hook --dir <relative> started outside the project", () => {
     });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /extraction started in the background/, result.stderr);
-    await waitFor(() => fs.existsSync(path.join(memoryDir, saved)), {
-      timeout: 60_000,
-      interval: 100,
-      what: `the extraction's save in ${memoryDir}`,
-    });
+    const pid = Number(/pid (\d+)/.exec(result.stderr)?.[1]);
+    assert.ok(Number.isInteger(pid), result.stderr);
+    // Until the detached extraction has exited: it still writes its cursor after the save.
+    await waitFor(() => processGone(pid), { timeout: 60_000, interval: 100, what: `extraction pid ${pid}` });
+    assert.ok(fs.existsSync(path.join(memoryDir, saved)), `the extraction saved in ${memoryDir}`);
     assert.ok(
       JSON.stringify(server.requests[0].body).includes(memoryDir),
       "the extraction was told the project's folder",
