@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { type ForkedAgentResult, type RefusedCall, runForkedAgent } from "../agent/fork.ts";
 import type { LoopEvent } from "../agent/loop.ts";
+import { throwIfAborted } from "../errors.ts";
 import { anchorRoot } from "../memdir/anchors.ts";
 import { INDEX_MAX_BYTES, INDEX_MAX_LINES } from "../memdir/index-file.ts";
 import { formatManifest, scanHeaders } from "../memdir/scan.ts";
@@ -227,25 +228,33 @@ export async function runConsolidation(options: ConsolidationOptions): Promise<C
 /**
  * Consolidation without a model (issue 8, offline): the deterministic duplicate merge of
  * `dedupe.ts`, under the same lock and recorded in the same history; in propose mode it runs on
- * a scratch copy and stores a proposal.
+ * a scratch copy and stores a proposal. A `signal` that aborts (the CLI's SIGTERM / SIGINT) stops
+ * it between two merges and winds the lock back, so a cancelled run does not count as a
+ * consolidation; what it merged before stopping is recorded (status `failed`, `entry`).
  *
  * @example
  * const result = await runOfflineConsolidation({ memoryDir });
  */
 export async function runOfflineConsolidation(
-  options: Pick<ConsolidationOptions, "memoryDir" | "mode" | "now" | "isAlive" | "pid">,
+  options: Pick<ConsolidationOptions, "memoryDir" | "mode" | "now" | "isAlive" | "pid" | "signal">,
 ): Promise<ConsolidationResult> {
   const empty = emptyResult();
+  const { signal } = options;
   const acquired = await acquireConsolidationLock(options.memoryDir, options);
   if (!acquired.ok) return { ...empty, status: "locked" };
   const { lock } = acquired;
   try {
+    throwIfAborted(signal, "consolidation");
     if (options.mode === "propose") {
       const proposal = await proposeChanges(options.memoryDir, {
         source: "dedupe",
         now: options.now,
-        run: async (scratchDir) =>
-          describeGroups((await dedupeMemories(scratchDir, { record: false })).groups),
+        run: async (scratchDir) => {
+          const planned = await dedupeMemories(scratchDir, { record: false, signal });
+          // A proposal of part of the plan would read as the whole one: none at all.
+          if (planned.cancelled) throwIfAborted(signal, "consolidation");
+          return describeGroups(planned.groups);
+        },
       });
       await lock.release();
       const improved = proposedMemoryChanges(proposal);
@@ -257,20 +266,39 @@ export async function runOfflineConsolidation(
         proposal,
       };
     }
-    const result = await dedupeMemories(options.memoryDir, { now: options.now });
-    await lock.release();
-    return {
+    const result = await dedupeMemories(options.memoryDir, { now: options.now, signal });
+    const outcome = {
       ...empty,
-      status: result.entry ? "done" : "unchanged",
       improved: changedMemoryCount(result.entry),
-      summary: describeApplied(result),
+      summary: describeApplied(result, result.groups.length),
       entry: result.entry,
       leftAlone: result.leftAlone,
     };
+    if (result.cancelled) {
+      await lock.rollback();
+      return { ...outcome, status: "failed", error: cancelledError(signal, result) };
+    }
+    await lock.release();
+    return { ...outcome, status: result.entry ? "done" : "unchanged" };
   } catch (error) {
     await lock.rollback();
+    // Cancelled before any merge (while reading or planning): say so, not "aborted".
+    if (signal?.aborted) return { ...empty, status: "failed", error: cancelledError(signal) };
     return { ...empty, status: "failed", error: error instanceof Error ? error : new Error(String(error)) };
   }
+}
+
+/** The error of a cancelled offline run, with how far it got when it was merging. */
+function cancelledError(
+  signal: AbortSignal | undefined,
+  progress?: { applied: unknown[]; groups: unknown[] },
+): Error {
+  const reason = signal?.reason instanceof Error ? signal.reason.message : "consolidation was cancelled";
+  return new Error(
+    progress
+      ? `${reason} after ${progress.applied.length} of ${progress.groups.length} merges`
+      : `${reason} before any merge`,
+  );
 }
 
 /** The first non-empty line of the agent's summary, shortened: a history message. */

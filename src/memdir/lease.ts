@@ -103,9 +103,21 @@ export function isLeaseStale(holder: LeaseHolder, staleMs: number, now = Date.no
   return started !== null && Math.abs(started - holder.processStartMs) > START_TIME_TOLERANCE_MS;
 }
 
+/**
+ * The start time this process writes into its leases: on Linux the very `/proc` reading a judge
+ * makes of its PID ({@link processStartMs}), so the two agree exactly; elsewhere Node's time origin.
+ * Not the time origin on Linux: `/proc` counts from the fork and rounds the boot time down to a
+ * second, Node's origin comes after exec and start-up, and a holder exec'd by a slow wrapper or
+ * started on a loaded box was more than 2 s off, so a live writer was judged a younger process on
+ * a reused PID and lost its lock (docs/design.md#locks).
+ */
+export function ownProcessStartMs(): number {
+  return processStartMs(process.pid) ?? OWN_START_MS;
+}
+
 function leaseBody(): string {
   const token = randomBytes(8).toString("hex");
-  return `${process.pid}\n${os.hostname()}\n${OWN_START_MS}\n${new Date().toISOString()}\n${token}\n`;
+  return `${process.pid}\n${os.hostname()}\n${ownProcessStartMs()}\n${new Date().toISOString()}\n${token}\n`;
 }
 
 /** The holder named in the lock file at `lockPath`, or null when there is none (or it vanished). */

@@ -1,35 +1,18 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { describe, it } from "node:test";
 import { DEFAULT_HOOK_TIMEOUT_MS } from "../../src/cli/commands/hook.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, startProcess } from "../helpers/cli.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 /** `memdir hook user-prompt-submit` fed a payload whose stdin never closes: how long it waits. */
 function hookWithOpenStdin(home: string, env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, [...cliNodeArgs(), "hook", "user-prompt-submit", ...args], {
+  const started = startProcess(process.execPath, [...cliNodeArgs(), "hook", "user-prompt-submit", ...args], {
     cwd: home,
     env: { PATH: process.env.PATH ?? "", HOME: home, ...env },
-    stdio: ["pipe", "pipe", "pipe"],
   });
-  child.stdin.write('{"prompt": "still typing'); // and never ended
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
-    (resolve) =>
-      child.on("close", (code, signal) => {
-        clearTimeout(killer);
-        resolve({ code, signal, stdout, stderr });
-      }),
-  );
+  started.child.stdin.write('{"prompt": "still typing'); // and never ended
+  return started.result;
 }
 
 describe("memdir hook: MEMDIR_HOOK_TIMEOUT_MS", () => {

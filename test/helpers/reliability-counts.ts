@@ -55,3 +55,52 @@ export async function counted<T>(
     throw error;
   }
 }
+
+/**
+ * Records one fault run by a child process under a time bound, before the test asserts on it:
+ * tried once, and a hang when the child ran past its bound and was killed there (`timedOut` of
+ * {@link import("./cli.ts").runProcess}).
+ *
+ * @example recordBoundedRun("faults", await runCli(["show", "x.md"], { home, timeoutMs: 20_000 }));
+ */
+export function recordBoundedRun(
+  family: ReliabilityFamily,
+  run: { timedOut?: boolean },
+  counts: Pick<ReliabilityCounts, "escapes" | "losses"> = {},
+): void {
+  recordReliability(family, { ...counts, tried: 1, hangs: run.timedOut ? 1 : 0 });
+}
+
+/**
+ * Runs one operation under a time bound and records it: tried once, and a hang when it was
+ * still running at `boundMs` (it then fails with a message saying so; the operation itself is
+ * left to the caller's clean-up, such as killing its child). Other failures are rethrown as they
+ * are, for the test's own assertions.
+ *
+ * @example const result = await withinBound("faults", 20_000, () => client.callTool(…));
+ */
+export async function withinBound<T>(
+  family: ReliabilityFamily,
+  boundMs: number,
+  operation: () => Promise<T>,
+  what = "the operation",
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hang = Symbol("hang");
+  const bound = new Promise<typeof hang>((resolve) => {
+    timer = setTimeout(() => resolve(hang), boundMs);
+  });
+  const settled = operation().then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  try {
+    const outcome = await Promise.race([settled, bound]);
+    recordReliability(family, { tried: 1, hangs: outcome === hang ? 1 : 0 });
+    if (outcome === hang) throw new Error(`${what} hung: still running after its bound of ${boundMs} ms`);
+    if ("error" in outcome) throw outcome.error;
+    return outcome.value;
+  } finally {
+    clearTimeout(timer);
+  }
+}

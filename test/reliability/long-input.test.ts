@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { runCli } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
+import { recordBoundedRun } from "../helpers/reliability-counts.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 const HOOK_BOUND_MS = 60_000;
@@ -31,6 +32,7 @@ describe("a 100 MB prompt", () => {
         timeoutMs: HOOK_BOUND_MS * 2,
       },
     );
+    recordBoundedRun("faults", result);
     assert.equal(result.code, 0, `the hook answered (stderr: ${result.stderr.slice(0, 500)})`);
     const answer = JSON.parse(result.stdout) as { hookSpecificOutput?: { additionalContext: string } };
     assert.match(answer.hookSpecificOutput?.additionalContext ?? "", /feedback-real-db\.md/);
@@ -61,6 +63,9 @@ describe("a memory of 5 MB", () => {
     const result = await runCli(["dream", "--force", "--json", "--dir", memoryDir], {
       home,
       timeoutMs: 120_000,
+    });
+    recordBoundedRun("faults", result, {
+      losses: fs.existsSync(path.join(memoryDir, "project-fridays.md")) ? 0 : 1,
     });
     assert.equal(result.code, 0, result.stderr.slice(0, 500));
     const output = JSON.parse(result.stdout) as { status: string; consolidator: string };

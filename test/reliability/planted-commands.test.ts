@@ -12,6 +12,7 @@ import { createAnthropicClient } from "../../src/model/anthropic.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import type { Message } from "../../src/types.ts";
 import { runCli } from "../helpers/cli.ts";
+import { recordReliability } from "../helpers/reliability-counts.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 const memory = (description: string, body: string) =>
@@ -136,21 +137,30 @@ describe("automatic writers cannot plant commands (issue 22, item 1)", () => {
       cwd: memoryDir,
     });
 
+    const configAfter = fs.readFileSync(path.join(memoryDir, ".git", "config"), "utf8");
+    const written = Object.keys(hostile).filter(
+      (file) => file !== ".git/config" && fs.existsSync(path.join(memoryDir, file)),
+    );
+    const dream = await runCli(["dream", "--force", "--dir", memoryDir], { home });
+    const history = await runCli(["history", "--json", "--dir", memoryDir], { home });
+    // Tried: each hostile write and the edit of .git/config; out: what was written, or ran.
+    recordReliability("escapes", {
+      tried: Object.keys(hostile).length + 1,
+      escapes: written.length + (configAfter === configBefore ? 0 : 1) + ran().length,
+    });
+
     assert.equal(result.ok, true);
     assert.deepEqual(result.saved, [valid], "the memory file still lands");
     const refusedPaths = result.refused.map((r) => path.relative(memoryDir, r.path));
     assert.deepEqual(refusedPaths.sort(), [...Object.keys(hostile), ".git/config"].sort());
     for (const refusal of result.refused)
       assert.match(refusal.reason, /refused: .*(memdir's own state|not a memory file)/, refusal.reason);
-    assert.equal(fs.readFileSync(path.join(memoryDir, ".git", "config"), "utf8"), configBefore);
-    for (const file of Object.keys(hostile).filter((f) => f !== ".git/config"))
-      assert.equal(fs.existsSync(path.join(memoryDir, file)), false, `${file} was not written`);
+    assert.equal(configAfter, configBefore);
+    assert.deepEqual(written, [], "no hostile file was written");
     // The refusals reached the model as tool errors it can read.
     assert.match(JSON.stringify(server.requests[1].body?.messages), /not a memory file/);
 
-    const dream = await runCli(["dream", "--force", "--dir", memoryDir], { home });
     assert.equal(dream.code, 0, dream.stderr);
-    const history = await runCli(["history", "--json", "--dir", memoryDir], { home });
     assert.equal(history.code, 0, history.stderr);
     assert.deepEqual(ran(), [], "no planted command ran");
   });
@@ -183,6 +193,8 @@ describe("automatic writers cannot plant commands (issue 22, item 1)", () => {
     const undo = await runCli(["undo", "--dir", memoryDir], { home });
     assert.equal(undo.code, 0, undo.stderr);
 
+    // Tried: every command planted (7 config keys, 5 hooks in hooksPath, one in .git/hooks).
+    recordReliability("escapes", { tried: 13, escapes: ran().length });
     assert.deepEqual(ran(), [], "no planted command ran");
     assert.equal(fs.readFileSync(path.join(gitDir, "config"), "utf8"), pinned, "memdir's own config is back");
   });
@@ -195,6 +207,7 @@ describe("automatic writers cannot plant commands (issue 22, item 1)", () => {
     fs.mkdirSync(elsewhere);
     fs.writeFileSync(path.join(memoryDir, ".git", "commondir"), `${elsewhere}\n`);
     const history = await runCli(["history", "--dir", memoryDir], { home });
+    recordReliability("escapes", { tried: 1, escapes: history.code === 0 ? 1 : 0 });
     assert.notEqual(history.code, 0);
     assert.match(history.stderr, /^memdir: .*commondir points git at another repository/m);
   });

@@ -16,6 +16,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { type CliResult, runCli } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
+import { recordBoundedRun } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const CHILD_BOUND_MS = 30_000;
@@ -48,7 +49,10 @@ function runCliOn(
   const under = options.readOnly
     ? ["unshare", ...(flags ?? []), "sh", "-c", READ_ONLY_THEN_RUN, "sh", options.readOnly]
     : undefined;
-  return runCli(args, { ...options, under, timeoutMs: CHILD_BOUND_MS });
+  return runCli(args, { ...options, under, timeoutMs: CHILD_BOUND_MS }).then((result) => {
+    recordBoundedRun("faults", result);
+    return result;
+  });
 }
 
 function assertOneLineError(result: CliResult, what: string, reason: RegExp): void {

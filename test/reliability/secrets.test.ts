@@ -6,7 +6,7 @@ import { isMemdirError } from "../../src/errors.ts";
 import { assertNoSecrets, findSecrets } from "../../src/memdir/secrets.ts";
 import { saveMemory, writeMemoryText } from "../../src/memdir/write.ts";
 import { runCli } from "../helpers/cli.ts";
-import { counted } from "../helpers/reliability-counts.ts";
+import { counted, recordReliability } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { NOT_SECRETS, SECRET_CASES, SECRET_FILE_NAMES, type SecretCase } from "./secret-cases.ts";
 
@@ -53,14 +53,16 @@ describe("secrets", () => {
 
   describe("findSecrets names the kind of each credential", () => {
     for (const testCase of SECRET_CASES) {
-      it(testCase.kind, () => {
-        const text = `---\ndescription: notes\ntype: reference\n---\nsome context\n${testCase.text}\n`;
-        const findings = findSecrets(text);
-        assert.equal(findings[0]?.kind, testCase.kind, JSON.stringify(findings));
-        const firstLine = testCase.value.split("\n")[0];
-        const linesBefore = testCase.text.slice(0, testCase.text.indexOf(firstLine)).split("\n").length - 1;
-        assert.equal(findings[0]?.line, 6 + linesBefore);
-      });
+      it(testCase.kind, () =>
+        counted("secrets", () => {
+          const text = `---\ndescription: notes\ntype: reference\n---\nsome context\n${testCase.text}\n`;
+          const findings = findSecrets(text);
+          assert.equal(findings[0]?.kind, testCase.kind, JSON.stringify(findings));
+          const firstLine = testCase.value.split("\n")[0];
+          const linesBefore = testCase.text.slice(0, testCase.text.indexOf(firstLine)).split("\n").length - 1;
+          assert.equal(findings[0]?.line, 6 + linesBefore);
+        }),
+      );
     }
   });
 
@@ -70,12 +72,14 @@ describe("secrets", () => {
 
   describe("assertNoSecrets refuses without echoing the value", () => {
     for (const testCase of SECRET_CASES) {
-      it(testCase.kind, () => {
-        assert.throws(
-          () => assertNoSecrets(testCase.text, "body"),
-          (error: unknown) => assertRefusal(error, testCase),
-        );
-      });
+      it(testCase.kind, () =>
+        counted("secrets", () => {
+          assert.throws(
+            () => assertNoSecrets(testCase.text, "body"),
+            (error: unknown) => assertRefusal(error, testCase),
+          );
+        }),
+      );
     }
   });
 
@@ -103,11 +107,13 @@ describe("secrets", () => {
     const testCase = SECRET_CASES.find((c) => c.kind === "GitHub personal access token")!;
     const memoryDir = memoryDirWithIndex();
     const before = snapshot(memoryDir);
-    await assert.rejects(
-      saveMemory(memoryDir, { type: "reference", description: testCase.text, body: "body" }),
-      (error: unknown) => assertRefusal(error, testCase),
-    );
-    assert.deepEqual(snapshot(memoryDir), before);
+    await counted("secrets", async () => {
+      await assert.rejects(
+        saveMemory(memoryDir, { type: "reference", description: testCase.text, body: "body" }),
+        (error: unknown) => assertRefusal(error, testCase),
+      );
+      assert.deepEqual(snapshot(memoryDir), before);
+    });
   });
 
   it("saveMemory refuses a secret in the title or the index hook", async () => {
@@ -115,16 +121,18 @@ describe("secrets", () => {
     for (const field of ["title", "hook"] as const) {
       const memoryDir = memoryDirWithIndex();
       const before = snapshot(memoryDir);
-      await assert.rejects(
-        saveMemory(memoryDir, {
-          type: "reference",
-          description: "slack",
-          body: "body",
-          [field]: testCase.text,
-        }),
-        (error: unknown) => assertRefusal(error, testCase),
-      );
-      assert.deepEqual(snapshot(memoryDir), before, field);
+      await counted("secrets", async () => {
+        await assert.rejects(
+          saveMemory(memoryDir, {
+            type: "reference",
+            description: "slack",
+            body: "body",
+            [field]: testCase.text,
+          }),
+          (error: unknown) => assertRefusal(error, testCase),
+        );
+        assert.deepEqual(snapshot(memoryDir), before, field);
+      });
     }
   });
 
@@ -133,39 +141,45 @@ describe("secrets", () => {
       it(`${testCase.kind}: saveMemory, writeMemoryText, memdir add`, async () => {
         const memoryDir = memoryDirWithIndex();
         const before = snapshot(memoryDir);
-        await assert.rejects(
-          saveMemory(memoryDir, {
-            file: testCase.text,
-            type: "reference",
-            description: "chat",
-            body: "body",
-          }),
-          (error: unknown) => assertRefusal(error, testCase),
+        await counted("secrets", () =>
+          assert.rejects(
+            saveMemory(memoryDir, {
+              file: testCase.text,
+              type: "reference",
+              description: "chat",
+              body: "body",
+            }),
+            (error: unknown) => assertRefusal(error, testCase),
+          ),
         );
         const text = "---\ndescription: chat\ntype: reference\n---\nbody\n";
-        await assert.rejects(writeMemoryText(memoryDir, testCase.text, text), (error: unknown) =>
-          assertRefusal(error, testCase),
+        await counted("secrets", () =>
+          assert.rejects(writeMemoryText(memoryDir, testCase.text, text), (error: unknown) =>
+            assertRefusal(error, testCase),
+          ),
         );
         const home = makeTempDir();
-        const result = await runCli(
-          [
-            "add",
-            "--dir",
-            memoryDir,
-            "--type",
-            "reference",
-            "--description",
-            "chat",
-            "--file",
-            testCase.text,
-            "body",
-          ],
-          { home, cwd: repo },
-        );
-        assert.equal(result.code, 1, result.stderr);
-        assert.match(result.stderr, /file name/);
-        assert.ok(!result.stderr.includes(testCase.value));
-        assert.deepEqual(snapshot(memoryDir), before);
+        await counted("secrets", async () => {
+          const result = await runCli(
+            [
+              "add",
+              "--dir",
+              memoryDir,
+              "--type",
+              "reference",
+              "--description",
+              "chat",
+              "--file",
+              testCase.text,
+              "body",
+            ],
+            { home, cwd: repo },
+          );
+          assert.equal(result.code, 1, result.stderr);
+          assert.match(result.stderr, /file name/);
+          assert.ok(!result.stderr.includes(testCase.value));
+          assert.deepEqual(snapshot(memoryDir), before);
+        });
       });
     }
 
@@ -181,26 +195,30 @@ describe("secrets", () => {
         cwd: repo,
       });
       const report = JSON.parse(result.stdout) as { issues: { code: string; message: string }[] };
-      assert.ok(
-        report.issues.some(
-          (issue) => issue.code === "secret" && /the file name .* GitHub/.test(issue.message),
+      await counted("secrets", () =>
+        assert.ok(
+          report.issues.some(
+            (issue) => issue.code === "secret" && /the file name .* GitHub/.test(issue.message),
+          ),
+          result.stdout,
         ),
-        result.stdout,
       );
     });
   });
 
   describe("writeMemoryText (agent tools) refuses and writes nothing", () => {
     for (const testCase of SECRET_CASES) {
-      it(testCase.kind, async () => {
-        const memoryDir = memoryDirWithIndex();
-        const before = snapshot(memoryDir);
-        const text = `---\ndescription: deploy\ntype: reference\n---\n${testCase.text}\n`;
-        await assert.rejects(writeMemoryText(memoryDir, "reference-deploy.md", text), (error: unknown) =>
-          assertRefusal(error, testCase),
-        );
-        assert.deepEqual(snapshot(memoryDir), before);
-      });
+      it(testCase.kind, () =>
+        counted("secrets", async () => {
+          const memoryDir = memoryDirWithIndex();
+          const before = snapshot(memoryDir);
+          const text = `---\ndescription: deploy\ntype: reference\n---\n${testCase.text}\n`;
+          await assert.rejects(writeMemoryText(memoryDir, "reference-deploy.md", text), (error: unknown) =>
+            assertRefusal(error, testCase),
+          );
+          assert.deepEqual(snapshot(memoryDir), before);
+        }),
+      );
     }
   });
 
@@ -210,16 +228,18 @@ describe("secrets", () => {
     const before = snapshot(memoryDir);
     for (const kind of ["AWS access key ID", "private key", "PostgreSQL connection string with a password"]) {
       const testCase = SECRET_CASES.find((c) => c.kind === kind)!;
-      const result = await runCli(
-        ["add", "--dir", memoryDir, "--type", "reference", "--description", "deploy notes", testCase.text],
-        { home, cwd: repo },
-      );
-      assert.equal(result.code, 1, result.stderr);
-      assert.ok(result.stderr.includes(kind), result.stderr);
-      assert.ok(
-        !`${result.stdout}${result.stderr}`.includes(testCase.value.slice(0, 12)),
-        "the CLI leaks the value",
-      );
+      await counted("secrets", async () => {
+        const result = await runCli(
+          ["add", "--dir", memoryDir, "--type", "reference", "--description", "deploy notes", testCase.text],
+          { home, cwd: repo },
+        );
+        assert.equal(result.code, 1, result.stderr);
+        assert.ok(result.stderr.includes(kind), result.stderr);
+        assert.ok(
+          !`${result.stdout}${result.stderr}`.includes(testCase.value.slice(0, 12)),
+          "the CLI leaks the value",
+        );
+      });
     }
     assert.deepEqual(snapshot(memoryDir), before);
   });
@@ -245,6 +265,14 @@ describe("secrets", () => {
     const secretFiles = new Set(
       report.issues.filter((issue) => issue.code === "secret").map((issue) => issue.file),
     );
+    // One secret at rest per file: each one doctor did not name (or printed) got out.
+    recordReliability("secrets", {
+      tried: SECRET_CASES.length,
+      escapes: SECRET_CASES.filter(
+        (testCase, i) =>
+          !secretFiles.has(`reference-case-${i}.md`) || result.stdout.includes(testCase.value.slice(0, 12)),
+      ).length,
+    });
     SECRET_CASES.forEach((testCase, i) => {
       assert.ok(secretFiles.has(`reference-case-${i}.md`), `doctor missed ${testCase.kind} at rest`);
       assert.ok(!result.stdout.includes(testCase.value.slice(0, 12)), `doctor printed the ${testCase.kind}`);

@@ -14,6 +14,7 @@ import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/t
 import { type CliResult, runCli } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
+import { recordBoundedRun, withinBound } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 /** A bound for one CLI child on a loaded 2-core machine; a hang is killed at it. */
@@ -48,6 +49,7 @@ describe("special files instead of memory files", () => {
     const { home, memoryDir } = memoryDirWithOne();
     mkfifo(path.join(memoryDir, "x.md"));
     const result = await runCli(["show", "--dir", memoryDir, "x.md"], { home, timeoutMs: CHILD_BOUND_MS });
+    recordBoundedRun("faults", result);
     assertExitedWithOneLine(result, "show x.md on a FIFO");
   });
 
@@ -64,6 +66,9 @@ describe("special files instead of memory files", () => {
       const result = await runCli([command[0], "--dir", memoryDir, ...command.slice(1)], {
         home,
         timeoutMs: CHILD_BOUND_MS,
+      });
+      recordBoundedRun("faults", result, {
+        losses: fs.existsSync(path.join(memoryDir, "feedback-real-db.md")) ? 0 : 1,
       });
       assertExitedWithOneLine(result, `${command[0]} with a FIFO MEMORY.md`);
       assert.ok(fs.statSync(indexPath).isFIFO(), "the FIFO is left as it was");
@@ -122,7 +127,8 @@ async function startServer(home: string, memoryDir: string) {
   const client = new Client({ name: "special-files", version: "0" });
   const call = async (name: string, args: Record<string, unknown>) =>
     (await client.callTool({ name, arguments: args }, undefined, {
-      timeout: CHILD_BOUND_MS,
+      // Past the tests' own bound (withinBound), which counts a hang.
+      timeout: 2 * CHILD_BOUND_MS,
     })) as CallToolResult;
   const stop = () => {
     clearTimeout(killer);
@@ -145,14 +151,20 @@ describe("MCP memory_read on special and huge files", () => {
     try {
       // Eight reads: more than libuv's four threads, which blocked opens used to exhaust.
       for (let attempt = 0; attempt < 8; attempt++) {
-        const result = await server.call("memory_read", { file: "pipe.md" });
+        const result = await withinBound(
+          "faults",
+          CHILD_BOUND_MS,
+          () => server.call("memory_read", { file: "pipe.md" }),
+          `memory_read of the FIFO (${attempt + 1})`,
+        );
         assert.equal(result.isError, true, `read ${attempt + 1} of the FIFO is refused`);
         assert.match(text(result), /pipe\.md is not a memory: .*named pipe \(FIFO\)/);
       }
       const list = await server.call("memory_list", {});
       assert.match(text(list), /feedback-real-db\.md/, "the server still answers other tools");
       server.child.stdin.end(); // the client goes away
-      assert.equal(await server.exited, 0, "the server exits on its own when stdin closes");
+      const code = await withinBound("faults", CHILD_BOUND_MS, () => server.exited, "the server's exit");
+      assert.equal(code, 0, "the server exits on its own when stdin closes");
     } finally {
       server.stop();
     }
@@ -167,7 +179,12 @@ describe("MCP memory_read on special and huge files", () => {
     fs.truncateSync(huge, 3 * 1024 ** 3);
     const server = await startServer(home, memoryDir);
     try {
-      const result = await server.call("memory_read", { file: "reference-huge.md" });
+      const result = await withinBound(
+        "faults",
+        CHILD_BOUND_MS,
+        () => server.call("memory_read", { file: "reference-huge.md" }),
+        "memory_read of the 3 GB memory",
+      );
       assert.notEqual(result.isError, true, text(result));
       const output = result.structuredContent as { text: string; description: string };
       assert.equal(output.description, "a huge log pasted by mistake");

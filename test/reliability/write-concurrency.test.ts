@@ -1,43 +1,37 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
 import { parseIndex } from "../../src/memdir/index-file.ts";
+import { startProcess } from "../helpers/cli.ts";
 import { nodeArgsFor } from "../helpers/node-entry.ts";
 import { recordReliability } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const repo = path.resolve(import.meta.dirname, "../..");
-const worker = path.join(import.meta.dirname, "workers/save-many.ts");
+const saveMany = path.join(import.meta.dirname, "workers/save-many.ts");
 
 interface WorkerResult {
   kept: string[];
   removed: string[];
 }
 
-function runWorker(memoryDir: string, id: number, count: number, removeEvery = 0): Promise<WorkerResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [...nodeArgsFor(worker), memoryDir, String(id), String(count), String(removeEvery)],
-      { cwd: repo, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`worker ${id} exited ${code}: ${stderr}`));
-      else resolve(JSON.parse(stdout) as WorkerResult);
-    });
-  });
+async function runWorker(
+  memoryDir: string,
+  id: number,
+  count: number,
+  removeEvery = 0,
+): Promise<WorkerResult> {
+  const worker = startProcess(
+    process.execPath,
+    [...nodeArgsFor(saveMany), memoryDir, String(id), String(count), String(removeEvery)],
+    { cwd: repo, env: { PATH: process.env.PATH ?? "" }, timeoutMs: 600_000 },
+  );
+  worker.child.stdin.end();
+  const { code, stdout, stderr } = await worker.result;
+  if (code !== 0) throw new Error(`worker ${id} exited ${code}: ${stderr}`);
+  return JSON.parse(stdout) as WorkerResult;
 }
 
 /** Runs `workers` processes at once and checks that every kept memory has its file and one index line. */

@@ -139,9 +139,10 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
       io.stdout(
         "no model configured: running the offline duplicate merge (set ANTHROPIC_API_KEY for a full consolidation)\n",
       );
-    // SIGTERM or SIGINT cancels the run: the agent stops, the lock's mtime is wound back, so a
-    // killed dream does not count as a consolidation for the time gate (issue 22). A second
-    // signal finds no listener and ends the process the default way.
+    // SIGTERM or SIGINT cancels the run: the agent stops (offline: between two merges, each
+    // applied whole), the lock's mtime is wound back, so a killed dream does not count as a
+    // consolidation for the time gate (issue 22). A second signal finds no listener and ends the
+    // process the default way.
     const controller = new AbortController();
     let stoppedBy: NodeJS.Signals | null = null;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -154,7 +155,7 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
     try {
       result = client
         ? await runConsolidation({ memoryDir, projectDir, client, mode, signal: controller.signal })
-        : await runOfflineConsolidation({ memoryDir, mode });
+        : await runOfflineConsolidation({ memoryDir, mode, signal: controller.signal });
     } finally {
       process.removeListener("SIGTERM", onSignal);
       process.removeListener("SIGINT", onSignal);
