@@ -59,6 +59,8 @@ const KEPT_MEMDIRS = 8;
  */
 export async function serveHelper(options: HelperOptions): Promise<string> {
   const { paths } = options;
+  // Never make a HOME that is gone (a test's temp HOME being removed as the helper starts).
+  if (!fs.existsSync(options.home)) return `no helper: its HOME ${options.home} is gone`;
   const unfit = ensureHelperDir(paths.dir);
   if (unfit !== null) return `no helper: ${unfit}`;
   const memdirs = new MemdirCache();

@@ -50,7 +50,10 @@ function cursorInput(shop: string, event: string, extra: Record<string, unknown>
 
 /** Runs a hooks.json `command` the way Cursor does: through the shell, JSON on stdin. */
 function runHookCommand(command: string, options: { cwd: string; home: string; input: string }) {
-  const env = { PATH: process.env.PATH ?? "", HOME: options.home, NO_COLOR: "1" };
+  // The memory helper off, as in runCli: this file tests Cursor's shapes (test/helper/ tests the
+  // helper); a helper that session start launched was still making its socket folder in the
+  // temp HOME while the test removed it (ENOTEMPTY).
+  const env = { PATH: process.env.PATH ?? "", HOME: options.home, NO_COLOR: "1", MEMDIR_HELPER: "0" };
   return runProcess("/bin/sh", ["-c", command], { cwd: options.cwd, env, input: options.input });
 }
 
