@@ -8,11 +8,14 @@
 // time, or it is of another build, or MEMDIR_HELPER=0, the command runs here as it always did,
 // with the same answer. The socket's name and the build identity are computed as in
 // src/helper/paths.ts: change both together.
-import fs from "node:fs";
-import net from "node:net";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+// CommonJS (bin/package.json), not ESM: an ES module entry costs a fresh process ~4-5 ms more
+// (measured: an empty .mjs 27.8 ms vs an empty .cjs 22.1 ms beside `node -e 0` 22.8 ms), and this
+// file runs on every prompt.
+"use strict";
+const fs = require("node:fs");
+const net = require("node:net");
+const os = require("node:os");
+const path = require("node:path");
 
 const started = performance.now();
 const PROTOCOL = 1;
@@ -25,11 +28,11 @@ const FAST_EVENTS = {
   userpromptsubmit: "user-prompt-submit",
   beforeagent: "before-agent",
 };
-const mainFile = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const mainFile = path.join(__dirname, "..", "dist", "cli", "main.js");
 
 const fast = fastPathOf(process.argv.slice(2), process.env);
-if (fast === null) await inProcess(undefined);
-else await viaHelper(fast);
+if (fast === null) inProcess(undefined);
+else viaHelper(fast);
 
 /** The request the helper may answer, or null: run in this process. */
 function fastPathOf(args, env) {
@@ -73,11 +76,9 @@ async function viaHelper({ args, hook, boundMs }) {
   }
   if (answer.kind === "result") {
     process.stderr.write(answer.stderr);
-    if (hook !== null) process.stdout.write(answer.stdout, () => process.exit(answer.code));
-    else {
-      process.stdout.write(answer.stdout);
-      process.exitCode = answer.code;
-    }
+    // Nothing else is left to run here: exit once stdout is flushed (a natural exit of `list`
+    // waited ~3 ms more for the closed socket's handles).
+    process.stdout.write(answer.stdout, () => process.exit(answer.code));
     return;
   }
   if (answer.kind === "late") {
@@ -218,9 +219,8 @@ async function startHelper(paths) {
       if (error.code !== "EEXIST" || Date.now() - fs.statSync(paths.starting).mtimeMs < 10_000) return;
       fs.writeFileSync(paths.starting, `${process.pid}\n`, { mode: 0o600 });
     }
-    const { spawn } = await import("node:child_process");
-    const entry = fileURLToPath(import.meta.url);
-    const child = spawn(process.execPath, [...process.execArgv, entry, "helper", "serve"], {
+    const { spawn } = require("node:child_process");
+    const child = spawn(process.execPath, [...process.execArgv, __filename, "helper", "serve"], {
       detached: true,
       stdio: "ignore",
       env: process.env,

@@ -70,6 +70,7 @@ describe("the packed package", () => {
     for (const file of [
       "LICENSE",
       "bin/memdir.js",
+      "bin/package.json",
       "dist/index.js",
       ".claude-plugin/plugin.json",
       "hooks/hooks.json",
