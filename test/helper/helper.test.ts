@@ -27,7 +27,7 @@ after(() => {
 });
 
 /**
- * A package as bin/memdir.js sees it: `<pkg>/bin/memdir.js` (this repo's), `<pkg>/dist` the
+ * A package as bin/memdir.js sees it: `<pkg>/bin/memdir.js` and `bin/package.json` (this repo's), `<pkg>/dist` the
  * build `npm test` makes (else one compiled here), `<pkg>/package.json` naming memdir. The helper's
  * build identity then comes from that build's `cli/main.js`.
  */
@@ -50,7 +50,8 @@ function makePackage(): { bin: string; mainFile: string } {
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
   }
   fs.mkdirSync(path.join(pkg, "bin"));
-  fs.copyFileSync(path.join(repo, "bin/memdir.js"), path.join(pkg, "bin/memdir.js"));
+  for (const file of ["bin/memdir.js", "bin/package.json"])
+    fs.copyFileSync(path.join(repo, file), path.join(pkg, file));
   fs.symlinkSync(build, path.join(pkg, "dist"));
   const { version } = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as {
     version: string;
