@@ -18,7 +18,7 @@ const os = require("node:os");
 const path = require("node:path");
 
 const started = performance.now();
-const PROTOCOL = 1;
+const PROTOCOL = 2;
 const DEFAULT_HOOK_TIMEOUT_MS = 8000; // DEFAULT_HOOK_TIMEOUT_MS of src/cli/commands/hook.ts
 /** How long a client waits for a helper to take its request before doing the work itself. */
 const ACK_WAIT_MS = 300;
@@ -183,10 +183,18 @@ function ask(paths, request, boundMs) {
       wait(boundMs === null ? 120_000 : boundMs + 1000, { kind: "late", pid });
     });
     socket.on("end", () => {
-      const result = pid === null ? null : parseLine(text.trimEnd());
-      if (result === null || typeof result.code !== "number" || result.fallback !== undefined)
+      // A JSON line (code, stderr, stdout's length in bytes), then stdout as it is (resultFrame).
+      const newline = text.indexOf("\n");
+      const result = pid === null || newline < 0 ? null : parseLine(text.slice(0, newline));
+      const stdout = text.slice(newline + 1);
+      if (
+        result === null ||
+        typeof result.code !== "number" ||
+        result.fallback !== undefined ||
+        result.stdoutBytes !== Buffer.byteLength(stdout)
+      )
         return done({ kind: "none", startOne: false });
-      done({ kind: "result", stdout: String(result.stdout), stderr: String(result.stderr), code: result.code });
+      done({ kind: "result", stdout, stderr: String(result.stderr), code: result.code });
     });
     socket.on("error", (error) =>
       done({ kind: "none", startOne: error.code === "ENOENT" || error.code === "ECONNREFUSED" }),

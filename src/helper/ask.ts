@@ -2,6 +2,7 @@ import fs from "node:fs";
 import net from "node:net";
 import {
   ensureHelperDir,
+  HELPER_PROTOCOL,
   type HelperPaths,
   helperPaths,
   STARTING_STALE_MS,
@@ -56,7 +57,7 @@ export function askHelper(
       else if (typeof first?.ack === "number") resolve({ kind: "answered", pid: first.ack, lines: rest });
       else resolve({ kind: "none", reason: `${paths.socket} closed without an answer` });
     });
-    socket.write(`${JSON.stringify({ ...request, v: 1, build: paths.build })}\n`);
+    socket.write(`${JSON.stringify({ ...request, v: HELPER_PROTOCOL, build: paths.build })}\n`);
   });
 }
 

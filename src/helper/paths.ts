@@ -33,7 +33,7 @@ export function helperEnabled(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** The wire protocol's version; a client and a helper that differ never talk. */
-export const HELPER_PROTOCOL = 1;
+export const HELPER_PROTOCOL = 2;
 
 /** A unix socket path must fit `sun_path` (104 bytes on macOS, 108 on Linux, with its NUL). */
 const SOCKET_PATH_MAX = 103;
