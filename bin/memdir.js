@@ -170,12 +170,19 @@ function ask(paths, request, boundMs) {
     wait(ACK_WAIT_MS, { kind: "none", startOne: false });
     socket.on("connect", () => socket.write(`${JSON.stringify(request)}\n`));
     socket.setEncoding("utf8");
+    // After the acknowledgement the answer is only collected: searching the growing string for
+    // each chunk made receiving a 10 MB `list --json` quadratic (668 ms of CPU at 20,000 memories).
+    const answerChunks = [];
     socket.on("data", (chunk) => {
+      if (pid !== null) {
+        answerChunks.push(chunk);
+        return;
+      }
       text += chunk;
       const newline = text.indexOf("\n");
-      if (pid !== null || newline < 0) return;
+      if (newline < 0) return;
       const first = parseLine(text.slice(0, newline));
-      text = text.slice(newline + 1);
+      answerChunks.push(text.slice(newline + 1));
       if (first?.other === true) return done({ kind: "none", startOne: true });
       if (typeof first?.ack !== "number") return done({ kind: "none", startOne: false });
       pid = first.ack;
@@ -184,6 +191,7 @@ function ask(paths, request, boundMs) {
     });
     socket.on("end", () => {
       // A JSON line (code, stderr, stdout's length in bytes), then stdout as it is (resultFrame).
+      text = answerChunks.join("");
       const newline = text.indexOf("\n");
       const result = pid === null || newline < 0 ? null : parseLine(text.slice(0, newline));
       const stdout = text.slice(newline + 1);
