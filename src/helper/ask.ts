@@ -48,10 +48,22 @@ export function askHelper(
     });
     socket.on("end", () => {
       clearTimeout(timer);
+      // A line that is not JSON (not a helper on that socket) must not throw inside this handler,
+      // where the caller's try cannot catch it: it reads as no answer.
       const lines = text
         .split("\n")
         .filter((line) => line !== "")
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+        .map((line) => {
+          try {
+            return JSON.parse(line) as Record<string, unknown>;
+          } catch {
+            return null;
+          }
+        });
+      if (lines.includes(null)) {
+        resolve({ kind: "none", reason: `${paths.socket} answered something that is not the helper's` });
+        return;
+      }
       const [first, ...rest] = lines;
       if (first?.other === true) resolve({ kind: "other-build" });
       else if (typeof first?.ack === "number") resolve({ kind: "answered", pid: first.ack, lines: rest });

@@ -7,8 +7,6 @@ import { extractionStateDir } from "../extract/cursor-store.ts";
 import { createModelClientFromConfig } from "../model/factory.ts";
 import type { Message } from "../types.ts";
 
-export { spawnDetachedMemdir } from "./spawn.ts";
-
 export interface StopHookOptions {
   /** `transcript_path` from the hook input. */
   transcriptPath: string | undefined;

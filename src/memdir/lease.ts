@@ -112,8 +112,13 @@ export function isLeaseStale(holder: LeaseHolder, staleMs: number, now = Date.no
  * a reused PID and lost its lock (docs/design.md#locks).
  */
 export function ownProcessStartMs(): number {
-  return processStartMs(process.pid) ?? OWN_START_MS;
+  // Read once: a process's start never changes, and a long-lived helper takes many locks.
+  OWN_PROC_START.ms ??= processStartMs(process.pid) ?? OWN_START_MS;
+  return OWN_PROC_START.ms;
 }
+
+/** A memo of a constant of this process (its `/proc` start time), not per-directory state. */
+const OWN_PROC_START: { ms?: number } = {};
 
 function leaseBody(): string {
   const token = randomBytes(8).toString("hex");

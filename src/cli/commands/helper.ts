@@ -14,7 +14,7 @@ import {
   type MemdirProvider,
   serveHelper,
 } from "../../helper/server.ts";
-import { spawnDetachedMemdir } from "../../hooks/stop.ts";
+import { spawnDetachedMemdir } from "../../hooks/spawn.ts";
 import { type CommandContext, type RegisterCommand, usageError } from "../common.ts";
 import { printJson } from "../output.ts";
 

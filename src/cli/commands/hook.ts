@@ -297,7 +297,10 @@ async function planExtraction(
     log(`no extraction: ${state.mode.reason}`);
     return null;
   }
-  const { planStopHook, spawnDetachedMemdir } = await import("../../hooks/stop.ts");
+  const [{ planStopHook }, { spawnDetachedMemdir }] = await Promise.all([
+    import("../../hooks/stop.ts"),
+    import("../../hooks/spawn.ts"),
+  ]);
   const plan = planStopHook({
     transcriptPath: input.transcript_path,
     cwd: state.cwd,
@@ -356,7 +359,7 @@ async function startHelper(env: NodeJS.ProcessEnv, log: (reason: string) => void
     if (!helperEnabled(env)) return;
     const [{ startHelperIfNone }, { spawnDetachedMemdir }] = await Promise.all([
       import("../../helper/ask.ts"),
-      import("../../hooks/stop.ts"),
+      import("../../hooks/spawn.ts"),
     ]);
     const line = await startHelperIfNone(env, () => spawnDetachedMemdir(["helper", "serve"], env));
     if (line !== null) log(line);
