@@ -235,6 +235,12 @@ async function startHelper(paths) {
       if (error.code !== "EEXIST" || Date.now() - fs.statSync(paths.starting).mtimeMs < 10_000) return;
       fs.writeFileSync(paths.starting, `${process.pid}\n`, { mode: 0o600 });
     }
+    // A helper another prompt started may have begun listening (and removed its marker) since
+    // this client found none: then it serves, and a second start would only exit again.
+    if (await socketAnswers(paths.socket)) {
+      fs.rmSync(paths.starting, { force: true });
+      return;
+    }
     const { spawn } = require("node:child_process");
     const child = spawn(process.execPath, [...process.execArgv, __filename, "helper", "serve"], {
       detached: true,
@@ -247,6 +253,18 @@ async function startHelper(paths) {
   } catch {
     // No helper this time: the hook does its work itself anyway.
   }
+}
+
+/** Whether something accepts connections on `socket` (a live helper). */
+function socketAnswers(socket) {
+  return new Promise((resolve) => {
+    const probe = net.connect(socket);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
 }
 
 /** src/helper/paths.ts helperPaths, in plain JavaScript. */

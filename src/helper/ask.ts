@@ -91,6 +91,12 @@ export async function startHelperIfNone(
   const unfit = ensureHelperDir(paths.dir);
   if (unfit !== null) return `no memory helper: ${unfit}`;
   if (!claimStart(paths.starting)) return null;
+  // A helper another start launched may have begun listening (and removed its marker) since the
+  // check above: then it serves, and a second one would only exit again.
+  if (fs.existsSync(paths.socket) && (await askHelper(paths, { op: "status" }, 300)).kind === "answered") {
+    fs.rmSync(paths.starting, { force: true });
+    return null;
+  }
   const pid = spawnHelper();
   return `memory helper started in the background (pid ${pid})`;
 }
