@@ -55,38 +55,42 @@ function fastPathOf(args, env) {
 }
 
 async function viaHelper({ args, hook, boundMs }) {
-  let stdin;
-  if (hook !== null) {
-    stdin = await readStdin(boundMs);
-    if (stdin === null) {
-      // What the in-process hook answers when its host never closes stdin.
-      process.stderr.write(`memdir: hook ${hook}: timed out after ${boundMs} ms\n`);
-      process.stdout.write("{}\n", () => process.exit(0));
-      return;
-    }
-  }
+  // Side by side: while stdin is read (its stream's first data comes ~3 ms after it is made), the
+  // socket's name is computed and the connection made (~1.7 ms of a budget of ~12 ms).
+  const stdinRead = hook === null ? Promise.resolve(undefined) : readStdin(boundMs);
   let paths = null;
-  let answer = { kind: "none" };
+  let asking = null;
   try {
     paths = helperPaths(process.env.HOME);
-    const request = { v: PROTOCOL, build: paths?.build, args, cwd: process.cwd(), env: process.env, stdin };
-    if (paths !== null) answer = await ask(paths, request, boundMs);
+    if (paths !== null) asking = startAsking(paths);
   } catch {
     // Whatever went wrong here (a cwd that is gone), the process does the work itself.
   }
+  const stdin = await stdinRead;
+  if (stdin === null) {
+    asking?.cancel();
+    // What the in-process hook answers when its host never closes stdin.
+    answerAndExit({ stdout: "{}\n", stderr: `memdir: hook ${hook}: timed out after ${boundMs} ms\n`, code: 0 });
+    return;
+  }
+  let answer = { kind: "none" };
+  try {
+    const request = { v: PROTOCOL, build: paths?.build, args, cwd: process.cwd(), env: process.env, stdin };
+    if (asking !== null) answer = await asking.send(request, boundMs);
+  } catch {
+    asking?.cancel();
+  }
   if (answer.kind === "result") {
-    process.stderr.write(answer.stderr);
-    // Nothing else is left to run here: exit once stdout is flushed (a natural exit of `list`
-    // waited ~3 ms more for the closed socket's handles).
-    process.stdout.write(answer.stdout, () => process.exit(answer.code));
+    answerAndExit(answer);
     return;
   }
   if (answer.kind === "late") {
     // The helper took the request and then went silent: the bound is spent, as in-process it would be.
-    process.stderr.write(
-      `memdir: hook ${hook}: the memory helper (pid ${answer.pid}) did not answer within ${boundMs} ms; nothing to add\n`,
-    );
-    process.stdout.write("{}\n", () => process.exit(0));
+    answerAndExit({
+      stdout: "{}\n",
+      stderr: `memdir: hook ${hook}: the memory helper (pid ${answer.pid}) did not answer within ${boundMs} ms; nothing to add\n`,
+      code: 0,
+    });
     return;
   }
   // No helper (or a stale socket, or one of another build, which has now exited): the prompt
@@ -95,6 +99,35 @@ async function viaHelper({ args, hook, boundMs }) {
   if (hook === null) return inProcess(undefined);
   const left = Math.max(1, Math.round(started + boundMs - performance.now()));
   return inProcess(stdin, [...process.argv, "--timeout-ms", String(left)]);
+}
+
+/**
+ * Writes an answer to fds 2 and 1 and exits: nothing else is left to run here (a natural exit of
+ * `list` waited ~3 ms more for the closed socket's handles). Written with fs.writeSync, not the
+ * process.stdout/stderr streams, which this process would make only for this: making them cost
+ * ~7 M and ~10 M instructions, as much as a fifth of `node -e 0` (callgrind). A stream is used
+ * only for what a non-blocking descriptor does not take at once (EAGAIN).
+ */
+function answerAndExit({ stdout, stderr, code }) {
+  const pending = [];
+  if (stderr !== "") pending.push(writeFully(2, stderr, () => process.stderr));
+  pending.push(writeFully(1, stdout, () => process.stdout));
+  const waits = pending.filter((wait) => wait !== null);
+  if (waits.length === 0) process.exit(code);
+  Promise.all(waits).then(() => process.exit(code));
+}
+
+/** Writes `data` to `fd`; null when done, else a promise of the rest written through `stream()`. */
+function writeFully(fd, data, stream) {
+  let bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  try {
+    while (bytes.length > 0) bytes = bytes.subarray(fs.writeSync(fd, bytes));
+    return null;
+  } catch (error) {
+    // A reader that is gone (EPIPE) gets nothing more; a busy non-blocking one the rest, later.
+    if (error.code !== "EAGAIN") return null;
+    return new Promise((resolve) => stream().write(bytes, resolve));
+  }
 }
 
 /** Runs the CLI in this process (stdin already read, when given), as without the helper. */
@@ -125,6 +158,9 @@ async function inProcess(stdin, argv = process.argv) {
 }
 
 /** All of stdin as UTF-8 ("" for a TTY), or null when it did not close within `boundMs`. */
+// A stream, not fs.read on fd 0 (whose data came ~3 ms sooner): a read blocked in the thread
+// pool on a stdin its host never closes keeps the process from exiting at all (Node joins the
+// pool's threads at exit), where the hook must answer at its bound.
 function readStdin(boundMs) {
   if (process.stdin.isTTY) return Promise.resolve("");
   return new Promise((resolve) => {
@@ -146,68 +182,90 @@ function readStdin(boundMs) {
 }
 
 /**
- * Asks the helper: `result` (its stdout, stderr, exit code), `late` (it took the request but did
- * not answer within the hook's bound), or `none` (no socket, refused, no acknowledgement within
- * ACK_WAIT_MS, another build: `startOne` when no helper serves this key).
+ * Connects to the helper at once; `send` then asks it: `result` (its stdout as bytes, stderr,
+ * exit code), `late` (it took the request but did not answer within the hook's bound), or `none`
+ * (no socket, refused, no acknowledgement within ACK_WAIT_MS, another build: `startOne` when no
+ * helper serves this key).
  */
-function ask(paths, request, boundMs) {
+function startAsking(paths) {
   const unsafe = unsafeDir(paths.dir);
-  if (unsafe) return Promise.resolve({ kind: "none", startOne: unsafe === "missing" });
-  return new Promise((resolve) => {
-    const socket = net.connect(paths.socket);
-    let text = "";
-    let pid = null;
-    let timer;
-    const done = (answer) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(answer);
-    };
-    const wait = (ms, answer) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => done(answer), ms);
-    };
-    wait(ACK_WAIT_MS, { kind: "none", startOne: false });
-    socket.on("connect", () => socket.write(`${JSON.stringify(request)}\n`));
-    socket.setEncoding("utf8");
-    // After the acknowledgement the answer is only collected: searching the growing string for
-    // each chunk made receiving a 10 MB `list --json` quadratic (668 ms of CPU at 20,000 memories).
-    const answerChunks = [];
-    socket.on("data", (chunk) => {
-      if (pid !== null) {
-        answerChunks.push(chunk);
-        return;
-      }
-      text += chunk;
-      const newline = text.indexOf("\n");
-      if (newline < 0) return;
-      const first = parseLine(text.slice(0, newline));
-      answerChunks.push(text.slice(newline + 1));
-      if (first?.other === true) return done({ kind: "none", startOne: true });
-      if (typeof first?.ack !== "number") return done({ kind: "none", startOne: false });
-      pid = first.ack;
-      // The helper's own bound answers first; a list has none, so a generous one.
-      wait(boundMs === null ? 120_000 : boundMs + 1000, { kind: "late", pid });
-    });
-    socket.on("end", () => {
-      // A JSON line (code, stderr, stdout's length in bytes), then stdout as it is (resultFrame).
-      text = answerChunks.join("");
-      const newline = text.indexOf("\n");
-      const result = pid === null || newline < 0 ? null : parseLine(text.slice(0, newline));
-      const stdout = text.slice(newline + 1);
-      if (
-        result === null ||
-        typeof result.code !== "number" ||
-        result.fallback !== undefined ||
-        result.stdoutBytes !== Buffer.byteLength(stdout)
-      )
-        return done({ kind: "none", startOne: false });
-      done({ kind: "result", stdout, stderr: String(result.stderr), code: result.code });
-    });
-    socket.on("error", (error) =>
-      done({ kind: "none", startOne: error.code === "ENOENT" || error.code === "ECONNREFUSED" }),
-    );
+  if (unsafe) {
+    const none = { kind: "none", startOne: unsafe === "missing" };
+    return { send: () => Promise.resolve(none), cancel() {} };
+  }
+  const socket = net.connect(paths.socket);
+  // Until `send`, an early failure is only remembered.
+  let failed = null;
+  let connected = false;
+  let onFailure = (error) => {
+    failed = error;
+  };
+  let onConnect = () => {
+    connected = true;
+  };
+  socket.on("error", (error) => onFailure(error));
+  socket.on("connect", () => onConnect());
+  const noHelper = (error) => ({
+    kind: "none",
+    startOne: error.code === "ENOENT" || error.code === "ECONNREFUSED",
   });
+  const send = (request, boundMs) =>
+    new Promise((resolve) => {
+      let timer;
+      let pid = null;
+      const done = (answer) => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(answer);
+      };
+      if (failed !== null) return done(noHelper(failed));
+      onFailure = (error) => done(noHelper(error));
+      const wait = (ms, answer) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => done(answer), ms);
+      };
+      wait(ACK_WAIT_MS, { kind: "none", startOne: false });
+      const line = `${JSON.stringify(request)}\n`;
+      if (connected) socket.write(line);
+      else onConnect = () => socket.write(line);
+      // Bytes, not strings: after the acknowledgement the answer is only collected (searching a
+      // growing string at each chunk made a 10 MB `list --json` quadratic, 668 ms of CPU at
+      // 20,000 memories), then written out as it came.
+      let head = Buffer.alloc(0);
+      const answerChunks = [];
+      socket.on("data", (chunk) => {
+        if (pid !== null) {
+          answerChunks.push(chunk);
+          return;
+        }
+        head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
+        const newline = head.indexOf(10);
+        if (newline < 0) return;
+        const first = parseLine(head.toString("utf8", 0, newline));
+        answerChunks.push(head.subarray(newline + 1));
+        if (first?.other === true) return done({ kind: "none", startOne: true });
+        if (typeof first?.ack !== "number") return done({ kind: "none", startOne: false });
+        pid = first.ack;
+        // The helper's own bound answers first; a list has none, so a generous one.
+        wait(boundMs === null ? 120_000 : boundMs + 1000, { kind: "late", pid });
+      });
+      socket.on("end", () => {
+        // A JSON line (code, stderr, stdout's length in bytes), then stdout as it is (resultFrame).
+        const answer = Buffer.concat(answerChunks);
+        const newline = answer.indexOf(10);
+        const result = pid === null || newline < 0 ? null : parseLine(answer.toString("utf8", 0, newline));
+        const stdout = answer.subarray(newline + 1);
+        if (
+          result === null ||
+          typeof result.code !== "number" ||
+          result.fallback !== undefined ||
+          result.stdoutBytes !== stdout.length
+        )
+          return done({ kind: "none", startOne: false });
+        done({ kind: "result", stdout, stderr: String(result.stderr), code: result.code });
+      });
+    });
+  return { send, cancel: () => socket.destroy() };
 }
 
 function parseLine(line) {
