@@ -33,7 +33,12 @@ export async function readStdin(signal?: AbortSignal): Promise<string> {
 
 /** Prints `value` as pretty JSON followed by a newline. */
 export function printJson(io: CliIO, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout(jsonText(value));
+}
+
+/** `value` as {@link printJson} prints it. */
+export function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
 }
 
 export const colors = pc;

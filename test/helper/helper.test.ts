@@ -202,6 +202,9 @@ describe("memory helper: answers", () => {
     );
     const edited = await ask("when do canary releases happen");
     assert.match(edited.stdout, /canary releases on Thursdays/);
+    // The helper's listing of the same dir is made anew after an edit, not printed again.
+    const listed = await assertSameBothWays(box, ["list", "--json", "--dir", dir]);
+    assert.match(listed.stdout, /canary releases on Thursdays/);
     // Added, then removed.
     writeMemory(
       dir,

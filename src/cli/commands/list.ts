@@ -1,11 +1,12 @@
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import type { Memdir } from "../../memdir/instance.ts";
 import { isMemorySource, MEMORY_SOURCES, provenanceOf } from "../../memdir/provenance.ts";
 import { readRegularText } from "../../memdir/regular-file.ts";
 import { isoTime, manifestLine } from "../../memdir/scan.ts";
 import { type MemoryHeader, savedAtMs } from "../../types.ts";
 import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
 import { locationFromOptions, memdirForCommand } from "../location.ts";
-import { printJson } from "../output.ts";
+import { jsonText } from "../output.ts";
 
 /**
  * `memdir list`: every memory, newest first, as the header scan sees it (first 30 lines).
@@ -26,44 +27,81 @@ export const registerListCommand: RegisterCommand = (program, context) => {
       throw usageError(`list: --source is one of ${MEMORY_SOURCES.join(", ")}`);
     const location = await locationFromOptions(options, context);
     const memdir = memdirForCommand(location, context);
-    // Newest first by saved time (`modified`, else mtime): what the listed times say.
-    const scanned = [...(await memdir.scan())].sort((a, b) => savedAtMs(b) - savedAtMs(a));
-    const withProvenance = options.json || options.source !== undefined;
-    // The scan cached each header's provenance with it (and in the cache file): a file is read
-    // again only when its entry is gone (issue 17: list read and parsed every file); no promise
-    // per memory when none is.
-    const listed: { header: MemoryHeader; source: string | null; session: string | null }[] = [];
-    for (const header of scanned) {
-      const provenance = withProvenance
-        ? (memdir.headerCache?.provenance(header) ?? (await provenanceOfFile(header)))
-        : NO_PROVENANCE;
-      listed.push({ header, ...provenance });
-    }
-    const kept = options.source === undefined ? listed : listed.filter((m) => m.source === options.source);
-    const headers = kept.map((m) => m.header);
-    if (options.json) {
-      printJson(
-        context.io,
-        kept.map(({ header: h, source, session }) => ({
-          file: h.file,
-          path: h.path,
-          type: h.type,
-          description: h.description,
-          mtime: isoTime(h.mtimeMs),
-          source,
-          session,
-        })),
-      );
+    const found = await memdir.scan();
+    const rendering = `${options.json === true}\0${options.source ?? ""}\0${location.memoryDir}`;
+    const last = memdir.extensions.get(LAST_LISTING) as LastListing | undefined;
+    if (last !== undefined && last.rendering === rendering && sameHeaders(last.headers, found)) {
+      context.io.stdout(last.text);
       return;
     }
-    if (headers.length === 0) {
-      const from = options.source === undefined ? "" : ` from ${options.source}`;
-      context.io.stdout(`no memories${from} in ${location.memoryDir}\n`);
-      return;
-    }
-    context.io.stdout(`${headers.map(manifestLine).join("\n")}\n`);
+    const text = await renderListing(found, options, location.memoryDir, memdir);
+    memdir.extensions.set(LAST_LISTING, { rendering, headers: found, text });
+    context.io.stdout(text);
   });
 };
+
+/**
+ * The last listing an instance printed (the memory helper's instances live between requests):
+ * the scan hands back the same header object for a file that did not change, so the same header
+ * objects, in the same order, list the same way. Rendering 20,000 memories as JSON (their ISO
+ * times, the provenance look-ups, the 10 MB string and its garbage) cost the helper ~60 ms of
+ * its ~150 ms per `list --json` (profile at load ~5, issue 17); comparing the headers costs
+ * microseconds.
+ */
+const LAST_LISTING = Symbol("memdir.last-listing");
+
+interface LastListing {
+  rendering: string;
+  headers: readonly MemoryHeader[];
+  text: string;
+}
+
+function sameHeaders(a: readonly MemoryHeader[], b: readonly MemoryHeader[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** What `memdir list` prints for the headers `found` (see the command's description). */
+async function renderListing(
+  found: readonly MemoryHeader[],
+  options: CommonOptions & { source?: string },
+  memoryDir: string,
+  memdir: Memdir,
+): Promise<string> {
+  // Newest first by saved time (`modified`, else mtime): what the listed times say.
+  const scanned = [...found].sort((a, b) => savedAtMs(b) - savedAtMs(a));
+  const withProvenance = options.json || options.source !== undefined;
+  // The scan cached each header's provenance with it (and in the cache file): a file is read
+  // again only when its entry is gone (issue 17: list read and parsed every file); no promise
+  // per memory when none is.
+  const listed: { header: MemoryHeader; source: string | null; session: string | null }[] = [];
+  for (const header of scanned) {
+    const provenance = withProvenance
+      ? (memdir.headerCache?.provenance(header) ?? (await provenanceOfFile(header)))
+      : NO_PROVENANCE;
+    listed.push({ header, ...provenance });
+  }
+  const kept = options.source === undefined ? listed : listed.filter((m) => m.source === options.source);
+  const headers = kept.map((m) => m.header);
+  if (options.json)
+    return jsonText(
+      kept.map(({ header: h, source, session }) => ({
+        file: h.file,
+        path: h.path,
+        type: h.type,
+        description: h.description,
+        mtime: isoTime(h.mtimeMs),
+        source,
+        session,
+      })),
+    );
+  if (headers.length === 0) {
+    const from = options.source === undefined ? "" : ` from ${options.source}`;
+    return `no memories${from} in ${memoryDir}\n`;
+  }
+  return `${headers.map(manifestLine).join("\n")}\n`;
+}
 
 const NO_PROVENANCE: { source: null; session: null } = { source: null, session: null };
 
