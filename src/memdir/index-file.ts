@@ -1,7 +1,8 @@
+import { isUtf8 } from "node:buffer";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { oneLine } from "./memory-names.ts";
-import { readRegularText } from "./regular-file.ts";
+import { readRegularFile } from "./regular-file.ts";
 
 /** Load limits of `MEMORY.md` (docs/design.md#the-index). */
 export const INDEX_MAX_LINES = 200;
@@ -46,9 +47,9 @@ export interface IndexEntry {
  */
 export async function readIndex(memoryDir: string): Promise<IndexRead> {
   const indexPath = path.join(memoryDir, INDEX_FILE);
-  let raw: string;
+  let bytes: Buffer;
   try {
-    raw = await readRegularText(indexPath);
+    ({ bytes } = await readRegularFile(indexPath));
   } catch (error) {
     if (error instanceof MemdirError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -68,7 +69,77 @@ export async function readIndex(memoryDir: string): Promise<IndexRead> {
       cause: error,
     });
   }
-  return { path: indexPath, exists: true, raw, ...capIndex(raw) };
+  const capped = bytes.length > BYTE_CAP_MIN_BYTES ? capIndexBytes(bytes) : null;
+  if (capped === null) {
+    const raw = bytes.toString("utf8");
+    return { path: indexPath, exists: true, raw, ...capIndex(raw) };
+  }
+  let raw: string | undefined;
+  return {
+    path: indexPath,
+    exists: true,
+    get raw() {
+      raw ??= bytes.toString("utf8");
+      return raw;
+    },
+    ...capped,
+  };
+}
+
+/**
+ * Above this size the limits are applied to the bytes ({@link capIndexBytes}). Session start
+ * reads the index on every session: at 20,000 memories MEMORY.md is 2.8 MB, and decoding,
+ * trimming and splitting all of it cost the memory helper ~9 ms of its ~35 ms (issue 17).
+ */
+const BYTE_CAP_MIN_BYTES = 64 * 1024;
+/** How much of each end is decoded to find where the trimmed text starts and ends. */
+const TRIM_WINDOW_BYTES = 4096;
+
+/**
+ * {@link capIndex} of `bytes` as UTF-8, computed on the bytes: only each end and the part that is
+ * kept are decoded, and lines are counted as newline bytes. Null when it cannot be exact this way
+ * (not valid UTF-8, whose replacement characters change the byte count; an end all whitespace
+ * for a whole window): the caller decodes the whole text instead.
+ */
+export function capIndexBytes(
+  bytes: Buffer,
+): Pick<IndexRead, "content" | "truncated" | "limitsExceeded" | "lines" | "bytes"> | null {
+  if (!isUtf8(bytes)) return null;
+  // String.prototype.trim strips U+FEFF too, so it also drops the BOM capIndex removes first.
+  const head = bytes.toString("utf8", 0, Math.min(bytes.length, TRIM_WINDOW_BYTES));
+  const headKept = head.trimStart();
+  const tail = bytes.toString("utf8", Math.max(0, bytes.length - TRIM_WINDOW_BYTES));
+  const tailKept = tail.trimEnd();
+  const start = Buffer.byteLength(head.slice(0, head.length - headKept.length));
+  const end = bytes.length - Buffer.byteLength(tail.slice(tailKept.length));
+  // A window cut inside a character decodes to U+FFFD there; that character may be whitespace
+  // (U+3000 is 3 bytes), so the text must start and end well inside the windows.
+  const inside = TRIM_WINDOW_BYTES - 4;
+  if (start >= inside || bytes.length - end >= inside || end - start <= TRIM_WINDOW_BYTES) return null;
+  const trimmed = bytes.subarray(start, end);
+  let lines = 1;
+  let kept = trimmed.length; // where the first INDEX_MAX_LINES lines end
+  for (let at = trimmed.indexOf(0x0a); at >= 0; at = trimmed.indexOf(0x0a, at + 1)) {
+    if (lines === INDEX_MAX_LINES) kept = at;
+    lines++;
+  }
+  const limitsExceeded = indexLimitsExceeded(lines, trimmed.length);
+  if (limitsExceeded.length === 0) return null;
+  let truncated: IndexLimit = "lines";
+  let contentEnd = kept;
+  if (kept > INDEX_MAX_BYTES) {
+    truncated = "bytes";
+    const cut = trimmed.subarray(0, kept).lastIndexOf(0x0a, INDEX_MAX_BYTES);
+    contentEnd = cut > 0 ? cut : INDEX_MAX_BYTES;
+    while (contentEnd > 0 && (trimmed[contentEnd] & 0xc0) === 0x80) contentEnd--;
+  }
+  return {
+    content: `${trimmed.toString("utf8", 0, contentEnd)}\n\n${indexWarning(limitsExceeded, lines, trimmed.length)}`,
+    truncated,
+    limitsExceeded,
+    lines,
+    bytes: trimmed.length,
+  };
 }
 
 /** Applies the index limits to `raw` (pure; see {@link readIndex}). */

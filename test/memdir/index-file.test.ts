@@ -3,6 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
+  capIndex,
+  capIndexBytes,
   formatIndexLine,
   INDEX_MAX_BYTES,
   parseIndex,
@@ -43,6 +45,100 @@ describe("readIndex", () => {
     assert.ok(Buffer.byteLength(kept) <= INDEX_MAX_BYTES);
     assert.ok(lines.includes(kept.split("\n").at(-1) ?? ""), "the last kept line is whole");
     assert.match(warning, /bytes \(limit 25000\)/);
+  });
+});
+
+describe("a big index", () => {
+  // The pieces a hostile MEMORY.md is made of: whitespace a trim strips (BOM, NBSP, U+3000,
+  // U+2028, CRLF), multi-byte text, long lines without a newline, and a lone U+FFFD.
+  const pieces = [
+    "- [Memory](m.md) — a hook\n",
+    "\r\n",
+    "\n",
+    " ",
+    "\t",
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\ufeff",
+    "长".repeat(40),
+    "😀",
+    "e\u0301",
+    "x".repeat(3000),
+    "\ufffd",
+  ];
+  const whitespace = [" ", "\n", "\r\n", "\u3000", "\u00a0", "\ufeff", "\u2028", "\t"];
+  // An index of short pointer lines: its first 200 lines fit in 25,000 bytes, so lines cut it.
+  const shortPieces = ["- [Memory](m.md) — a hook\n", "- [长](c.md) — 长\r\n", "😀 ", "\n"];
+  const randomText = (random: () => number, short: boolean) => {
+    const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
+    const edge = (max: number) =>
+      Array.from({ length: Math.floor(random() * max) }, () => pick(whitespace)).join("");
+    const parts = [random() < 0.3 ? "\ufeff" : "", edge(random() < 0.1 ? 2000 : 20)];
+    let size = 0;
+    const target = 64 * 1024 + Math.floor(random() * 200_000);
+    while (size < target) {
+      const piece = pick(short ? shortPieces : pieces);
+      parts.push(piece);
+      size += piece.length;
+    }
+    parts.push(edge(random() < 0.1 ? 2000 : 20));
+    return parts.join("");
+  };
+
+  it("is loaded exactly as the whole text would be, cut on its bytes", async () => {
+    let seed = 17;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const dir = makeTempDir();
+    const file = path.join(dir, "MEMORY.md");
+    const kinds = new Set<string>();
+    let byBytes = 0;
+    for (let round = 0; round < 60; round++) {
+      const text = randomText(random, round % 3 === 0);
+      fs.writeFileSync(file, text);
+      const index = await readIndex(dir);
+      const expected = capIndex(text);
+      assert.deepEqual(
+        { content: index.content, truncated: index.truncated, lines: index.lines, bytes: index.bytes },
+        {
+          content: expected.content,
+          truncated: expected.truncated,
+          lines: expected.lines,
+          bytes: expected.bytes,
+        },
+        `round ${round}`,
+      );
+      assert.deepEqual(index.limitsExceeded, expected.limitsExceeded);
+      assert.equal(index.raw, text);
+      kinds.add(String(index.truncated));
+      // …and it was the byte path that loaded it (it gives up only on an end of whitespace).
+      const onBytes = capIndexBytes(Buffer.from(text));
+      if (onBytes !== null) {
+        assert.deepEqual(onBytes, expected, `round ${round} on bytes`);
+        byBytes++;
+      }
+    }
+    assert.ok(byBytes >= 50, `${byBytes} of 60 texts were cut on their bytes`);
+    assert.deepEqual([...kinds].sort(), ["bytes", "lines"], "both limits were tried");
+  });
+
+  it("reads an index that is not valid UTF-8 as its decoded text", async () => {
+    const dir = makeTempDir();
+    const lines = Array.from({ length: 5000 }, (_, i) => `- [M${i}](m${i}.md) — hook ${i}`).join("\n");
+    const bytes = Buffer.concat([
+      Buffer.from(lines.slice(0, 100)),
+      Buffer.from([0xff, 0xc3]),
+      Buffer.from(lines),
+    ]);
+    fs.writeFileSync(path.join(dir, "MEMORY.md"), bytes);
+    const index = await readIndex(dir);
+    const expected = capIndex(bytes.toString("utf8"));
+    assert.equal(index.content, expected.content);
+    assert.equal(index.bytes, expected.bytes);
+    assert.equal(index.lines, expected.lines);
   });
 });
 
