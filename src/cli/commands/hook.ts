@@ -231,18 +231,18 @@ async function hookContext(
   const inHelper = context.memdirs !== undefined;
   if (action === "session-context") {
     // Side by side: the warm-up check only lists folders, and never fails the hook.
-    const [context] = await Promise.all([
+    const [sessionContext] = await Promise.all([
       mode.mode === "full"
         ? import("../../hooks/session-start.ts").then((loaded) =>
             loaded.sessionStartContext({ config, location }),
           )
         : null,
-      startWarmUpIfNeeded(location.memoryDir, env, log),
+      startWarmUpIfNeeded(location.memoryDir, env, log, context),
       mode.mode === "full" ? startSyncPull(location, config, env, log) : null,
       inHelper ? null : startHelper(env, log),
     ]);
     if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
-    return context;
+    return sessionContext;
   }
   if (dialect === "cursor") {
     // Cursor's beforeSubmitPrompt may allow or block a prompt but takes no context: no recall for nothing.
@@ -336,8 +336,10 @@ async function startWarmUpIfNeeded(
   memoryDir: string,
   env: NodeJS.ProcessEnv,
   log: (reason: string) => void,
+  context: CommandContext,
 ): Promise<void> {
   try {
+    if (await helperHoldsIndex(memoryDir, env, context)) return;
     const { warmUpDecision } = await import("../../hooks/warm-up.ts");
     const decision = await warmUpDecision(memoryDir, env);
     if (!decision.warm) return;
@@ -347,6 +349,23 @@ async function startWarmUpIfNeeded(
   } catch (error) {
     log(`no cache warm-up: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * Whether this run is the memory helper's and it already holds the lexical index of `memoryDir`:
+ * then the helper, which answers this dir's prompts, is warm, and checking the cache files
+ * (listing every folder: ~6 ms of a session start at 20,000 memories) could only start a warm-up
+ * that redoes what the helper has in memory and saves itself.
+ */
+async function helperHoldsIndex(
+  memoryDir: string,
+  env: NodeJS.ProcessEnv,
+  context: CommandContext,
+): Promise<boolean> {
+  const memdir = context.memdirs?.kept(memoryDir, env);
+  if (memdir === undefined) return false;
+  const { lexicalCacheOf } = await import("../../recall/select-lexical.ts");
+  return lexicalCacheOf(memdir).forDirectory(memoryDir).size > 0;
 }
 
 /**
