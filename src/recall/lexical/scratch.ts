@@ -1,3 +1,5 @@
+import type { MemoryHeader } from "../../types.ts";
+import type { IndexedMemory } from "./memory-record.ts";
 import { TermSimilarities } from "./related-similarities.ts";
 import type { QueryTerm } from "./types.ts";
 
@@ -10,6 +12,9 @@ import type { QueryTerm } from "./types.ts";
 export class RankScratch {
   /** Whole-file scores of the current query's matches (BM25F stage). */
   #wholeFile: Float64Array = new Float64Array(1024);
+  /** Per posting slot, which query terms its memory's postings hold (BM25F stage; zero between queries). */
+  #termMasks: Uint32Array = new Uint32Array(1024);
+  readonly #headers = new HeaderMemo();
   readonly related = new RelatedScratch();
   readonly passage = new PassageScratch();
 
@@ -18,6 +23,19 @@ export class RankScratch {
     if (this.#wholeFile.length < count)
       this.#wholeFile = new Float64Array(Math.max(count, this.#wholeFile.length * 2));
     return this.#wholeFile;
+  }
+
+  /** The header of each memory in `byFile`, remembered per posting slot while `byFile` is the map given. */
+  headersFor(byFile: ReadonlyMap<string, MemoryHeader>): HeaderMemo {
+    this.#headers.use(byFile);
+    return this.#headers;
+  }
+
+  /** The term-mask buffer, with room for `slots` slots (all zero). */
+  termMasks(slots: number): Uint32Array {
+    if (this.#termMasks.length < slots)
+      this.#termMasks = new Uint32Array(Math.max(slots, this.#termMasks.length * 2));
+    return this.#termMasks;
   }
 }
 
@@ -89,5 +107,43 @@ export class PassageScratch {
     else this.#counts.fill(0, 0, lineCount * width);
     if (this.#lineLength.length < lineCount) this.#lineLength = new Uint32Array(lineCount * 2);
     return { counts: this.#counts, lineLength: this.#lineLength };
+  }
+}
+
+/**
+ * The caller's header of each indexed memory, by posting slot. The synced header map is one
+ * object per sync, so while the same map comes back its answers hold, and looking 20,000 file
+ * names up in it per query (most of the BM25F stage's time at that size) happens once per sync.
+ */
+export class HeaderMemo {
+  #byFile: ReadonlyMap<string, MemoryHeader> | null = null;
+  #memories: (IndexedMemory | undefined)[] = [];
+  #headers: (MemoryHeader | null)[] = [];
+
+  use(byFile: ReadonlyMap<string, MemoryHeader>): void {
+    if (this.#byFile === byFile) return;
+    this.#byFile = byFile;
+    this.#memories = [];
+    this.#headers = [];
+  }
+
+  /**
+   * `memory`'s header, or null when the caller passed none for its file or only one of another
+   * version (other mtime or size): only files the caller passed count, and only as they are now
+   * (the scan's key).
+   */
+  of(memory: IndexedMemory): MemoryHeader | null {
+    const slot = memory.slot;
+    if (this.#memories[slot] === memory) return this.#headers[slot] as MemoryHeader | null;
+    const header = (this.#byFile as ReadonlyMap<string, MemoryHeader>).get(memory.file);
+    const current =
+      header !== undefined && header.mtimeMs === memory.mtimeMs && header.size === memory.size
+        ? header
+        : null;
+    if (slot >= 0) {
+      this.#memories[slot] = memory;
+      this.#headers[slot] = current;
+    }
+    return current;
   }
 }

@@ -44,17 +44,21 @@ export function scoreWholeFiles(
   const found = corpus.candidates(terms);
   const bases = scratch.wholeFileScores(found.length);
   const fields = new FieldConstants(tuning, averages);
+  const present = termsPresent(corpus, found, terms, scratch);
+  const callerHeaders = scratch.headersFor(headerByFile);
   // Indexed loops, and the scores in a typed array: this runs for up to 20,000 memories per
   // query, and iterator objects or boxed numbers per memory were MB of garbage per query.
   for (let c = 0; c < found.length; c++) {
     const memory = found[c];
-    const header = headerByFile.get(memory.file);
-    // Only files the caller passed, and only as they are now (same key as the scan).
-    if (!header || header.mtimeMs !== memory.mtimeMs || header.size !== memory.size) continue;
+    const header = callerHeaders.of(memory);
+    if (header === null) continue;
     fields.measure(memory);
+    // The terms whose posting lists hold this memory (a term it lacks adds nothing), in order.
+    const mask = present === null ? ALL_TERMS : present[memory.slot];
     let base = 0;
     let matchedIdf = 0;
     for (let t = 0; t < terms.length; t++) {
+      if (t < 32 && (mask & (1 << t)) === 0) continue;
       const term = terms[t];
       const pseudo = fields.pseudoFrequency(memory, term.id);
       if (pseudo > 0) {
@@ -68,7 +72,35 @@ export function scoreWholeFiles(
       headers.push(header);
     }
   }
+  if (present !== null) for (let c = 0; c < found.length; c++) present[found[c].slot] = 0;
   return { memories, headers, scores: bases };
+}
+
+const ALL_TERMS = 0xffffffff;
+
+/**
+ * Per posting slot of `found`, a bit for each of the first 32 `terms` whose posting list holds
+ * it (zeroed again by the caller), or null when one term is all there is. At 20,000 memories a
+ * query matches thousands of files, and looking every query term up in every field of each was
+ * most of the query's time; a memory absent from a term's list does not contain the term (every
+ * term of every field is posted), so that term scores 0 there and is skipped.
+ */
+function termsPresent(
+  corpus: Corpus,
+  found: readonly IndexedMemory[],
+  terms: readonly QueryTerm[],
+  scratch: RankScratch,
+): Uint32Array | null {
+  if (terms.length < 2) return null;
+  let slots = 0;
+  for (let c = 0; c < found.length; c++) if (found[c].slot >= slots) slots = found[c].slot + 1;
+  const present = scratch.termMasks(slots);
+  for (let t = 0; t < terms.length && t < 32; t++) {
+    const bit = 1 << t;
+    const holding = corpus.candidates([terms[t]]);
+    for (let m = 0; m < holding.length; m++) present[holding[m].slot] |= bit;
+  }
+  return present;
 }
 
 /**

@@ -138,9 +138,18 @@ async function compare(dir: string, queries: readonly string[], tuning: LexicalT
     const what = `${JSON.stringify(query.slice(0, 60))} (tuning ${JSON.stringify(Object.fromEntries(changed))})`;
     const tokens = queryTokens(query);
     const terms = queryTerms(corpus, tokens, tuning.typoWeight);
+    const files = (list: readonly { file: string }[]) => list.map((m) => m.file);
+    // A caller that passes only some of the files (a filtered list): only those are matched.
+    const some = new Map([...headerByFile].filter((_, i) => i % 3 !== 0));
+    const fewer = scoreWholeFiles(corpus, index.scratch, some, terms, tuning, averages);
+    assert.deepEqual(
+      files(fewer.memories),
+      files(referenceWholeFiles(corpus, some, terms, tuning, averages).memories),
+      `${what}: matches among some files`,
+    );
+    // The scores live in the index's scratch until the next query: this one's, after the above.
     const matches = scoreWholeFiles(corpus, index.scratch, headerByFile, terms, tuning, averages);
     const expected = referenceWholeFiles(corpus, headerByFile, terms, tuning, averages);
-    const files = (list: readonly { file: string }[]) => list.map((m) => m.file);
     assert.deepEqual(files(matches.memories), files(expected.memories), `${what}: matches`);
     assert.deepEqual(
       Array.from(matches.scores.subarray(0, matches.memories.length)),
