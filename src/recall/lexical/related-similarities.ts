@@ -11,7 +11,8 @@ import type { WordVectors } from "./word-vectors.ts";
  * query word itself) is above the stage's threshold for ({@link bits}). A best match at or under
  * the threshold scores nothing in either of the stage's scores, so the stage visits only the
  * marked query words of each token — about one of the query's words instead of all twelve —
- * and a term with none reads as -1 from {@link of}, like a term without a vector.
+ * and a term with none reads as -1 from {@link of}, like a term without a vector
+ * (docs/design.md#ranking-cost-per-query).
  */
 export class TermSimilarities {
   /** The similarities of the kept terms, one per query word each (a term's offset: {@link of}). */

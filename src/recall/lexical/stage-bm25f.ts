@@ -83,7 +83,8 @@ const ALL_TERMS = 0xffffffff;
  * it (zeroed again by the caller), or null when one term is all there is. At 20,000 memories a
  * query matches thousands of files, and looking every query term up in every field of each was
  * most of the query's time; a memory absent from a term's list does not contain the term (every
- * term of every field is posted), so that term scores 0 there and is skipped.
+ * term of every field is posted), so that term scores 0 there and is skipped
+ * (docs/design.md#ranking-cost-per-query).
  */
 function termsPresent(
   corpus: Corpus,
