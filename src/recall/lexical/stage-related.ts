@@ -1,6 +1,7 @@
 import { inverseDocumentFrequency } from "./bm25.ts";
 import type { Corpus } from "./corpus.ts";
 import { forEachDescriptionTerm, type IndexedMemory, PASSAGE_LINES } from "./memory-record.ts";
+import type { TermSimilarities } from "./related-similarities.ts";
 import type { RelatedScratch } from "./scratch.ts";
 import type { RankingStage } from "./stage.ts";
 import type { Token } from "./tokenize.ts";
@@ -82,9 +83,9 @@ export const relatedWordsStage: RankingStage = {
     if (words.length > MAX_QUERY_WORDS) words = words.slice(0, MAX_QUERY_WORDS);
     const related = scratch.related;
     related.fit(words.length);
-    const similarities = similaritiesFor(corpus, vectors, words, related);
     const threshold = tuning.relatedThreshold;
-    const gain = (similarity: number) => (similarity - threshold) / (1 - threshold);
+    const similarities = related.similarities;
+    similarities.begin(corpus, vectors, words, threshold);
     const scores = new Float64Array(candidates.length);
     const notes: (string | null)[] = new Array(candidates.length).fill(null);
     const depth = Math.min(candidates.length, tuning.relatedDepth);
@@ -96,7 +97,7 @@ export const relatedWordsStage: RankingStage = {
       let strongestContribution = 0;
       for (let q = 0; q < words.length; q++) {
         if (best.similarity[q] <= threshold || best.row[q] < 0) continue;
-        const contribution = words[q].idf * gain(best.similarity[q]);
+        const contribution = words[q].idf * gain(best.similarity[q], threshold);
         wholeScore += contribution;
         if (strongestWhole < 0 || contribution > strongestContribution) {
           strongestWhole = q;
@@ -111,46 +112,94 @@ export const relatedWordsStage: RankingStage = {
         named = strongestWhole;
       }
       if (tuning.relatedPassageWeight > 0) {
-        const passage = bestRelatedPassage(memory, words, similarities, gain, threshold, related);
+        const passage = bestRelatedPassage(memory, words, similarities, threshold, related);
         added += tuning.relatedPassageWeight * passage.score;
         if (named < 0) named = passage.strongestRelated;
       }
       scores[c] = added;
-      if (named >= 0 && best.row[named] >= 0)
-        notes[c] = `${words[named].surface}≈${vectors.word(best.row[named])}`;
+      if (named < 0) continue;
+      // bestOtherWords kept only matches above the threshold; a passage may name a word whose
+      // best other word is under it (its passage match was another query word): look that up.
+      const row =
+        best.similarity[named] > threshold
+          ? best.row[named]
+          : bestOtherRow(memory, words, named, similarities);
+      if (row >= 0) notes[c] = `${words[named].surface}≈${vectors.word(row)}`;
     }
     return { scores, notes };
   },
   explain: (pair) => `related: ${pair}`,
 };
 
+/** How far above the threshold a similarity is, scaled to 0..1. */
+function gain(similarity: number, threshold: number): number {
+  return (similarity - threshold) / (1 - threshold);
+}
+
 /**
  * Per query word, the most similar word of the description or body that is not a query word
- * (those are exact evidence, already counted), and that word's vector row.
+ * (those are exact evidence, already counted), and that word's vector row. Exact wherever the
+ * best similarity is above the threshold (the only place it scores): words whose every
+ * similarity is at or under it are skipped ({@link TermSimilarities.of}).
  */
 function bestOtherWords(
   memory: IndexedMemory,
   words: readonly RelatedQueryWord[],
-  similarities: Similarities,
+  similarities: TermSimilarities,
   scratch: RelatedScratch,
 ): { similarity: Float64Array; row: Int32Array } {
-  const similarity = scratch.bestSimilarity.fill(0, 0, words.length);
-  const row = scratch.bestRow.fill(-1, 0, words.length);
+  const width = words.length;
+  const similarity = scratch.bestSimilarity.fill(0, 0, width);
+  const row = scratch.bestRow.fill(-1, 0, width);
+  const record = memory.record;
+  for (let i = memory.descriptionAt; i < memory.typeAt; i += 2)
+    considerOther(record[i], words, similarities, similarity, row);
+  for (let i = memory.bodyTermsAt, end = i + memory.bodyTermCount; i < end; i++)
+    considerOther(record[i], words, similarities, similarity, row);
+  return { similarity, row };
+}
+
+function considerOther(
+  id: number,
+  words: readonly RelatedQueryWord[],
+  similarities: TermSimilarities,
+  similarity: Float64Array,
+  row: Int32Array,
+): void {
+  const at = similarities.of(id);
+  if (at < 0 || isQueryWord(id, words)) return;
+  const values = similarities.values;
+  // Ascending q, as a loop over every query word would update them.
+  for (let bits = similarities.bits[id]; bits !== 0; bits &= bits - 1) {
+    const q = 31 - Math.clz32(bits & -bits);
+    const s = values[at + q];
+    if (s > similarity[q]) {
+      similarity[q] = s;
+      row[q] = similarities.rowOfTerm(id);
+    }
+  }
+}
+
+/** {@link bestOtherWords} for query word `q` alone, with nothing skipped: the row of its best other word, or -1. */
+function bestOtherRow(
+  memory: IndexedMemory,
+  words: readonly RelatedQueryWord[],
+  q: number,
+  similarities: TermSimilarities,
+): number {
+  let best = 0;
+  let bestRow = -1;
   const consider = (id: number) => {
-    const at = similarities.of(id);
-    if (at < 0 || isQueryWord(id, words)) return;
-    for (let q = 0; q < words.length; q++) {
-      const s = similarities.values[at + q];
-      if (s > similarity[q]) {
-        similarity[q] = s;
-        row[q] = similarities.rowOfTerm(id);
-      }
+    const s = similarities.similarity(id, q);
+    if (Number.isNaN(s) || isQueryWord(id, words)) return;
+    if (s > best) {
+      best = s;
+      bestRow = similarities.rowOfTerm(id);
     }
   };
   forEachDescriptionTerm(memory, consider);
-  const record = memory.record;
-  for (let i = 0; i < memory.bodyTermCount; i++) consider(record[memory.bodyTermsAt + i]);
-  return { similarity, row };
+  for (let i = 0; i < memory.bodyTermCount; i++) consider(memory.record[memory.bodyTermsAt + i]);
+  return bestRow;
 }
 
 function isQueryWord(id: number, words: readonly RelatedQueryWord[]): boolean {
@@ -165,80 +214,134 @@ function isQueryWord(id: number, words: readonly RelatedQueryWord[]): boolean {
  * whole-memory score, another query word counts as a related match here: in a passage, "art"
  * next to "painting" is evidence for both; measured, excluding it changed nothing on sessions
  * and cost 0.003 on observations.)
+ *
+ * Only what can score is visited: per token, the query words it has a match above the threshold
+ * for ({@link TermSimilarities.bits}; a best match at or under it counts nothing), and per
+ * passage, the query words one of its lines has such a match for.
  */
 function bestRelatedPassage(
   memory: IndexedMemory,
   words: readonly RelatedQueryWord[],
-  similarities: Similarities,
-  gain: (similarity: number) => number,
+  similarities: TermSimilarities,
   threshold: number,
   scratch: RelatedScratch,
 ): { score: number; strongestRelated: number } {
   const lineCount = memory.lineCount;
   const width = words.length;
-  // Every term of this memory already has its similarities (bestOtherWords ran first), so the
-  // buffer does not grow below and can be read directly in the per-token loop.
-  const values = similarities.values;
   const ids = scratch.queryIds;
   for (let q = 0; q < width; q++) ids[q] = words[q].id;
-  const matchInto = (target: Float32Array | Float64Array, base: number, id: number) => {
-    const at = similarities.of(id);
-    if (at < 0) return; // no vector: not a query word either (those all have one)
-    for (let q = 0; q < width; q++) {
-      const s = id === ids[q] ? 1 : values[at + q];
-      if (s > target[base + q]) target[base + q] = s;
-    }
-  };
   const result = scratch.passage;
   result.score = 0;
   result.strongestRelated = -1;
-  const descriptionBest = scratch.description.fill(0, 0, width);
-  forEachDescriptionTerm(memory, (id) => matchInto(descriptionBest, 0, id));
-  scorePassage(descriptionBest, 0, 1, width, words, gain, threshold, result);
+  // A passage's matches: per line, the query words with a countable match (`masks`) and the
+  // best one for each of them (`best`, read only where the line's mask has the word).
+  const record = memory.record;
+  const descriptionMask = scratch.descriptionMask;
+  descriptionMask[0] = 0;
+  for (let i = memory.descriptionAt; i < memory.typeAt; i += 2) {
+    const id = record[i];
+    const at = similarities.of(id);
+    if (at >= 0)
+      descriptionMask[0] = matchInto(scratch.description, 0, descriptionMask[0], id, at, similarities, ids);
+  }
+  // A negative threshold counts even a word with no match (its best is 0): every word, always.
+  const every = threshold < 0 ? (1 << width) - 1 : 0;
+  scorePassage(
+    scratch.description,
+    descriptionMask,
+    0,
+    1,
+    every | descriptionMask[0],
+    width,
+    words,
+    threshold,
+    result,
+  );
   if (lineCount === 0) return result;
   if (scratch.lines.length < lineCount * width) scratch.lines = new Float32Array(lineCount * width * 2);
-  const lineBest = scratch.lines.fill(0, 0, lineCount * width);
-  const record = memory.record;
+  if (scratch.lineMasks.length < lineCount) scratch.lineMasks = new Uint16Array(lineCount * 2);
+  const lineBest = scratch.lines;
+  const masks = scratch.lineMasks;
+  const stamp = similarities.stamp;
+  const slot = similarities.slot;
+  const query = similarities.query;
+  const tokensAt = memory.tokensAt;
   for (let line = 0; line < lineCount; line++) {
-    const start = memory.tokensAt + memory.lineStart(line);
-    const end = memory.tokensAt + (line + 1 < lineCount ? memory.lineStart(line + 1) : memory.tokenCount);
-    for (let i = start; i < end; i++) matchInto(lineBest, line * width, record[i]);
+    const start = tokensAt + memory.lineStart(line);
+    const end = tokensAt + (line + 1 < lineCount ? memory.lineStart(line + 1) : memory.tokenCount);
+    let mask = 0;
+    for (let i = start; i < end; i++) {
+      const id = record[i];
+      // Every body term was looked up by bestOtherWords: the stamp check nearly always answers.
+      const at = stamp[id] === query ? slot[id] : similarities.of(id);
+      if (at >= 0) mask = matchInto(lineBest, line * width, mask, id, at, similarities, ids);
+    }
+    masks[line] = mask;
   }
   const windows = Math.max(1, lineCount - PASSAGE_LINES + 1);
-  for (let first = 0; first < windows; first++)
-    scorePassage(
-      lineBest,
-      first,
-      Math.min(lineCount, first + PASSAGE_LINES),
-      width,
-      words,
-      gain,
-      threshold,
-      result,
-    );
+  for (let first = 0; first < windows; first++) {
+    const last = Math.min(lineCount, first + PASSAGE_LINES);
+    let present = every;
+    for (let line = first; line < last; line++) present |= masks[line];
+    // A passage without a countable match scores 0, which never replaces the best.
+    if (present !== 0) scorePassage(lineBest, masks, first, last, present, width, words, threshold, result);
+  }
   return result;
 }
 
-/** Scores lines [first, last) of `lineBest` as one passage; keeps it in `result` when it is the best so far. */
+/**
+ * Raises `best[base + q]` to term `id`'s match with each query word q it has a countable match
+ * for (1 for the word itself); `mask`: the words with a match in `best` so far. Returns the new mask.
+ */
+function matchInto(
+  best: Float32Array | Float64Array,
+  base: number,
+  mask: number,
+  id: number,
+  at: number,
+  similarities: TermSimilarities,
+  ids: Int32Array,
+): number {
+  const values = similarities.values;
+  let seen = mask;
+  for (let bits = similarities.bits[id]; bits !== 0; bits &= bits - 1) {
+    const q = 31 - Math.clz32(bits & -bits);
+    const s = id === ids[q] ? 1 : values[at + q];
+    const bit = 1 << q;
+    if ((seen & bit) === 0) {
+      best[base + q] = s;
+      seen |= bit;
+    } else if (s > best[base + q]) best[base + q] = s;
+  }
+  return seen;
+}
+
+/**
+ * Scores lines [first, last) of `lineBest` as one passage (query words in `present`, ascending;
+ * a word a line's mask lacks counts 0 there); keeps it in `result` when it is the best so far.
+ */
 function scorePassage(
   lineBest: Float32Array | Float64Array,
+  masks: Uint16Array,
   first: number,
   last: number,
+  present: number,
   width: number,
   words: readonly RelatedQueryWord[],
-  gain: (similarity: number) => number,
   threshold: number,
   result: { score: number; strongestRelated: number },
 ): void {
   let score = 0;
   let strongest = -1;
   let strongestContribution = 0;
-  for (let q = 0; q < width; q++) {
+  for (let bits = present; bits !== 0; bits &= bits - 1) {
+    const q = 31 - Math.clz32(bits & -bits);
+    const bit = 1 << q;
     let top = 0;
     for (let line = first; line < last; line++)
-      if (lineBest[line * width + q] > top) top = lineBest[line * width + q];
+      if ((masks[line] & bit) !== 0 && lineBest[line * width + q] > top) top = lineBest[line * width + q];
     if (top <= threshold) continue;
-    const contribution = words[q].idf * gain(top);
+    const contribution = words[q].idf * gain(top, threshold);
     score += contribution;
     if (top < 1 && contribution > strongestContribution) {
       strongestContribution = contribution;
@@ -249,106 +352,4 @@ function scorePassage(
     result.score = score;
     result.strongestRelated = strongest;
   }
-}
-
-/**
- * Similarities of index terms to the query words, computed once per term per query (memories
- * share most of their words) into reused buffers: no per-query garbage proportional to the
- * dictionary, which has ~200,000 terms at 20,000 memories.
- */
-interface Similarities {
-  /** Offset of `id`'s similarities (one per query word) in `values`, or -1 when it has no vector. */
-  of(id: number): number;
-  values: Float32Array;
-  /** The vector row of a term id (-1: none). */
-  rowOfTerm(id: number): number;
-}
-
-function similaritiesFor(
-  corpus: Corpus,
-  vectors: WordVectors,
-  words: readonly RelatedQueryWord[],
-  scratch: RelatedScratch,
-): Similarities {
-  const rows = termRows(corpus, vectors, scratch);
-  const memo = scratch.memo;
-  const size = corpus.dictionary.size;
-  if (memo.stamp.length < size) {
-    memo.stamp = growUint32(memo.stamp, size);
-    memo.slot = new Int32Array(memo.stamp.length);
-  }
-  memo.query++;
-  if (memo.query === 0xffffffff) {
-    memo.stamp.fill(0);
-    memo.query = 1;
-  }
-  memo.used = 0;
-  const width = words.length;
-  const query = memo.query;
-  // A persisted index may hold ids its dictionary never handed out (they read as terms no
-  // memory has): anything outside the row table has no vector.
-  const rowOfTerm = (id: number): number => {
-    if (id < 0 || id >= rows.byId.length) return -1;
-    let row = rows.byId[id];
-    if (row === UNKNOWN_ROW) {
-      const term = corpus.dictionary.term(id);
-      row = term === undefined ? -1 : vectors.rowOf(term);
-      rows.byId[id] = row;
-    }
-    return row;
-  };
-  return {
-    get values() {
-      return memo.values;
-    },
-    rowOfTerm,
-    of(id: number): number {
-      if (id < 0 || id >= size) return -1;
-      if (memo.stamp[id] === query) return memo.slot[id];
-      memo.stamp[id] = query;
-      const row = rowOfTerm(id);
-      if (row < 0) {
-        memo.slot[id] = -1;
-        return -1;
-      }
-      const at = memo.used * width;
-      if (memo.values.length < at + width) {
-        const grown = new Float32Array(Math.max(memo.values.length * 2, at + width));
-        grown.set(memo.values);
-        memo.values = grown;
-      }
-      for (let q = 0; q < width; q++) memo.values[at + q] = vectors.similarity(words[q].row, row);
-      memo.used++;
-      memo.slot[id] = at;
-      return at;
-    },
-  };
-}
-
-const UNKNOWN_ROW = -2;
-
-/** Vector row per term id of the index (kept in its scratch), grown to the dictionary. */
-function termRows(
-  corpus: Corpus,
-  vectors: WordVectors,
-  scratch: RelatedScratch,
-): { vectors: WordVectors; byId: Int32Array } {
-  let rows = scratch.rows;
-  if (!rows || rows.vectors !== vectors) {
-    rows = { vectors, byId: new Int32Array(0) };
-    scratch.rows = rows;
-  }
-  const size = corpus.dictionary.size;
-  if (rows.byId.length < size) {
-    const grown = new Int32Array(Math.max(size, rows.byId.length * 2)).fill(UNKNOWN_ROW);
-    grown.set(rows.byId);
-    rows.byId = grown;
-  }
-  return rows;
-}
-
-function growUint32(array: Uint32Array, size: number): Uint32Array {
-  const grown = new Uint32Array(Math.max(size, array.length * 2));
-  grown.set(array);
-  return grown;
 }

@@ -112,6 +112,38 @@ export class WordVectors {
     return dot * this.#inverseNorm(a) * this.#inverseNorm(b);
   }
 
+  /**
+   * {@link similarity} of row `b` to each of `rows[0..count)`, into `out[at..at + count)`: the
+   * same numbers (integer dot products, then the two inverse norms in the same order), with `b`'s
+   * norm looked up once. The related-word stage's per-term step.
+   */
+  similaritiesTo(rows: Int32Array, count: number, b: number, out: Float32Array, at: number): void {
+    const data = this.#rows;
+    const dimensions = this.dimensions;
+    const inverseB = this.#inverseNorm(b);
+    const start = b * dimensions;
+    const end = start + dimensions;
+    const unrolled = start + (dimensions & ~3);
+    for (let q = 0; q < count; q++) {
+      const a = rows[q];
+      // Sums of int8 products are exact integers: how they are grouped does not change them.
+      let dot0 = 0;
+      let dot1 = 0;
+      let dot2 = 0;
+      let dot3 = 0;
+      let i = a * dimensions;
+      let j = start;
+      for (; j < unrolled; i += 4, j += 4) {
+        dot0 += data[i] * data[j];
+        dot1 += data[i + 1] * data[j + 1];
+        dot2 += data[i + 2] * data[j + 2];
+        dot3 += data[i + 3] * data[j + 3];
+      }
+      for (; j < end; i++, j++) dot0 += data[i] * data[j];
+      out[at + q] = (dot0 + dot1 + dot2 + dot3) * this.#inverseNorm(a) * inverseB;
+    }
+  }
+
   #inverseNorm(row: number): number {
     const known = this.#inverseNorms[row];
     if (!Number.isNaN(known)) return known;
