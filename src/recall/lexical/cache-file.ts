@@ -11,6 +11,7 @@ import {
   recordLength,
 } from "./memory-record.ts";
 import { INDEX_MAX_BYTES } from "./read-file.ts";
+import { TermScanner } from "./term-scanner.ts";
 import { ENGLISH_STOP_WORDS, forEachTerm, stemEnglish, tokenize, tokenizeDetailed } from "./tokenize.ts";
 import type { PersistedIndex } from "./types.ts";
 
@@ -233,5 +234,6 @@ export function lexicalFingerprint(): string {
     frontmatterParserVersion(),
     Corpus.prototype.add,
     packRecord,
+    TermScanner,
   );
 }
