@@ -32,6 +32,17 @@ const EMPTY = 0;
 /** Non-ASCII chunks remembered at most (then forgotten all at once): bounds what the memo holds. */
 const CHUNK_MEMO_ENTRIES = 20_000;
 
+/**
+ * Per ASCII code: the code lower-cased when it is a letter or digit (ASCII `\p{L}` and `\p{N}`,
+ * what makes words), else 0 (a separator). One table look-up per character instead of range tests.
+ */
+const WORD_CODES: Uint8Array = (() => {
+  const codes = new Uint8Array(0x80);
+  for (let code = 0x30; code <= 0x39; code++) codes[code] = code;
+  for (let code = 0x61; code <= 0x7a; code++) codes[code] = codes[code - 0x20] = code;
+  return codes;
+})();
+
 /** What forEachTerm makes of a chunk of a line: its words, and its bigrams (which go last). */
 interface ChunkTerms {
   words: string[];
@@ -160,11 +171,10 @@ export class TermScanner implements ScannedBody {
     let wordStart = -1;
     let hash = 0;
     for (let i = begin; i < length; i++) {
-      let code = text.charCodeAt(i);
-      if (code >= 0x80) return -(i + 1);
-      // Letters and digits (ASCII \p{L} and \p{N}) make words, upper case folded on the way.
-      if (code >= 0x41 && code <= 0x5a) code += 0x20;
-      if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
+      const char = text.charCodeAt(i);
+      if (char >= 0x80) return -(i + 1);
+      const code = WORD_CODES[char];
+      if (code !== 0) {
         if (wordStart < 0) {
           wordStart = i;
           hash = 0x811c9dc5;
@@ -176,7 +186,7 @@ export class TermScanner implements ScannedBody {
         this.#word(text, wordStart, i, hash);
         wordStart = -1;
       }
-      if (code === 0x0a) return i;
+      if (char === 0x0a) return i;
     }
     if (wordStart >= 0) this.#word(text, wordStart, length, hash);
     return length;

@@ -55,7 +55,8 @@ function randomBody(random: () => number): string {
     }
     let line = parts.join(random() < 0.8 ? " " : "");
     // Now and then a very long line (past one segmenter piece).
-    if (random() < 0.05) line = line.repeat(Math.ceil((SEGMENT_PIECE_CHARS * 1.5) / Math.max(1, line.length)));
+    if (random() < 0.05)
+      line = line.repeat(Math.ceil((SEGMENT_PIECE_CHARS * 1.5) / Math.max(1, line.length)));
     lines.push(line);
   }
   return lines.join(random() < 0.9 ? "\n" : "\r\n");
