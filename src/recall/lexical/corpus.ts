@@ -12,7 +12,6 @@ import {
 } from "./memory-record.ts";
 import { PostingLists } from "./posting-lists.ts";
 import { TermScanner } from "./term-scanner.ts";
-import { tokenize } from "./tokenize.ts";
 import type { PersistedIndex } from "./types.ts";
 
 /**
@@ -134,9 +133,10 @@ export class Corpus {
     const parsed = parseFrontmatter(text);
     const description = parsed.description ?? header.description ?? "";
     const type = parsed.type ?? header.type ?? "";
-    const name = this.#countTerms(tokenize(header.file.replace(/\.md$/i, "")));
-    const descriptionTerms = this.#countTerms(tokenize(description));
-    const typeTerms = this.#countTerms(tokenize(type));
+    // The short fields through the same scanner: the terms of tokenize(), interned in the same order.
+    const name = this.#countTerms(header.file.replace(/\.md$/i, ""));
+    const descriptionTerms = this.#countTerms(description);
+    const typeTerms = this.#countTerms(type);
     const body = this.#scanner.scan(parsed.body);
     const { tokenCount } = body;
     if (this.#countScratch.length < this.dictionary.size)
@@ -285,11 +285,12 @@ export class Corpus {
     }
   }
 
-  /** (term id, frequency) pairs in first-occurrence order. */
-  #countTerms(terms: string[]): number[] {
+  /** The (term id, frequency) pairs of `text`, in first-occurrence order. */
+  #countTerms(text: string): number[] {
+    const { tokens, tokenCount } = this.#scanner.scan(text);
     const pairs: number[] = [];
-    for (const term of terms) {
-      const id = this.dictionary.intern(term);
+    for (let t = 0; t < tokenCount; t++) {
+      const id = tokens[t];
       let i = 0;
       while (i < pairs.length && pairs[i] !== id) i += 2;
       if (i < pairs.length) pairs[i + 1]++;

@@ -1,6 +1,6 @@
 /**
- * The body tokenizer of an index build (issue 17): a memory's body text → term ids and line
- * starts, the same ids {@link forEachTerm} line by line and `TermDictionary.intern` would give, in
+ * The body tokenizer of an index build (issue 17, docs/design.md#building-the-index): a memory's
+ * body text → term ids and line starts, the same ids {@link forEachTerm} line by line and `TermDictionary.intern` would give, in
  * the same order (test/recall/lexical/term-scanner.test.ts builds both ways and compares).
  *
  * Why not forEachTerm itself: a cold build of 2,000 memories (16 MB) spent ~750 ms there, most of it
