@@ -1,7 +1,8 @@
 /**
  * The body tokenizer of an index build (issue 17, docs/design.md#building-the-index): a memory's
- * body text → term ids and line starts, the same ids {@link forEachTerm} line by line and `TermDictionary.intern` would give, in
- * the same order (test/recall/lexical/term-scanner.test.ts builds both ways and compares).
+ * body text → term ids and line starts, the same ids {@link forEachTerm} line by line and
+ * `TermDictionary.intern` would give, in the same order (test/recall/lexical/term-scanner.test.ts
+ * builds both ways and compares).
  *
  * Why not forEachTerm itself: a cold build of 2,000 memories (16 MB) spent ~750 ms there, most of it
  * the per-line regex split, one string per token and the stop-word / irregular-form / stemming
@@ -47,6 +48,9 @@ const WORD_CODES: Uint8Array = (() => {
 interface ChunkTerms {
   words: string[];
   bigrams: string[];
+  /** Their term ids, once interned. */
+  wordIds: number[] | null;
+  bigramIds: number[] | null;
 }
 
 /** Body tokens and line starts of the last {@link TermScanner.scan}, in the scanner's buffers. */
@@ -92,7 +96,7 @@ export class TermScanner implements ScannedBody {
     let lineBegin = 0;
     while (lineBegin <= length) {
       const lineTokens = this.tokenCount;
-      let lineEnd = this.#scanAsciiLine(body, lineBegin);
+      let lineEnd = this.#scanAsciiLine(body, lineBegin, length);
       if (lineEnd < 0) {
         // A non-ASCII character: the whole line goes the general way (see the top of this file).
         lineEnd = body.indexOf("\n", -lineEnd - 1);
@@ -127,34 +131,41 @@ export class TermScanner implements ScannedBody {
     const length = normalized.length;
     let chunkStart = 0;
     let ascii = true;
-    let bigrams: string[] | null = null;
+    // Chunks whose bigrams are still to come, in order.
+    let withBigrams: ChunkTerms[] | null = null;
     for (let i = 0; i <= length; i++) {
       if (i < length && !(i > chunkStart && isSafeCut(normalized, i))) {
         if (normalized.charCodeAt(i) >= 0x80) ascii = false;
         continue;
       }
       if (ascii) {
-        this.#scanAsciiLine(normalized.slice(chunkStart, i), 0);
+        this.#scanAsciiLine(normalized, chunkStart, i);
       } else {
         const chunk = this.#segmentedChunk(normalized.slice(chunkStart, i));
-        for (const term of chunk.words) this.#push(term);
+        // Interned the first time in the order forEachTerm interns them; their ids after that.
+        chunk.wordIds ??= chunk.words.map((term) => this.#dictionary.intern(term));
+        for (const id of chunk.wordIds) this.#pushToken(id);
         if (chunk.bigrams.length > 0) {
-          bigrams ??= [];
-          bigrams.push(...chunk.bigrams);
+          withBigrams ??= [];
+          withBigrams.push(chunk);
         }
       }
       chunkStart = i;
       ascii = true;
       if (i < length && normalized.charCodeAt(i) >= 0x80) ascii = false;
     }
-    if (bigrams !== null) for (const term of bigrams) this.#push(term);
+    if (withBigrams === null) return;
+    for (const chunk of withBigrams) {
+      chunk.bigramIds ??= chunk.bigrams.map((term) => this.#dictionary.intern(term));
+      for (const id of chunk.bigramIds) this.#pushToken(id);
+    }
   }
 
   /** The word and bigram terms of a non-ASCII chunk, remembered per chunk. */
   #segmentedChunk(chunk: string): ChunkTerms {
     const known = this.#chunks.get(chunk);
     if (known !== undefined) return known;
-    const terms: ChunkTerms = { words: [], bigrams: [] };
+    const terms: ChunkTerms = { words: [], bigrams: [], wordIds: null, bigramIds: null };
     forEachSegmentedWord(chunk, (term) => terms.words.push(term));
     forEachBigram(chunk, (term) => terms.bigrams.push(term));
     if (this.#chunks.size >= CHUNK_MEMO_ENTRIES) this.#chunks.clear();
@@ -163,14 +174,13 @@ export class TermScanner implements ScannedBody {
   }
 
   /**
-   * Scans the line starting at `begin` while it is ASCII: returns where it ends (its `\n` or the
-   * text's end), or `-(i + 1)` for the position `i` of its first non-ASCII character.
+   * Scans the line starting at `begin` while it is ASCII: returns where it ends (its `\n` or
+   * `end`), or `-(i + 1)` for the position `i` of its first non-ASCII character.
    */
-  #scanAsciiLine(text: string, begin: number): number {
-    const length = text.length;
+  #scanAsciiLine(text: string, begin: number, end: number): number {
     let wordStart = -1;
     let hash = 0;
-    for (let i = begin; i < length; i++) {
+    for (let i = begin; i < end; i++) {
       const char = text.charCodeAt(i);
       if (char >= 0x80) return -(i + 1);
       const code = WORD_CODES[char];
@@ -188,8 +198,8 @@ export class TermScanner implements ScannedBody {
       }
       if (char === 0x0a) return i;
     }
-    if (wordStart >= 0) this.#word(text, wordStart, length, hash);
-    return length;
+    if (wordStart >= 0) this.#word(text, wordStart, end, hash);
+    return end;
   }
 
   /** Adds the token of the word `text[start, end)` (lower-cased), unless it is a stop word. */
