@@ -71,7 +71,8 @@ const CLOSE = /^---[ \t]*\r?$/;
 /**
  * Splits and parses a memory file's frontmatter. Tolerant: a BOM, CRLF, quoted values and
  * missing fields are fine; a bad file yields issues, never an exception.
- * `maxLines` limits where the closing `---` may be (the header scan passes 30).
+ * `maxLines` limits where the closing `---` may be (the header scan passes 30). The body is
+ * always the end of `text` (the lexical index relies on it to read the body in place).
  *
  * @example
  * parseFrontmatter("---\ndescription: x\ntype: user\n---\nbody").type // "user"

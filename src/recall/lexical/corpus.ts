@@ -137,7 +137,8 @@ export class Corpus {
     const name = this.#countTerms(header.file.replace(/\.md$/i, ""));
     const descriptionTerms = this.#countTerms(description);
     const typeTerms = this.#countTerms(type);
-    const body = this.#scanner.scan(parsed.body);
+    // The body is the end of the text (parseFrontmatter's body is always a suffix of it).
+    const body = this.#scanner.scan(text, text.length - parsed.body.length);
     const { tokenCount } = body;
     if (this.#countScratch.length < this.dictionary.size)
       this.#countScratch = grow(this.#countScratch, this.dictionary.size);

@@ -88,12 +88,18 @@ export class TermScanner implements ScannedBody {
     this.#dictionary = dictionary;
   }
 
-  /** Tokenizes `body` (replacing the previous body's tokens and line starts). */
-  scan(body: string): ScannedBody {
+  /**
+   * Tokenizes `text` from `start` on (replacing the previous text's tokens and line starts). A
+   * body is passed as the file's text and where the body starts, not as a slice: V8 reads a
+   * character of a sliced string through the slice every time (measured: the 200-memory cold
+   * hook counted ~9% more instructions when the body was a slice).
+   */
+  scan(text: string, start = 0): ScannedBody {
     this.tokenCount = 0;
     this.lineCount = 0;
+    const body = text;
     const length = body.length;
-    let lineBegin = 0;
+    let lineBegin = start;
     while (lineBegin <= length) {
       const lineTokens = this.tokenCount;
       let lineEnd = this.#scanAsciiLine(body, lineBegin, length);

@@ -114,11 +114,19 @@ describe("the index build's body tokenizer", () => {
       const text = `---\ndescription: ${JSON.stringify(description)}\ntype: project\n---\n${randomBody(random)}\n`;
       fs.writeFileSync(path.join(memoryDir, `note-${i}.md`), text);
     }
+    // A BOM before the frontmatter, CRLF lines, a file with no frontmatter, one never closed.
+    fs.writeFileSync(
+      path.join(memoryDir, "bom.md"),
+      "\uFEFF---\r\ntype: user\r\n---\r\n\r\nBOM body 登录\r\n",
+    );
+    fs.writeFileSync(path.join(memoryDir, "plain.md"), "\uFEFFno frontmatter at all, ASCII and 中文\n");
+    fs.writeFileSync(path.join(memoryDir, "unclosed.md"), "---\ntype: user\nnever closed 测试\n");
     const headers = await scanHeaders(memoryDir, { limit: Number.POSITIVE_INFINITY });
     const index = new LexicalIndexCache().forDirectory(memoryDir);
     await index.sync(headers);
     // The reference: the build as it was, term by term into a dictionary of its own, in the same order.
     const dictionary = new TermDictionary();
+    assert.ok(headers.some((header) => header.file === "plain.md"));
     for (const header of headers) {
       const memory = index.corpus.get(header.file) as IndexedMemory;
       const parsed = parseFrontmatter(fs.readFileSync(header.path, "utf8"));
