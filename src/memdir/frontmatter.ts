@@ -27,6 +27,7 @@ export function frontmatterParserVersion(): string {
 export function frontmatterParserCode(): unknown[] {
   return [
     parseFrontmatter,
+    lineEndAt,
     isAbsent,
     metadataOf,
     timeOf,
@@ -70,15 +71,18 @@ const CLOSE = /^---[ \t]*\r?$/;
 /**
  * Splits and parses a memory file's frontmatter. Tolerant: a BOM, CRLF, quoted values and
  * missing fields are fine; a bad file yields issues, never an exception.
- * `maxLines` limits where the closing `---` may be (the header scan passes 30).
+ * `maxLines` limits where the closing `---` may be (the header scan passes 30). The body is
+ * always the end of `text` (the lexical index relies on it to read the body in place).
  *
  * @example
  * parseFrontmatter("---\ndescription: x\ntype: user\n---\nbody").type // "user"
  */
 export function parseFrontmatter(text: string, options: { maxLines?: number } = {}): ParsedMemory {
   const issues: FrontmatterIssue[] = [];
-  const lines = text.split("\n");
-  if (lines.length === 0 || !OPEN.test(lines[0])) {
+  // Line by line up to the closing `---` only: the body is one slice, not every line of a 64 KB
+  // file split and joined again (the lexical index parses every file it indexes, issue 17).
+  let lineEnd = lineEndAt(text, 0);
+  if (!OPEN.test(text.slice(0, lineEnd))) {
     return {
       data: {},
       type: null,
@@ -89,15 +93,20 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
       issues: [{ code: "no-frontmatter", message: "no frontmatter (the file must start with ---)" }],
     };
   }
-  const limit = Math.min(lines.length, options.maxLines ?? Number.POSITIVE_INFINITY);
-  let close = -1;
-  for (let i = 1; i < limit; i++) {
-    if (CLOSE.test(lines[i])) {
-      close = i;
+  const maxLines = options.maxLines ?? Number.POSITIVE_INFINITY;
+  const yamlLines: string[] = [];
+  let closeEnd = -1;
+  for (let i = 1; i < maxLines && lineEnd < text.length; i++) {
+    const lineStart = lineEnd + 1;
+    lineEnd = lineEndAt(text, lineStart);
+    const line = text.slice(lineStart, lineEnd);
+    if (CLOSE.test(line)) {
+      closeEnd = lineEnd;
       break;
     }
+    yamlLines.push(line.replace(/\r$/, ""));
   }
-  if (close < 0) {
+  if (closeEnd < 0) {
     const where = options.maxLines ? ` within ${options.maxLines} lines` : "";
     return {
       data: {},
@@ -109,14 +118,8 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
       issues: [{ code: "unclosed", message: `frontmatter is not closed by ---${where}` }],
     };
   }
-  const yamlText = lines
-    .slice(1, close)
-    .map((l) => l.replace(/\r$/, ""))
-    .join("\n");
-  const body = lines
-    .slice(close + 1)
-    .join("\n")
-    .replace(/^\r?\n/, "");
+  const yamlText = yamlLines.join("\n");
+  const body = closeEnd < text.length ? text.slice(closeEnd + 1).replace(/^\r?\n/, "") : "";
   let data: Record<string, unknown> = {};
   try {
     const parsed: unknown =
@@ -153,6 +156,12 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
   const name = typeof data.name === "string" && data.name.trim() !== "" ? data.name.trim() : null;
   const modifiedMs = timeOf(isAbsent(data.modified) ? metadata?.modified : data.modified);
   return { data, type, description, name, modifiedMs, body, issues };
+}
+
+/** Where the line starting at `start` ends: its `\n`, or the end of `text`. */
+function lineEndAt(text: string, start: number): number {
+  const end = text.indexOf("\n", start);
+  return end < 0 ? text.length : end;
 }
 
 function isAbsent(value: unknown): boolean {

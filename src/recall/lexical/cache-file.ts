@@ -11,6 +11,7 @@ import {
   recordLength,
 } from "./memory-record.ts";
 import { INDEX_MAX_BYTES } from "./read-file.ts";
+import { TermScanner } from "./term-scanner.ts";
 import { ENGLISH_STOP_WORDS, forEachTerm, stemEnglish, tokenize, tokenizeDetailed } from "./tokenize.ts";
 import type { PersistedIndex } from "./types.ts";
 
@@ -101,7 +102,7 @@ export function snapshotCorpus(corpus: Corpus): PersistedIndex {
     const at = wide ? wideAt : narrowAt;
     recordStarts[i] = at;
     recordWide[i] = wide ? 1 : 0;
-    writeRenumbered(memory, remap, target, at);
+    writeRenumbered(memory, remap, terms.length === oldSize, target, at);
     if (wide) wideAt += memory.record.length;
     else narrowAt += memory.record.length;
   });
@@ -144,21 +145,22 @@ export function snapshotCorpus(corpus: Corpus): PersistedIndex {
 }
 
 /**
- * Writes `memory`'s record into `target` at `at` with term ids renumbered by `remap`. Body terms
- * are re-sorted: renumbering keeps the order of ids except where a dead id sat between.
+ * Writes `memory`'s record into `target` at `at` with term ids renumbered by `remap`. The body
+ * terms stay sorted: `remap` keeps the order of live ids (it numbers them in id order) and a live
+ * memory holds only live ids. Nothing to renumber when no term died (`identity`).
  */
-function writeRenumbered(memory: IndexedMemory, remap: Int32Array, target: MemoryRecord, at: number): void {
+function writeRenumbered(
+  memory: IndexedMemory,
+  remap: Int32Array,
+  identity: boolean,
+  target: MemoryRecord,
+  at: number,
+): void {
   const record = memory.record;
   target.set(record, at);
+  if (identity) return;
   for (let i = RECORD_HEADER; i < memory.bodyTermsAt; i += 2) target[at + i] = remap[record[i]];
-  const count = memory.bodyTermCount;
-  const order = Array.from({ length: count }, (_, k) => k).sort(
-    (x, y) => remap[record[memory.bodyTermsAt + x]] - remap[record[memory.bodyTermsAt + y]],
-  );
-  for (let k = 0; k < count; k++) {
-    target[at + memory.bodyTermsAt + k] = remap[record[memory.bodyTermsAt + order[k]]];
-    target[at + memory.bodyFrequenciesAt + k] = record[memory.bodyFrequenciesAt + order[k]];
-  }
+  for (let i = memory.bodyTermsAt; i < memory.bodyFrequenciesAt; i++) target[at + i] = remap[record[i]];
   for (let i = memory.tokensAt; i < memory.tokensAt + memory.tokenCount; i++)
     target[at + i] = remap[record[i]];
 }
@@ -233,5 +235,6 @@ export function lexicalFingerprint(): string {
     frontmatterParserVersion(),
     Corpus.prototype.add,
     packRecord,
+    TermScanner,
   );
 }

@@ -11,7 +11,7 @@ import {
   recordLength,
 } from "./memory-record.ts";
 import { PostingLists } from "./posting-lists.ts";
-import { forEachTerm, tokenize } from "./tokenize.ts";
+import { TermScanner } from "./term-scanner.ts";
 import type { PersistedIndex } from "./types.ts";
 
 /**
@@ -46,11 +46,11 @@ export class Corpus {
   #stalePostings = 0;
   /** Adds and removes so far (a sync remembers it to tell whether anything changed since). */
   #version = 0;
-  // Scratch of add (body tokens and line starts of the file being indexed): reused, so indexing
-  // 20,000 files builds no per-file number arrays.
-  #tokenScratch: Uint32Array = new Uint32Array(16 * 1024);
-  #lineScratch: Uint32Array = new Uint32Array(1024);
-  #sortScratch: Uint32Array = new Uint32Array(4096);
+  // Scratch of add (the body tokenizer with its buffers and word table, the term counts of the
+  // file being indexed): reused, so indexing 20,000 files builds no per-file number arrays.
+  readonly #scanner = new TermScanner(this.dictionary);
+  #countScratch: Uint32Array = new Uint32Array(4096);
+  #distinctScratch: Uint32Array = new Uint32Array(4096);
 
   get size(): number {
     return this.#memories.size;
@@ -133,34 +133,25 @@ export class Corpus {
     const parsed = parseFrontmatter(text);
     const description = parsed.description ?? header.description ?? "";
     const type = parsed.type ?? header.type ?? "";
-    const name = this.#countTerms(tokenize(header.file.replace(/\.md$/i, "")));
-    const descriptionTerms = this.#countTerms(tokenize(description));
-    const typeTerms = this.#countTerms(tokenize(type));
-    const lines = parsed.body.split("\n");
-    let tokenCount = 0;
-    let lineCount = 0;
-    const dictionary = this.dictionary;
-    // Terms go straight into the scratch buffer (no array per line, no object per token).
-    const internTerm = (term: string) => {
-      if (tokenCount >= this.#tokenScratch.length)
-        this.#tokenScratch = grow(this.#tokenScratch, tokenCount + 1);
-      this.#tokenScratch[tokenCount++] = dictionary.intern(term);
-    };
-    for (const line of lines) {
-      const lineStart = tokenCount;
-      forEachTerm(line, internTerm);
-      if (tokenCount === lineStart) continue;
-      if (lineCount >= this.#lineScratch.length) this.#lineScratch = grow(this.#lineScratch, lineCount + 1);
-      this.#lineScratch[lineCount++] = lineStart;
-    }
-    if (this.#sortScratch.length < tokenCount) this.#sortScratch = grow(this.#sortScratch, tokenCount);
+    // The short fields through the same scanner: the terms of tokenize(), interned in the same order.
+    const name = this.#countTerms(header.file.replace(/\.md$/i, ""));
+    const descriptionTerms = this.#countTerms(description);
+    const typeTerms = this.#countTerms(type);
+    // The body is the end of the text (parseFrontmatter's body is always a suffix of it).
+    const body = this.#scanner.scan(text, text.length - parsed.body.length);
+    const { tokenCount } = body;
+    if (this.#countScratch.length < this.dictionary.size)
+      this.#countScratch = grow(this.#countScratch, this.dictionary.size);
+    if (this.#distinctScratch.length < tokenCount)
+      this.#distinctScratch = grow(this.#distinctScratch, tokenCount);
     const record = packRecord({
       shortFields: [name, descriptionTerms, typeTerms],
-      tokens: this.#tokenScratch,
+      tokens: body.tokens,
       tokenCount,
-      lineStarts: this.#lineScratch,
-      lineCount,
-      sortScratch: this.#sortScratch,
+      lineStarts: body.lineStarts,
+      lineCount: body.lineCount,
+      counts: this.#countScratch,
+      distinct: this.#distinctScratch,
     });
     const memory = new IndexedMemory(header.file, header.path, header.mtimeMs, header.size, record);
     this.#memories.set(header.file, memory);
@@ -295,11 +286,12 @@ export class Corpus {
     }
   }
 
-  /** (term id, frequency) pairs in first-occurrence order. */
-  #countTerms(terms: string[]): number[] {
+  /** The (term id, frequency) pairs of `text`, in first-occurrence order. */
+  #countTerms(text: string): number[] {
+    const { tokens, tokenCount } = this.#scanner.scan(text);
     const pairs: number[] = [];
-    for (const term of terms) {
-      const id = this.dictionary.intern(term);
+    for (let t = 0; t < tokenCount; t++) {
+      const id = tokens[t];
       let i = 0;
       while (i < pairs.length && pairs[i] !== id) i += 2;
       if (i < pairs.length) pairs[i + 1]++;

@@ -29,6 +29,9 @@ import { bundledWordVectors, type WordVectors } from "./word-vectors.ts";
  * and with the cache file (cache-file.ts), and owns the scratch space ranking reuses.
  */
 
+/** How long the index reads and tokenizes files before it lets the event loop run (ms). */
+const INDEX_SLICE_MS = 5;
+
 /** Index of one memory directory. Obtain it from a {@link LexicalIndexCache}. */
 export class LexicalIndex {
   readonly corpus = new Corpus();
@@ -145,22 +148,25 @@ export class LexicalIndex {
       this.#persisted.stats.index.hits += reused;
       this.#persisted.stats.index.misses += stale.length;
     }
-    // Up to READ_CONCURRENCY reads in flight, but files are indexed in the order given: term ids
-    // and posting order then never depend on which read finished first, so equal scores break
-    // the same way in every process (feedback words of equal weight, equal whole-file scores).
-    const reads = new Array<Promise<string | null> | undefined>(stale.length);
-    const startRead = (i: number) => {
-      if (i < stale.length) reads[i] = this.#reader.read(stale[i].path).catch(() => null);
-    };
-    for (let i = 0; i < READ_CONCURRENCY; i++) startRead(i);
+    // Synchronous reads in time slices, yielding to the event loop between slices (as the header
+    // scan does, memdir/scan.ts), so a hook's time bound and a helper's socket are still served.
+    // Files are indexed in the order given: term ids and posting order then never depend on
+    // timing, so equal scores break the same way in every process.
+    let sliceEnd = performance.now() + INDEX_SLICE_MS;
     for (let i = 0; i < stale.length; i++) {
+      if (performance.now() >= sliceEnd) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceEnd = performance.now() + INDEX_SLICE_MS;
+      }
       throwIfAborted(signal, "recall: lexical selection");
-      const text = await reads[i];
-      reads[i] = undefined;
-      startRead(i + READ_CONCURRENCY);
-      throwIfAborted(signal, "recall: lexical selection");
+      let text: string | null;
+      try {
+        text = this.#reader.readSync(stale[i].path);
+      } catch {
+        text = null; // unreadable or vanished: skipped
+      }
       this.corpus.remove(stale[i].file);
-      if (text !== null && text !== undefined) this.corpus.add(stale[i], text);
+      if (text !== null) this.corpus.add(stale[i], text);
     }
     // Common case: the caller passed every indexed file, so nothing can be missing.
     const missing =

@@ -169,26 +169,30 @@ export interface RecordParts {
   lineStarts: Uint32Array;
   lineCount: number;
   /**
-   * Scratch for the body-term count, at least `tokenCount` long: the caller's, reused, so
-   * indexing 20,000 files allocates no per-file sort buffer.
+   * Scratch for counting body terms: the caller's, reused, so indexing 20,000 files allocates no
+   * per-file buffer. `counts` is indexed by term id (longer than the largest id, all zero, and left
+   * all zero), `distinct` at least `tokenCount` long.
    */
-  sortScratch: Uint32Array;
+  counts: Uint32Array;
+  distinct: Uint32Array;
 }
 
 /** Packs the parts of one memory into a record (16-bit when every value fits). */
 export function packRecord(parts: RecordParts): MemoryRecord {
-  const { shortFields, tokens, tokenCount, lineStarts, lineCount } = parts;
-  const sorted = parts.sortScratch.subarray(0, tokenCount);
-  sorted.set(tokens.subarray(0, tokenCount));
-  sorted.sort();
+  const { shortFields, tokens, tokenCount, lineStarts, lineCount, counts } = parts;
+  // Counted per id, then only the distinct ids sorted (a body has several times fewer terms than tokens).
   let bodyTermCount = 0;
-  for (let i = 0; i < tokenCount; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) bodyTermCount++;
+  for (let i = 0; i < tokenCount; i++) {
+    const id = tokens[i];
+    if (counts[id]++ === 0) parts.distinct[bodyTermCount++] = id;
+  }
+  const sorted = parts.distinct.subarray(0, bodyTermCount).sort();
   const shortLength = shortFields[0].length + shortFields[1].length + shortFields[2].length;
   const length = RECORD_HEADER + shortLength + 2 * bodyTermCount + lineCount + tokenCount;
   let largest = Math.max(bodyTermCount, lineCount, tokenCount);
   for (const pairs of shortFields) for (const value of pairs) if (value > largest) largest = value;
-  // Sorted: the last token is the largest id. Frequencies and line starts are ≤ tokenCount.
-  if (tokenCount > 0 && sorted[tokenCount - 1] > largest) largest = sorted[tokenCount - 1];
+  // Sorted: the last body term is the largest id. Frequencies and line starts are ≤ tokenCount.
+  if (bodyTermCount > 0 && sorted[bodyTermCount - 1] > largest) largest = sorted[bodyTermCount - 1];
   const record: MemoryRecord = largest <= 0xffff ? new Uint16Array(length) : new Uint32Array(length);
   record[0] = shortFields[0].length / 2;
   record[1] = shortFields[1].length / 2;
@@ -200,13 +204,11 @@ export function packRecord(parts: RecordParts): MemoryRecord {
   for (const pairs of shortFields) for (const value of pairs) record[at++] = value;
   const termsAt = at;
   const frequenciesAt = at + bodyTermCount;
-  let term = -1;
-  for (let i = 0; i < tokenCount; i++) {
-    if (i === 0 || sorted[i] !== sorted[i - 1]) {
-      term++;
-      record[termsAt + term] = sorted[i];
-    }
-    record[frequenciesAt + term]++;
+  for (let term = 0; term < bodyTermCount; term++) {
+    const id = sorted[term];
+    record[termsAt + term] = id;
+    record[frequenciesAt + term] = counts[id];
+    counts[id] = 0;
   }
   at = frequenciesAt + bodyTermCount;
   record.set(lineStarts.subarray(0, lineCount), at);

@@ -12,6 +12,7 @@
  *   process's peak) only to pack them afterwards.
  */
 
+import { grow } from "./dictionary.ts";
 import type { IndexedMemory } from "./memory-record.ts";
 import { forEachTermAnywhere } from "./memory-record.ts";
 
@@ -97,18 +98,23 @@ export class PostingLists {
       for (const slot of list) if (slot > largestSlot) largestSlot = slot;
     }
     for (const slot of memorySlots) if (slot > largestSlot) largestSlot = slot;
-    for (const memory of memories)
+    // The new memories' distinct terms, gathered once: memory i's are terms[ends[i - 1], ends[i]).
+    let terms: Uint32Array = new Uint32Array(4096);
+    const ends = new Uint32Array(memories.length);
+    let termCount = 0;
+    memories.forEach((memory, i) => {
       this.#forEachUniqueTerm(memory, (termId) => {
+        if (termCount >= terms.length) terms = grow(terms, termCount + 1);
+        terms[termCount++] = termId;
         if (termId + 1 > termLimit) termLimit = termId + 1;
       });
+      ends[i] = termCount;
+    });
     const counts = new Uint32Array(termLimit + 1);
     for (let termId = 0; termId + 1 < oldOffsets.length; termId++)
       counts[termId + 1] = oldOffsets[termId + 1] - oldOffsets[termId];
     for (const [termId, list] of this.#extra) counts[termId + 1] += list.length;
-    for (const memory of memories)
-      this.#forEachUniqueTerm(memory, (termId) => {
-        counts[termId + 1]++;
-      });
+    for (let k = 0; k < termCount; k++) counts[terms[k] + 1]++;
     for (let termId = 0; termId < termLimit; termId++) counts[termId + 1] += counts[termId];
     const offsets = counts;
     const slots =
@@ -118,12 +124,10 @@ export class PostingLists {
       for (let i = oldOffsets[termId]; i < oldOffsets[termId + 1]; i++) slots[next[termId]++] = oldSlots[i];
     for (const [termId, list] of this.#extra) for (const slot of list) slots[next[termId]++] = slot;
     this.#extra.clear();
-    memories.forEach((memory, i) => {
+    for (let i = 0, k = 0; i < memories.length; i++) {
       const slot = memorySlots[i];
-      this.#forEachUniqueTerm(memory, (termId) => {
-        slots[next[termId]++] = slot;
-      });
-    });
+      for (const end = ends[i]; k < end; k++) slots[next[terms[k]]++] = slot;
+    }
     this.#offsets = offsets;
     this.#slots = slots;
   }

@@ -1,13 +1,7 @@
-import {
-  close as closeCallback,
-  fstat as fstatCallback,
-  open as openCallback,
-  read as readCallback,
-} from "node:fs";
-import { promisify } from "node:util";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { assertRegularFile, NONBLOCKING_READ_FLAGS } from "../../memdir/regular-file.ts";
 
-/** How many files are read at once while (re)indexing. */
+/** How many files are checked at once while (re)indexing (the stats of files gone missing). */
 export const READ_CONCURRENCY = 16;
 /**
  * How much of each memory file is read and indexed. Memories are notes (the surfacing caps are
@@ -15,46 +9,42 @@ export const READ_CONCURRENCY = 16;
  * (it used to be read and tokenized whole: ~5 s CPU and +300 MB resident).
  */
 export const INDEX_MAX_BYTES = 64 * 1024;
-const openFile = promisify(openCallback);
-const readInto = promisify(readCallback);
-const fstatFile = promisify(fstatCallback);
-const closeFile = promisify(closeCallback);
 
 /**
- * Reads the part of a memory file that is indexed. Each reader keeps its own read buffers
- * (returned after each read, at most one per concurrent read).
+ * Reads the part of a memory file that is indexed, synchronously, into one buffer the reader
+ * keeps (a fresh 64 KB per file would be 1.3 GB of short-lived allocations at 20,000 files).
+ * Synchronous like the header scan (memdir/scan.ts), which has just read the head of the same
+ * files: an awaited open/fstat/read/close was four thread-pool round trips and four promises per
+ * file, ~100 µs of the main thread's time each (issue 17: 200 ms of a 2,000-file cold build).
+ * The caller reads in time slices and yields between them (lexical-index.ts).
  */
 export class IndexedPartReader {
-  readonly #spareBuffers: Buffer[] = [];
+  #buffer: Buffer | null = null;
 
   /**
-   * The first {@link INDEX_MAX_BYTES} of a file as text, read with one bounded `read` (never the
+   * The first {@link INDEX_MAX_BYTES} of a file as text, read with bounded `read`s (never the
    * whole file). A file cut at the cap ends at its last complete line, so no half word or broken
-   * UTF-8 sequence is indexed.
+   * UTF-8 sequence is indexed. Throws when the file cannot be opened or read, or is no regular file.
    */
-  async read(filePath: string): Promise<string> {
+  readSync(filePath: string): string {
     // Opened without blocking and checked first: a FIFO swapped in must not hang (docs/design.md#reading-files).
-    const fd = await openFile(filePath, NONBLOCKING_READ_FLAGS);
+    const fd = openSync(filePath, NONBLOCKING_READ_FLAGS);
     try {
-      assertRegularFile(filePath, await fstatFile(fd));
-      // One byte past the cap tells a file of exactly the cap from a longer one. Buffers are
-      // reused: a fresh 64 KB per file would be 1.3 GB of short-lived allocations at 20,000 files.
-      const buffer = this.#spareBuffers.pop() ?? Buffer.allocUnsafeSlow(INDEX_MAX_BYTES + 1);
-      try {
-        let total = 0;
-        while (total < buffer.length) {
-          const { bytesRead } = await readInto(fd, buffer, total, buffer.length - total, total);
-          if (bytesRead === 0) return buffer.toString("utf8", 0, total);
-          total += bytesRead;
-        }
-        // Longer than the cap: keep its whole lines (all of the cap when it holds a single line).
-        const lastNewline = buffer.lastIndexOf(0x0a, INDEX_MAX_BYTES - 1);
-        return buffer.toString("utf8", 0, lastNewline > 0 ? lastNewline : INDEX_MAX_BYTES);
-      } finally {
-        if (this.#spareBuffers.length < READ_CONCURRENCY) this.#spareBuffers.push(buffer);
+      assertRegularFile(filePath, fstatSync(fd));
+      // One byte past the cap tells a file of exactly the cap from a longer one.
+      this.#buffer ??= Buffer.allocUnsafeSlow(INDEX_MAX_BYTES + 1);
+      const buffer = this.#buffer;
+      let total = 0;
+      while (total < buffer.length) {
+        const bytesRead = readSync(fd, buffer, total, buffer.length - total, total);
+        if (bytesRead === 0) return buffer.toString("utf8", 0, total);
+        total += bytesRead;
       }
+      // Longer than the cap: keep its whole lines (all of the cap when it holds a single line).
+      const lastNewline = buffer.lastIndexOf(0x0a, INDEX_MAX_BYTES - 1);
+      return buffer.toString("utf8", 0, lastNewline > 0 ? lastNewline : INDEX_MAX_BYTES);
     } finally {
-      await closeFile(fd);
+      closeSync(fd);
     }
   }
 }

@@ -29,7 +29,7 @@ export const SEGMENT_PIECE_CHARS = 1000;
 // A cut is looked for in the last half of a piece, after a space or an ideographic full stop or
 // comma (boundaries in every script), before a character that does not attach to the one before
 // it (a combining mark, a format character or ZWJ does: Unicode word-boundary rule WB4).
-const CUT_AFTER = /[\s\u3001\u3002]/u;
+export const CUT_AFTER = /[\s\u3001\u3002]/u;
 const ATTACHES = /[\p{M}\p{Cf}]/u;
 
 /**
@@ -53,10 +53,34 @@ export function segmentPieces(text: string, maxChars = SEGMENT_PIECE_CHARS): str
   return pieces;
 }
 
+/**
+ * Whether `text` may be cut before position `at` without changing its words: after a space (or
+ * `、` / `。`), before a character that is none and does not attach to the one before it.
+ */
+export function isSafeCut(text: string, at: number): boolean {
+  return cutsAfter(text.charCodeAt(at - 1)) && !cutsAfter(text.charCodeAt(at)) && !ATTACHES.test(text[at]);
+}
+
+/** `CUT_AFTER` by char code (`\s` of a JS regex, `、`, `。`), for scanners that go code by code. */
+export function cutsAfter(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    (code >= 0x3000 && code <= 0x3002) ||
+    code === 0xfeff
+  );
+}
+
 function cutPoint(text: string, start: number, limit: number): number {
   const earliest = start + Math.floor((limit - start) / 2);
-  for (let end = limit; end > earliest; end--)
-    if (CUT_AFTER.test(text[end - 1]) && !CUT_AFTER.test(text[end]) && !ATTACHES.test(text[end])) return end;
+  for (let end = limit; end > earliest; end--) if (isSafeCut(text, end)) return end;
   // No boundary in sight: cut between two code points (never inside a surrogate pair).
   const code = text.charCodeAt(limit);
   return code >= 0xdc00 && code <= 0xdfff ? limit - 1 : limit;

@@ -132,17 +132,33 @@ export function forEachTerm(text: string, visit: TermVisitor): void {
 
 function visitLine(line: string, visit: TermVisitor): void {
   if (!NEEDS_SEGMENTER.test(line)) {
-    for (const part of line.split(PART_SEPARATOR)) addWord(part, visit);
+    forEachPlainWord(line, visit);
     return;
   }
   // In bounded pieces: the segmenter is quadratic in the length of what it is given (segment.ts).
-  for (const piece of segmentPieces(line)) {
-    for (const { segment, isWordLike } of wordSegmenter.segment(piece)) {
-      if (!isWordLike && !HAS_LETTER_OR_DIGIT.test(segment)) continue;
-      if (CJK_CHAR.test(segment)) addCjkWord(segment, visit);
-      else for (const part of segment.split(PART_SEPARATOR)) addWord(part, visit);
-    }
+  for (const piece of segmentPieces(line)) forEachSegmentedWord(piece, visit);
+  forEachBigram(line, visit);
+}
+
+/** The word terms of normalized text that needs no segmenter (see NEEDS_SEGMENTER), in order. */
+export function forEachPlainWord(text: string, visit: TermVisitor): void {
+  for (const part of text.split(PART_SEPARATOR)) addWord(part, visit);
+}
+
+/**
+ * The word terms (no bigrams) of normalized text handed to the segmenter whole: at most
+ * `SEGMENT_PIECE_CHARS` characters of one line.
+ */
+export function forEachSegmentedWord(piece: string, visit: TermVisitor): void {
+  for (const { segment, isWordLike } of wordSegmenter.segment(piece)) {
+    if (!isWordLike && !HAS_LETTER_OR_DIGIT.test(segment)) continue;
+    if (CJK_CHAR.test(segment)) addCjkWord(segment, visit);
+    else for (const part of segment.split(PART_SEPARATOR)) addWord(part, visit);
   }
+}
+
+/** The CJK character-bigram terms of normalized text (one line), in order. */
+export function forEachBigram(line: string, visit: TermVisitor): void {
   for (const run of line.match(CJK_RUN) ?? []) addBigrams(run, visit);
 }
 
