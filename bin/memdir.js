@@ -132,6 +132,11 @@ function writeFully(fd, data, stream) {
 
 /** Runs the CLI in this process (stdin already read, when given), as without the helper. */
 async function inProcess(stdin, argv = process.argv) {
+  // A reader that went away (`memdir list | head`) ends the output, not with a stack trace.
+  process.stdout.on("error", (error) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   await import("../dist/cli/compile-cache.js");
   const { main, mustExitAfter } = await import("../dist/cli/main.js");
   const options =
