@@ -1,4 +1,5 @@
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
+import { coreOf } from "../../memdir/instance-core.ts";
 import { isMemorySource, MEMORY_SOURCES, provenanceOf } from "../../memdir/provenance.ts";
 import { readRegularText } from "../../memdir/regular-file.ts";
 import { isoTime, manifestLine } from "../../memdir/scan.ts";
@@ -35,7 +36,7 @@ export const registerListCommand: RegisterCommand = (program, context) => {
     const listed: { header: MemoryHeader; source: string | null; session: string | null }[] = [];
     for (const header of scanned) {
       const provenance = withProvenance
-        ? (memdir.headerCache?.provenance(header) ?? (await provenanceOfFile(header)))
+        ? (coreOf(memdir).headerCache?.provenance(header) ?? (await provenanceOfFile(header)))
         : NO_PROVENANCE;
       listed.push({ header, ...provenance });
     }
