@@ -107,6 +107,11 @@ describe("openMemdir", () => {
       "the header cache saves through its owner",
     );
     assert.equal(coreOf(openMemdir(dir, { cache: "memory", env: {} })).persisted.enabled, false);
+    // Read when the instance is made, as before its caches were made on first use.
+    const later: NodeJS.ProcessEnv = {};
+    const early = openMemdir(dir, { env: later });
+    later.MEMDIR_NO_CACHE = "1";
+    assert.equal(coreOf(early).persisted.enabled, true, "a switch set after opening changes nothing");
     const clock = () => 42;
     assert.equal(openMemdir(dir, { clock }).clock, clock);
     assert.equal(openMemdir(`${dir}/./`).memoryDir, dir, "the directory is resolved");
