@@ -1,5 +1,9 @@
-import path from "node:path";
 import { type DreamMode, firstMemoryMode, type MemoryMode, positiveOr } from "./types.ts";
+
+// Node's modules are taken, not imported: `import("memdir")` loads this file, and the ES module
+// facade of `node:fs` alone costs ~8% of a bare `node -e 0` (docs/design.md#lazy-entry).
+const path = process.getBuiltinModule("node:path");
+const homedir = (): string => process.getBuiltinModule("node:os").homedir();
 
 /**
  * Settings memdir reads from JSON files. User settings live in `<root>/settings.json`;
@@ -97,10 +101,6 @@ export function readSettingsFile(file: string): MemdirSettings {
     return {};
   }
 }
-
-// `node:fs` and `node:os` are taken when used: their ES module facades cost `import("memdir")`,
-// which loads this file, ~30% of a bare `node -e 0` (issue 17; docs/design.md#lazy-entry).
-const homedir = (): string => process.getBuiltinModule("node:os").homedir();
 
 function envFlag(value: string | undefined): boolean | undefined {
   if (value === undefined || value === "") return undefined;

@@ -1,10 +1,12 @@
-import path from "node:path";
 import { debugEnabled, persistedCacheEnabled, processEnv, watchingEnabled } from "../config.ts";
 import type { Clock, MemoryHeader } from "../types.ts";
 import type { MemdirCore, MemdirSetup, ScanState } from "./instance-core.ts";
 import type { CacheLog, PersistedCacheStats } from "./persisted-cache.ts";
 import type { ScanOptions } from "./scan.ts";
 import type { ScanWatchStats } from "./scan-watch.ts";
+
+// Taken, not imported: this file loads with `import("memdir")` (see config.ts).
+const path = process.getBuiltinModule("node:path");
 
 /**
  * How a {@link Memdir} keeps memory headers between scans:
