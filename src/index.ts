@@ -16,6 +16,11 @@
  * - `memdir/mcp` — the MCP server
  * - `memdir/testing` — the fake model server for tests
  *
+ * This file is the one module of the root besides the classes it must share with the library
+ * (`MemdirError`, `Memdir`) and the constants it exports: its functions below load their
+ * implementation on the first call, so `import("memdir")` costs about as much as importing an
+ * empty file (issue 17; docs/design.md#lazy-entry).
+ *
  * @example
  * import { resolveMemoryLocation, saveMemory, recall, createLexicalSelector } from "memdir";
  * const { memoryDir } = await resolveMemoryLocation({ cwd: process.cwd() });
@@ -23,28 +28,183 @@
  * const result = await recall({ memoryDir, query: "how do I install deps?", selector: createLexicalSelector() });
  */
 
+import type { MemoryLocation, MemoryLocationOptions } from "./memdir/paths.ts";
+import type { CappedRead } from "./memdir/read.ts";
+import type { ScanOptions } from "./memdir/scan.ts";
+import type { SaveMemoryInput, SaveMemoryResult, WriteOptions } from "./memdir/write.ts";
+import type { RecallOptions, RecallResult } from "./recall/recall.ts";
+import type { HybridSelectorOptions } from "./recall/select-hybrid.ts";
+import type { LexicalSelectorOptions } from "./recall/select-lexical.ts";
+import type { ModelSelection, ModelSelectorOptions } from "./recall/select-model.ts";
+import type { Selection, Selector } from "./recall/selector.ts";
+import type { AgentSession, AgentSessionOptions } from "./session/agent-session.ts";
+import type { MemoryHeader } from "./types.ts";
+
 export { isMemdirError, MemdirError, type MemdirErrorCode } from "./errors.ts";
 export { Memdir, type MemdirOptions, openMemdir } from "./memdir/instance.ts";
-// The functions below come from the lazy files, which load their implementation on first call,
-// so importing the root loads little more than the Memdir class (docs/design.md#lazy-entry).
-export {
-  readMemoryCapped,
-  removeMemory,
-  resolveMemoryLocation,
-  saveMemory,
-  scanHeaders,
-} from "./memdir/lazy.ts";
 export type { MemoryLocation, MemoryLocationOptions } from "./memdir/paths.ts";
 export type { CappedRead } from "./memdir/read.ts";
 export type { ScanOptions } from "./memdir/scan.ts";
 export type { SaveMemoryInput, SaveMemoryResult } from "./memdir/write.ts";
 export type { ModelClient } from "./model/client.ts";
-export { createLexicalSelector, createModelSelector, recall } from "./recall/lazy.ts";
 export type { RecallOptions, RecallResult, SurfacedMemory } from "./recall/recall.ts";
-export { createHybridSelector, type HybridSelectorOptions } from "./recall/select-hybrid.ts";
+export type { HybridSelectorOptions } from "./recall/select-hybrid.ts";
 export type { LexicalSelectorOptions } from "./recall/select-lexical.ts";
 export type { ModelSelectorOptions } from "./recall/select-model.ts";
 export type { MemoryPick, Selection, SelectionRequest, Selector } from "./recall/selector.ts";
 export type { AgentSession, AgentSessionOptions } from "./session/agent-session.ts";
-export { createAgentSession } from "./session/create-session.ts";
 export { type Clock, MEMORY_TYPES, type MemoryHeader, type MemoryType, type Message } from "./types.ts";
+
+// ---- The memory directory: each function loads its implementation on its first call ----
+
+/**
+ * Where memory lives for a project.
+ *
+ * @example
+ * const location = await resolveMemoryLocation({ cwd: "/Users/me/shop", home: "/Users/me" });
+ * location.memoryDir // "/Users/me/.claude/projects/-Users-me-shop/memory"
+ */
+export async function resolveMemoryLocation(options: MemoryLocationOptions = {}): Promise<MemoryLocation> {
+  return (await import("./memdir/paths.ts")).resolveMemoryLocation(options);
+}
+
+/**
+ * A memory file's text, capped at 200 lines / 4096 bytes.
+ *
+ * @example
+ * const { content, truncated } = await readMemoryCapped("/…/memory/feedback-real-database.md");
+ */
+export async function readMemoryCapped(
+  filePath: string,
+  options: { maxLines?: number; maxBytes?: number; memoryDir?: string } = {},
+): Promise<CappedRead> {
+  return (await import("./memdir/read.ts")).readMemoryCapped(filePath, options);
+}
+
+/**
+ * The memory headers of a directory, newest first.
+ *
+ * @example
+ * const headers = await scanHeaders("/home/me/.claude/projects/-work-shop/memory", { limit: 200 });
+ */
+export async function scanHeaders(memoryDir: string, options: ScanOptions = {}): Promise<MemoryHeader[]> {
+  return (await import("./memdir/scan.ts")).scanHeaders(memoryDir, options);
+}
+
+/**
+ * Saves a new memory through the single writer (its secrets, quarantine and lock load with it).
+ *
+ * @example
+ * const saved = await saveMemory(memoryDir, { type: "feedback", description: "tests hit a real DB", body: "Why: …" });
+ */
+export async function saveMemory(
+  memoryDir: string,
+  input: SaveMemoryInput,
+  options: WriteOptions = {},
+): Promise<SaveMemoryResult> {
+  return (await import("./memdir/write.ts")).saveMemory(memoryDir, input, options);
+}
+
+/**
+ * Removes one memory file and its index lines.
+ *
+ * @throws MemdirError("not-found") when neither the file nor an index line exists.
+ * @example
+ * await removeMemory(memoryDir, "feedback-old-rule.md");
+ */
+export async function removeMemory(
+  memoryDir: string,
+  file: string,
+  options: WriteOptions = {},
+): Promise<{ file: string; path: string }> {
+  return (await import("./memdir/write.ts")).removeMemory(memoryDir, file, options);
+}
+
+// ---- Recall: a factory returns its selector at once; the selector loads on its first select ----
+
+/**
+ * Recalls memories for a query (scan, select, read, surface).
+ *
+ * @example
+ * const result = await recall({ memoryDir, query: "修复登录测试", selector: createLexicalSelector() });
+ * for (const message of result.messages) console.log(message.content);
+ */
+export async function recall(options: RecallOptions): Promise<RecallResult> {
+  return (await import("./recall/recall.ts")).recall(options);
+}
+
+/**
+ * The offline selector: BM25F over file name, description, type and body, with the passage,
+ * saved-together, recency and floor stages. The lexical engine (tokenizer, stages, date parser,
+ * word vectors) loads on the first `select`.
+ *
+ * @example
+ * const selector = createLexicalSelector();
+ * const { picks } = await selector.select({ query: "why do login tests hit a real database?", headers, k: 5, memoryDir });
+ */
+export function createLexicalSelector(options: LexicalSelectorOptions = {}): Selector {
+  return loadingSelector("lexical", async () =>
+    (await import("./recall/select-lexical.ts")).createLexicalSelector(options),
+  );
+}
+
+/**
+ * The faithful selector: one model side query over a manifest of at most 200 headers. Its
+ * prompts and schema load on the first `select`.
+ *
+ * @example
+ * const selector = createModelSelector({ client });
+ * const { picks, failure } = await selector.select({ query: "why do login tests fail?", headers, k: 5, memoryDir });
+ */
+export function createModelSelector(options: ModelSelectorOptions): Selector<ModelSelection> {
+  return loadingSelector("model", async () =>
+    (await import("./recall/select-model.ts")).createModelSelector(options),
+  );
+}
+
+/**
+ * The default selector when a model is configured (docs/design.md#hybrid-selector): `candidates`
+ * ranks every header, `chooser` chooses among the top 200 of that ranking, and the candidates'
+ * picks are the fallback when the chooser fails. Loads on the first `select`.
+ *
+ * @example
+ * const selector = createHybridSelector({ candidates: createLexicalSelector(), chooser: createModelSelector({ client }) });
+ * const { picks } = await selector.select({ query: "修复登录测试", headers, k: 5, memoryDir });
+ */
+export function createHybridSelector(options: HybridSelectorOptions): Selector {
+  return loadingSelector("hybrid", async () =>
+    (await import("./recall/select-hybrid.ts")).createHybridSelector(options),
+  );
+}
+
+/** A selector named `name` that makes the real one with `load` on its first `select`. */
+function loadingSelector<S extends Selection>(name: string, load: () => Promise<Selector<S>>): Selector<S> {
+  let loaded: Promise<Selector<S>> | undefined;
+  return {
+    name,
+    async select(request, signal) {
+      loaded ??= load();
+      return (await loaded).select(request, signal);
+    },
+  };
+}
+
+// ---- The agent session ----
+
+/**
+ * Builds a session from configuration: memory location, instruction files and index (the user
+ * context, read once per session), memory rules, model client, recall prefetch context,
+ * permissions, tools, hooks and the transcript (`<projectDir>/<sessionId>.jsonl`, docs/design.md#transcripts).
+ * `resume` loads an earlier transcript and continues appending to it. The agent engine (the
+ * loop, its tools, zod schemas, extraction and consolidation) loads on the first call.
+ *
+ * @example
+ * const session = await createAgentSession({ cwd: "/Users/me/shop" });
+ * for await (const event of session.runTurn("fix the failing login test")) {
+ *   if (event.type === "text_delta") process.stdout.write(event.text);
+ * }
+ * await session.close();
+ */
+export async function createAgentSession(options: AgentSessionOptions = {}): Promise<AgentSession> {
+  return (await import("./session/agent-session.ts")).createAgentSession(options);
+}

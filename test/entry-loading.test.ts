@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
 import { nodeArgsFor } from "./helpers/node-entry.ts";
 import { publicEntries } from "./helpers/public-api.ts";
 import { makeTempDir } from "./helpers/temp.ts";
@@ -77,6 +78,48 @@ describe("what importing an entry loads", () => {
       cli.some((url) => url.endsWith("/commander/lib/command.js")),
       "commander's CommonJS files are seen",
     );
+  });
+
+  it("the root loads five of our modules: itself and what it must share with the library", () => {
+    // Everything else it exports loads on first use (docs/design.md#lazy-entry); a static import
+    // added to one of these files shows up here.
+    const own = modulesLoadedBy(entry("."))
+      .filter((url) => url.startsWith("file:") && url.includes("/src/") && !url.includes("/node_modules/"))
+      .map((url) => /\/src\/(.+)\.[jt]s$/.exec(new URL(url).pathname)?.[1] ?? url);
+    assert.deepEqual([...new Set(own)].sort(), ["config", "errors", "index", "memdir/instance", "types"]);
+  });
+
+  it("the root loads no Node module that importing an empty file does not load", () => {
+    // Node's own modules a fresh process loads for `await import(url)`, from process.moduleLoadList:
+    // `node:fs`'s ES module facade alone loads the stream modules, `node:os`, `node:crypto` and
+    // `node:v8` load theirs; the root takes none of them at import.
+    const probe = path.join(logs, "probe.mjs");
+    fs.writeFileSync(
+      probe,
+      "const before = new Set(process.moduleLoadList);\nawait import(process.argv[2]);\n" +
+        "console.log(JSON.stringify(process.moduleLoadList.filter((m) => !before.has(m))));\n",
+    );
+    const empty = path.join(logs, "empty.mjs");
+    fs.writeFileSync(empty, "export {};\n");
+    const loadedBy = (file: string): string[] => {
+      const args = nodeArgsFor(entry("."));
+      const child = spawnSync(process.execPath, [...args.slice(0, -1), probe, pathToFileURL(file).href], {
+        encoding: "utf8",
+      });
+      assert.equal(child.status, 0, child.stderr);
+      return JSON.parse(child.stdout);
+    };
+    const compiledRoot = nodeArgsFor(entry(".")).at(-1)!;
+    const byEmpty = new Set(loadedBy(empty));
+    const byRoot = loadedBy(compiledRoot);
+    assert.deepEqual(
+      byRoot.filter((name) => !byEmpty.has(name)),
+      [],
+      "loaded by the root only",
+    );
+    const withV8 = path.join(logs, "with-v8.mjs");
+    fs.writeFileSync(withV8, 'import "node:v8";\nexport {};\n');
+    assert.ok(loadedBy(withV8).includes("NativeModule v8"), "the control: the probe sees node:v8 load");
   });
 
   it("no entry loads a model SDK, and only memdir/mcp loads the MCP SDK", () => {

@@ -1,16 +1,12 @@
-import path from "node:path";
 import { debugEnabled, persistedCacheEnabled, processEnv, watchingEnabled } from "../config.ts";
 import type { Clock, MemoryHeader } from "../types.ts";
-import { HeaderCache } from "./header-cache.ts";
-import {
-  type CacheLog,
-  debugCacheLog,
-  type PersistedCacheStats,
-  PersistedCaches,
-} from "./persisted-cache.ts";
-import { newReadChunk, type ScanOptions, type ScanState, scanHeaders } from "./scan.ts";
-import { ListedCandidates } from "./scan-list.ts";
-import { type ScanWatchStats, WatchRegistry } from "./scan-watch.ts";
+import type { MemdirCore, MemdirSetup, ScanState } from "./instance-core.ts";
+import type { CacheLog, PersistedCacheStats } from "./persisted-cache.ts";
+import type { ScanOptions } from "./scan.ts";
+import type { ScanWatchStats } from "./scan-watch.ts";
+
+// Taken, not imported: this file loads with `import("memdir")` (see config.ts).
+const path = process.getBuiltinModule("node:path");
 
 /**
  * How a {@link Memdir} keeps memory headers between scans:
@@ -61,27 +57,24 @@ export interface MemdirStats {
  * the folder watchers, the background saves of the cache files and their counters, the scratch
  * buffers of the scan, and the lexical index (in {@link extensions}). Two
  * instances share nothing. Create one with {@link openMemdir}.
+ *
+ * The constructor only resolves its options (and the environment's switches); the caches and
+ * watchers (`MemdirCore`, `instance-core.ts`) are made on the first scan or recall, so this
+ * class loads with `import("memdir")` at almost no cost (docs/design.md#lazy-entry).
  */
 export class Memdir implements ScanState {
   /** The memory directory (absolute). */
   readonly memoryDir: string;
   readonly clock: Clock;
   readonly cacheMode: MemdirCacheMode;
-  /** The background saves of this instance's cache files and their hit/miss counters. @internal */
-  readonly persisted: PersistedCaches;
-  /** The header cache of {@link scan}; `null` with `cache: "off"`. @internal */
-  readonly headerCache: HeaderCache | null;
-  /** The folder watchers; `null` when watching is off. @internal */
-  readonly watchers: WatchRegistry | null;
-  /** @internal */
-  readonly listed = new ListedCandidates();
-  /** @internal */
-  readonly readChunk = newReadChunk();
+  /** What the options and the environment decided, read once here: all the core needs. @internal */
+  readonly setup: MemdirSetup;
   /**
    * Caches of the layers above, each kept under a key its owner made: the lexical index of this
-   * directory lives here (`select-lexical.ts`), saved through {@link persisted}. @internal
+   * directory lives here (`select-lexical.ts`), saved through the core's persisted caches. @internal
    */
   readonly extensions = new Map<symbol, unknown>();
+  #core: MemdirCore | undefined;
   #closed = false;
 
   constructor(memoryDir: string, options: MemdirOptions = {}) {
@@ -89,15 +82,25 @@ export class Memdir implements ScanState {
     this.memoryDir = path.resolve(memoryDir);
     this.clock = options.clock ?? Date.now;
     this.cacheMode = options.cache ?? "persisted";
-    const persist = this.cacheMode === "persisted" && persistedCacheEnabled(env);
-    this.persisted = new PersistedCaches({
-      enabled: persist,
-      log: options.log ?? debugCacheLog(debugEnabled(env)),
-    });
-    this.headerCache =
-      this.cacheMode === "off" ? null : new HeaderCache({ persist, persisted: this.persisted });
-    const watch = this.cacheMode !== "off" && options.watch !== false && watchingEnabled(env);
-    this.watchers = watch ? new WatchRegistry({ sweepPerRescan: options.sweepPerRescan }) : null;
+    const headers = this.cacheMode !== "off";
+    this.setup = {
+      headers,
+      persist: this.cacheMode === "persisted" && persistedCacheEnabled(env),
+      watch: headers && options.watch !== false && watchingEnabled(env),
+      sweepPerRescan: options.sweepPerRescan,
+      log: options.log,
+      debug: debugEnabled(env),
+    };
+  }
+
+  /** This instance's caches and watchers, made with `make` on first use (see `coreOf`). @internal */
+  core(make: (setup: MemdirSetup) => MemdirCore): MemdirCore {
+    if (this.#core === undefined) {
+      this.#core = make(this.setup);
+      // Closed before its first scan: it keeps no folder watched, as a closed registry does not.
+      if (this.#closed) this.#core.watchers?.close();
+    }
+    return this.#core;
   }
 
   /**
@@ -107,29 +110,36 @@ export class Memdir implements ScanState {
    * const memdir = openMemdir(memoryDir);
    * const headers = await memdir.scan({ limit: 200 });
    */
-  scan(options: Omit<ScanOptions, "memdir"> = {}): Promise<MemoryHeader[]> {
+  async scan(options: Omit<ScanOptions, "memdir"> = {}): Promise<MemoryHeader[]> {
+    const { scanHeaders } = await import("./scan.ts");
     return scanHeaders(this.memoryDir, { ...options, memdir: this });
   }
 
   /** A copy of this instance's counters. */
   stats(): MemdirStats {
-    const watch = this.watchers?.stats ?? { watchedRescans: 0, watchSetsBuilt: 0 };
-    return { cache: structuredClone(this.persisted.stats), watch: { ...watch } };
+    const watch = this.#core?.watchers?.stats ?? { watchedRescans: 0, watchSetsBuilt: 0 };
+    const cache = this.#core ? structuredClone(this.#core.persisted.stats) : noCacheStats();
+    return { cache, watch: { ...watch } };
   }
 
   /** Resolves when every background cache save started so far has finished. */
-  flush(): Promise<void> {
-    return this.persisted.flush();
+  async flush(): Promise<void> {
+    await this.#core?.persisted.flush();
   }
 
   /** Waits for the background saves and ends the folder watchers. Idempotent. */
   async close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
-      this.watchers?.close();
+      this.#core?.watchers?.close();
     }
     await this.flush();
   }
+}
+
+/** The counters of an instance that has not scanned yet (those of a fresh `PersistedCaches`). */
+function noCacheStats(): PersistedCacheStats {
+  return { headers: { hits: 0, misses: 0 }, index: { hits: 0, misses: 0 } };
 }
 
 /**

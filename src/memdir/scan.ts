@@ -4,12 +4,13 @@ import path from "node:path";
 import { throwIfAborted } from "../errors.ts";
 import { type MemoryHeader, savedAtMs } from "../types.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
-import { type CachedHeader, HEADER_MAX_BYTES, HEADER_MAX_LINES, HeaderCache } from "./header-cache.ts";
+import { type CachedHeader, HEADER_MAX_BYTES, HEADER_MAX_LINES, type HeaderCache } from "./header-cache.ts";
+import { coreOf, SCAN_CHUNK_BYTES, type ScanState } from "./instance-core.ts";
 import { openReadableInsideSync } from "./open-safely.ts";
 import { provenanceOf } from "./provenance.ts";
 import {
   type Candidate,
-  ListedCandidates,
+  type ListedCandidates,
   listMarkdownFiles,
   newestFirst,
   statCandidates,
@@ -17,50 +18,17 @@ import {
 import type { WatchRegistry } from "./scan-watch.ts";
 
 export { HEADER_MAX_LINES, HeaderCache, type HeaderCacheOptions } from "./header-cache.ts";
+export type { ScanState } from "./instance-core.ts";
 export { INDEX_FILE_NAME, isMemoryFileName } from "./scan-list.ts";
 export { NO_WATCH_ENV } from "./scan-watch.ts";
 /** The selector's cap on headers (docs/design.md#header-scan). */
 export const SCAN_DEFAULT_LIMIT = 200;
 
-// Reads go in small chunks: most frontmatter fits in the first 8 KB, and a 50 MB file must cost
-// no more than its first lines (HEADER_MAX_BYTES caps the whole read).
-const CHUNK_BYTES = 8192;
+// Reads go in small chunks (SCAN_CHUNK_BYTES): most frontmatter fits in the first 8 KB, and a
+// 50 MB file must cost no more than its first lines (HEADER_MAX_BYTES caps the whole read).
+const CHUNK_BYTES = SCAN_CHUNK_BYTES;
 // Header reads on a cold scan run synchronously for at most this long between yields.
 const READ_SLICE_MS = 1;
-
-/**
- * What a scan keeps between calls: a {@link Memdir} is one. Without it each scan starts from
- * nothing (no watchers, no reused listing).
- */
-export interface ScanState {
-  /** The header cache scans use when the caller passes no `cache`. @internal */
-  readonly headerCache: HeaderCache | null;
-  /** Folder watchers; `null` when watching is off. @internal */
-  readonly watchers: WatchRegistry | null;
-  /** Candidate objects reused by unwatched listings. @internal */
-  readonly listed: ListedCandidates;
-  /** The chunk buffer of the synchronous header reads (one at a time, so one buffer). @internal */
-  readonly readChunk: Buffer;
-}
-
-/** A fresh chunk buffer for {@link ScanState.readChunk}. */
-export function newReadChunk(): Buffer {
-  return Buffer.allocUnsafeSlow(CHUNK_BYTES * 2);
-}
-
-/**
- * The state of a scan made without a Memdir: its own header cache, which loads and saves the
- * cache file as a Memdir's would (so a large directory still costs a fresh process little), and
- * no watchers (nothing would ever close them).
- */
-function privateScanState(): ScanState {
-  return {
-    headerCache: new HeaderCache({ persist: true }),
-    watchers: null,
-    listed: new ListedCandidates(),
-    readChunk: newReadChunk(),
-  };
-}
 
 export interface ScanOptions {
   /** Keep only the newest `limit` headers (the selector uses 200); only those are read. */
@@ -100,7 +68,7 @@ export interface ScanOptions {
  * console.log(formatManifest(headers));
  */
 export async function scanHeaders(memoryDir: string, options: ScanOptions = {}): Promise<MemoryHeader[]> {
-  const state = options.memdir ?? privateScanState();
+  const state = coreOf(options.memdir);
   const cache = options.cache === undefined ? state.headerCache : options.cache;
   const root = path.resolve(memoryDir);
   const realRoot = await fs.realpath(root).catch(() => null);

@@ -1,5 +1,6 @@
 import { throwIfAborted } from "../errors.ts";
 import type { Memdir } from "../memdir/instance.ts";
+import { coreOf } from "../memdir/instance-core.ts";
 import { LexicalIndexCache } from "./lexical/lexical-index.ts";
 import { queryDates } from "./lexical/query-dates.ts";
 import { rankLexically } from "./lexical/rank.ts";
@@ -82,7 +83,7 @@ const LEXICAL_INDEX_SLOT = Symbol("memdir.lexical-index");
 export function lexicalCacheOf(memdir: Memdir): LexicalIndexCache {
   let cache = memdir.extensions.get(LEXICAL_INDEX_SLOT) as LexicalIndexCache | undefined;
   if (cache === undefined) {
-    cache = new LexicalIndexCache({ persisted: memdir.persisted });
+    cache = new LexicalIndexCache({ persisted: coreOf(memdir).persisted });
     memdir.extensions.set(LEXICAL_INDEX_SLOT, cache);
   }
   return cache;

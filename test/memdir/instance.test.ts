@@ -3,6 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { openMemdir } from "../../src/memdir/instance.ts";
+import { coreOf } from "../../src/memdir/instance-core.ts";
+import { PersistedCaches } from "../../src/memdir/persisted-cache.ts";
 import { scanHeaders } from "../../src/memdir/scan.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
@@ -25,27 +27,27 @@ describe("openMemdir", () => {
     const a = openMemdir(memoryDirWith(3, "alpha"), { env });
     const b = openMemdir(memoryDirWith(2, "beta"), { env });
     try {
-      assert.notEqual(a.headerCache, b.headerCache);
-      assert.notEqual(a.persisted, b.persisted);
-      assert.notEqual(a.listed, b.listed);
-      assert.notEqual(a.readChunk, b.readChunk);
-      if (watching) assert.notEqual(a.watchers, b.watchers);
+      assert.notEqual(coreOf(a).headerCache, coreOf(b).headerCache);
+      assert.notEqual(coreOf(a).persisted, coreOf(b).persisted);
+      assert.notEqual(coreOf(a).listed, coreOf(b).listed);
+      assert.notEqual(coreOf(a).readChunk, coreOf(b).readChunk);
+      if (watching) assert.notEqual(coreOf(a).watchers, coreOf(b).watchers);
 
       assert.equal((await a.scan()).length, 3);
       assert.equal((await a.scan()).length, 3);
       assert.deepEqual(b.stats().cache.headers, { hits: 0, misses: 0 }, "b counted nothing of a's scans");
-      assert.equal(b.headerCache?.size, 0, "b cached none of a's headers");
+      assert.equal(coreOf(b).headerCache?.size, 0, "b cached none of a's headers");
       assert.deepEqual(b.stats().watch, { watchedRescans: 0, watchSetsBuilt: 0 });
       assert.deepEqual(a.stats().cache.headers, { hits: 3, misses: 3 });
 
       assert.equal((await b.scan()).length, 2);
       assert.deepEqual(b.stats().cache.headers, { hits: 0, misses: 2 });
-      assert.equal(a.headerCache?.size, 3, "b's scan left a's cache alone");
+      assert.equal(coreOf(a).headerCache?.size, 3, "b's scan left a's cache alone");
 
       if (watching) {
         assert.deepEqual(a.stats().watch, { watchedRescans: 1, watchSetsBuilt: 1 });
         await a.close();
-        assert.equal(a.watchers?.watchedRoots, 0, "a's watchers are closed");
+        assert.equal(coreOf(a).watchers?.watchedRoots, 0, "a's watchers are closed");
         fs.writeFileSync(path.join(b.memoryDir, "beta-new.md"), "---\ndescription: new\n---\nnew\n");
         assert.equal((await b.scan()).length, 3, "b's watchers still see changes");
         assert.equal(b.stats().watch.watchedRescans, 1, "served by b's own watch set");
@@ -61,8 +63,8 @@ describe("openMemdir", () => {
     const fresh = await scanHeaders(dir, { cache: null });
     const memdir = openMemdir(dir, { cache: "memory", env });
     const off = openMemdir(dir, { cache: "off", env });
-    assert.equal(off.headerCache, null);
-    assert.equal(off.watchers, null, "no cache, no watchers");
+    assert.equal(coreOf(off).headerCache, null);
+    assert.equal(coreOf(off).watchers, null, "no cache, no watchers");
     assert.deepEqual(await off.scan(), fresh);
     assert.deepEqual(await memdir.scan(), fresh);
     assert.deepEqual(await memdir.scan(), fresh);
@@ -73,22 +75,43 @@ describe("openMemdir", () => {
     assert.equal(memdir.stats().watch.watchSetsBuilt, watching ? 1 : 0, "and builds no new watch set");
   });
 
+  it("counts nothing and watches nothing before its first scan, even when closed first", async () => {
+    const dir = memoryDirWith(2, "delta");
+    const memdir = openMemdir(dir, { env });
+    assert.deepEqual(memdir.stats(), {
+      cache: structuredClone(new PersistedCaches({ enabled: true }).stats),
+      watch: { watchedRescans: 0, watchSetsBuilt: 0 },
+    });
+    await memdir.flush();
+    await memdir.close();
+    assert.equal((await memdir.scan()).length, 2, "a closed instance still scans");
+    assert.equal(coreOf(memdir).watchers?.watchedRoots ?? 0, 0, "and keeps no folder watched");
+    assert.equal((await memdir.scan()).length, 2);
+    assert.equal(memdir.stats().watch.watchedRescans, 0);
+    assert.deepEqual(memdir.stats().cache.headers, { hits: 2, misses: 2 });
+  });
+
   it("takes its switches from options and the environment it is given", () => {
     const dir = makeTempDir();
     const noWatch = openMemdir(dir, { env: { MEMDIR_NO_WATCH: "1" } });
-    assert.equal(noWatch.watchers, null);
-    assert.equal(openMemdir(dir, { watch: false }).watchers, null);
+    assert.equal(coreOf(noWatch).watchers, null);
+    assert.equal(coreOf(openMemdir(dir, { watch: false })).watchers, null);
     const noCache = openMemdir(dir, { env: { MEMDIR_NO_CACHE: "1" } });
-    assert.equal(noCache.persisted.enabled, false);
-    assert.equal(noCache.headerCache?.persist, false, "headers are still kept in memory");
+    assert.equal(coreOf(noCache).persisted.enabled, false);
+    assert.equal(coreOf(noCache).headerCache?.persist, false, "headers are still kept in memory");
     const persisted = openMemdir(dir, { env: {} });
-    assert.equal(persisted.persisted.enabled, true);
+    assert.equal(coreOf(persisted).persisted.enabled, true);
     assert.equal(
-      persisted.headerCache?.persisted,
-      persisted.persisted,
+      coreOf(persisted).headerCache?.persisted,
+      coreOf(persisted).persisted,
       "the header cache saves through its owner",
     );
-    assert.equal(openMemdir(dir, { cache: "memory", env: {} }).persisted.enabled, false);
+    assert.equal(coreOf(openMemdir(dir, { cache: "memory", env: {} })).persisted.enabled, false);
+    // Read when the instance is made, as before its caches were made on first use.
+    const later: NodeJS.ProcessEnv = {};
+    const early = openMemdir(dir, { env: later });
+    later.MEMDIR_NO_CACHE = "1";
+    assert.equal(coreOf(early).persisted.enabled, true, "a switch set after opening changes nothing");
     const clock = () => 42;
     assert.equal(openMemdir(dir, { clock }).clock, clock);
     assert.equal(openMemdir(`${dir}/./`).memoryDir, dir, "the directory is resolved");

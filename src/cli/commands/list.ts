@@ -1,5 +1,6 @@
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
 import type { Memdir } from "../../memdir/instance.ts";
+import { coreOf } from "../../memdir/instance-core.ts";
 import { isMemorySource, MEMORY_SOURCES, provenanceOf } from "../../memdir/provenance.ts";
 import { readRegularText } from "../../memdir/regular-file.ts";
 import { isoTime, manifestLine } from "../../memdir/scan.ts";
@@ -78,7 +79,7 @@ async function renderListing(
   const listed: { header: MemoryHeader; source: string | null; session: string | null }[] = [];
   for (const header of scanned) {
     const provenance = withProvenance
-      ? (memdir.headerCache?.provenance(header) ?? (await provenanceOfFile(header)))
+      ? (coreOf(memdir).headerCache?.provenance(header) ?? (await provenanceOfFile(header)))
       : NO_PROVENANCE;
     listed.push({ header, ...provenance });
   }
