@@ -129,9 +129,7 @@ export function capIndexBytes(
   let contentEnd = kept;
   if (kept > INDEX_MAX_BYTES) {
     truncated = "bytes";
-    const cut = trimmed.subarray(0, kept).lastIndexOf(0x0a, INDEX_MAX_BYTES);
-    contentEnd = cut > 0 ? cut : INDEX_MAX_BYTES;
-    while (contentEnd > 0 && (trimmed[contentEnd] & 0xc0) === 0x80) contentEnd--;
+    contentEnd = byteCapEnd(trimmed);
   }
   return {
     content: `${trimmed.toString("utf8", 0, contentEnd)}\n\n${indexWarning(limitsExceeded, lines, trimmed.length)}`,
@@ -158,10 +156,7 @@ export function capIndex(
   const encoded = Buffer.from(content, "utf8");
   if (encoded.length > INDEX_MAX_BYTES) {
     truncated = "bytes";
-    const cut = encoded.lastIndexOf(0x0a, INDEX_MAX_BYTES);
-    let end = cut > 0 ? cut : INDEX_MAX_BYTES;
-    while (end > 0 && (encoded[end] & 0xc0) === 0x80) end--; // only matters without any newline
-    content = encoded.toString("utf8", 0, end);
+    content = encoded.toString("utf8", 0, byteCapEnd(encoded));
   }
   return {
     content: `${content}\n\n${indexWarning(limitsExceeded, lines, bytes)}`,
@@ -170,6 +165,17 @@ export function capIndex(
     lines,
     bytes,
   };
+}
+
+/**
+ * Where text longer than {@link INDEX_MAX_BYTES} is cut: at its last newline under the cap, or
+ * (a first line that long) at the cap, moved back to a character's first byte.
+ */
+function byteCapEnd(encoded: Buffer): number {
+  const cut = encoded.lastIndexOf(0x0a, INDEX_MAX_BYTES);
+  let end = cut > 0 ? cut : INDEX_MAX_BYTES;
+  while (end > 0 && (encoded[end] & 0xc0) === 0x80) end--; // only matters without any newline
+  return end;
 }
 
 /** The limits a text of `lines` lines and `bytes` bytes exceeds. */
