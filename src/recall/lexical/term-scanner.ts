@@ -23,7 +23,7 @@
 
 import { grow, type TermDictionary } from "./dictionary.ts";
 import { isSafeCut, NEEDS_SEGMENTER, SEGMENT_PIECE_CHARS } from "./segment.ts";
-import { forEachBigram, forEachSegmentedWord, forEachTerm, termOfWord } from "./tokenize.ts";
+import { forEachBigram, forEachNormalizedTerm, forEachSegmentedWord, termOfWord } from "./tokenize.ts";
 
 /** The term id the word table holds for a stop word. */
 const STOP_WORD = -1;
@@ -61,6 +61,11 @@ export interface ScannedBody {
   /** Token offset of each line that has tokens, `lineStarts[0..lineCount)`. */
   readonly lineStarts: Uint32Array;
   readonly lineCount: number;
+}
+
+function isAscii(text: string, begin: number, end: number): boolean {
+  for (let i = begin; i < end; i++) if (text.charCodeAt(i) >= 0x80) return false;
+  return true;
 }
 
 /**
@@ -102,14 +107,14 @@ export class TermScanner implements ScannedBody {
     let lineBegin = start;
     while (lineBegin <= length) {
       const lineTokens = this.tokenCount;
-      let lineEnd = this.#scanAsciiLine(body, lineBegin, length);
-      if (lineEnd < 0) {
-        // A non-ASCII character: the whole line goes the general way (see the top of this file).
-        lineEnd = body.indexOf("\n", -lineEnd - 1);
-        if (lineEnd < 0) lineEnd = length;
-        this.tokenCount = lineTokens;
-        this.#scanLine(body.slice(lineBegin, lineEnd));
-      }
+      let lineEnd = body.indexOf("\n", lineBegin);
+      if (lineEnd < 0) lineEnd = length;
+      // Checked before anything is interned: a line scanned as ASCII up to its first non-ASCII
+      // character interned words the general way may never make (the segmenter joins `foo_` with
+      // the Katakana after it), so ids came in another order than forEachTerm's.
+      if (isAscii(body, lineBegin, lineEnd)) this.#scanAsciiLine(body, lineBegin, lineEnd);
+      // A non-ASCII character: the whole line goes the general way (see the top of this file).
+      else this.#scanLine(body.slice(lineBegin, lineEnd));
       if (this.tokenCount > lineTokens) {
         if (this.lineCount >= this.lineStarts.length)
           this.lineStarts = grow(this.lineStarts, this.lineCount + 1);
@@ -131,7 +136,7 @@ export class TermScanner implements ScannedBody {
   #scanLine(line: string): void {
     const normalized = line.normalize("NFKC").toLowerCase();
     if (normalized.length > SEGMENT_PIECE_CHARS || !NEEDS_SEGMENTER.test(normalized)) {
-      forEachTerm(line, this.#push);
+      forEachNormalizedTerm(normalized, this.#push);
       return;
     }
     const length = normalized.length;
@@ -179,17 +184,12 @@ export class TermScanner implements ScannedBody {
     return terms;
   }
 
-  /**
-   * Scans the line starting at `begin` while it is ASCII: returns where it ends (its `\n` or
-   * `end`), or `-(i + 1)` for the position `i` of its first non-ASCII character.
-   */
-  #scanAsciiLine(text: string, begin: number, end: number): number {
+  /** Adds the tokens of `text[begin, end)`, ASCII text with no line break (the caller checked). */
+  #scanAsciiLine(text: string, begin: number, end: number): void {
     let wordStart = -1;
     let hash = 0;
     for (let i = begin; i < end; i++) {
-      const char = text.charCodeAt(i);
-      if (char >= 0x80) return -(i + 1);
-      const code = WORD_CODES[char];
+      const code = WORD_CODES[text.charCodeAt(i)];
       if (code !== 0) {
         if (wordStart < 0) {
           wordStart = i;
@@ -202,10 +202,8 @@ export class TermScanner implements ScannedBody {
         this.#word(text, wordStart, i, hash);
         wordStart = -1;
       }
-      if (char === 0x0a) return i;
     }
     if (wordStart >= 0) this.#word(text, wordStart, end, hash);
-    return end;
   }
 
   /** Adds the token of the word `text[start, end)` (lower-cased), unless it is a stop word. */

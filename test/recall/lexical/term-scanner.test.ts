@@ -39,6 +39,9 @@ const PIECES = [
   "\u0000\u0001 control chars \u007f",
   "the a an of to and is stop words only",
   "\ud800 lone surrogate \udc00 here",
+  // ASCII words the segmenter joins with the Katakana after them: nothing may be interned first.
+  "see foo_カナ then foo bar",
+  "abc123_テスト x_y_ア half-width ｶﾀ",
 ];
 
 function randomBody(random: () => number): string {
