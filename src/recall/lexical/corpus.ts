@@ -243,6 +243,18 @@ export class Corpus {
     return found;
   }
 
+  /**
+   * Sets `bit` in `masks[slot]` for the posting slot of each live memory whose posting list of
+   * `termId` holds it (slots past the array's end are left out): what {@link candidates} of that
+   * one term would list, without making the list.
+   */
+  markPostings(termId: number, masks: Uint32Array, bit: number): void {
+    const slots = this.#slots;
+    this.#postings.forEachSlot(termId, (slot) => {
+      if (slots[slot]) masks[slot] |= bit;
+    });
+  }
+
   #post(memory: IndexedMemory, distinctTerms: number): void {
     let slot = this.#freeSlots.pop();
     if (slot === undefined) {

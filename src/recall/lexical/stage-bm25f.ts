@@ -96,11 +96,7 @@ function termsPresent(
   let slots = 0;
   for (let c = 0; c < found.length; c++) if (found[c].slot >= slots) slots = found[c].slot + 1;
   const present = scratch.termMasks(slots);
-  for (let t = 0; t < terms.length && t < 32; t++) {
-    const bit = 1 << t;
-    const holding = corpus.candidates([terms[t]]);
-    for (let m = 0; m < holding.length; m++) present[holding[m].slot] |= bit;
-  }
+  for (let t = 0; t < terms.length && t < 32; t++) corpus.markPostings(terms[t].id, present, 1 << t);
   return present;
 }
 
