@@ -1,4 +1,5 @@
 import type { Corpus } from "./corpus.ts";
+import { grow } from "./dictionary.ts";
 import type { WordVectors } from "./word-vectors.ts";
 
 /**
@@ -50,7 +51,7 @@ export class TermSimilarities {
   ): void {
     const size = corpus.dictionary.size;
     if (this.stamp.length < size) {
-      this.stamp = grownUint32(this.stamp, size);
+      this.stamp = grow(this.stamp, size);
       this.slot = new Int32Array(this.stamp.length);
       this.bits = new Uint16Array(this.stamp.length);
     }
@@ -149,9 +150,3 @@ export class TermSimilarities {
 }
 
 const UNKNOWN_ROW = -2;
-
-function grownUint32(array: Uint32Array, size: number): Uint32Array {
-  const grown = new Uint32Array(Math.max(size, array.length * 2));
-  grown.set(array);
-  return grown;
-}

@@ -1,4 +1,5 @@
 import type { MemoryHeader } from "../../types.ts";
+import { grow } from "./dictionary.ts";
 import type { IndexedMemory } from "./memory-record.ts";
 import { TermSimilarities } from "./related-similarities.ts";
 import type { QueryTerm } from "./types.ts";
@@ -82,11 +83,8 @@ export class PassageScratch {
   /** Marks the ids of `wanted` with a fresh stamp (arrays grown to `size` term ids) and returns it. */
   begin(size: number, wanted: readonly QueryTerm[]): number {
     if (this.stampOf.length < size) {
-      const length = Math.max(size, this.stampOf.length * 2);
-      const grown = new Uint32Array(length);
-      grown.set(this.stampOf);
-      this.stampOf = grown;
-      this.slotOf = new Int32Array(length);
+      this.stampOf = grow(this.stampOf, size);
+      this.slotOf = new Int32Array(this.stampOf.length);
     }
     if (++this.#stamp === 0xffffffff) {
       this.stampOf.fill(0);
