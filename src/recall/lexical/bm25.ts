@@ -18,8 +18,30 @@ export function normalizedFieldFrequency(
   lengthNormalization: number,
 ): number {
   if (frequency === 0) return 0;
+  return weightedFrequency(
+    frequency,
+    weight,
+    lengthDivisor(fieldLength, averageFieldLength, lengthNormalization),
+  );
+}
+
+/**
+ * The length normalization of one field of one memory, {@link normalizedFieldFrequency}'s divisor
+ * (an empty field's average counts as 1). Depends on the memory, not the term: BM25F computes it
+ * once per memory and field (stage-bm25f.ts).
+ */
+export function lengthDivisor(
+  fieldLength: number,
+  averageFieldLength: number,
+  lengthNormalization: number,
+): number {
   const average = averageFieldLength > 0 ? averageFieldLength : 1;
-  return (weight * frequency) / (1 - lengthNormalization + (lengthNormalization * fieldLength) / average);
+  return 1 - lengthNormalization + (lengthNormalization * fieldLength) / average;
+}
+
+/** A field's weighted frequency over its {@link lengthDivisor}. */
+export function weightedFrequency(frequency: number, weight: number, divisor: number): number {
+  return (weight * frequency) / divisor;
 }
 
 /** Saturates a (pseudo-)frequency: tf·(k1+1)/(tf+k1). */

@@ -1,5 +1,5 @@
 import type { MemoryHeader } from "../../types.ts";
-import { saturate } from "./bm25.ts";
+import { lengthDivisor, saturate, weightedFrequency } from "./bm25.ts";
 import type { Corpus } from "./corpus.ts";
 import {
   FIELD_NAMES,
@@ -126,10 +126,10 @@ export function addExpansionScores(
 }
 
 /**
- * BM25F's length-normalized, weighted frequency of a term over the four fields of a memory:
+ * BM25F's length-normalized, weighted frequency of a term over the fields of a memory:
  * `normalizedFieldFrequency` (bm25.ts) per field, summed in field order, with what depends only on
- * the query (weights, averages) or only on the memory (the length normalization) computed once
- * instead of per term — the same operations on the same numbers, so the same result.
+ * the query (weights) or only on the memory (its {@link lengthDivisor}s) computed once instead of
+ * per term — the same operations on the same numbers, so the same result.
  */
 class FieldConstants {
   readonly #weight: Float64Array;
@@ -141,31 +141,26 @@ class FieldConstants {
   constructor(tuning: LexicalTuning, averages: Record<FieldName, number>) {
     this.#weight = Float64Array.from(FIELD_NAMES, (field) => tuning.fieldWeight[field]);
     this.#normalization = Float64Array.from(FIELD_NAMES, (field) => tuning.lengthNormalization[field]);
-    // As normalizedFieldFrequency takes an average: an empty field's average counts as 1.
-    this.#average = Float64Array.from(FIELD_NAMES, (field) => (averages[field] > 0 ? averages[field] : 1));
+    this.#average = Float64Array.from(FIELD_NAMES, (field) => averages[field]);
   }
 
   /** Takes `memory`'s field lengths for the next {@link pseudoFrequency} calls. */
   measure(memory: IndexedMemory): void {
-    for (let f = 0; f < FIELD_NAMES.length; f++) {
-      const b = this.#normalization[f];
-      this.#divisor[f] = 1 - b + (b * fieldLength(memory, FIELD_NAMES[f])) / this.#average[f];
-    }
+    for (let f = 0; f < FIELD_NAMES.length; f++)
+      this.#divisor[f] = lengthDivisor(
+        fieldLength(memory, FIELD_NAMES[f]),
+        this.#average[f],
+        this.#normalization[f],
+      );
   }
 
   /** The pseudo-frequency of `termId` in the memory last {@link measure}d. */
   pseudoFrequency(memory: IndexedMemory, termId: number): number {
-    const weight = this.#weight;
-    const divisor = this.#divisor;
     let pseudo = 0;
-    let frequency = fieldFrequency(memory, "name", termId);
-    if (frequency !== 0) pseudo += (weight[0] * frequency) / divisor[0];
-    frequency = fieldFrequency(memory, "description", termId);
-    if (frequency !== 0) pseudo += (weight[1] * frequency) / divisor[1];
-    frequency = fieldFrequency(memory, "type", termId);
-    if (frequency !== 0) pseudo += (weight[2] * frequency) / divisor[2];
-    frequency = fieldFrequency(memory, "body", termId);
-    if (frequency !== 0) pseudo += (weight[3] * frequency) / divisor[3];
+    for (let f = 0; f < FIELD_NAMES.length; f++) {
+      const frequency = fieldFrequency(memory, FIELD_NAMES[f], termId);
+      if (frequency !== 0) pseudo += weightedFrequency(frequency, this.#weight[f], this.#divisor[f]);
+    }
     return pseudo;
   }
 }
