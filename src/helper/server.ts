@@ -138,6 +138,10 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
           socket.end(stdout);
         }
         lastActivity = Date.now();
+        // The next rescan's safety sweep of the folder watchers, now that the client has its
+        // answer rather than while the next prompt waits (docs/design.md#the-memory-helper).
+        await new Promise((resolve) => setImmediate(resolve));
+        memdirs.sweepAhead();
       });
       void queue.finally(() => {
         pending--;
@@ -252,6 +256,10 @@ class MemdirCache implements MemdirProvider {
     } else this.#open.delete(key);
     this.#open.set(key, memdir);
     return memdir;
+  }
+
+  sweepAhead(): void {
+    for (const memdir of this.#open.values()) memdir.sweepAhead();
   }
 
   dirs(): string[] {

@@ -115,6 +115,14 @@ export class Memdir implements ScanState {
     return scanHeaders(this.memoryDir, { ...options, memdir: this });
   }
 
+  /**
+   * Does the folder watchers' next safety sweep now, while nothing waits for a scan (the memory
+   * helper calls it after each answer; docs/design.md#the-memory-helper). @internal
+   */
+  sweepAhead(): void {
+    if (!this.#closed) this.#core?.watchers?.sweepAhead();
+  }
+
   /** A copy of this instance's counters. */
   stats(): MemdirStats {
     const watch = this.#core?.watchers?.stats ?? { watchedRescans: 0, watchSetsBuilt: 0 };

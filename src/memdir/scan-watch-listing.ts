@@ -79,6 +79,8 @@ export class WatchedListing implements ListingObserver {
   #eventsAtRefresh: number;
   /** Where the next sweep starts in the listing. */
   #sweepAt = 0;
+  /** A sweep ran ahead, between requests ({@link sweepAhead}): the next refresh does not repeat it. */
+  #sweptAhead = false;
   readonly #owner: WatchOwner;
 
   constructor(owner: WatchOwner, root: string, realRoot: string, rootStat: Stats) {
@@ -142,7 +144,8 @@ export class WatchedListing implements ListingObserver {
     if (eventsSeen - this.#eventsAtRefresh >= this.#owner.eventBurstLimit()) return null;
     this.#eventsAtRefresh = eventsSeen;
     if (!this.#foldersUnchanged()) return null;
-    this.#sweep();
+    if (this.#sweptAhead) this.#sweptAhead = false;
+    else this.#sweep();
     if (this.#dirty.size === 0 && this.#relist.size === 0 && this.#alwaysRechecked.size === 0)
       return this.#sorted;
     const paths = this.#dirty;
@@ -166,6 +169,17 @@ export class WatchedListing implements ListingObserver {
     } catch {
       return null; // too many changes, or an unexpected error: the full scan is always right
     }
+  }
+
+  /**
+   * Runs the next refresh's sweep now, while nothing waits (the memory helper between two
+   * requests), so that refresh only applies what it found. A change the sweep would catch is then
+   * seen one rescan later at most.
+   */
+  sweepAhead(): void {
+    if (!this.live || this.#sweptAhead) return;
+    this.#sweep();
+    this.#sweptAhead = true;
   }
 
   /** Re-stats the next few listed files; a changed one is re-checked like an event named it. */

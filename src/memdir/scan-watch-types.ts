@@ -15,7 +15,8 @@ export interface ScanWatchTuning {
   /**
    * How many listed files each watched rescan re-stats anyway, round-robin (a safety net, ~1 ms):
    * a change no event reports, such as a write through a hard link created outside the memory
-   * dir after the listing, is seen within ⌈files / sweep⌉ rescans. Default 256.
+   * dir after the listing, is seen within ⌈files / sweep⌉ rescans (one more where the sweep runs
+   * ahead, between requests: `WatchRegistry.sweepAhead`). Default 256.
    */
   sweepPerRescan: number;
 }

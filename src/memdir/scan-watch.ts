@@ -138,6 +138,15 @@ export class WatchRegistry implements WatchOwner {
     else this.#listings.delete(root);
   }
 
+  /**
+   * Runs each watched root's next sweep now ({@link WatchedListing.sweepAhead}): for a process
+   * that has idle time between rescans (the memory helper), so a rescan does not stat the sweep's
+   * files while a prompt waits for it.
+   */
+  sweepAhead(): void {
+    for (const entry of this.#listings.values()) if (entry instanceof WatchedListing) entry.sweepAhead();
+  }
+
   /** Closes every watcher of this registry; it watches nothing afterwards. */
   close(): void {
     this.#closed = true;
