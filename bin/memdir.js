@@ -55,9 +55,7 @@ function fastPathOf(args, env) {
 }
 
 async function viaHelper({ args, hook, boundMs }) {
-  // Side by side: while stdin is read (its stream's first data comes ~3 ms after it is made), the
-  // socket's name is computed and the connection made (~1.7 ms of a budget of ~12 ms).
-  const stdinRead = hook === null ? Promise.resolve(undefined) : readStdin(boundMs);
+  // The connection first: the kernel makes it while stdin is read, mostly at once (readStdin).
   let paths = null;
   let asking = null;
   try {
@@ -66,6 +64,7 @@ async function viaHelper({ args, hook, boundMs }) {
   } catch {
     // Whatever went wrong here (a cwd that is gone), the process does the work itself.
   }
+  const stdinRead = hook === null ? Promise.resolve(undefined) : readStdin(boundMs);
   const stdin = await stdinRead;
   if (stdin === null) {
     asking?.cancel();
@@ -162,14 +161,26 @@ async function inProcess(stdin, argv = process.argv) {
   );
 }
 
-/** All of stdin as UTF-8 ("" for a TTY), or null when it did not close within `boundMs`. */
-// A stream, not fs.read on fd 0 (whose data came ~3 ms sooner): a read blocked in the thread
-// pool on a stdin its host never closes keeps the process from exiting at all (Node joins the
-// pool's threads at exit), where the hook must answer at its bound.
+/**
+ * All of stdin as UTF-8 ("" for a TTY), or null when it did not close within `boundMs`.
+ *
+ * Hosts write the payload and close stdin as they start the hook, so it is mostly all there by
+ * now, and read at once without blocking (readStdinNow); the stream, whose first data comes ~3 ms
+ * after it is made, reads only the rest of a stdin still open. Never a blocking read of fd 0: one
+ * blocked in the thread pool on a stdin its host never closes keeps the process from exiting at
+ * all (Node joins the pool's threads at exit), where the hook must answer at its bound.
+ */
 function readStdin(boundMs) {
+  const chunks = [];
+  let now;
+  try {
+    now = readStdinNow(chunks);
+  } catch {
+    now = "stream"; // the stream reads what is left, and reports what it cannot
+  }
+  if (now === "closed") return Promise.resolve(Buffer.concat(chunks).toString("utf8"));
   if (process.stdin.isTTY) return Promise.resolve("");
   return new Promise((resolve) => {
-    const chunks = [];
     const timer = setTimeout(() => {
       process.stdin.destroy();
       resolve(null);
@@ -184,6 +195,40 @@ function readStdin(boundMs) {
       resolve(Buffer.concat(chunks).toString("utf8"));
     });
   });
+}
+
+/**
+ * Reads into `chunks` what stdin holds now without waiting: "closed" when that was all of it,
+ * else "stream" (the rest, if any, comes from the stream). A file is read whole; a pipe through a
+ * non-blocking descriptor of its own (Linux's /proc/self/fd/0), so fd 0's own flags stay the
+ * host's; a socket (Node hosts' stdin) through fd 0 once making `process.stdin` has set it
+ * non-blocking, as the stream would anyway.
+ */
+function readStdinNow(chunks) {
+  const stat = fs.fstatSync(0);
+  let fd = 0;
+  if (stat.isFIFO()) {
+    if (process.platform !== "linux") return "stream";
+    fd = fs.openSync("/proc/self/fd/0", fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } else if (stat.isSocket()) {
+    if (process.stdin.isTTY) return "stream";
+  } else if (!stat.isFile()) return "stream"; // a TTY or a device
+  try {
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(65536);
+      let read;
+      try {
+        read = fs.readSync(fd, buffer, 0, buffer.length, null);
+      } catch (error) {
+        if (error.code === "EAGAIN") return "stream";
+        throw error;
+      }
+      if (read === 0) return "closed";
+      chunks.push(buffer.subarray(0, read));
+    }
+  } finally {
+    if (fd !== 0) fs.closeSync(fd);
+  }
 }
 
 /**

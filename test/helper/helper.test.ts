@@ -263,6 +263,72 @@ describe("memory helper: answers", () => {
   });
 });
 
+/**
+ * Runs the box's prompt hook under `sh` with `redirect` as its stdin (a pipe from printf, a file,
+ * a FIFO), as hosts that start hooks through a shell do; `feed` writes the FIFO's side, if any.
+ */
+function runInShell(box: Box, args: string[], redirect: string, env: Record<string, string> = {}) {
+  return runProcess("/bin/sh", ["-c", `${redirect} "$0" "$@"`, process.execPath, pkg.bin, ...args], {
+    cwd: box.home,
+    env: { PATH: process.env.PATH ?? "", HOME: box.home, NO_COLOR: "1", ...env },
+  });
+}
+
+describe("memory helper: the hook's input", () => {
+  it("is read alike from a shell pipe, a file and a FIFO written late, and answered as the process alone does", async () => {
+    const box = makeBox();
+    const dir = path.join(box.home, "memory");
+    makeMemories(dir, "a");
+    await startHelper(box);
+    const input = promptInput(box.home, "how do we deploy to production");
+    assert.ok(!input.includes("'"), "the input fits in single quotes");
+    const prompt = ["hook", "user-prompt-submit", "--dir", dir];
+    const alone = await box.run(prompt, { input, env: { MEMDIR_HELPER: "0" } });
+    assert.match(alone.stdout, /project-deploy-a\.md/);
+    const inputFile = path.join(box.home, "input.json");
+    fs.writeFileSync(inputFile, input);
+    const fifo = path.join(box.home, "input.fifo");
+    assert.equal(spawnSync("mkfifo", [fifo]).status, 0, "mkfifo");
+    const ways: [string, () => Promise<CliResult>][] = [
+      ["a pipe", () => runInShell(box, prompt, `printf '%s' '${input}' | exec`)],
+      ["a file", () => runInShell(box, prompt, `exec <'${inputFile}'`)],
+      [
+        "a FIFO written in two parts",
+        async () => {
+          // Opened for reading and writing, so neither side's open waits for the other.
+          const writer = fs.openSync(fifo, fs.constants.O_RDWR);
+          const run = runInShell(box, prompt, `exec <'${fifo}'`);
+          fs.writeSync(writer, input.slice(0, 20));
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          fs.writeSync(writer, input.slice(20));
+          fs.closeSync(writer);
+          return run;
+        },
+      ],
+    ];
+    for (const [way, run] of ways) {
+      const before = await requestsServed(box);
+      assert.deepEqual(await run(), alone, `stdin from ${way}`);
+      assert.equal(await requestsServed(box), before + 1, `the helper answered with stdin from ${way}`);
+    }
+    // A FIFO its writer never closes: the hook answers at its bound, as from a Node host.
+    const writer = fs.openSync(fifo, fs.constants.O_RDWR);
+    try {
+      fs.writeSync(writer, input.slice(0, 20));
+      const open = await runInShell(box, [...prompt, "--timeout-ms", "400"], `exec <'${fifo}'`);
+      assert.deepEqual(open, {
+        code: 0,
+        signal: null,
+        timedOut: false,
+        stdout: "{}\n",
+        stderr: "memdir: hook user-prompt-submit: timed out after 400 ms\n",
+      });
+    } finally {
+      fs.closeSync(writer);
+    }
+  });
+});
+
 describe("memory helper: fallbacks", () => {
   it("answers right without a helper, with a killed one's stale socket, and with a stopped one", async () => {
     const box = makeBox();
