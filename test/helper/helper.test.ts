@@ -180,13 +180,18 @@ async function assertSameBothWays(box: Box, args: string[], input?: string): Pro
   return through;
 }
 
+/** A box with memories tagged "a" in `<home>/memory`, its helper started, and the prompt hook's args there. */
+async function boxWithMemories(): Promise<{ box: Box; dir: string; prompt: string[] }> {
+  const box = makeBox();
+  const dir = path.join(box.home, "memory");
+  makeMemories(dir, "a");
+  await startHelper(box);
+  return { box, dir, prompt: ["hook", "user-prompt-submit", "--dir", dir] };
+}
+
 describe("memory helper: answers", () => {
   it("answers the prompt hook, session start and list as the process alone does, as memories change on disk", async () => {
-    const box = makeBox();
-    const dir = path.join(box.home, "memory");
-    makeMemories(dir, "a");
-    await startHelper(box);
-    const prompt = ["hook", "user-prompt-submit", "--dir", dir];
+    const { box, dir, prompt } = await boxWithMemories();
     const ask = (text: string) => assertSameBothWays(box, prompt, promptInput(box.home, text));
     const first = await ask("how do we deploy to production");
     assert.match(first.stdout, /project-deploy-a\.md/);
@@ -276,13 +281,9 @@ function runInShell(box: Box, args: string[], redirect: string, env: Record<stri
 
 describe("memory helper: the hook's input", () => {
   it("is read alike from a shell pipe, a file and a FIFO written late, and answered as the process alone does", async () => {
-    const box = makeBox();
-    const dir = path.join(box.home, "memory");
-    makeMemories(dir, "a");
-    await startHelper(box);
+    const { box, prompt } = await boxWithMemories();
     const input = promptInput(box.home, "how do we deploy to production");
     assert.ok(!input.includes("'"), "the input fits in single quotes");
-    const prompt = ["hook", "user-prompt-submit", "--dir", dir];
     const alone = await box.run(prompt, { input, env: { MEMDIR_HELPER: "0" } });
     assert.match(alone.stdout, /project-deploy-a\.md/);
     const inputFile = path.join(box.home, "input.json");
