@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import net from "node:net";
+import path from "node:path";
 import { debugEnabled, persistedCacheEnabled, watchingEnabled } from "../config.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { ensureHelperDir, HELPER_PROTOCOL, type HelperPaths } from "./paths.ts";
@@ -10,8 +11,13 @@ export interface HelperRequest {
   v: number;
   /** The client's {@link HelperPaths.build}; a helper of another build answers `{"other": true}`. */
   build: string;
-  /** `run` (default): a CLI run; `status`: what the helper holds; `stop`: exit. */
-  op?: "run" | "status" | "stop";
+  /**
+   * `run` (default): a CLI run; `status`: what the helper holds; `stop`: exit; `preload`: load
+   * memory dir `dir` ahead of its first prompt, with `env` (the warm-up asks when it is done).
+   */
+  op?: "run" | "status" | "stop" | "preload";
+  /** The memory dir of a `preload`. */
+  dir?: string;
   /** The CLI's arguments after the script (`["hook", "user-prompt-submit"]`). */
   args?: string[];
   cwd?: string;
@@ -34,6 +40,11 @@ export interface MemdirProvider {
   open(memoryDir: string, env: NodeJS.ProcessEnv): Memdir;
   /** The instance of `memoryDir` if one is kept (without opening one, or reordering). */
   kept(memoryDir: string, env: NodeJS.ProcessEnv): Memdir | undefined;
+  /**
+   * Asks for `memoryDir` to be loaded ahead of its first prompt ({@link HelperOptions.preload}),
+   * once the current request has been answered.
+   */
+  preloadLater(memoryDir: string, env: NodeJS.ProcessEnv): void;
 }
 
 export interface HelperOptions {
@@ -48,7 +59,25 @@ export interface HelperOptions {
   buildChanged: () => boolean;
   /** Runs one CLI request in this process (the helper command: `main` with a captured io). */
   run: (request: HelperRequest, memdirs: MemdirProvider) => Promise<HelperResult>;
+  /**
+   * Loads a memory dir ahead of its first prompt (scan, lexical index, word vectors), between
+   * requests; asked for by {@link MemdirProvider.preloadLater} or a `preload` request. True when
+   * it loaded the dir (false: already loaded, or left to a warm-up under way).
+   */
+  preload?: (memoryDir: string, env: NodeJS.ProcessEnv, memdirs: MemdirProvider) => Promise<boolean>;
+  /** A memory dir to load as soon as the helper listens (`memdir helper serve --preload`). */
+  preloadAtStart?: { memoryDir: string; env: NodeJS.ProcessEnv };
 }
+
+/**
+ * How long the helper waits, idle, before it loads a memory dir ahead of its first prompt. An
+ * agent run headless (`claude -p`) sends its first prompt right after the session start: that
+ * prompt loads the dir itself, as without the preload, rather than wait behind a load that blocks
+ * the helper's event loop past the client's wait for an acknowledgement. A person typing takes
+ * longer (docs/benchmarks.md#session-start-warm-up: a prompt 2 s after session start at 20,000
+ * memories, 184 ms with the preload against 1,066 ms; one at once, 1,081 against 1,103 ms).
+ */
+const PRELOAD_AFTER_IDLE_MS = 1000;
 
 /** Memory dirs kept open at once (least recently used closed first). */
 const KEPT_MEMDIRS = 8;
@@ -57,7 +86,9 @@ const KEPT_MEMDIRS = 8;
  * Serves CLI requests on the helper's unix socket until a reason to stop, which it resolves to.
  * Requests run one at a time (each changes the process's cwd and environment to the client's);
  * a request is acknowledged (`{"ack": pid}`) when it starts, so a client queued behind a long one
- * or talking to a stopped helper does the work itself instead of waiting.
+ * or talking to a stopped helper does the work itself instead of waiting. Behind nothing but the
+ * work between requests (a sweep, a memory dir loaded ahead, which does what the request would
+ * have to do first anyway), it is acknowledged at once.
  */
 export async function serveHelper(options: HelperOptions): Promise<string> {
   const { paths } = options;
@@ -76,6 +107,10 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
   let requests = 0;
   let queue: Promise<void> = Promise.resolve();
   let pending = 0;
+  /** Runs asked for and not started yet. */
+  let runsQueued = 0;
+  /** Memory dirs loaded ahead of their first prompt (reported by `status`). */
+  const preloaded = new Set<string>();
   let stopReason: string | null = null;
   let resolveStopped: (reason: string) => void = () => {};
   const stopped = new Promise<string>((resolve) => {
@@ -85,10 +120,49 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
     if (stopReason !== null) return;
     stopReason = reason;
     clearInterval(timer);
+    clearTimeout(preloadTimer);
     server.close();
     if (inodeOf(paths.socket) === socketIno) fs.rmSync(paths.socket, { force: true });
     void queue.then(() => memdirs.closeAll()).then(() => resolveStopped(reason));
   };
+  // Between requests, in the queue (so never beside a run, which sets the process's cwd and
+  // environment): the folder watchers' next safety sweep; and once the helper has been idle for
+  // PRELOAD_AFTER_IDLE_MS, the memory dirs asked to be loaded ahead of their first prompt
+  // (docs/design.md#the-memory-helper).
+  let preloadTimer: NodeJS.Timeout | undefined;
+  const runPreloads = async () => {
+    if (runsQueued > 0) return; // a prompt came first: it loads its dir, and the next idle time the rest
+    for (const { memoryDir, env } of memdirs.takePreloads()) {
+      if (stopReason !== null) break;
+      try {
+        if (await options.preload?.(memoryDir, env, memdirs)) preloaded.add(memoryDir);
+      } catch {
+        // Not loaded ahead: its first prompt loads it, as without the preload.
+      }
+    }
+  };
+  const schedulePreloads = () => {
+    clearTimeout(preloadTimer);
+    if (memdirs.hasPreloads() && stopReason === null)
+      preloadTimer = setTimeout(() => enqueue(runPreloads), PRELOAD_AFTER_IDLE_MS);
+  };
+  const betweenRequests = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    memdirs.sweepAhead();
+    schedulePreloads();
+  };
+  const enqueue = (job: () => Promise<void>) => {
+    pending++;
+    queue = queue.then(job);
+    void queue.finally(() => {
+      pending--;
+      lastActivity = Date.now();
+    });
+  };
+  if (options.preloadAtStart) {
+    memdirs.preloadLater(options.preloadAtStart.memoryDir, options.preloadAtStart.env);
+    schedulePreloads();
+  }
   const timer = setInterval(
     () => {
       if (!fs.existsSync(options.home)) stop(`its HOME ${options.home} is gone`);
@@ -116,15 +190,30 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
           startedAt,
           requests,
           memoryDirs: memdirs.dirs(),
+          preloaded: [...preloaded],
         };
         socket.end(`${JSON.stringify({ ack: process.pid })}\n${JSON.stringify(status)}\n`);
         if (request.op === "stop") stop("asked to stop");
         return;
       }
-      pending++;
-      queue = queue.then(async () => {
+      if (request.op === "preload") {
+        const queued = typeof request.dir === "string" && path.isAbsolute(request.dir);
+        socket.end(`${JSON.stringify({ ack: process.pid })}\n${JSON.stringify({ queued })}\n`);
+        if (queued) {
+          memdirs.preloadLater(request.dir as string, request.env ?? {});
+          schedulePreloads();
+        }
+        return;
+      }
+      const ack = () => socket.write(`${JSON.stringify({ ack: process.pid })}\n`);
+      clearTimeout(preloadTimer); // rescheduled after this run: preloads wait for an idle helper
+      const ackedEarly = runsQueued === 0;
+      if (ackedEarly) ack();
+      runsQueued++;
+      enqueue(async () => {
+        runsQueued--;
         if (socket.destroyed || stopReason !== null) return; // the client gave up waiting
-        socket.write(`${JSON.stringify({ ack: process.pid })}\n`);
+        if (!ackedEarly) ack();
         requests++;
         let result: HelperResult;
         try {
@@ -138,13 +227,7 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
           socket.end(stdout);
         }
         lastActivity = Date.now();
-        // The next rescan's safety sweep of the folder watchers, now that the client has its
-        // answer rather than while the next prompt waits (docs/design.md#the-memory-helper).
-        await new Promise((resolve) => setImmediate(resolve));
-        memdirs.sweepAhead();
-      });
-      void queue.finally(() => {
-        pending--;
+        await betweenRequests();
       });
     });
   });
@@ -258,8 +341,25 @@ class MemdirCache implements MemdirProvider {
     return memdir;
   }
 
+  readonly #preloads = new Map<string, { memoryDir: string; env: NodeJS.ProcessEnv }>();
+
   sweepAhead(): void {
     for (const memdir of this.#open.values()) memdir.sweepAhead();
+  }
+
+  preloadLater(memoryDir: string, env: NodeJS.ProcessEnv): void {
+    this.#preloads.set(instanceKey(memoryDir, env), { memoryDir, env });
+  }
+
+  hasPreloads(): boolean {
+    return this.#preloads.size > 0;
+  }
+
+  /** The memory dirs asked to be loaded ahead, each once; the list is emptied. */
+  takePreloads(): { memoryDir: string; env: NodeJS.ProcessEnv }[] {
+    const all = [...this.#preloads.values()];
+    this.#preloads.clear();
+    return all;
   }
 
   dirs(): string[] {

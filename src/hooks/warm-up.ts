@@ -96,7 +96,15 @@ async function cacheFileStats(memoryDir: string): Promise<WarmUpMarker["caches"]
 }
 
 /** Whether a session start should warm the caches, and why (for the hook's log line). */
-export type WarmUpDecision = { warm: true; reason: string } | { warm: false; reason: string };
+export type WarmUpDecision =
+  | { warm: true; reason: string }
+  /** `running`: the pid of the warm-up already under way. */
+  | { warm: false; reason: string; running?: number };
+
+/** The pid of the warm-up of `memoryDir` under way, or null. */
+export function runningWarmUp(memoryDir: string): Promise<number | null> {
+  return liveLeaseHolder(path.join(cacheDir(memoryDir), WARM_UP_LOCK_FILE), { staleMs: WARM_UP_STALE_MS });
+}
 
 /**
  * Decides, cheaply (folders listed, no memory file opened, ~tens of ms at 20,000), whether the
@@ -121,10 +129,9 @@ export async function warmUpDecision(
   if (survey === null) return { warm: false, reason: "no memory dir yet" };
   if (!worthPersisting(survey.memories))
     return { warm: false, reason: `${survey.memories} memories: too few to need caches` };
-  const running = await liveLeaseHolder(path.join(cacheDir(memoryDir), WARM_UP_LOCK_FILE), {
-    staleMs: WARM_UP_STALE_MS,
-  });
-  if (running !== null) return { warm: false, reason: `a warm-up is already running (pid ${running})` };
+  const running = await runningWarmUp(memoryDir);
+  if (running !== null)
+    return { warm: false, reason: `a warm-up is already running (pid ${running})`, running };
   const marker = await readWarmUpMarker(memoryDir);
   if (marker === null) return { warm: true, reason: `${survey.memories} memories and no warm caches yet` };
   const markerStat = await fs.stat(path.join(cacheDir(memoryDir), WARM_UP_MARKER_FILE)).catch(() => null);

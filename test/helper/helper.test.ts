@@ -330,6 +330,76 @@ describe("memory helper: the hook's input", () => {
   });
 });
 
+/** The helper's status lines: what it served and which memory dirs it loaded ahead. */
+async function helperStatus(
+  box: Box,
+): Promise<{ requests: number; memoryDirs: string[]; preloaded: string[] }> {
+  const answer = await askHelper(box.paths, { op: "status" }, 2000);
+  assert.equal(answer.kind, "answered");
+  return answer.lines[0] as { requests: number; memoryDirs: string[]; preloaded: string[] };
+}
+
+describe("memory helper: memory dirs loaded ahead of the first prompt", () => {
+  it("loads the dir of the session start that started it, then answers its prompts as the process alone does", async () => {
+    const box = makeBox();
+    const dir = path.join(box.home, "memory");
+    makeMemories(dir, "a");
+    // No helper yet: session start runs in this process, starts a warm-up (no cache files) and
+    // the helper, and either the helper's own preload or the warm-up's request loads the dir.
+    const start = await box.run(["hook", "SessionStart", "--dir", dir], {
+      input: JSON.stringify({ cwd: box.home }),
+    });
+    assert.equal(start.code, 0, start.stderr);
+    assert.match(start.stderr, /memory helper started in the background/);
+    await helperAnswering(box.paths, "the helper to answer");
+    await waitFor(async () => (await helperStatus(box)).preloaded.includes(dir), {
+      what: "the helper to load the memory dir ahead",
+    });
+    const status = await helperStatus(box);
+    assert.equal(status.requests, 0, "loaded with no prompt asked");
+    assert.deepEqual(status.memoryDirs, [dir]);
+    const first = await assertSameBothWays(
+      box,
+      ["hook", "user-prompt-submit", "--dir", dir],
+      promptInput(box.home, "how do we deploy to production"),
+    );
+    assert.match(first.stdout, /project-deploy-a\.md/);
+  });
+
+  it("loads a dir whose warm-up has finished, and one a session start through it names", async () => {
+    const box = makeBox();
+    const warmed = path.join(box.home, "warmed");
+    const named = path.join(box.home, "named");
+    makeMemories(warmed, "w");
+    makeMemories(named, "n");
+    await startHelper(box);
+    // The warm-up asks the helper when it is done.
+    const warmUp = await box.run(["warm-up", "--dir", warmed]);
+    assert.equal(warmUp.code, 0, warmUp.stderr);
+    await waitFor(async () => (await helperStatus(box)).preloaded.includes(warmed), {
+      what: "the helper to load the warmed dir",
+    });
+    // Caches already warm (filled without the helper): the session start the helper answers
+    // starts no warm-up and has the helper load the dir once idle.
+    const alone = { MEMDIR_HELPER: "0" };
+    assert.equal((await box.run(["warm-up", "--dir", named], { env: alone })).code, 0);
+    assert.ok(!(await helperStatus(box)).memoryDirs.includes(named));
+    const start = await box.run(["hook", "SessionStart", "--dir", named], {
+      input: JSON.stringify({ cwd: box.home }),
+    });
+    assert.equal(start.code, 0, start.stderr);
+    assert.doesNotMatch(start.stderr, /warm-up started/);
+    await waitFor(async () => (await helperStatus(box)).preloaded.includes(named), {
+      what: "the helper to load the dir its session start named",
+    });
+    await assertSameBothWays(
+      box,
+      ["hook", "user-prompt-submit", "--dir", named],
+      promptInput(box.home, "who is oncall on monday"),
+    );
+  });
+});
+
 describe("memory helper: fallbacks", () => {
   it("answers right without a helper, with a killed one's stale socket, and with a stopped one", async () => {
     const box = makeBox();

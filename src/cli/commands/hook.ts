@@ -230,7 +230,9 @@ async function hookContext(
     return planExtraction(input, { cwd, config, options, dir, location, mode, log, env });
   const inHelper = context.memdirs !== undefined;
   if (action === "session-context") {
-    // Side by side: the warm-up check only lists folders, and never fails the hook.
+    // Side by side: the warm-up check only lists folders, and never fails the hook. A helper
+    // started here loads the memory dir once idle, before the first prompt a person types (not
+    // while a warm-up fills its caches: that warm-up asks the helper when it is done).
     const [sessionContext] = await Promise.all([
       mode.mode === "full"
         ? import("../../hooks/session-start.ts").then((loaded) =>
@@ -239,7 +241,7 @@ async function hookContext(
         : null,
       startWarmUpIfNeeded(location.memoryDir, env, log, context),
       mode.mode === "full" ? startSyncPull(location, config, env, log) : null,
-      inHelper ? null : startHelper(env, log),
+      inHelper ? null : startHelper(env, log, location.memoryDir),
     ]);
     if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
     return sessionContext;
@@ -330,7 +332,9 @@ async function startSyncPull(
 /**
  * Starts `memdir warm-up` in the background when the memory dir is big and its caches are
  * missing or stale, so the session's first `user-prompt-submit` finds them ready instead of
- * running out of its time bound while building them. Never delays or fails the hook.
+ * running out of its time bound while building them. Inside the memory helper, a dir that needs
+ * no warm-up is loaded into the helper after this answer instead (docs/design.md#the-memory-helper).
+ * Never delays or fails the hook.
  */
 async function startWarmUpIfNeeded(
   memoryDir: string,
@@ -342,7 +346,11 @@ async function startWarmUpIfNeeded(
     if (await helperHoldsIndex(memoryDir, env, context)) return;
     const { warmUpDecision } = await import("../../hooks/warm-up.ts");
     const decision = await warmUpDecision(memoryDir, env);
-    if (!decision.warm) return;
+    if (!decision.warm) {
+      // A warm-up under way asks the helper to load the dir when it is done.
+      if (decision.running === undefined) context.memdirs?.preloadLater(memoryDir, env);
+      return;
+    }
     const { spawnDetachedMemdir } = await import("../../hooks/spawn.ts");
     const pid = spawnDetachedMemdir(["warm-up", "--dir", memoryDir], env);
     log(`cache warm-up started in the background (pid ${pid}): ${decision.reason}`);
@@ -372,7 +380,11 @@ async function helperHoldsIndex(
  * Starts the memory helper in the background when it is on (`MEMDIR_HELPER`, default on) and
  * none answers (docs/design.md#the-memory-helper). Never delays or fails the hook.
  */
-async function startHelper(env: NodeJS.ProcessEnv, log: (reason: string) => void): Promise<void> {
+async function startHelper(
+  env: NodeJS.ProcessEnv,
+  log: (reason: string) => void,
+  preload: string | undefined,
+): Promise<void> {
   try {
     const { helperEnabled } = await import("../../helper/paths.ts");
     if (!helperEnabled(env)) return;
@@ -380,7 +392,8 @@ async function startHelper(env: NodeJS.ProcessEnv, log: (reason: string) => void
       import("../../helper/ask.ts"),
       import("../../hooks/spawn.ts"),
     ]);
-    const line = await startHelperIfNone(env, () => spawnDetachedMemdir(["helper", "serve"], env));
+    const serve = preload === undefined ? ["helper", "serve"] : ["helper", "serve", "--preload", preload];
+    const line = await startHelperIfNone(env, () => spawnDetachedMemdir(serve, env));
     if (line !== null) log(line);
   } catch (error) {
     log(`no memory helper: ${error instanceof Error ? error.message : String(error)}`);

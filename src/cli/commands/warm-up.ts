@@ -9,6 +9,26 @@ import { printJson } from "../output.ts";
  * fast. `memdir hook session-start` starts it in the background when a big dir's caches are
  * missing or stale; by hand it is useful after a large import. One at a time per memory dir.
  */
+/**
+ * Asks a running memory helper to load the memory dir whose caches are now warm, so the session's
+ * first prompt finds it loaded (docs/design.md#the-memory-helper). Starts none; never fails.
+ */
+async function askHelperToPreload(memoryDir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  try {
+    const { helperEnabled, helperPaths } = await import("../../helper/paths.ts");
+    const paths = helperPaths(env.HOME || undefined);
+    if (paths === null || !helperEnabled(env)) return;
+    const { askHelper } = await import("../../helper/ask.ts");
+    await askHelper(
+      paths,
+      { op: "preload", dir: memoryDir, env: { ...env } as Record<string, string> },
+      1000,
+    );
+  } catch {
+    // No helper to tell: the first prompt loads the dir, as without it.
+  }
+}
+
 export const registerWarmUpCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
     program
@@ -19,6 +39,7 @@ export const registerWarmUpCommand: RegisterCommand = (program, context) => {
     const started = Date.now();
     const outcome = await warmUp(location.memoryDir, context.env);
     const ms = Date.now() - started;
+    if (outcome.status === "warmed") await askHelperToPreload(location.memoryDir, context.env);
     if (options.json) {
       printJson(context.io, { ...outcome, ms });
       return;
