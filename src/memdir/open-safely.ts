@@ -200,23 +200,23 @@ export async function openReadableInside(
 }
 
 /**
- * {@link openReadableInside} for synchronous readers (the header scan): returns a descriptor
- * the caller closes. `realRoot` is the memory dir's real path.
+ * {@link openReadableInside} for synchronous readers (the header scan, a picked memory's body):
+ * the descriptor (the caller closes it) and its stat. `realRoot` is the memory dir's real path.
  */
-export function openReadableInsideSync(realRoot: string, filePath: string): number {
+export function openReadableInsideSync(realRoot: string, filePath: string): { fd: number; stat: fs.Stats } {
   const fd = openSync(filePath, constants.O_RDONLY | NONBLOCK);
   try {
+    const stat = fstatSync(fd);
     let real: string;
     if (PROC_FD) real = readlinkSync(`/proc/self/fd/${fd}`);
     else {
-      const opened = fstatSync(fd);
       real = realpathSync(filePath);
       const named = statSync(real);
-      if (named.dev !== opened.dev || named.ino !== opened.ino) real = "";
+      if (named.dev !== stat.dev || named.ino !== stat.ino) real = "";
     }
     if (!real || !isInside(realRoot, real) || real === realRoot) throw swapped(filePath);
-    assertRegularFile(filePath, fstatSync(fd));
-    return fd;
+    assertRegularFile(filePath, stat); // never read a FIFO or device (docs/design.md#reading-files)
+    return { fd, stat };
   } catch (error) {
     closeSync(fd);
     throw error;

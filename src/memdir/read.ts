@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, readSync, realpathSync } from "node:fs";
+import { closeSync, readSync, realpathSync } from "node:fs";
 import { MemdirError } from "../errors.ts";
 import { openReadableInsideSync } from "./open-safely.ts";
 import { openRegularFileSync } from "./regular-file.ts";
@@ -35,15 +35,19 @@ export async function readMemoryCapped(
   const maxLines = options.maxLines ?? MEMORY_MAX_LINES;
   const maxBytes = options.maxBytes ?? MEMORY_MAX_BYTES;
   let fd: number;
+  let fileBytes: number;
   try {
     // Never blocks: a FIFO or device is refused before a byte is read (docs/design.md#reading-files);
     // with the memory dir, opened first and then checked to lie inside (docs/design.md#path-safety).
     // Synchronous, as the header scan reads (docs/design.md#caches-and-watchers): a few KB of one
     // regular file, where the promise calls' six thread-pool round trips per file cost the memory
     // helper ~0.3 ms of a ~4 ms prompt at 5 picks (issue 17).
-    fd = options.memoryDir
+    ({
+      fd,
+      stat: { size: fileBytes },
+    } = options.memoryDir
       ? openReadableInsideSync(realpathSync(options.memoryDir), filePath)
-      : openRegularFileSync(filePath);
+      : openRegularFileSync(filePath));
   } catch (error) {
     if (error instanceof MemdirError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -52,9 +56,7 @@ export async function readMemoryCapped(
     throw new MemdirError("io", `read: cannot open ${filePath}: ${code ?? String(error)}`, { cause: error });
   }
   let head: Buffer;
-  let fileBytes: number;
   try {
-    fileBytes = fstatSync(fd).size;
     // One byte past the cap tells "exactly maxBytes" from "more than maxBytes".
     head = Buffer.alloc(Math.min(maxBytes + 1, Math.max(fileBytes, 0) + 1));
     let filled = 0;

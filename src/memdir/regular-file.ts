@@ -59,13 +59,13 @@ export async function openRegularFile(filePath: string): Promise<{ handle: fs.Fi
   }
 }
 
-/** {@link openRegularFile}, synchronous (the header scan reads many small files in a slice); returns the fd. */
-export function openRegularFileSync(filePath: string): number {
+/** {@link openRegularFile}, synchronous: the descriptor (the caller closes it) and its stat. */
+export function openRegularFileSync(filePath: string): { fd: number; stat: Stats } {
   const fd = openSync(filePath, READ_FLAGS);
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw notRegular(filePath, stat);
-    return fd;
+    return { fd, stat };
   } catch (error) {
     closeSync(fd);
     throw error;

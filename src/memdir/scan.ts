@@ -207,7 +207,7 @@ async function readMissingHeaders(
  */
 function readHeadLinesSync(realRoot: string, filePath: string, maxLines: number, chunk: Buffer): string {
   // Opened, then checked to lie inside: a folder swapped for a symlink since the listing is skipped.
-  const fd = openReadableInsideSync(realRoot, filePath);
+  const { fd } = openReadableInsideSync(realRoot, filePath);
   try {
     let buffer = chunk;
     let total = 0;

@@ -79,6 +79,14 @@ export function createLexicalSelector(options: LexicalSelectorOptions = {}): Sel
 // The key of the lexical index in a Memdir's extensions (a constant: no state of its own).
 const LEXICAL_INDEX_SLOT = Symbol("memdir.lexical-index");
 
+/**
+ * Whether `memdir` (a long-lived instance: the memory helper's) already holds a lexical index of
+ * `memoryDir`, so a warm-up or a load ahead would only redo it.
+ */
+export function holdsLexicalIndex(memdir: Memdir | undefined, memoryDir: string): boolean {
+  return memdir !== undefined && lexicalCacheOf(memdir).forDirectory(memoryDir).size > 0;
+}
+
 /** The lexical index cache of `memdir`, made on first use and saved through its persisted caches. */
 export function lexicalCacheOf(memdir: Memdir): LexicalIndexCache {
   let cache = memdir.extensions.get(LEXICAL_INDEX_SLOT) as LexicalIndexCache | undefined;

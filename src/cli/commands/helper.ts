@@ -120,13 +120,12 @@ async function preloadMemoryDir(
   env: NodeJS.ProcessEnv,
   memdirs: MemdirProvider,
 ): Promise<boolean> {
-  const [{ runningWarmUp }, { createLexicalSelector, lexicalCacheOf }, { recall }] = await Promise.all([
+  const [{ runningWarmUp }, { createLexicalSelector, holdsLexicalIndex }, { recall }] = await Promise.all([
     import("../../hooks/warm-up.ts"),
     import("../../recall/select-lexical.ts"),
     import("../../recall/recall.ts"),
   ]);
-  const kept = memdirs.kept(memoryDir, env);
-  if (kept !== undefined && lexicalCacheOf(kept).forDirectory(memoryDir).size > 0) return false;
+  if (holdsLexicalIndex(memdirs.kept(memoryDir, env), memoryDir)) return false;
   if ((await runningWarmUp(memoryDir)) !== null) return false;
   const memdir = memdirs.open(memoryDir, env);
   const newest = (await memdir.scan({ limit: 1 }))[0];

@@ -372,8 +372,8 @@ async function helperHoldsIndex(
 ): Promise<boolean> {
   const memdir = context.memdirs?.kept(memoryDir, env);
   if (memdir === undefined) return false;
-  const { lexicalCacheOf } = await import("../../recall/select-lexical.ts");
-  return lexicalCacheOf(memdir).forDirectory(memoryDir).size > 0;
+  const { holdsLexicalIndex } = await import("../../recall/select-lexical.ts");
+  return holdsLexicalIndex(memdir, memoryDir);
 }
 
 /**
