@@ -109,6 +109,8 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
   let pending = 0;
   /** Runs asked for and not started yet. */
   let runsQueued = 0;
+  /** Whether a run is under way (a request behind it is acknowledged only when it starts). */
+  let running = false;
   /** Memory dirs loaded ahead of their first prompt (reported by `status`). */
   const preloaded = new Set<string>();
   let stopReason: string | null = null;
@@ -207,7 +209,9 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
       }
       const ack = () => socket.write(`${JSON.stringify({ ack: process.pid })}\n`);
       clearTimeout(preloadTimer); // rescheduled after this run: preloads wait for an idle helper
-      const ackedEarly = runsQueued === 0;
+      // Behind another run, the client learns it was taken only when it starts: a client queued
+      // behind a long run does the work itself instead of waiting for it.
+      const ackedEarly = runsQueued === 0 && !running;
       if (ackedEarly) ack();
       runsQueued++;
       enqueue(async () => {
@@ -215,11 +219,14 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
         if (socket.destroyed || stopReason !== null) return; // the client gave up waiting
         if (!ackedEarly) ack();
         requests++;
+        running = true;
         let result: HelperResult;
         try {
           result = await options.run(request, memdirs);
         } catch (error) {
           result = { stdout: "", stderr: `memdir: ${(error as Error)?.message ?? String(error)}\n`, code: 1 };
+        } finally {
+          running = false;
         }
         if (!socket.destroyed) {
           const [line, stdout] = resultFrame(result);

@@ -9,6 +9,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { askHelper } from "../../src/helper/ask.ts";
 import { type HelperPaths, helperPaths } from "../../src/helper/paths.ts";
+import { startFakeModelServer } from "../../src/testing/fake-model-server.ts";
 import { type CliResult, runProcess } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
@@ -434,6 +435,28 @@ describe("memory helper: fallbacks", () => {
     // … and a new helper took its place.
     await helperAnswering(box.paths, "a new helper", pid);
     assert.deepEqual(await box.run(args, { input }), alone);
+  });
+
+  it("does the work itself when the helper is busy with another session's long run", async () => {
+    // Session A's prompt asks a model that never answers: its run holds the helper until A's bound.
+    await using model = await startFakeModelServer([{ hang: true }]);
+    const { box, prompt } = await boxWithMemories();
+    const input = promptInput(box.home, "how do we deploy to production");
+    const alone = await box.run(prompt, { input, env: { MEMDIR_HELPER: "0" } });
+    const before = await requestsServed(box);
+    const slow = box.run([...prompt, "--timeout-ms", "4000"], {
+      input,
+      env: {
+        MEMDIR_PROVIDER: "anthropic",
+        ANTHROPIC_API_KEY: "test",
+        ANTHROPIC_BASE_URL: model.anthropicBaseURL,
+      },
+    });
+    await waitFor(() => model.requests.length === 1, { what: "session A's run to ask the model" });
+    // Session B's lexical prompt meanwhile: not acknowledged behind A's run, so it answers itself.
+    assert.deepEqual(await box.run(prompt, { input }), alone);
+    await slow;
+    assert.equal(await requestsServed(box), before + 1, "the helper ran session A's prompt only");
   });
 
   it("starts one helper, not one per prompt, when many prompts find none", async () => {
