@@ -43,7 +43,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // The on-disk format: paths, frontmatter, scan, read, MEMORY.md, the single writer.
   ["memdir"],
   // The base every layer uses.
-  ["errors.ts", "config.ts"],
+  ["errors.ts", "config.ts", "event-loop.ts"],
   // The shared types and their pure helpers (settings name memory types and modes too).
   ["types.ts"],
 ];

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { debugEnabled, persistedCacheEnabled, watchingEnabled } from "../config.ts";
+import { yieldToEventLoop } from "../event-loop.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { ensureHelperDir, HELPER_PROTOCOL, type HelperPaths } from "./paths.ts";
 
@@ -149,7 +150,7 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
       preloadTimer = setTimeout(() => enqueue(runPreloads), PRELOAD_AFTER_IDLE_MS);
   };
   const betweenRequests = async () => {
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldToEventLoop();
     memdirs.sweepAhead();
     schedulePreloads();
   };

@@ -3,6 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
+import { yieldToEventLoop } from "../event-loop.ts";
 import { tempFileWriterPid, writeFileAtomic } from "./atomic.ts";
 import { type BinaryCacheContent, decodeBinaryCache, encodeBinaryCache } from "./binary-cache.ts";
 import { processIsAlive } from "./lease.ts";
@@ -93,7 +94,7 @@ export async function loadPersistedCache(
 ): Promise<unknown | null> {
   const file = persistedCachePath(memoryDir, name);
   try {
-    const bytes = readCacheFile(file);
+    const bytes = await readCacheFile(file);
     if (bytes === null) return null;
     const envelope = v8.deserialize(bytes) as Partial<Envelope> | null;
     if (
@@ -127,7 +128,7 @@ export async function loadPersistedBinary(
 ): Promise<BinaryCacheContent | null> {
   const file = persistedCachePath(memoryDir, name, "binary");
   try {
-    const bytes = readCacheFile(file);
+    const bytes = await readCacheFile(file);
     return bytes === null ? null : decodeBinaryCache(bytes, name, fingerprint);
   } catch {
     return null; // missing or unreadable: rebuild
@@ -135,15 +136,42 @@ export async function loadPersistedBinary(
 }
 
 /**
- * The bytes of a cache file, or null when it is not a regular file or is too large. Read
- * synchronously: a process reads each cache file once, at its start, and the promise API reads a
- * big file in 512 KB chunks, each a hop through libuv's thread pool — on a loaded box every hop
- * waits for a CPU (issue 17). Throws when the file is missing or unreadable.
+ * Cache files at least this big are read off the event loop. A synchronous read of the 52 MB
+ * lexical index of 20,000 memories held the loop for ~140 ms, most of the longest stretch in which
+ * the memory helper, loading a dir ahead of its first prompt, could not acknowledge a prompt
+ * (docs/design.md#the-memory-helper). Below it (fewer than ~3,000 memories) the read is short.
  */
-function readCacheFile(file: string): Buffer | null {
+const READ_OFF_LOOP_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The bytes of a cache file, or null when it is not a regular file or is too large. A file below
+ * READ_OFF_LOOP_BYTES is read synchronously: a process reads each cache file once, at its start,
+ * and the promise API's `readFile` reads in 512 KB chunks, each a hop through libuv's thread pool
+ * — on a loaded box every hop waits for a CPU (issue 17). A bigger one is read in one hop into one
+ * buffer. Throws when the file is missing or unreadable.
+ */
+async function readCacheFile(file: string): Promise<Buffer | null> {
   const stat = statSync(file);
   if (!stat.isFile() || stat.size > PERSISTED_CACHE_MAX_BYTES) return null;
-  return readFileSync(file);
+  if (stat.size < READ_OFF_LOOP_BYTES) return readFileSync(file);
+  const handle = await fs.open(file, "r");
+  try {
+    // The size of the file opened: a save may have replaced the one stat saw (a torn or
+    // foreign result is caught by the decoding anyway).
+    const opened = await handle.stat();
+    if (!opened.isFile() || opened.size > PERSISTED_CACHE_MAX_BYTES) return null;
+    const { size } = opened;
+    const bytes = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return bytes.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** What a save did. `skipped`: the directory is missing or not writable, or the data is too large. */
@@ -304,7 +332,7 @@ export class PersistedCaches {
     }
     const state = { running: Promise.resolve(), again: false };
     const once = async () => {
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldToEventLoop();
       try {
         if (format === "v8") await savePersistedCache(memoryDir, name, fingerprint, produce());
         else await savePersistedBinary(memoryDir, name, fingerprint, produce() as BinaryCacheContent);

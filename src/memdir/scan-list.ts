@@ -2,6 +2,7 @@ import { type Dirent, statfsSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { throwIfAborted } from "../errors.ts";
+import { yieldToEventLoop } from "../event-loop.ts";
 
 /** The index file's name; never a memory itself (docs/design.md#memory-format). */
 export const INDEX_FILE_NAME = "MEMORY.md";
@@ -147,7 +148,7 @@ export async function statCandidates(
 ): Promise<Candidate[]> {
   let kept = 0;
   for (let start = 0; start < listed.length; start += STAT_SLICE) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    if (start > 0) await yieldToEventLoop();
     throwIfAborted(signal, "scan");
     const end = Math.min(listed.length, start + STAT_SLICE);
     for (let i = start; i < end; i++) {

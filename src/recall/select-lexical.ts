@@ -1,4 +1,5 @@
 import { throwIfAborted } from "../errors.ts";
+import { yieldToEventLoop } from "../event-loop.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import { coreOf } from "../memdir/instance-core.ts";
 import { LexicalIndexCache } from "./lexical/lexical-index.ts";
@@ -59,7 +60,11 @@ export function createLexicalSelector(options: LexicalSelectorOptions = {}): Sel
     // with its other caches), else one of this selector's own.
     const cache = options.cache ?? (memdir ? lexicalCacheOf(memdir) : ownLexicalCache());
     const index = cache.forDirectory(request.memoryDir);
+    const loaded = index.syncedWith(headers);
     await index.sync(headers, signal);
+    // A first ranking of a freshly loaded index runs in a turn of its own (~120 ms at 20,000
+    // memories in code V8 has not optimized yet; docs/design.md#the-memory-helper).
+    if (!loaded) await yieldToEventLoop();
     throwIfAborted(signal, "recall: lexical selection");
     const vectors = options.wordVectors === undefined ? cache.bundledWordVectors() : options.wordVectors;
     // Parsed here, where loading the date parsers can wait: ranking itself stays synchronous.

@@ -223,6 +223,26 @@ describe("binary cache files (loadPersistedBinary / savePersistedBinary)", () =>
     assert.equal(await savePersistedBinary(memoryDir, "demo", "fp-1", content), "saved");
     assert.equal(fs.existsSync(persistedCachePath(memoryDir, "demo")), false);
   });
+  it("read a file of tens of MB (an index of ~20,000 memories) off the event loop, whole, and refuse it torn", async () => {
+    const memoryDir = makeTempDir();
+    const big = new Float64Array(2_000_000).map((_, i) => i * 0.5); // 16 MB
+    const content = { meta: { total: big.length }, arrays: [big, new Uint8Array([1, 2, 3])] };
+    assert.equal(await savePersistedBinary(memoryDir, "big", "fp", content), "saved");
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const loaded = await loadPersistedBinary(memoryDir, "big", "fp");
+    counting = false;
+    assert.ok(turns > 0, "other work ran while the file was read");
+    assert.deepEqual(loaded, content);
+    const file = persistedCachePath(memoryDir, "big", "binary");
+    fs.truncateSync(file, fs.statSync(file).size - 8);
+    assert.equal(await loadPersistedBinary(memoryDir, "big", "fp"), null, "torn");
+  });
 });
 
 describe("loadPersistedCache / savePersistedCache", () => {

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { persistedCacheEnabled } from "../../config.ts";
 import { throwIfAborted } from "../../errors.ts";
+import { yieldToEventLoop } from "../../event-loop.ts";
 import { loadPersistedBinary, PersistedCaches, worthPersisting } from "../../memdir/persisted-cache.ts";
 import { mapBounded } from "../../memdir/scan-list.ts";
 import type { MemoryHeader } from "../../types.ts";
@@ -41,7 +42,8 @@ export class LexicalIndex {
   // Persistence (see LexicalIndexCache): the memory dir, and whether the cache file needs saving.
   readonly #root: string | null;
   readonly #persisted: PersistedCaches | null;
-  #persistLoaded = false;
+  // The load of the cache file, once: a sync that comes while it runs waits for the same one.
+  #persistLoading: Promise<void> | null = null;
   #persistDirty = false;
   #fingerprint: string | null = null;
   readonly #fromCacheFile = new WeakSet<IndexedMemory>();
@@ -73,7 +75,10 @@ export class LexicalIndex {
    * does not thrash the cache. Unreadable files are skipped, never fatal.
    */
   async sync(headers: readonly MemoryHeader[], signal?: AbortSignal): Promise<void> {
-    if (this.#root !== null && !this.#persistLoaded) await this.#loadPersisted(this.#root);
+    if (this.#root !== null) {
+      this.#persistLoading ??= this.#loadPersisted(this.#root);
+      await this.#persistLoading;
+    }
     // Nothing changed since the last sync: the same header objects (the scan hands back the
     // same object for an unchanged file) and no add/remove since. Comparing 20,000 references
     // costs microseconds; the full check below costs ~15 ms of map look-ups.
@@ -155,7 +160,7 @@ export class LexicalIndex {
     let sliceEnd = performance.now() + INDEX_SLICE_MS;
     for (let i = 0; i < stale.length; i++) {
       if (performance.now() >= sliceEnd) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await yieldToEventLoop();
         sliceEnd = performance.now() + INDEX_SLICE_MS;
       }
       throwIfAborted(signal, "recall: lexical selection");
@@ -192,18 +197,23 @@ export class LexicalIndex {
    * stats the ones the caller did not pass (dropping files changed or deleted behind our back).
    */
   async #loadPersisted(root: string): Promise<void> {
-    this.#persistLoaded = true;
     if (!this.#persisted?.enabled) return;
     const data = persistedIndexOf(
       await loadPersistedBinary(root, LEXICAL_CACHE_NAME, this.#cacheFingerprint()),
     );
-    // Only into an empty index: the file's term ids become this index's ids.
-    if (this.corpus.size > 0 || this.corpus.dictionary.size > 0) return;
+    // Read, checked and adopted in turns of the event loop of their own: at 20,000 memories
+    // (a 52 MB file) the three took ~540 ms in one stretch, longer than a helper client waits
+    // for its acknowledgement (docs/design.md#the-memory-helper).
+    await yieldToEventLoop();
     if (!isPersistedIndex(data)) {
       this.#persistDirty = true;
       return;
     }
+    await yieldToEventLoop();
+    // Only into an empty index: the file's term ids become this index's ids.
+    if (this.corpus.size > 0 || this.corpus.dictionary.size > 0) return;
     for (const memory of this.corpus.adopt(data, root)) this.#fromCacheFile.add(memory);
+    await yieldToEventLoop(); // before the sync compares every adopted memory with its header
   }
 
   #savePersisted(): void {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { PERSIST_MIN_MEMORIES } from "../../../src/memdir/persisted-cache.ts";
@@ -120,6 +121,43 @@ describe("lexical index", () => {
         firstPicks[i],
         `${query} (from the cache file)`,
       );
+    }
+  });
+  it("lets its process answer a socket while it loads its cache file (the memory helper acknowledges prompts meanwhile)", async () => {
+    const memoryDir = makeTempDir();
+    for (let i = 0; i < PERSIST_MIN_MEMORIES + 10; i++)
+      writeNote(memoryDir, `note-${i}.md`, TOPICS[i % TOPICS.length], i % 9, Date.now() - i * 1000);
+    const built = new LexicalIndexCache({ persist: true });
+    const expected = await picksOf(memoryDir, built, "login tests");
+    await built.flush();
+    const headers = await scanHeaders(memoryDir, { limit: Number.POSITIVE_INFINITY });
+
+    // A server of this process with a client already connected, as the helper has while it loads.
+    let loading = false;
+    let answeredWhileLoading = false;
+    const server = net.createServer((socket) => {
+      socket.on("data", () => {
+        answeredWhileLoading ||= loading;
+        socket.end("ack\n");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const accepted = new Promise((resolve) => server.once("connection", resolve));
+    const client = net.connect((server.address() as net.AddressInfo).port, "127.0.0.1");
+    client.on("data", () => client.end());
+    await accepted;
+    try {
+      const loaded = new LexicalIndexCache({ persist: true });
+      loading = true;
+      const load = loaded.forDirectory(memoryDir).sync(headers);
+      client.write("ping\n");
+      await load;
+      loading = false;
+      assert.ok(answeredWhileLoading, "the request was answered before the load ended");
+      assert.deepEqual(await picksOf(memoryDir, loaded, "login tests"), expected, "and the load is whole");
+    } finally {
+      client.destroy();
+      server.close();
     }
   });
 });
