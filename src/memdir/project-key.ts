@@ -70,12 +70,35 @@ export function originUrlFromConfig(configText: string): string | null {
   return null;
 }
 
-/** The git folder of a project root: `<root>/.git`, or the root itself for a bare repository. */
+/**
+ * The git folder of a project root: `<root>/.git`; the folder a `.git` file names (a submodule's
+ * `.git/modules/<name>`, a repository made with `--separate-git-dir`, a linked worktree's shared
+ * folder through its `commondir`), whose config holds the origin; or the root itself for a bare
+ * repository. A submodule used to get a `path/…` key, different on every machine.
+ */
 async function gitDirOf(projectRoot: string): Promise<string | null> {
   const dotGit = path.join(projectRoot, ".git");
-  if ((await fs.stat(dotGit).catch(() => null))?.isDirectory()) return dotGit;
-  if ((await fs.stat(path.join(projectRoot, "objects")).catch(() => null))?.isDirectory()) return projectRoot;
-  return null;
+  const stat = await fs.stat(dotGit).catch(() => null);
+  if (stat?.isDirectory()) return dotGit;
+  if (stat?.isFile()) return stat.size <= GIT_FILE_MAX_BYTES ? gitDirNamedBy(projectRoot, dotGit) : null;
+  return (await isDirectory(path.join(projectRoot, "objects"))) ? projectRoot : null;
+}
+
+// A `.git` file is one `gitdir:` line; anything much bigger is not one.
+const GIT_FILE_MAX_BYTES = 64 * 1024;
+
+async function gitDirNamedBy(projectRoot: string, gitFile: string): Promise<string | null> {
+  const text = await fs.readFile(gitFile, "utf8").catch(() => "");
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
+  if (match === null) return null;
+  const gitDir = path.resolve(projectRoot, match[1]);
+  const common = (await fs.readFile(path.join(gitDir, "commondir"), "utf8").catch(() => "")).trim();
+  const shared = common === "" ? gitDir : path.resolve(gitDir, common);
+  return (await isDirectory(path.join(shared, "objects"))) ? shared : null;
+}
+
+async function isDirectory(target: string): Promise<boolean> {
+  return (await fs.stat(target).catch(() => null))?.isDirectory() ?? false;
 }
 
 /**

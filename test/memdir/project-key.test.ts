@@ -49,4 +49,40 @@ describe("the project key", () => {
     fs.mkdirSync(plain);
     assert.match(await projectKey(plain), /^path\/-.*-plain$/);
   });
+  it("is the origin of a submodule, a separate git dir and a linked worktree too (a .git file)", async () => {
+    const dir = makeTempDir();
+    const commit = (repo: string) => {
+      fs.writeFileSync(path.join(repo, "a.txt"), `${repo}\n`);
+      gitIn(repo, ["add", "a.txt"]);
+      gitIn(repo, ["commit", "-q", "-m", "first"]);
+    };
+    const library = path.join(dir, "library");
+    fs.mkdirSync(library);
+    gitIn(library, ["init", "-q"]);
+    commit(library);
+    const app = path.join(dir, "app");
+    fs.mkdirSync(app);
+    gitIn(app, ["init", "-q"]);
+    commit(app);
+    gitIn(app, ["remote", "add", "origin", "git@github.com:acme/app.git"]);
+    gitIn(app, ["-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "vendor/library"]);
+    const submodule = path.join(app, "vendor/library");
+    assert.ok(fs.statSync(path.join(submodule, ".git")).isFile(), "the submodule's .git is a file");
+    // Its origin is the URL it was added from (here the library's path), not the app's.
+    assert.equal(await projectKey(submodule), normalizeRemoteUrl(library));
+
+    const separate = path.join(dir, "separate");
+    gitIn(dir, ["init", "-q", `--separate-git-dir=${path.join(dir, "separate.git")}`, separate]);
+    gitIn(separate, ["remote", "add", "origin", "https://gitlab.com/team/separate.git"]);
+    assert.equal(await projectKey(separate), "gitlab.com/team/separate");
+
+    const worktree = path.join(dir, "app-feature");
+    gitIn(app, ["worktree", "add", "-q", worktree]);
+    assert.equal(await projectKey(worktree), "github.com/acme/app");
+
+    const forged = path.join(dir, "forged");
+    fs.mkdirSync(forged);
+    fs.writeFileSync(path.join(forged, ".git"), "gitdir: ../nowhere\n");
+    assert.match(await projectKey(forged), /^path\/-.*-forged$/);
+  });
 });
