@@ -197,6 +197,8 @@ export async function checkAnchors(
   options: { vanishedOnly?: boolean } = {},
 ): Promise<AnchorChange[]> {
   const changes: AnchorChange[] = [];
+  // Several anchors may name one file (a symbol each): it is read once.
+  const contents = new Map<string, Promise<string | null>>();
   for (const anchor of anchors.slice(0, MAX_ANCHORS)) {
     const relative = projectRelative(projectRoot, anchor.path);
     if (relative === null) continue;
@@ -209,7 +211,12 @@ export async function checkAnchors(
       continue;
     }
     if (anchor.dir || !anchor.hash || (options.vanishedOnly && !anchor.symbol)) continue;
-    const content = await readSmall(absolute);
+    let reading = contents.get(absolute);
+    if (reading === undefined) {
+      reading = readSmall(absolute);
+      contents.set(absolute, reading);
+    }
+    const content = await reading;
     if (content === null) continue;
     if (anchor.symbol) {
       const line = definingLine(content, anchor.symbol);
