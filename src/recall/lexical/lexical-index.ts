@@ -76,7 +76,10 @@ export class LexicalIndex {
    */
   async sync(headers: readonly MemoryHeader[], signal?: AbortSignal): Promise<void> {
     if (this.#root !== null) {
-      this.#persistLoading ??= this.#loadPersisted(this.#root);
+      // A load that failed counts as no cache file (rebuilt and saved), here and for every later sync.
+      this.#persistLoading ??= this.#loadPersisted(this.#root).catch(() => {
+        this.#persistDirty = true;
+      });
       await this.#persistLoading;
     }
     // Nothing changed since the last sync: the same header objects (the scan hands back the
