@@ -8,9 +8,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
-import { nodeArgsFor } from "./helpers/node-entry.ts";
+import { runCli, runProcess } from "./helpers/cli.ts";
+import { cliNodeArgs, nodeArgsFor } from "./helpers/node-entry.ts";
 import { publicEntries } from "./helpers/public-api.ts";
-import { makeTempDir } from "./helpers/temp.ts";
+import { makeTempDir, writeTree } from "./helpers/temp.ts";
 
 const recorder = path.join(import.meta.dirname, "fixtures/load-recorder/register.mjs");
 const requireRecorder = path.join(import.meta.dirname, "fixtures/load-recorder/require-log.cjs");
@@ -130,5 +131,54 @@ describe("what importing an entry loads", () => {
       // The control: it proves the recorder sees packages at all.
       assert.equal(loaded.has(MCP_SDK), subpath === "./mcp", `memdir/${subpath.slice(2)} and ${MCP_SDK}`);
     }
+  });
+  it("the prompt hook loads no YAML parser, also for a memory it surfaces whose frontmatter has anchors", async () => {
+    // A memory the writer stamped with anchors (a list of maps in its frontmatter) on a real
+    // repository; then its file vanishes, so surfacing it must read the anchors to say so.
+    const home = makeTempDir();
+    const project = path.join(home, "shop");
+    writeTree(project, { "src/auth/login.ts": "export function refreshToken() {}\n" });
+    spawnSync("git", ["init", "-q"], { cwd: project });
+    const added = await runCli(
+      [
+        "add",
+        "--type",
+        "project",
+        "--description",
+        "token refresh lives in the login module",
+        "See src/auth/login.ts.",
+      ],
+      { home, cwd: project },
+    );
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(
+      fs.readFileSync(added.stdout.trim(), "utf8"),
+      /^anchors:\n {2}- path: src\/auth\/login\.ts$/m,
+    );
+    fs.rmSync(path.join(project, "src/auth/login.ts"));
+    const log = path.join(logs, `resolved-${runs++}.txt`);
+    fs.writeFileSync(log, "");
+    const hook = await runProcess(
+      process.execPath,
+      ["--require", requireRecorder, "--import", recorder, ...cliNodeArgs(), "hook", "user-prompt-submit"],
+      {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? "", HOME: home, MEMDIR_HELPER: "0", MEMDIR_LOAD_LOG: log },
+        input: JSON.stringify({
+          hook_event_name: "UserPromptSubmit",
+          cwd: project,
+          prompt: "where does token refresh live?",
+        }),
+      },
+    );
+    assert.equal(hook.code, 0, hook.stderr);
+    assert.match(hook.stdout, /src\/auth\/login\.ts no longer exists/, "the anchors were read");
+    const loaded = fs.readFileSync(log, "utf8").split("\n");
+    // Its package.json is read for the caches' fingerprint (the parser's version); the parser is not loaded.
+    assert.ok(!loaded.some((url) => url.includes("/node_modules/yaml/dist/")), "the prompt hook loaded yaml");
+    assert.ok(
+      loaded.some((url) => url.includes("/commander/")),
+      "the control: the recorder sees the hook's packages",
+    );
   });
 });

@@ -183,6 +183,31 @@ function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)];
 }
 
+/**
+ * A key and a list of maps under it, as memdir writes `anchors:` (`  - path: …` then `    hash: …`),
+ * mostly well formed, sometimes with the indents, dashes or values a hand edit might leave.
+ */
+function randomListBlock(random: () => number): string {
+  const lines = [`${pick(random, ["anchors", "tags", "metadata", "description"])}:`];
+  const dashIndent = pick(random, [2, 2, 2, 4, 1, 0]);
+  const items = 1 + Math.floor(random() * 3);
+  for (let i = 0; i < items; i++) {
+    const entries = 1 + Math.floor(random() * 3);
+    for (let j = 0; j < entries; j++) {
+      const key = pick(random, ["path", "hash", "symbol", "dir", "path", "true", "a b"]);
+      const value =
+        random() < 0.6
+          ? pick(random, [...PLAIN_VALUES, "true", "false", "True", "src/auth/login.ts", '"123456789012"'])
+          : pick(random, VALUES);
+      const entry = random() < 0.1 ? key : `${key}:${value === "" ? "" : " "}${value}`;
+      const itemIndent = dashIndent + pick(random, [2, 2, 2, 2, 3, 1]);
+      const dash = pick(random, ["- ", "- ", "- ", "-  ", "-", "-\t"]);
+      lines.push(j === 0 ? `${" ".repeat(dashIndent)}${dash}${entry}` : `${" ".repeat(itemIndent)}${entry}`);
+    }
+  }
+  return lines.join("\n");
+}
+
 /** A frontmatter text of 1–8 lines drawn from the pools above. */
 function randomFrontmatter(random: () => number): string {
   const lines: string[] = [];
@@ -194,6 +219,7 @@ function randomFrontmatter(random: () => number): string {
     else if (roll < 0.7)
       lines.push(`${pick(random, KEYS)}:${pick(random, ["", " ", "  "])}${pick(random, VALUES)}`);
     else if (roll < 0.8) lines.push(`${pick(random, KEYS.slice(0, 8))}:`);
+    else if (roll < 0.88) lines.push(randomListBlock(random));
     else lines.push(pick(random, OTHER_LINES));
   }
   return lines.join("\n");
@@ -219,7 +245,16 @@ describe("parsePlainFrontmatter", () => {
         modified: "2026-07-30T07:40:18.191Z",
         body: "body",
       });
-      const stamped = setFrontmatterKeys(written, { source: "extraction", session: "8f2c-4a1e" });
+      const stamped = setFrontmatterKeys(written, {
+        source: "extraction",
+        session: "8f2c-4a1e",
+        anchors: [
+          { path: "src/auth/login.ts", hash: "0a1b2c3d4e5f" },
+          { path: "src/auth/session.ts", symbol: "refreshToken", hash: "123456789012" },
+          { path: "docs", dir: true },
+          { path: description.slice(0, 20), hash: "1e5000000000" },
+        ],
+      });
       const claudeShape = serializeMemory({
         description,
         type: "user",
@@ -250,11 +285,14 @@ describe("parsePlainFrontmatter", () => {
       "description: a\ndescription: b", // duplicate key: yaml refuses it
       "description: x # comment",
       "tags: [a, b]",
-      "anchors:\n  - path: src/a.ts\n    hash: abc",
+      "tags:\n  - a\n  - b", // a list of strings
+      "anchors:\n- path: src/a.ts", // the dash at the key's indent
+      "anchors:\n  - path: src/a.ts\n      hash: abc", // deeper than the item's keys
+      "anchors:\n  - path: src/a.ts\n    hash: abc\n    hash: def", // a duplicate key in an item
+      "metadata:\n  type: user\n  - path: a", // a map, then a list
       "description: |\n  multi\n  line",
       "description: first\n  continued",
       "count: 3",
-      "flag: true",
       "description: &a x\nname: *a",
       "# only a comment",
     ])
