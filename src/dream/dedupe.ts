@@ -142,7 +142,7 @@ async function applyGroup(memoryDir: string, group: DuplicateGroup): Promise<voi
   // 400 rewrites of MEMORY.md), then each file, whose line is already gone.
   const gone = new Set(group.remove.map((file) => file.normalize("NFC")));
   await updateIndex(memoryDir, (text) => applyIndexChanges(text, { remove: gone }));
-  for (const file of group.remove) await removeMemory(memoryDir, file);
+  for (const file of group.remove) await removeMemory(memoryDir, file, { indexLinesRemoved: true });
 }
 
 export interface DedupeResult extends AppliedGroups {

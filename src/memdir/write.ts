@@ -192,7 +192,15 @@ export async function saveMemory(
 export async function removeMemory(
   memoryDir: string,
   file: string,
-  options: WriteOptions = {},
+  options: WriteOptions & {
+    /**
+     * The caller has already taken the file's index lines out (one `MEMORY.md` write for a batch
+     * of removals, as the consolidation's groups do): only the file is removed. Reading and
+     * parsing a 2,000-line index once per removed file was ~3 s of an offline dream at 2,000
+     * memories (docs/benchmarks.md).
+     */
+    indexLinesRemoved?: boolean;
+  } = {},
 ): Promise<{ file: string; path: string }> {
   await resolveOrThrow(memoryDir, file);
   return withMemoryLock(
@@ -206,6 +214,11 @@ export async function removeMemory(
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw asIoError(error, target.path);
         removedFile = false;
+      }
+      if (options.indexLinesRemoved) {
+        if (!removedFile)
+          throw new MemdirError("not-found", `write: no memory ${target.file} in ${memoryDir}`);
+        return { file: target.file, path: target.path };
       }
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
