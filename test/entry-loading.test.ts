@@ -8,10 +8,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
-import { runCli, runProcess } from "./helpers/cli.ts";
+import { addAnchoredMemory } from "./helpers/anchored-memory.ts";
+import { runProcess } from "./helpers/cli.ts";
 import { cliNodeArgs, nodeArgsFor } from "./helpers/node-entry.ts";
 import { publicEntries } from "./helpers/public-api.ts";
-import { makeTempDir, writeTree } from "./helpers/temp.ts";
+import { makeTempDir } from "./helpers/temp.ts";
 
 const recorder = path.join(import.meta.dirname, "fixtures/load-recorder/register.mjs");
 const requireRecorder = path.join(import.meta.dirname, "fixtures/load-recorder/require-log.cjs");
@@ -132,29 +133,12 @@ describe("what importing an entry loads", () => {
       assert.equal(loaded.has(MCP_SDK), subpath === "./mcp", `memdir/${subpath.slice(2)} and ${MCP_SDK}`);
     }
   });
+
   it("the prompt hook loads no YAML parser, also for a memory it surfaces whose frontmatter has anchors", async () => {
     // A memory the writer stamped with anchors (a list of maps in its frontmatter) on a real
     // repository; then its file vanishes, so surfacing it must read the anchors to say so.
-    const home = makeTempDir();
-    const project = path.join(home, "shop");
-    writeTree(project, { "src/auth/login.ts": "export function refreshToken() {}\n" });
-    spawnSync("git", ["init", "-q"], { cwd: project });
-    const added = await runCli(
-      [
-        "add",
-        "--type",
-        "project",
-        "--description",
-        "token refresh lives in the login module",
-        "See src/auth/login.ts.",
-      ],
-      { home, cwd: project },
-    );
-    assert.equal(added.code, 0, added.stderr);
-    assert.match(
-      fs.readFileSync(added.stdout.trim(), "utf8"),
-      /^anchors:\n {2}- path: src\/auth\/login\.ts$/m,
-    );
+    const { home, project, file } = await addAnchoredMemory();
+    assert.match(fs.readFileSync(file, "utf8"), /^anchors:\n {2}- path: src\/auth\/login\.ts$/m);
     fs.rmSync(path.join(project, "src/auth/login.ts"));
     const log = path.join(logs, `resolved-${runs++}.txt`);
     fs.writeFileSync(log, "");

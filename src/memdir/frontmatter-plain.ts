@@ -4,9 +4,9 @@
  * string values or `true`/`false`, `key:` with no value (null), and one level of `key:` followed
  * by indented `key: value` lines (Claude Code's `metadata:` map) or by a list of such maps, each
  * item `- key: value` with its other keys two columns further in (memdir's own `anchors:`).
- * Anything else — numbers, other lists, deeper nesting,
- * block scalars, anchors and aliases, tags, comments, flow collections, multi-line values, tabs,
- * control characters, duplicate keys — is left to the yaml package, so a file parses to exactly
+ * Anything else — numbers, other lists, deeper nesting, block scalars, YAML anchors and aliases,
+ * tags, comments, flow collections, multi-line values, tabs, control characters, duplicate keys —
+ * is left to the yaml package, so a file parses to exactly
  * what `yaml.parse` gives (test/memdir/frontmatter-plain.test.ts compares the two on generated and
  * hostile frontmatter). Loading and running yaml cost `memdir list` and a hook that parses a
  * changed file ~20 ms plus ~0.1 ms a file (issue 17).

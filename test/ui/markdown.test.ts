@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -7,8 +6,7 @@ import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
 import { lineDiff } from "../../src/memdir/line-diff.ts";
 import { memoryFlags, proposalFlags } from "../../src/ui/flags.ts";
 import { renderMarkdown } from "../../src/ui/markdown.ts";
-import { runCli } from "../helpers/cli.ts";
-import { makeTempDir, writeTree } from "../helpers/temp.ts";
+import { addAnchoredMemory } from "../helpers/anchored-memory.ts";
 
 describe("renderMarkdown (a memory is untrusted text)", () => {
   it("shows raw HTML as text: no tag, attribute or event handler from a memory reaches the page", () => {
@@ -75,23 +73,7 @@ describe("flags", () => {
   });
 
   it("flags a memory whose anchored file vanished from the project", async () => {
-    const home = makeTempDir();
-    const project = path.join(home, "shop");
-    writeTree(project, { "src/auth/login.ts": "export function refreshToken() {}\n" });
-    execFileSync("git", ["init", "-q"], { cwd: project });
-    const added = await runCli(
-      [
-        "add",
-        "--type",
-        "project",
-        "--description",
-        "token refresh lives in the login module",
-        "See src/auth/login.ts.",
-      ],
-      { home, cwd: project },
-    );
-    assert.equal(added.code, 0, added.stderr);
-    const file = added.stdout.trim();
+    const { project, file } = await addAnchoredMemory();
     const frontmatter = () => parseFrontmatter(fs.readFileSync(file, "utf8")).data;
     assert.deepEqual(await memoryFlags(path.dirname(file), path.basename(file), frontmatter()), []);
     fs.rmSync(path.join(project, "src/auth/login.ts"));
