@@ -88,14 +88,14 @@ export function installClaudeCode(): { bin: string } | { skip: string } {
 }
 
 /**
- * Puts a `memdir` command on a PATH folder inside `home`: it runs the CLI from the current
- * sources (the build `npm test` makes, else tsx), so hooks can be wired with the documented
- * `memdir hook <event>` commands. Returns the folder.
+ * Puts a `memdir` command on a PATH folder inside `home`: it runs `command`, by default the CLI
+ * from the current sources (the build `npm test` makes, else tsx), so hooks can be wired with the
+ * documented `memdir hook <event>` commands. Returns the folder.
  */
-export function memdirOnPath(home: string): string {
+export function memdirOnPath(home: string, command = [process.execPath, ...cliNodeArgs()]): string {
   const binDir = path.join(home, "bin");
   fs.mkdirSync(binDir, { recursive: true });
-  const quoted = [process.execPath, ...cliNodeArgs()].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`);
+  const quoted = command.map((arg) => `'${arg.replaceAll("'", "'\\''")}'`);
   fs.writeFileSync(path.join(binDir, "memdir"), `#!/bin/sh\nexec ${quoted.join(" ")} "$@"\n`, {
     mode: 0o755,
   });

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { askHelper } from "../../src/helper/ask.ts";
+import { helperPaths } from "../../src/helper/paths.ts";
 import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
 import { memorySystemPrompt } from "../../src/prompts/memory-rules.ts";
 import {
@@ -21,7 +23,8 @@ import {
   processesOfHome,
   runClaude,
 } from "../helpers/claude-code.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, runProcess } from "../helpers/cli.ts";
+import { makeMemdirPackage } from "../helpers/memdir-package.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -275,6 +278,41 @@ else
       );
       assert.ok(selection, "memdir's memory selection for the prompt went to the configured model");
       assert.ok(modelVisibleText(mainRequests(server)[0]).includes(SECRET_WORD));
+    });
+
+    it("is served by the memory helper when one runs: session start and the prompt go through it", async () => {
+      const fixture = claudeProject();
+      // memdir as installed: bin/memdir.js, the client that asks the helper first.
+      const pkg = makeMemdirPackage();
+      fixture.pathDirs = [memdirOnPath(fixture.home, [process.execPath, pkg.bin])];
+      await setupMemdir(fixture, { recommended: true });
+      const server = await modelServer(() => ANSWER);
+      const paths = helperPaths(fixture.home, pkg.mainFile);
+      assert.ok(paths, "a helper is possible here");
+      const env = { PATH: process.env.PATH ?? "", HOME: fixture.home, NO_COLOR: "1" };
+      // Running already, as after an earlier session: a headless run's first prompt comes before
+      // the helper its session start launches is listening.
+      const start = await runProcess(process.execPath, [pkg.bin, "helper", "start"], {
+        cwd: fixture.home,
+        env,
+      });
+      assert.equal(start.code, 0, start.stderr);
+      try {
+        await waitFor(async () => (await askHelper(paths, { op: "status" }, 1000)).kind === "answered", {
+          what: "the helper to answer",
+        });
+        const run = await promptClaude(fixture, server, { env: { MEMDIR_HELPER: "1" } });
+        assertAnswered(run);
+        assert.ok(modelVisibleText(mainRequests(server)[0]).includes(SECRET_WORD), "the recalled memory");
+        const status = await askHelper(paths, { op: "status" }, 2000);
+        assert.equal(status.kind, "answered");
+        const { requests, memoryDirs } = status.lines[0] as { requests: number; memoryDirs: string[] };
+        assert.equal(requests, 2, "the helper answered the session start and the prompt");
+        assert.deepEqual(memoryDirs, [fixture.memoryDir]);
+      } finally {
+        await runProcess(process.execPath, [pkg.bin, "helper", "stop"], { cwd: fixture.home, env });
+      }
+      await backgroundDone(fixture.home);
     });
 
     // Failed before hook conformance (issue 16 item 5): the typo exited 2, and Claude Code then
