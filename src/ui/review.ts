@@ -2,9 +2,9 @@ import fs from "node:fs/promises";
 import { historyBackend, listHistory, undoChange } from "../dream/history.ts";
 import {
   acceptProposal as acceptInboxProposal,
+  listInbox,
   rejectProposal as rejectInboxProposal,
 } from "../dream/inbox.ts";
-import { isPending, listProposals } from "../dream/proposal.ts";
 import { diagnoseMemoryDir, REPAIRABLE_CODES, repairMemoryDir } from "../memdir/doctor.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { INDEX_MAX_BYTES, INDEX_MAX_LINES, readIndex } from "../memdir/index-file.ts";
@@ -16,9 +16,13 @@ import { recall } from "../recall/recall.ts";
 import type { Selector } from "../recall/selector.ts";
 import { memorySource, proposalFlags } from "./flags.ts";
 
-/** The proposals waiting for review, newest first, with their flags. */
-export async function pendingProposals(memoryDir: string) {
-  const proposals = (await listProposals(memoryDir)).filter(isPending);
+/**
+ * The proposals waiting for review, newest first, with their flags. Those older than `expiryDays`
+ * expire first, each recorded in the history, as `memdir inbox` does (docs/design.md#the-inbox):
+ * the page used to list them as waiting for as long as no session start or `memdir inbox` ran.
+ */
+export async function pendingProposals(memoryDir: string, options: { expiryDays?: number } = {}) {
+  const proposals = await listInbox(memoryDir, options);
   return proposals.map((proposal) => {
     const written = proposal.changes.map((change) =>
       change.after === null ? null : parseFrontmatter(change.after).data,

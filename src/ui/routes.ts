@@ -27,6 +27,8 @@ export interface ApiContext {
   viewOf(dir: string | null): Promise<MemoryView>;
   listDirectories(refresh: boolean): Promise<DirectoryChoice[]>;
   selector: Selector;
+  /** Days a proposal waits before it expires (setting `inboxExpiryDays`; default 30). */
+  inboxExpiryDays?: number;
 }
 
 function text(value: unknown, name: string): string {
@@ -70,7 +72,9 @@ const READS: Record<string, Handler> = {
       text(request.query.get("q"), "q"),
       optionalNumber(request.query.get("k"), "k") ?? 5,
     ),
-  inbox: async (_request, _context, view) => ({ proposals: await pendingProposals(view.memoryDir) }),
+  inbox: async (_request, context, view) => ({
+    proposals: await pendingProposals(view.memoryDir, { expiryDays: context.inboxExpiryDays }),
+  }),
   history: (_request, _context, view) => historyOf(view.memoryDir),
   health: (_request, _context, view) => healthOf(view.memoryDir),
 };

@@ -22,6 +22,8 @@ export interface UiServerOptions {
   port?: number;
   /** The recall page's selector (what `memdir recall` would use). */
   selector: Selector;
+  /** Days an inbox proposal waits before it expires (setting `inboxExpiryDays`; default 30). */
+  inboxExpiryDays?: number;
   /** The environment the instances read their switches from (`MEMDIR_NO_CACHE`, …). */
   env?: NodeJS.ProcessEnv;
   /** Where request failures are logged (one line each). */
@@ -133,7 +135,12 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
           query: url.searchParams,
           body: request.method === "POST" ? await readJson(request) : {},
         };
-        const result = await routeApi(api, { viewOf, listDirectories, selector: options.selector });
+        const result = await routeApi(api, {
+          viewOf,
+          listDirectories,
+          selector: options.selector,
+          inboxExpiryDays: options.inboxExpiryDays,
+        });
         send(
           response,
           result === undefined ? 404 : 200,

@@ -4,6 +4,7 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { saveProposal } from "../../src/memdir/proposal-store.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
@@ -202,6 +203,45 @@ describe("memdir ui (the server)", () => {
     assert.equal(list.total, 2);
     assert.ok(
       list.items.some((item: { description: string }) => item.description === "deploys happen on fridays"),
+    );
+  });
+
+  it("expires inbox proposals past their days before listing them, as memdir inbox does, and says so in the history", async () => {
+    const { home, memoryDir, env } = setup();
+    const proposal = (id: string, daysAgo: number) =>
+      saveProposal(memoryDir, {
+        id,
+        createdAt: new Date(Date.now() - daysAgo * 86_400_000).toISOString(),
+        source: "extraction",
+        summary: `remember ${id}`,
+        changes: [
+          {
+            file: `project-${id}.md`,
+            action: "add",
+            before: null,
+            after: memory(`the ${id} rule`, `Body of ${id}.`, "project"),
+          },
+        ],
+      });
+    await proposal("old", 40); // past the default 30 days
+    await proposal("new", 1);
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const cookie = await login(ui);
+    const inbox = JSON.parse((await request(ui, "/api/inbox", { headers: { cookie } })).body) as {
+      proposals: { id: string }[];
+    };
+    assert.deepEqual(
+      inbox.proposals.map((p) => p.id),
+      ["new"],
+    );
+    const history = JSON.parse(
+      (await runCli(["history", "--json", "--dir", memoryDir], { home, env })).stdout,
+    );
+    assert.ok(
+      history.entries.some(
+        (e: { kind: string; message: string }) => e.kind === "expire" && e.message.includes("proposal old"),
+      ),
+      JSON.stringify(history.entries),
     );
   });
 

@@ -8,7 +8,7 @@ import {
   withCommonOptions,
   withModelOptions,
 } from "../common.ts";
-import { locationFromOptions } from "../location.ts";
+import { configFromOptions, locationFromOptions } from "../location.ts";
 import { selectorForCommand } from "./recall.ts";
 
 interface UiOptions extends CommonOptions, ModelOptions {
@@ -75,6 +75,7 @@ export const registerUiCommand: RegisterCommand = (program, context) => {
       root: location.root,
       port,
       selector,
+      inboxExpiryDays: configFromOptions(options, context, location).inboxExpiryDays,
       env: context.env,
       log,
     });
