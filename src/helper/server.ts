@@ -73,9 +73,9 @@ export interface HelperOptions {
 /**
  * How long the helper waits, idle, before it loads a memory dir ahead of its first prompt. An
  * agent run headless (`claude -p`) sends its first prompt right after the session start: that
- * prompt loads the dir itself, as without the preload, rather than wait behind a load that blocks
- * the helper's event loop past the client's wait for an acknowledgement. A person typing takes
- * longer (docs/benchmarks.md#session-start-warm-up: a prompt 2 s after session start at 20,000
+ * prompt loads the dir itself, as without the preload (a first version that loaded at once, while
+ * its load still held the event loop for half a second, made such runs slower). A person typing
+ * takes longer (docs/benchmarks.md#session-start-warm-up: a prompt 2 s after session start at 20,000
  * memories, 184 ms with the preload against 1,066 ms; one at once, 1,081 against 1,103 ms).
  */
 const PRELOAD_AFTER_IDLE_MS = 1000;

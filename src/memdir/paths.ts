@@ -88,13 +88,10 @@ function readTextOrNull(file: string): string | null {
  * repository cannot claim another project's memory just by writing a `.git` file.
  */
 function projectRootFromGitFile(worktreeRoot: string, gitFile: string): string {
-  const content = readTextOrNull(gitFile);
-  const match = content?.match(/^gitdir:\s*(.+?)\s*$/m);
-  if (!match) return worktreeRoot;
-  const gitDir = path.resolve(worktreeRoot, match[1]);
-  const commonDirText = readTextOrNull(path.join(gitDir, "commondir"))?.trim();
-  if (!commonDirText) return worktreeRoot; // a submodule or a plain separate git dir
-  const commonDir = realPathOrResolved(path.resolve(gitDir, commonDirText));
+  const named = gitDirsNamedBy(worktreeRoot, gitFile);
+  if (named === null || named.commonDir === null) return worktreeRoot; // a submodule or a separate git dir
+  const { gitDir } = named;
+  const commonDir = realPathOrResolved(named.commonDir);
   const realGitDir = realPathOrResolved(gitDir);
   if (path.dirname(realGitDir) !== path.join(commonDir, "worktrees")) return worktreeRoot;
   const backLink = readTextOrNull(path.join(gitDir, "gitdir"))?.trim();
@@ -103,6 +100,22 @@ function projectRootFromGitFile(worktreeRoot: string, gitFile: string): string {
   }
   // A worktree of a bare repository has no main working tree: the bare repository names the project.
   return path.basename(commonDir) === ".git" ? path.dirname(commonDir) : commonDir;
+}
+
+/**
+ * The git folders a `.git` FILE in `root` names: `gitDir` from its `gitdir:` line and, for a
+ * linked worktree, the shared folder its `commondir` names (`commonDir`, else null). Null when the
+ * file holds no `gitdir:` line. Nothing here is trusted: callers check what they use.
+ */
+export function gitDirsNamedBy(
+  root: string,
+  gitFile: string,
+): { gitDir: string; commonDir: string | null } | null {
+  const match = readTextOrNull(gitFile)?.match(/^gitdir:\s*(.+?)\s*$/m);
+  if (!match) return null;
+  const gitDir = path.resolve(root, match[1]);
+  const commonDirText = readTextOrNull(path.join(gitDir, "commondir"))?.trim();
+  return { gitDir, commonDir: commonDirText ? path.resolve(gitDir, commonDirText) : null };
 }
 
 /**

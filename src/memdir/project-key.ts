@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { runProjectGit } from "./git.ts";
-import { sanitizeProjectPath } from "./paths.ts";
+import { gitDirsNamedBy, sanitizeProjectPath } from "./paths.ts";
 
 // The project's identity across machines (docs/design.md#project-identity): the normalized URL of
 // its `origin` remote, else its first commit, else its path. Synced memory lives in the sync
@@ -88,12 +88,9 @@ async function gitDirOf(projectRoot: string): Promise<string | null> {
 const GIT_FILE_MAX_BYTES = 64 * 1024;
 
 async function gitDirNamedBy(projectRoot: string, gitFile: string): Promise<string | null> {
-  const text = await fs.readFile(gitFile, "utf8").catch(() => "");
-  const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
-  if (match === null) return null;
-  const gitDir = path.resolve(projectRoot, match[1]);
-  const common = (await fs.readFile(path.join(gitDir, "commondir"), "utf8").catch(() => "")).trim();
-  const shared = common === "" ? gitDir : path.resolve(gitDir, common);
+  const named = gitDirsNamedBy(projectRoot, gitFile);
+  if (named === null) return null;
+  const shared = named.commonDir ?? named.gitDir;
   return (await isDirectory(path.join(shared, "objects"))) ? shared : null;
 }
 

@@ -46,7 +46,7 @@ export async function readMemoryCapped(
       fd,
       stat: { size: fileBytes },
     } = options.memoryDir
-      ? openReadableInsideSync(realpathSync(options.memoryDir), filePath)
+      ? openReadableInsideSync(realpathSync.native(options.memoryDir), filePath)
       : openRegularFileSync(filePath));
   } catch (error) {
     if (error instanceof MemdirError) throw error;

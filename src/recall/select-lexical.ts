@@ -60,11 +60,11 @@ export function createLexicalSelector(options: LexicalSelectorOptions = {}): Sel
     // with its other caches), else one of this selector's own.
     const cache = options.cache ?? (memdir ? lexicalCacheOf(memdir) : ownLexicalCache());
     const index = cache.forDirectory(request.memoryDir);
-    const loaded = index.syncedWith(headers);
+    const alreadySynced = index.syncedWith(headers);
     await index.sync(headers, signal);
     // A first ranking of a freshly loaded index runs in a turn of its own (~120 ms at 20,000
     // memories in code V8 has not optimized yet; docs/design.md#the-memory-helper).
-    if (!loaded) await yieldToEventLoop();
+    if (!alreadySynced) await yieldToEventLoop();
     throwIfAborted(signal, "recall: lexical selection");
     const vectors = options.wordVectors === undefined ? cache.bundledWordVectors() : options.wordVectors;
     // Parsed here, where loading the date parsers can wait: ranking itself stays synchronous.

@@ -4,12 +4,6 @@ import { locationFromOptions } from "../location.ts";
 import { printJson } from "../output.ts";
 
 /**
- * `memdir warm-up`: fills the memory dir's persisted caches (`.memdir-cache/`: headers and the
- * lexical index) so the first recall of a fresh process — above all a hook with a 3 s bound — is
- * fast. `memdir hook session-start` starts it in the background when a big dir's caches are
- * missing or stale; by hand it is useful after a large import. One at a time per memory dir.
- */
-/**
  * Asks a running memory helper to load the memory dir whose caches are now warm, so the session's
  * first prompt finds it loaded (docs/design.md#the-memory-helper). Starts none; never fails.
  */
@@ -29,6 +23,12 @@ async function askHelperToPreload(memoryDir: string, env: NodeJS.ProcessEnv): Pr
   }
 }
 
+/**
+ * `memdir warm-up`: fills the memory dir's persisted caches (`.memdir-cache/`: headers and the
+ * lexical index) so the first recall of a fresh process — above all a hook with a 3 s bound — is
+ * fast. `memdir hook session-start` starts it in the background when a big dir's caches are
+ * missing or stale; by hand it is useful after a large import. One at a time per memory dir.
+ */
 export const registerWarmUpCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
     program
