@@ -18,6 +18,9 @@ export interface HelperPaths {
   starting: string;
   /** What a client's request must carry to be answered: protocol, version, build, node, HOME. */
   build: string;
+  /** The build's `cli/main.js`, and the {@link fileStamp} it had when `build` was made from it. */
+  mainFile: string;
+  stamp: string;
 }
 
 /** The env switch that turns the helper off (`0`, `false` or `off`); read by bin/memdir.js too. */
@@ -52,8 +55,7 @@ export function buildMainFile(): string {
  * The build's identity: protocol, package version, and the {@link fileStamp} of its
  * `cli/main.js` (every build and every install makes that file anew), or null when it is gone.
  */
-export function buildIdentity(mainFile: string): string | null {
-  const stamp = fileStamp(mainFile);
+export function buildIdentity(mainFile: string, stamp = fileStamp(mainFile)): string | null {
   if (stamp === null || stamp === "unknown") return null;
   return [HELPER_PROTOCOL, packageVersion(path.dirname(path.dirname(mainFile))), stamp].join(":");
 }
@@ -109,14 +111,22 @@ export function shortHash(text: string): string {
 export function helperPaths(home: string | undefined, mainFile = buildMainFile()): HelperPaths | null {
   const uid = process.getuid?.();
   if (!home || uid === undefined) return null;
-  const identity = buildIdentity(mainFile);
-  if (identity === null) return null;
+  const stamp = fileStamp(mainFile);
+  const identity = buildIdentity(mainFile, stamp);
+  if (identity === null || stamp === null) return null;
   const build = JSON.stringify([identity, process.execPath, home, uid]);
   const name = `${shortHash(build)}.sock`;
   let dir = path.join(home, ".cache", "memdir", "helper");
   if (Buffer.byteLength(path.join(dir, name)) > SOCKET_PATH_MAX)
     dir = path.join(os.tmpdir(), `memdir-${uid}`);
-  return { dir, socket: path.join(dir, name), starting: path.join(dir, `${name}.starting`), build };
+  return {
+    dir,
+    socket: path.join(dir, name),
+    starting: path.join(dir, `${name}.starting`),
+    build,
+    mainFile,
+    stamp,
+  };
 }
 
 /**

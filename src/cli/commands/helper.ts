@@ -1,7 +1,6 @@
 import path from "node:path";
 import { askHelper, startHelperIfNone } from "../../helper/ask.ts";
 import {
-  buildMainFile,
   DEFAULT_HELPER_IDLE_MS,
   fileStamp,
   HELPER_ENV,
@@ -81,8 +80,8 @@ async function serve(
   const idle = Number(context.env[HELPER_IDLE_ENV] || DEFAULT_HELPER_IDLE_MS);
   const home = context.env.HOME ?? "";
   const entry = process.argv[1] ?? "memdir";
-  const mainFile = buildMainFile();
-  const stamp = fileStamp(mainFile);
+  // The stamp the socket's name was made from: a build replaced since then is a change.
+  const { mainFile, stamp } = paths;
   // Only a stamp that could be read counts as a change (a run holding every file descriptor is not).
   // A stray rejection of a run's aborted background work must not end the helper of every session.
   process.on("unhandledRejection", () => {});
