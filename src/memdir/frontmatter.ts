@@ -68,6 +68,19 @@ export interface ParsedMemory {
 const OPEN = /^\uFEFF?---[ \t]*\r?$/;
 const CLOSE = /^---[ \t]*\r?$/;
 
+/** A file with no frontmatter to parse: no fields, the whole text (less a BOM) as its body. */
+function wholeTextAsBody(text: string, issue: FrontmatterIssue): ParsedMemory {
+  return {
+    data: {},
+    type: null,
+    description: null,
+    name: null,
+    modifiedMs: null,
+    body: text.replace(/^\uFEFF/, ""),
+    issues: [issue],
+  };
+}
+
 /**
  * Splits and parses a memory file's frontmatter. Tolerant: a BOM, CRLF, quoted values and
  * missing fields are fine; a bad file yields issues, never an exception.
@@ -82,17 +95,11 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
   // Line by line up to the closing `---` only: the body is one slice, not every line of a 64 KB
   // file split and joined again (the lexical index parses every file it indexes, issue 17).
   let lineEnd = lineEndAt(text, 0);
-  if (!OPEN.test(text.slice(0, lineEnd))) {
-    return {
-      data: {},
-      type: null,
-      description: null,
-      name: null,
-      modifiedMs: null,
-      body: text.replace(/^\uFEFF/, ""),
-      issues: [{ code: "no-frontmatter", message: "no frontmatter (the file must start with ---)" }],
-    };
-  }
+  if (!OPEN.test(text.slice(0, lineEnd)))
+    return wholeTextAsBody(text, {
+      code: "no-frontmatter",
+      message: "no frontmatter (the file must start with ---)",
+    });
   const maxLines = options.maxLines ?? Number.POSITIVE_INFINITY;
   const yamlLines: string[] = [];
   let closeEnd = -1;
@@ -108,15 +115,7 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
   }
   if (closeEnd < 0) {
     const where = options.maxLines ? ` within ${options.maxLines} lines` : "";
-    return {
-      data: {},
-      type: null,
-      description: null,
-      name: null,
-      modifiedMs: null,
-      body: text.replace(/^\uFEFF/, ""),
-      issues: [{ code: "unclosed", message: `frontmatter is not closed by ---${where}` }],
-    };
+    return wholeTextAsBody(text, { code: "unclosed", message: `frontmatter is not closed by ---${where}` });
   }
   const yamlText = yamlLines.join("\n");
   const body = closeEnd < text.length ? text.slice(closeEnd + 1).replace(/^\r?\n/, "") : "";
