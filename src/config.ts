@@ -11,7 +11,10 @@ const homedir = (): string => process.getBuiltinModule("node:os").homedir();
  */
 export interface MemdirSettings {
   autoMemoryEnabled?: boolean;
-  /** Memory root. Honoured only from user settings: a hostile repo must not aim writes elsewhere. */
+  /**
+   * Claude Code's whole memory directory, shared by every project (not a root). Honoured only
+   * from user settings: a hostile repo must not aim writes elsewhere.
+   */
   autoMemoryDirectory?: string;
   autoDreamEnabled?: boolean;
   autoDream?: { minHours?: number; minSessions?: number; mode?: DreamMode };
@@ -123,20 +126,47 @@ export function claudeConfigDir(env: NodeJS.ProcessEnv, home: string): string {
 }
 
 /**
- * The memory root: option > `MEMDIR_ROOT` > `autoMemoryDirectory` in the user settings file
- * (`<config dir>/settings.json`) > `CLAUDE_CONFIG_DIR` > `~/.claude`. Project settings are never
- * consulted (docs/design.md#locating-memory).
+ * The memory root: option > `MEMDIR_ROOT` > `CLAUDE_CONFIG_DIR` > `~/.claude`
+ * (docs/design.md#locating-memory).
  */
 export function resolveRoot(options: { root?: string; env?: NodeJS.ProcessEnv; home?: string } = {}): string {
   const env = options.env ?? process.env;
   const home = options.home ?? env.HOME ?? homedir();
   if (options.root) return path.resolve(expandHome(options.root, home));
   if (env.MEMDIR_ROOT) return path.resolve(expandHome(env.MEMDIR_ROOT, home));
-  const defaultRoot = claudeConfigDir(env, home);
-  const fromSettings = readSettingsFile(path.join(defaultRoot, "settings.json")).autoMemoryDirectory;
-  if (typeof fromSettings === "string" && fromSettings.trim() !== "")
-    return path.resolve(expandHome(fromSettings.trim(), home));
-  return defaultRoot;
+  return claudeConfigDir(env, home);
+}
+
+/**
+ * `autoMemoryDirectory` in the user settings file of Claude Code's config dir `configDir`: the
+ * memory directory itself, which Claude Code uses for every project instead of
+ * `projects/<project>/memory` (docs/design.md#locating-memory); null when unset or when Claude
+ * Code would ignore it. Checked as Claude Code checks it, so that both use the same folder or
+ * both the default: `~/` is expanded, trailing separators dropped, and a relative path, a
+ * filesystem root, a path shorter than 3 characters, `~/` or `~/..` alone, a UNC path or a NUL
+ * is ignored. Project settings are never read: a hostile repo must not aim writes elsewhere.
+ */
+export function autoMemoryDirectorySetting(configDir: string, home: string): string | null {
+  const raw = readSettingsFile(path.join(configDir, "settings.json")).autoMemoryDirectory;
+  if (typeof raw !== "string" || raw === "") return null;
+  let candidate = raw;
+  if (candidate.startsWith("~/") || candidate.startsWith("~\\")) {
+    const rest = candidate.slice(2);
+    const restNormalized = path.normalize(rest || ".");
+    if (restNormalized === "." || restNormalized === "..") return null;
+    candidate = path.join(home, rest);
+  }
+  const normalized = path.normalize(candidate).replace(/[/\\]+$/, "");
+  if (
+    !path.isAbsolute(normalized) ||
+    normalized.length < 3 ||
+    /^[A-Za-z]:$/.test(normalized) ||
+    normalized.startsWith("\\\\") ||
+    normalized.startsWith("//") ||
+    normalized.includes("\0")
+  )
+    return null;
+  return normalized.normalize("NFC");
 }
 
 /**

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { type ConfigOptions, resolveConfig } from "../src/config.ts";
+import { autoMemoryDirectorySetting, type ConfigOptions, resolveConfig } from "../src/config.ts";
 import { makeTempDir, writeTree } from "./helpers/temp.ts";
 
 /** A temp HOME and project; `user` / `project` / `local` become the settings files. */
@@ -156,22 +156,24 @@ describe("memory location", () => {
     assert.equal(w.resolve().root, path.join(w.home, ".claude"));
   });
 
-  it("moves with autoMemoryDirectory in user settings", () => {
+  it("reads autoMemoryDirectory from user settings as the memory dir, not as a root", () => {
     const base = makeTempDir();
     const target = path.join(base, "elsewhere");
     const w = world({ user: { autoMemoryDirectory: target } });
-    assert.equal(w.resolve().root, target);
+    assert.equal(w.resolve().root, path.join(w.home, ".claude"));
+    assert.equal(autoMemoryDirectorySetting(path.join(w.home, ".claude"), w.home), target);
   });
 
-  it("never moves with autoMemoryDirectory in project or project-local settings", () => {
+  it("never reads autoMemoryDirectory from project or project-local settings", () => {
     const w = world({
       project: { autoMemoryDirectory: "/tmp/evil" },
       local: { autoMemoryDirectory: "~/.ssh" },
     });
     assert.equal(w.resolve().root, path.join(w.home, ".claude"));
+    assert.equal(autoMemoryDirectorySetting(path.join(w.home, ".claude"), w.home), null);
   });
 
-  it("takes the option over MEMDIR_ROOT over user settings", () => {
+  it("takes the option over MEMDIR_ROOT over Claude Code's config dir", () => {
     const w = world({ user: { autoMemoryDirectory: "/from/settings" } });
     assert.equal(w.resolve({ MEMDIR_ROOT: "/from/env" }).root, "/from/env");
     assert.equal(w.resolve({ MEMDIR_ROOT: "/from/env" }, { root: "/from/option" }).root, "/from/option");

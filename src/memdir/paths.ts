@@ -3,7 +3,13 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { processEnv, projectDirNameFromEnv, resolveRoot } from "../config.ts";
+import {
+  autoMemoryDirectorySetting,
+  claudeConfigDir,
+  processEnv,
+  projectDirNameFromEnv,
+  resolveRoot,
+} from "../config.ts";
 import { MemdirError } from "../errors.ts";
 import { openFolderInside } from "./open-safely.ts";
 
@@ -189,7 +195,8 @@ function expandHome(p: string, home: string): string {
 
 /**
  * Where memory lives for a project: `<root>/projects/<sanitized project root>/memory`. With
- * `dir`, that directory is used as is and no project is resolved (`--dir`). Does not create
+ * `dir`, that directory is used as is and no project is resolved (`--dir`); so is Claude Code's
+ * `autoMemoryDirectory` setting while the root is Claude Code's config dir. Does not create
  * anything; call {@link ensureMemoryDir} before writing.
  *
  * @throws MemdirError("project-mismatch") when the directory's owner marker names another project.
@@ -210,6 +217,20 @@ export async function resolveMemoryLocation(options: MemoryLocationOptions = {})
       projectDir: path.dirname(memoryDir),
       memoryDir,
       indexPath: path.join(memoryDir, INDEX_FILE),
+    };
+  }
+  // Claude Code keeps every project's memory in autoMemoryDirectory when it is set: the hooks must
+  // read and write that folder too. Not when memdir's root was moved away from Claude Code's
+  // config dir (then memdir's memory is not Claude Code's). Shared by all projects, the folder
+  // belongs to none: no project, no owner marker (as with --dir).
+  const sharedDir = root === claudeConfigDir(env, home) ? autoMemoryDirectorySetting(root, home) : null;
+  if (sharedDir !== null) {
+    return {
+      root,
+      projectRoot: null,
+      projectDir: path.dirname(sharedDir),
+      memoryDir: sharedDir,
+      indexPath: path.join(sharedDir, INDEX_FILE),
     };
   }
   const projectRoot = findProjectRoot(cwd);

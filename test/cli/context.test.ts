@@ -175,10 +175,13 @@ describe("memdir context", () => {
     assert.ok(report.context.includes("the real index"));
     assert.ok(!report.context.includes("planted"));
 
-    // The same setting in user settings is honoured: only the user may move their memory.
+    // The same setting in user settings is honoured: only the user may move their memory. As in
+    // Claude Code, it names the memory dir itself (not a root with projects/ below it).
+    writeTree(hostile, { "MEMORY.md": "- [Y](y.md) — chosen by the user" });
     writeTree(world.home, { ".claude/settings.json": JSON.stringify({ autoMemoryDirectory: hostile }) });
     const moved = await contextJson(world);
-    assert.ok(moved.index.path.startsWith(hostile));
-    assert.ok(moved.context.includes("planted"));
+    assert.equal(moved.index.path, path.join(hostile, "MEMORY.md"));
+    assert.ok(moved.context.includes("chosen by the user"));
+    assert.ok(!moved.context.includes("planted"));
   });
 });

@@ -315,6 +315,27 @@ else
       await backgroundDone(fixture.home);
     });
 
+    // Failed before: memdir took autoMemoryDirectory as a root and looked in
+    // <it>/projects/<project>/memory, where Claude Code keeps nothing.
+    it("reads and recalls from the folder autoMemoryDirectory names, the one Claude Code uses", async () => {
+      const fixture = claudeProject();
+      const shared = path.join(fixture.home, "notes", "memory");
+      fs.mkdirSync(path.dirname(shared), { recursive: true });
+      fs.renameSync(fixture.memoryDir, shared);
+      fixture.memoryDir = shared;
+      await setupMemdir(fixture);
+      const settingsFile = path.join(fixture.home, ".claude", "settings.json");
+      const settings = JSON.parse(fs.readFileSync(settingsFile, "utf8")) as Record<string, unknown>;
+      fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, autoMemoryDirectory: "~/notes/memory" }));
+      const server = await modelServer(() => ANSWER);
+      const run = await promptClaude(fixture, server);
+      assertAnswered(run);
+      const text = modelVisibleText(mainRequests(server)[0]);
+      assert.ok(text.includes(path.join(shared, "MEMORY.md")), "Claude Code loaded the index from it");
+      assert.ok(text.includes(SECRET_WORD), "memdir's hook recalled the memory from it");
+      await backgroundDone(fixture.home);
+    });
+
     // Failed before hook conformance (issue 16 item 5): the typo exited 2, and Claude Code then
     // erased the prompt and sent nothing to the model.
     it("still sends the prompt and answers when the UserPromptSubmit hook names a mistyped event", async () => {

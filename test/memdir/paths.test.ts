@@ -141,12 +141,10 @@ describe("resolveMemoryLocation", () => {
     assert.equal(fs.existsSync(location.memoryDir), false, "resolving creates nothing");
   });
 
-  it("takes the root from the option, then MEMDIR_ROOT, then the user settings file", async () => {
+  it("takes the root from the option, then MEMDIR_ROOT, then Claude Code's config dir", async () => {
     const home = makeTempDir();
     const cwd = makeTempDir();
-    const fromSettings = path.join(home, "from-settings");
-    writeTree(home, { ".claude/settings.json": JSON.stringify({ autoMemoryDirectory: fromSettings }) });
-    assert.equal((await resolveMemoryLocation({ cwd, home, env: {} })).root, fromSettings);
+    assert.equal((await resolveMemoryLocation({ cwd, home, env: {} })).root, path.join(home, ".claude"));
     assert.equal(
       (await resolveMemoryLocation({ cwd, home, env: { MEMDIR_ROOT: "/from-env" } })).root,
       "/from-env",
@@ -156,6 +154,66 @@ describe("resolveMemoryLocation", () => {
         .root,
       "/from-option",
     );
+  });
+
+  it("uses Claude Code's autoMemoryDirectory (user settings) as the memory dir of every project", async () => {
+    const home = makeTempDir();
+    const shop = makeTempDir();
+    const blog = makeTempDir();
+    writeTree(home, { ".claude/settings.json": JSON.stringify({ autoMemoryDirectory: "~/notes/memory/" }) });
+    const shared = path.join(home, "notes", "memory");
+    for (const cwd of [shop, blog]) {
+      const location = await resolveMemoryLocation({ cwd, home, env: {} });
+      assert.deepEqual(location, {
+        root: path.join(home, ".claude"),
+        projectRoot: null,
+        projectDir: path.join(home, "notes"),
+        memoryDir: shared,
+        indexPath: path.join(shared, "MEMORY.md"),
+      });
+      // No owner marker: a second project must not be refused as "another project's" dir.
+      await ensureMemoryDir(location);
+    }
+    // The root passed on explicitly, as callers pass a resolved config's root, changes nothing.
+    const passedOn = await resolveMemoryLocation({
+      cwd: shop,
+      home,
+      root: path.join(home, ".claude"),
+      env: {},
+    });
+    assert.equal(passedOn.memoryDir, shared);
+    // CLAUDE_CONFIG_DIR moves the settings file read with the config dir.
+    const configDir = path.join(home, "other-config");
+    writeTree(configDir, {
+      "settings.json": JSON.stringify({ autoMemoryDirectory: path.join(home, "elsewhere") }),
+    });
+    const moved = await resolveMemoryLocation({ cwd: shop, home, env: { CLAUDE_CONFIG_DIR: configDir } });
+    assert.equal(moved.memoryDir, path.join(home, "elsewhere"));
+  });
+
+  it("ignores autoMemoryDirectory when memdir's root is moved, and values Claude Code ignores", async () => {
+    const home = makeTempDir();
+    const project = makeTempDir();
+    writeTree(project, { ".git/HEAD": "x" });
+    const perProject = (root: string) => path.join(root, "projects", sanitizeProjectPath(project), "memory");
+    writeTree(home, {
+      ".claude/settings.json": JSON.stringify({ autoMemoryDirectory: path.join(home, "shared") }),
+    });
+    const rooted = await resolveMemoryLocation({
+      cwd: project,
+      home,
+      env: { MEMDIR_ROOT: path.join(home, "mine") },
+    });
+    assert.equal(rooted.memoryDir, perProject(path.join(home, "mine")));
+    for (const ignored of ["relative/memory", "/", "~/", "~/..", "~", "/a\u0000b", 7]) {
+      writeTree(home, { ".claude/settings.json": JSON.stringify({ autoMemoryDirectory: ignored }) });
+      const location = await resolveMemoryLocation({ cwd: project, home, env: {} });
+      assert.equal(
+        location.memoryDir,
+        perProject(path.join(home, ".claude")),
+        `autoMemoryDirectory: ${ignored}`,
+      );
+    }
   });
 
   it("never lets a project settings file move the memory root", async () => {
