@@ -5,6 +5,7 @@ import { MemdirError } from "../errors.ts";
 import type { Message } from "../types.ts";
 import { messageFromClaudeCodeLine } from "./transcript-claude-code.ts";
 import { messageFromCodexLine } from "./transcript-codex.ts";
+import { messagesFromGeminiSession } from "./transcript-gemini.ts";
 
 /**
  * One transcript line. The envelope leaves room for other line kinds later; readers skip
@@ -100,6 +101,9 @@ export function loadTranscript(file: string): LoadedTranscript {
   } catch (error) {
     throw new MemdirError("not-found", `transcript: no session at ${file}`, { cause: error });
   }
+  // A Gemini CLI session is read whole: its records replace and rewind earlier ones by id.
+  const gemini = messagesFromGeminiSession(text);
+  if (gemini !== null) return { path: file, ...gemini };
   const messages: Message[] = [];
   let skippedLines = 0;
   let sessionId = path.basename(file, ".jsonl");

@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { loadTranscript } from "../../src/agent/transcript.ts";
+import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { startFakeModelServer } from "../../src/testing/index.ts";
+import { runCli } from "../helpers/cli.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+import { waitFor, waitForBackgroundExit } from "../helpers/wait.ts";
+
+// Gemini CLI's AfterAgent hook names its session file in transcript_path:
+// ~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.jsonl — a metadata line {sessionId,
+// projectHash, …}, message records {id, timestamp, type: "user"|"gemini"|"info"…, content} (a
+// string or parts [{text}]), a record written again under its id as the reply streams in,
+// {$rewindTo: id} and {$set: {…}} (google-gemini/gemini-cli, chatRecordingService.ts). Older
+// versions wrote one JSON object {sessionId, projectHash, messages} to session-*.json.
+const USER_SAID = "From now on deploy previews go to the eu-west cluster, never us-east.";
+const REPLY = "Understood: previews deploy to eu-west.";
+const at = "2026-12-01T10:00:00.000Z";
+
+function geminiSession(dir: string): string {
+  const file = path.join(
+    dir,
+    ".gemini",
+    "tmp",
+    "a33c3345",
+    "chats",
+    "session-2026-12-01T10-00-92f625c6.jsonl",
+  );
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const lines = [
+    { sessionId: "92f625c6-a764", projectHash: "a33c3345", startTime: at, lastUpdated: at },
+    { id: "m1", timestamp: at, type: "user", content: [{ text: "deploy previews to us-east" }] },
+    { id: "m2", timestamp: at, type: "gemini", content: "Deploying to us-east." },
+    { $rewindTo: "m1" },
+    { id: "m3", timestamp: at, type: "user", content: [{ text: USER_SAID }] },
+    { id: "m4", timestamp: at, type: "info", content: "Switched model." },
+    { id: "m5", timestamp: at, type: "gemini", content: "Understood" },
+    { id: "m5", timestamp: at, type: "gemini", content: REPLY, toolCalls: [] },
+    { $set: { lastUpdated: at } },
+  ];
+  fs.writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n{"id": "m6", "ty`);
+  return file;
+}
+
+describe("Gemini CLI session files", () => {
+  it("read as the user's and the model's messages: rewinds and rewrites applied, a torn line skipped", () => {
+    const file = geminiSession(makeTempDir("memdir-gemini-"));
+    const loaded = loadTranscript(file);
+    assert.equal(loaded.sessionId, "92f625c6-a764");
+    assert.deepEqual(
+      loaded.messages.map((message) => [message.id, message.role, message.content]),
+      [
+        ["m3", "user", USER_SAID],
+        ["m5", "assistant", REPLY],
+      ],
+    );
+    assert.equal(loaded.skippedLines, 1);
+  });
+
+  it("read in the older one-object form too", () => {
+    const file = path.join(makeTempDir("memdir-gemini-"), "session-2025-11-12T09-44-2f32182a.json");
+    const messages = [
+      { id: "a", timestamp: at, type: "user", content: USER_SAID },
+      { id: "b", timestamp: at, type: "gemini", content: [{ text: "Understood: " }, { text: "eu-west." }] },
+    ];
+    fs.writeFileSync(file, JSON.stringify({ sessionId: "2f32182a", projectHash: "b1", messages }, null, 2));
+    assert.deepEqual(
+      loadTranscript(file).messages.map((message) => [message.role, message.content]),
+      [
+        ["user", USER_SAID],
+        ["assistant", "Understood: eu-west."],
+      ],
+    );
+  });
+
+  it("reach the extraction when Gemini's AfterAgent hook names one", async () => {
+    const home = makeTempDir("memdir-gemini-");
+    const shop = path.join(home, "shop");
+    fs.mkdirSync(path.join(home, ".claude", "projects", sanitizeProjectPath(shop), "memory"), {
+      recursive: true,
+    });
+    fs.mkdirSync(shop);
+    const transcript = geminiSession(home);
+    const server = await startFakeModelServer(["Nothing worth saving."]);
+    after(() => server.close());
+    const result = await runCli(["hook", "AfterAgent"], {
+      home,
+      env: {
+        ANTHROPIC_API_KEY: "k",
+        ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+        MEMDIR_PROVIDER: "anthropic",
+      },
+      input: JSON.stringify({
+        session_id: "92f625c6-a764",
+        transcript_path: transcript,
+        cwd: shop,
+        hook_event_name: "AfterAgent",
+        timestamp: at,
+        prompt: USER_SAID,
+        prompt_response: REPLY,
+        stop_hook_active: false,
+      }),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /extraction started in the background/);
+    await waitFor(() => server.requests.length > 0, {
+      timeout: 60_000,
+      interval: 100,
+      what: "the extraction's request",
+    });
+    const sent = JSON.stringify(server.requests[0].body);
+    assert.match(sent, /deploy previews go to the eu-west cluster, never us-east/);
+    assert.doesNotMatch(sent, /Deploying to us-east/, "the rewound turn is not extracted");
+    await waitForBackgroundExit(result.stderr);
+  });
+});
