@@ -159,14 +159,22 @@ export type HookOutput =
  * @example
  * hookOutput("session-start", "…") // { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "…" } }
  * hookOutput("session-start", "…", "cursor") // { additional_context: "…" }
+ *
+ * `hookEventName` repeats the event the host sent when it sent one (`hostEventName`), whatever
+ * the command line named: Claude Code drops an answer whose name differs from the event it ran
+ * ("Hook returned incorrect event name"), and Codex rejects a name outside its own events, so a
+ * hand-written entry such as `memdir hook before-agent` under Codex's `UserPromptSubmit` must
+ * still answer `UserPromptSubmit`.
  */
 export function hookOutput(
   event: HookEvent,
   additionalContext: string | null,
   dialect: HookDialect = "claude-code",
+  hostEventName: string | null = null,
 ): HookOutput {
   if (additionalContext === null || additionalContext.trim() === "") return {};
   if (dialect === "cursor")
     return HOOK_ACTIONS[event] === "session-context" ? { additional_context: additionalContext } : {};
-  return { hookSpecificOutput: { hookEventName: HOOK_EVENT_NAMES[event], additionalContext } };
+  const hookEventName = hostEventName?.trim() ? hostEventName : HOOK_EVENT_NAMES[event];
+  return { hookSpecificOutput: { hookEventName, additionalContext } };
 }

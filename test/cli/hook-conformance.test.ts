@@ -186,6 +186,27 @@ describe("memdir hook: events in every host's spelling", () => {
     assert.match(answers[0], /feedback-real-database\.md:/);
     for (const answer of answers) assert.equal(answer, answers[0]);
   });
+
+  // Claude Code drops an answer whose hookEventName is not the event it ran, and Codex rejects a
+  // name outside its own events: an entry written by hand with the other agent's command (here
+  // Gemini's before-agent under UserPromptSubmit) must still answer with the host's name.
+  it("answers with the event name the host sent, whatever the command line names", async () => {
+    const { home, shop } = project({
+      "feedback-real-database.md": memory("integration tests must hit a real database", "Never mock it."),
+    });
+    const prompt = "why do the integration tests mock the database?";
+    const named = await runCli(["hook", "before-agent"], { home, input: claudeCodePrompt(shop, prompt) });
+    assert.equal(named.code, 0, named.stderr);
+    const answer = JSON.parse(named.stdout) as HookAnswer;
+    assert.equal(answer.hookSpecificOutput?.hookEventName, "UserPromptSubmit");
+    assert.match(context(named.stdout), /feedback-real-database\.md:/);
+    // With no hook_event_name in the input, the command's own event names it.
+    const unnamed = await runCli(["hook", "before-agent"], {
+      home,
+      input: JSON.stringify({ cwd: shop, prompt }),
+    });
+    assert.equal((JSON.parse(unnamed.stdout) as HookAnswer).hookSpecificOutput?.hookEventName, "BeforeAgent");
+  });
 });
 
 describe("memdir hook: additionalContext within the host's limit", () => {

@@ -61,6 +61,8 @@ interface HookRun {
   recalling: boolean;
   /** Whose answer format the host reads, once its input is parsed. */
   dialect: HookDialect;
+  /** The event name the host sent (`hook_event_name`), which its answer must repeat. */
+  hostEventName: string | null;
 }
 
 /**
@@ -124,7 +126,13 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
         timeoutMs = DEFAULT_HOOK_TIMEOUT_MS;
       }
       const started = performance.now();
-      const run: HookRun = { work: null, memdir: null, recalling: false, dialect: "claude-code" };
+      const run: HookRun = {
+        work: null,
+        memdir: null,
+        recalling: false,
+        dialect: "claude-code",
+        hostEventName: null,
+      };
       let timedOut = false;
       let output: HookOutput = await bounded(
         timeoutMs,
@@ -133,14 +141,15 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
           const answer = answerHook(event, options, context, signal, say, run);
           run.work = answer;
           const { context: text, dialect } = await answer;
-          return hookOutput(event, text, dialect);
+          return hookOutput(event, text, dialect, run.hostEventName);
         },
         (reason, kind) => {
           timedOut = kind === "timeout";
           say(kind === "timeout" && run.recalling ? `recall cut short: ${reason}` : reason);
         },
       );
-      if (timedOut && run.recalling) output = hookOutput(event, RECALL_CUT_SHORT_CONTEXT, run.dialect);
+      if (timedOut && run.recalling)
+        output = hookOutput(event, RECALL_CUT_SHORT_CONTEXT, run.dialect, run.hostEventName);
       if (Object.keys(output).length === 0 && reasons.length === 0) say("nothing to add");
       if (reasons.length > 0) log(reasons.join("; "));
       context.io.stdout(`${JSON.stringify(output)}\n`);
@@ -189,6 +198,7 @@ async function answerHook(
   }
   const dialect = hookDialect(input);
   run.dialect = dialect;
+  run.hostEventName = input.hook_event_name ?? null;
   return { context: await hookContext(event, input, dialect, options, context, signal, log, run), dialect };
 }
 
