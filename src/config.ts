@@ -47,6 +47,8 @@ export interface ModelConfig {
    * the environment. Hooks call a model only with this set (docs/design.md#model-use-in-hooks).
    */
   optIn: string | null;
+  /** A provider asked for that memdir does not know (`MEMDIR_PROVIDER=antropic`), with where it came from. */
+  unknownProvider?: string;
 }
 
 /** Everything memdir decides from options, environment and settings, resolved in one place. */
@@ -389,7 +391,19 @@ export function resolveModelConfig(
         [modelSetting, `memdirModel in ${modelSetting?.where}`],
       ] as const
     ).find(([set]) => set)?.[1] ?? null;
-  return { provider, apiKey, baseURL, model, selectorModel, optIn };
+  const unknownProvider =
+    requested !== "" && provider === null
+      ? `"${requested}" (${options.provider !== undefined ? "--provider" : env.MEMDIR_PROVIDER !== undefined ? "MEMDIR_PROVIDER" : `memdirProvider in ${providerSetting?.where}`})`
+      : undefined;
+  return {
+    provider,
+    apiKey,
+    baseURL,
+    model,
+    selectorModel,
+    optIn,
+    ...(unknownProvider ? { unknownProvider } : {}),
+  };
 }
 
 /** Set to `1` to neither read nor write cache files (benchmarks of cold behaviour, tests). */

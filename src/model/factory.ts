@@ -71,6 +71,8 @@ export function requireModel(modelConfig: ModelConfig, options: ModelClientFacto
 
 /** What the user must set for `modelConfig` to name a usable model, or null when nothing is missing. */
 function missingSetting(modelConfig: ModelConfig): string | null {
+  if (modelConfig.unknownProvider !== undefined)
+    return `the provider ${modelConfig.unknownProvider} is not one memdir knows: use anthropic or openai`;
   if (modelConfig.provider === null) {
     return "set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or MEMDIR_PROVIDER=openai with OPENAI_BASE_URL for a local server)";
   }

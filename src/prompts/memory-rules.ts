@@ -4,10 +4,15 @@ import path from "node:path";
 // once so the two can never disagree (issue 16: one said "save it with memory_save", the other
 // "there is no separate remember tool").
 
-/** How a memory is written: the file tools, or memdir's MCP tools where a client has them. */
+/**
+ * How a memory is written: the file tools, or memdir's MCP tools where a client has them. The
+ * memory dir lies outside the project, where Gemini CLI's file tools refuse to write and Codex's
+ * sandbox asks first: there the MCP tools are the way.
+ */
 export const WRITE_TOOLS_RULE =
   "write to it with your ordinary file tools (Write, Edit), or, where memdir's MCP tools are connected, " +
-  "with memory_save (a new memory) and memory_update (a changed one): both go through the same checks.";
+  "with memory_save (a new memory) and memory_update (a changed one): both go through the same checks. " +
+  "Where your file tools may not write outside the workspace (Gemini CLI's, Codex's sandbox), use memory_save and memory_update.";
 
 /** Saving on request. */
 export const REMEMBER_RULE =

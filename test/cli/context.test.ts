@@ -184,4 +184,22 @@ describe("memdir context", () => {
     assert.ok(moved.context.includes("chosen by the user"));
     assert.ok(!moved.context.includes("planted"));
   });
+  it("names the imports it skipped (a repository's file reaching into ~/.ssh)", async () => {
+    const world = makeWorld();
+    writeTree(world.home, { ".ssh/config": "Host *" });
+    writeTree(world.project, { ".git/HEAD": "x", "CLAUDE.md": "Context: @~/.ssh/config" });
+    const report = await contextJson(world);
+    const claudeMd = (report.files as { path: string; imports: string[]; skippedImports?: string[] }[]).find(
+      (f) => f.path.endsWith(path.join("shop", "CLAUDE.md")),
+    );
+    assert.ok(claudeMd, JSON.stringify(report.files));
+    assert.deepEqual(claudeMd.imports, []);
+    assert.deepEqual(claudeMd.skippedImports, [path.join(world.home, ".ssh", "config")]);
+    assert.ok(!report.context.includes("Host *"));
+    const text = await runCli(["context", "--cwd", world.project, "--managed-dir", world.managed], {
+      home: world.home,
+      cwd: repo,
+    });
+    assert.match(text.stdout, /skipped import .*\.ssh[/\\]config/);
+  });
 });

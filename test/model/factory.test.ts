@@ -88,6 +88,21 @@ describe("requireModel", () => {
     );
   });
 
+  it("names a provider it does not know, and where it was set, instead of asking for a key that is there", () => {
+    assert.throws(
+      () => requireModel(resolveModelConfig({ MEMDIR_PROVIDER: "antropic", ANTHROPIC_API_KEY: "k" })),
+      (error) =>
+        isMemdirError(error, "no-model") &&
+        error.message.includes('the provider "antropic" (MEMDIR_PROVIDER) is not one memdir knows') &&
+        !error.message.includes("set ANTHROPIC_API_KEY"),
+    );
+    assert.match(
+      resolveModelConfig({}, {}, { user: { memdirProvider: "gpt" } }).unknownProvider ?? "",
+      /"gpt" \(memdirProvider in user settings\)/,
+    );
+    assert.equal(resolveModelConfig({ MEMDIR_PROVIDER: "OpenAI" }).unknownProvider, undefined);
+  });
+
   it("names the missing key of the chosen provider", () => {
     assert.throws(
       () => requireModel(resolveModelConfig({ MEMDIR_PROVIDER: "anthropic" })),

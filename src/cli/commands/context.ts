@@ -91,6 +91,7 @@ async function runContext(options: ContextOptions, context: CommandContext): Pro
         bytes: file.bytes,
         imports: file.imports,
         ...(file.importedBy ? { importedBy: file.importedBy } : {}),
+        ...(file.skippedImports ? { skippedImports: file.skippedImports } : {}),
       })),
       index,
       autoMemory: config.autoMemory,
@@ -113,6 +114,7 @@ async function runContext(options: ContextOptions, context: CommandContext): Pro
     const origin = file.importedBy ? `, imported by ${file.importedBy}` : "";
     io.stdout(`  ${file.type.padEnd(8)} ${file.path} (${file.bytes} bytes${origin})\n`);
     for (const imported of file.imports) io.stdout(`             imports ${imported}\n`);
+    for (const skipped of file.skippedImports ?? []) io.stdout(`             skipped import ${skipped}\n`);
   }
   io.stdout(`Index: ${describeIndex(index, config.autoMemory)}\n`);
   if (index.truncated) {

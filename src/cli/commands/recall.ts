@@ -32,6 +32,11 @@ export function selectorForCommand(
   context: CommandContext,
 ): { selector: Selector; name: SelectorName } {
   const config = configFromOptions(options, context);
+  // A misspelt provider must not read as "offline on purpose": the recall goes on, and says so.
+  if (config.model.unknownProvider !== undefined && options.selector === undefined)
+    context.io.stderr(
+      `memdir: the provider ${config.model.unknownProvider} is not one memdir knows (anthropic, openai): recalling without a model\n`,
+    );
   return selectorFromConfig(options.selector, config);
 }
 
