@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { loadTranscript } from "../../src/agent/transcript.ts";
 import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
-import { startFakeModelServer } from "../../src/testing/index.ts";
-import { runCli } from "../helpers/cli.ts";
+import { extractionRequestOf } from "../helpers/hook-extraction.ts";
 import { makeTempDir } from "../helpers/temp.ts";
-import { waitFor, waitForBackgroundExit } from "../helpers/wait.ts";
 
 // Codex's Stop hook names its session file in transcript_path: ~/.codex/sessions/YYYY/MM/DD/
 // rollout-<time>-<id>.jsonl, lines {timestamp, type, payload} — session_meta (payload.id),
@@ -107,37 +105,18 @@ describe("Codex session files", () => {
     });
     fs.mkdirSync(shop);
     const transcript = codexRollout(home);
-    const server = await startFakeModelServer(["Nothing worth saving."]);
-    after(() => server.close());
-    const result = await runCli(["hook", "Stop"], {
-      home,
-      env: {
-        ANTHROPIC_API_KEY: "k",
-        ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-        MEMDIR_PROVIDER: "anthropic",
-      },
-      input: JSON.stringify({
-        session_id: "019a2d7a",
-        turn_id: "t-1",
-        transcript_path: transcript,
-        cwd: shop,
-        hook_event_name: "Stop",
-        model: "gpt-5-codex",
-        permission_mode: "default",
-        stop_hook_active: false,
-        last_assistant_message: "Understood: e2e runs go to the staging cluster.",
-      }),
+    const sent = await extractionRequestOf(home, "Stop", {
+      session_id: "019a2d7a",
+      turn_id: "t-1",
+      transcript_path: transcript,
+      cwd: shop,
+      hook_event_name: "Stop",
+      model: "gpt-5-codex",
+      permission_mode: "default",
+      stop_hook_active: false,
+      last_assistant_message: "Understood: e2e runs go to the staging cluster.",
     });
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stderr, /extraction started in the background/);
-    await waitFor(() => server.requests.length > 0, {
-      timeout: 60_000,
-      interval: 100,
-      what: "the extraction's request",
-    });
-    const sent = JSON.stringify(server.requests[0].body);
     assert.match(sent, /run the e2e suite against the staging cluster, never prod/);
     assert.doesNotMatch(sent, /environment_context/);
-    await waitForBackgroundExit(result.stderr);
   });
 });

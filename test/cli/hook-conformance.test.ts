@@ -6,10 +6,10 @@ import { after, describe, it } from "node:test";
 import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runCli } from "../helpers/cli.ts";
+import { extractionRequestOf } from "../helpers/hook-extraction.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
-import { waitFor, waitForBackgroundExit } from "../helpers/wait.ts";
 
 // Hook conformance (issue 16 item 5, issue 22 item 11): every `memdir hook …` is a real child
 // process fed the payloads each agent documents. Shapes, by source:
@@ -361,36 +361,17 @@ describe("memdir hook stop / session-end: the final turn", () => {
         transcript,
         `${JSON.stringify({ type: "user", uuid: "u1", sessionId: "s-1", message: { role: "user", content: "When does staging reset?" } })}\n`,
       );
-      const server = await startFakeModelServer(["Nothing worth saving."]);
-      after(() => server.close());
-      const result = await runCli(["hook", event], {
-        home,
-        env: {
-          ANTHROPIC_API_KEY: "k",
-          ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-          MEMDIR_PROVIDER: "anthropic",
-        },
-        input: JSON.stringify({
-          session_id: "s-1",
-          transcript_path: transcript,
-          cwd: shop,
-          permission_mode: "default",
-          hook_event_name: event === "stop" ? "Stop" : "SessionEnd",
-          stop_hook_active: false,
-          last_assistant_message: "Staging resets every night at 02:00 UTC.",
-          reason: "other",
-        }),
+      const sent = await extractionRequestOf(home, event, {
+        session_id: "s-1",
+        transcript_path: transcript,
+        cwd: shop,
+        permission_mode: "default",
+        hook_event_name: event === "stop" ? "Stop" : "SessionEnd",
+        stop_hook_active: false,
+        last_assistant_message: "Staging resets every night at 02:00 UTC.",
+        reason: "other",
       });
-      assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stderr, /extraction started in the background/);
-      await waitFor(() => server.requests.length > 0, {
-        timeout: 60_000,
-        interval: 100,
-        what: "the extraction's request",
-      });
-      assert.match(JSON.stringify(server.requests[0].body), /Staging resets every night at 02:00 UTC/);
-      // The extraction runs on in the background: let it end before the temp dirs go.
-      await waitForBackgroundExit(result.stderr);
+      assert.match(sent, /Staging resets every night at 02:00 UTC/);
     });
   }
 });

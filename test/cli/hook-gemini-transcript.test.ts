@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { loadTranscript } from "../../src/agent/transcript.ts";
 import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
-import { startFakeModelServer } from "../../src/testing/index.ts";
-import { runCli } from "../helpers/cli.ts";
+import { extractionRequestOf } from "../helpers/hook-extraction.ts";
 import { makeTempDir } from "../helpers/temp.ts";
-import { waitFor, waitForBackgroundExit } from "../helpers/wait.ts";
 
 // Gemini CLI's AfterAgent hook names its session file in transcript_path:
 // ~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.jsonl — a metadata line {sessionId,
@@ -83,36 +81,17 @@ describe("Gemini CLI session files", () => {
     });
     fs.mkdirSync(shop);
     const transcript = geminiSession(home);
-    const server = await startFakeModelServer(["Nothing worth saving."]);
-    after(() => server.close());
-    const result = await runCli(["hook", "AfterAgent"], {
-      home,
-      env: {
-        ANTHROPIC_API_KEY: "k",
-        ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-        MEMDIR_PROVIDER: "anthropic",
-      },
-      input: JSON.stringify({
-        session_id: "92f625c6-a764",
-        transcript_path: transcript,
-        cwd: shop,
-        hook_event_name: "AfterAgent",
-        timestamp: at,
-        prompt: USER_SAID,
-        prompt_response: REPLY,
-        stop_hook_active: false,
-      }),
+    const sent = await extractionRequestOf(home, "AfterAgent", {
+      session_id: "92f625c6-a764",
+      transcript_path: transcript,
+      cwd: shop,
+      hook_event_name: "AfterAgent",
+      timestamp: at,
+      prompt: USER_SAID,
+      prompt_response: REPLY,
+      stop_hook_active: false,
     });
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stderr, /extraction started in the background/);
-    await waitFor(() => server.requests.length > 0, {
-      timeout: 60_000,
-      interval: 100,
-      what: "the extraction's request",
-    });
-    const sent = JSON.stringify(server.requests[0].body);
     assert.match(sent, /deploy previews go to the eu-west cluster, never us-east/);
     assert.doesNotMatch(sent, /Deploying to us-east/, "the rewound turn is not extracted");
-    await waitForBackgroundExit(result.stderr);
   });
 });
