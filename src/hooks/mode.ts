@@ -18,8 +18,9 @@ export interface HookModeDecision {
 }
 
 /**
- * Whether the agent running this hook is Claude Code: it sets `CLAUDECODE=1` for the commands it
- * runs, and its transcripts live under `<config dir>/projects/`. Other hosts (Codex, Gemini CLI)
+ * Whether the agent running this hook is Claude Code: `CLAUDECODE=1` (set for the commands it runs,
+ * though some versions strip it from hooks' environment), or else its transcript, which lives
+ * under `<config dir>/projects/`. Other hosts (Codex, Gemini CLI)
  * have no auto memory memdir would double, so they get the whole cycle.
  */
 export function hostIsClaudeCode(
