@@ -146,7 +146,9 @@ export function resolveRoot(options: { root?: string; env?: NodeJS.ProcessEnv; h
  * Code would ignore it. Checked as Claude Code checks it, so that both use the same folder or
  * both the default: `~/` is expanded, trailing separators dropped, and a relative path, a
  * filesystem root, a path shorter than 3 characters, `~/` or `~/..` alone, a UNC path or a NUL
- * is ignored. Project settings are never read: a hostile repo must not aim writes elsewhere.
+ * is ignored. Read from the user settings only: never a project's own settings (a hostile repo
+ * must not aim writes elsewhere), and not Claude Code's other trusted sources either (local,
+ * `--settings` and managed settings), where a value there makes the two disagree.
  */
 export function autoMemoryDirectorySetting(configDir: string, home: string): string | null {
   const raw = readSettingsFile(path.join(configDir, "settings.json")).autoMemoryDirectory;

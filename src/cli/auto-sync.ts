@@ -16,7 +16,8 @@ export async function startAutoSync(
   env: NodeJS.ProcessEnv,
 ): Promise<number | undefined> {
   try {
-    if (!syncAutoEnabled(config)) return undefined;
+    // A folder every project shares is not synced (src/sync/project.ts says why).
+    if (!syncAutoEnabled(config) || location.sharedFolderOf !== undefined) return undefined;
     // Loaded only with sync.auto on: session start calls this on every session.
     const { readSyncRemotes } = await import("../sync/remotes.ts");
     const remotes = await readSyncRemotes(location.root);

@@ -1,6 +1,6 @@
 import { type ResolvedConfig, resolveConfig } from "../config.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
-import { type MemoryLocation, resolveMemoryLocation } from "../memdir/paths.ts";
+import { type MemoryLocation, projectOf, resolveMemoryLocation } from "../memdir/paths.ts";
 import { type CommandContext, type CommonOptions, type ModelOptions, modelConfigOptions } from "./common.ts";
 
 /**
@@ -46,7 +46,7 @@ export function memdirForCommand(
 export function configFromOptions(
   options: CommonOptions & ModelOptions,
   context: CommandContext,
-  location?: Pick<MemoryLocation, "projectRoot">,
+  location?: Pick<MemoryLocation, "projectRoot" | "sharedFolderOf">,
 ): ResolvedConfig {
   return resolveConfig({
     ...modelConfigOptions(options),
@@ -54,6 +54,6 @@ export function configFromOptions(
     root: options.root,
     env: context.env,
     home: context.env.HOME || undefined,
-    ...(location?.projectRoot ? { projectRoot: location.projectRoot } : {}),
+    ...(projectOf(location) ? { projectRoot: projectOf(location) } : {}),
   });
 }

@@ -5,7 +5,7 @@ import { createMemoryTools } from "../agent/memory-tools/index.ts";
 import { createToolContext } from "../agent/tools/spec.ts";
 import type { ResolvedConfig } from "../config.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
-import { ensureMemoryDir, type MemoryLocation } from "../memdir/paths.ts";
+import { ensureMemoryDir, type MemoryLocation, projectOf } from "../memdir/paths.ts";
 import { mcpServerInstructions } from "../prompts/memory-rules.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { Selector } from "../recall/selector.ts";
@@ -63,7 +63,7 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
     prepareMemoryDir: () => ensureMemoryDir(location),
     memdir,
   });
-  const cwd = location.projectRoot ?? config.cwd;
+  const cwd = projectOf(location) ?? config.cwd;
   registerMemoryTools(server, [...tools, ...createInboxTools(config)], (signal) =>
     createToolContext({
       cwd,

@@ -25,6 +25,12 @@ export interface MemoryLocation {
   memoryDir: string;
   /** `<memoryDir>/MEMORY.md`. */
   indexPath: string;
+  /**
+   * Set when `memoryDir` is Claude Code's `autoMemoryDirectory`, one folder every project shares:
+   * the project this location was resolved from, whose settings and transcripts apply. The folder
+   * itself belongs to none, so `projectRoot` is null (no owner marker, no anchors, no sync).
+   */
+  sharedFolderOf?: string;
 }
 
 export interface MemoryLocationOptions {
@@ -223,25 +229,40 @@ export async function resolveMemoryLocation(options: MemoryLocationOptions = {})
   // read and write that folder too. Not when memdir's root was moved away from Claude Code's
   // config dir (then memdir's memory is not Claude Code's). Shared by all projects, the folder
   // belongs to none: no project, no owner marker (as with --dir).
-  const sharedDir = root === claudeConfigDir(env, home) ? autoMemoryDirectorySetting(root, home) : null;
-  if (sharedDir !== null) {
-    return {
-      root,
-      projectRoot: null,
-      projectDir: path.dirname(sharedDir),
-      memoryDir: sharedDir,
-      indexPath: path.join(sharedDir, INDEX_FILE),
-    };
-  }
   const projectRoot = findProjectRoot(cwd);
   // Claude Code names the project folder after CLAUDE_CODE_PROJECT_DIR_NAME when it is set: use the same one.
   const folder = projectDirNameFromEnv(env) ?? sanitizeProjectPath(projectRoot);
+  // The project's folder holds its transcripts and agent memory even when its memory is shared.
   const projectDir = path.join(root, "projects", folder);
+  const setting = root === claudeConfigDir(env, home) ? autoMemoryDirectorySetting(root, home) : null;
+  if (setting !== null) {
+    // The user's own setting, so a link there is theirs (dotfiles, a synced folder): followed once
+    // here, as Claude Code writes through it; the writer refuses a memory dir that is a link.
+    const sharedDir = await fsp.realpath(setting).catch(() => setting);
+    return {
+      root,
+      projectRoot: null,
+      projectDir,
+      memoryDir: sharedDir,
+      indexPath: path.join(sharedDir, INDEX_FILE),
+      sharedFolderOf: projectRoot,
+    };
+  }
   const memoryDir = path.join(projectDir, "memory");
   const marker = await readProjectMarker(memoryDir);
   if (marker && marker.projectRoot !== projectRoot)
     throw mismatchError(memoryDir, marker.projectRoot, projectRoot);
   return { root, projectRoot, projectDir, memoryDir, indexPath: path.join(memoryDir, INDEX_FILE) };
+}
+
+/**
+ * The project whose settings apply to `location`: its own, or for a shared memory folder (Claude
+ * Code's `autoMemoryDirectory`) the one it was resolved from; undefined with `--dir`.
+ */
+export function projectOf(
+  location: Pick<MemoryLocation, "projectRoot" | "sharedFolderOf"> | undefined,
+): string | undefined {
+  return location?.projectRoot ?? location?.sharedFolderOf;
 }
 
 /**

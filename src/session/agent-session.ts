@@ -14,7 +14,7 @@ import { createInstructionLoader } from "../instructions/loader.ts";
 import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
-import { type MemoryLocation, resolveMemoryLocation } from "../memdir/paths.ts";
+import { type MemoryLocation, projectOf, resolveMemoryLocation } from "../memdir/paths.ts";
 import type { ModelClient } from "../model/client.ts";
 import { requireModel } from "../model/factory.ts";
 import { selectorFromConfig } from "../recall/select-from-config.ts";
@@ -179,7 +179,7 @@ async function resolveSessionBasis(options: AgentSessionOptions): Promise<Sessio
   const now = options.now ?? Date.now;
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const location = await resolveMemoryLocation({ cwd, root: options.root, dir: options.dir, env, home });
-  const projectRoot = location.projectRoot ?? cwd;
+  const projectRoot = projectOf(location) ?? cwd;
   const config = resolveConfig({
     cwd,
     root: options.root,

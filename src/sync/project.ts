@@ -29,6 +29,11 @@ export async function projectKeyFor(location: MemoryLocation): Promise<string> {
     await recordProjectKey(location.memoryDir, location.projectRoot, key);
     return key;
   }
+  if (location.sharedFolderOf !== undefined)
+    throw new MemdirError(
+      "invalid-input",
+      `sync: ${location.memoryDir} is Claude Code's autoMemoryDirectory, one folder every project shares; memdir sync keeps each project's memory apart, so it does not sync this folder (unset autoMemoryDirectory to sync per project)`,
+    );
   const marker = await readProjectMarker(location.memoryDir);
   if (marker?.projectKey) return marker.projectKey;
   if (marker) return projectKey(marker.projectRoot);

@@ -16,6 +16,7 @@ import {
   resolveMemoryLocation,
   sanitizeProjectPath,
 } from "../../src/memdir/paths.ts";
+import { saveMemory } from "../../src/memdir/write.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 describe("sanitizeProjectPath", () => {
@@ -164,12 +165,15 @@ describe("resolveMemoryLocation", () => {
     const shared = path.join(home, "notes", "memory");
     for (const cwd of [shop, blog]) {
       const location = await resolveMemoryLocation({ cwd, home, env: {} });
+      const project = fs.realpathSync(cwd);
       assert.deepEqual(location, {
         root: path.join(home, ".claude"),
         projectRoot: null,
-        projectDir: path.join(home, "notes"),
+        // Each project keeps its own folder (transcripts, agent memory) beside the shared memory.
+        projectDir: path.join(home, ".claude", "projects", sanitizeProjectPath(project)),
         memoryDir: shared,
         indexPath: path.join(shared, "MEMORY.md"),
+        sharedFolderOf: project,
       });
       // No owner marker: a second project must not be refused as "another project's" dir.
       await ensureMemoryDir(location);
@@ -189,6 +193,18 @@ describe("resolveMemoryLocation", () => {
     });
     const moved = await resolveMemoryLocation({ cwd: shop, home, env: { CLAUDE_CONFIG_DIR: configDir } });
     assert.equal(moved.memoryDir, path.join(home, "elsewhere"));
+  });
+
+  it("follows a symlinked autoMemoryDirectory to its folder, which the writer then accepts", async () => {
+    const home = makeTempDir();
+    const real = path.join(makeTempDir(), "synced-memory");
+    fs.mkdirSync(real);
+    fs.symlinkSync(real, path.join(home, "memory-link"));
+    writeTree(home, { ".claude/settings.json": JSON.stringify({ autoMemoryDirectory: "~/memory-link" }) });
+    const location = await resolveMemoryLocation({ cwd: makeTempDir(), home, env: {} });
+    assert.equal(location.memoryDir, fs.realpathSync(real));
+    await saveMemory(location.memoryDir, { type: "user", description: "prefers tabs", body: "" });
+    assert.ok(fs.existsSync(path.join(real, "MEMORY.md")));
   });
 
   it("ignores autoMemoryDirectory when memdir's root is moved, and values Claude Code ignores", async () => {
@@ -225,6 +241,11 @@ describe("resolveMemoryLocation", () => {
     });
     const location = await resolveMemoryLocation({ cwd: project, home, env: {} });
     assert.equal(location.root, path.join(home, ".claude"));
+    assert.equal(
+      location.memoryDir,
+      path.join(home, ".claude", "projects", sanitizeProjectPath(fs.realpathSync(project)), "memory"),
+    );
+    assert.equal(location.sharedFolderOf, undefined);
   });
 
   it("uses --dir as is, with no project resolution", async () => {

@@ -59,6 +59,25 @@ describe("memdir sync: two machines, one project", () => {
     assert.deepEqual(JSON.parse(listed.stdout), []);
   });
 
+  it("refuses Claude Code's shared autoMemoryDirectory with its reason, and pushes nothing", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const shared = path.join(world.a.home, "all-memory");
+    fs.writeFileSync(
+      path.join(world.a.home, ".claude", "settings.json"),
+      JSON.stringify({ autoMemoryDirectory: shared }),
+    );
+    const saved = await world.a.memdir(["add", "--type", "user", "--description", "prefers tabs", "tabs"]);
+    assert.equal(saved.code, 0, saved.stderr);
+    assert.ok(fs.existsSync(path.join(shared, "user-prefers-tabs.md")));
+    const refused = await world.a.memdir(["sync", "--json"]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /autoMemoryDirectory, one folder every project shares/);
+    // The folder every project shares got no owner marker, and machine b pulls nothing.
+    assert.ok(!fs.existsSync(path.join(shared, ".memdir-project")));
+    assert.equal((await syncJson(world.b)).pulled, 0);
+  });
+
   it("keeps different files from both sides, and rebuilds MEMORY.md instead of merging its text", async () => {
     const world = makeWorld();
     await initBoth(world);

@@ -7,6 +7,7 @@ import { extractionTicket, runOneAtATime } from "../../extract/extraction-queue.
 import { extractionNotice } from "../../extract/run-extraction.ts";
 import { extractTranscript, type TranscriptExtraction } from "../../extract/transcript-extraction.ts";
 import { takeFinalMessage } from "../../hooks/stop.ts";
+import { projectOf } from "../../memdir/paths.ts";
 import { requireModel } from "../../model/factory.ts";
 import { startAutoSync } from "../auto-sync.ts";
 import {
@@ -75,7 +76,7 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
     await fs.mkdir(memoryDir, { recursive: true });
     const ticket = extractionTicket({
       transcript: transcript.path,
-      cwd: location.projectRoot ?? cwd,
+      cwd: projectOf(location) ?? cwd,
       all: options.all,
     });
     const outcome = await runOneAtATime(
