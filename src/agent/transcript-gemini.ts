@@ -11,9 +11,15 @@ import type { Message } from "../types.ts";
  * `error`, `warning`: not the conversation) and `content` is a string or a list of parts
  * `{text}`; a message written again under its id (as its reply streams in) replaces the earlier
  * copy in place; `{$rewindTo: id}` drops that message and everything after it; `{$set: {…}}`
- * updates the metadata. Older versions wrote one JSON object `{sessionId, projectHash, messages}`
+ * updates the metadata, and with `messages` replaces the whole list (Gemini rewrites its history
+ * so when it compresses or rolls back). Older versions wrote one JSON object `{sessionId, projectHash, messages}`
  * to `session-*.json`; both are read. Gemini's own ids are kept, so the extraction cursor finds
  * the same message on the next read.
+ *
+ * What the user said is their own text only: Gemini adds hook output to the user's request as
+ * `<hook_context>…</hook_context>` parts (memdir's own recalled memories among them), so those are
+ * dropped, and a record's `displayContent` (what the user typed) is preferred to its `content`.
+ * Read as the user's words, memdir's context would be extracted again as new memories.
  */
 export function messagesFromGeminiSession(
   text: string,
@@ -47,6 +53,12 @@ export function messagesFromGeminiSession(
     } else if (record.$set && typeof record.$set === "object") {
       const set = record.$set as Record<string, unknown>;
       if (typeof set.sessionId === "string") sessionId = set.sessionId;
+      if (Array.isArray(set.messages)) {
+        records.clear();
+        for (const message of set.messages)
+          if (message !== null && typeof message === "object" && typeof message.id === "string")
+            records.set(message.id, message as Record<string, unknown>);
+      }
     }
   }
   return {
@@ -88,23 +100,36 @@ function rewind(records: Map<string, unknown>, id: string): void {
 
 function messageOf(record: unknown): Message | null {
   if (record === null || typeof record !== "object") return null;
-  const { id, type, content, timestamp } = record as Record<string, unknown>;
+  const { id, type, content, displayContent, timestamp } = record as Record<string, unknown>;
   const role = type === "user" ? "user" : type === "gemini" ? "assistant" : null;
   if (role === null || typeof id !== "string") return null;
-  const text = textOf(content);
+  const text = role === "user" ? userText(displayContent, content) : textOf(content);
   if (text.trim() === "") return null;
   return { id, role, content: text, ...(typeof timestamp === "string" ? { timestamp } : {}) };
 }
 
-/** A content's text: the string, or its parts' `text` joined (function calls and data carry none). */
+/** A content's text: the string, or its parts' text joined (function calls and data carry none). */
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   const parts = Array.isArray(content) ? content : [content];
   return parts
     .map((part) =>
-      part !== null && typeof part === "object" && typeof (part as { text?: unknown }).text === "string"
-        ? (part as { text: string }).text
-        : "",
+      typeof part === "string"
+        ? part
+        : part !== null && typeof part === "object" && typeof (part as { text?: unknown }).text === "string"
+          ? (part as { text: string }).text
+          : "",
     )
     .join("");
+}
+
+/** What the user typed (`displayContent`), else the request sent, without hook context either way. */
+function userText(displayContent: unknown, content: unknown): string {
+  const typed = withoutHookContext(textOf(displayContent));
+  return typed.trim() !== "" ? typed : withoutHookContext(textOf(content));
+}
+
+/** `text` without the `<hook_context>…</hook_context>` blocks Gemini adds for hooks' output. */
+function withoutHookContext(text: string): string {
+  return text.replace(/<hook_context>[\s\S]*?<\/hook_context>/g, "");
 }

@@ -57,6 +57,45 @@ describe("Gemini CLI session files", () => {
     assert.equal(loaded.skippedLines, 1);
   });
 
+  it("keep only what the user said: hook context dropped, displayContent preferred, $set.messages applied", () => {
+    const file = path.join(makeTempDir("memdir-gemini-"), "session-2026-12-01T11-00-5e1d.jsonl");
+    const recalled = "<hook_context>Memory (saved 3 days ago): previews deploy to us-east</hook_context>";
+    const lines = [
+      { sessionId: "5e1d", projectHash: "c4" },
+      // SessionStart's context, a user entry of its own; then a prompt with BeforeAgent's appended.
+      { id: "s0", timestamp: at, type: "user", content: [{ text: recalled }] },
+      { id: "u1", timestamp: at, type: "user", content: [{ text: USER_SAID }, { text: recalled }] },
+      {
+        id: "u2",
+        timestamp: at,
+        type: "user",
+        content: [{ text: "Content from @notes.md: a long file" }, "second part"],
+        displayContent: [{ text: "summarize @notes.md" }],
+      },
+      { id: "g2", timestamp: at, type: "gemini", content: "Summary." },
+      { id: "u3", timestamp: at, type: "user", content: "a turn Gemini dropped when it compressed" },
+      // Gemini rewrote its history: the list replaces every record before it.
+      {
+        $set: {
+          messages: [
+            { id: "u1", timestamp: at, type: "user", content: [{ text: USER_SAID }, { text: recalled }] },
+            { id: "u2", timestamp: at, type: "user", content: "x", displayContent: "summarize @notes.md" },
+            { id: "g2", timestamp: at, type: "gemini", content: ["Summary", "."] },
+          ],
+        },
+      },
+    ];
+    fs.writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    assert.deepEqual(
+      loadTranscript(file).messages.map((message) => [message.id, message.role, message.content]),
+      [
+        ["u1", "user", USER_SAID],
+        ["u2", "user", "summarize @notes.md"],
+        ["g2", "assistant", "Summary."],
+      ],
+    );
+  });
+
   it("read in the older one-object form too", () => {
     const file = path.join(makeTempDir("memdir-gemini-"), "session-2025-11-12T09-44-2f32182a.json");
     const messages = [
