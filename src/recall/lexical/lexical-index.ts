@@ -254,7 +254,6 @@ export interface LexicalIndexCacheOptions {
 export class LexicalIndexCache {
   readonly #indexes = new Map<string, LexicalIndex>();
   readonly #persisted: PersistedCaches | null;
-  #wordVectors: WordVectors | null | undefined;
   /**
    * `persist`: each index loads `<memoryDir>/.memdir-cache/lexical.bin` on first use and saves it
    * in the background after a sync that read or dropped files, so a fresh process re-reads only
@@ -281,10 +280,9 @@ export class LexicalIndexCache {
   async flush(): Promise<void> {
     await this.#persisted?.flush();
   }
-  /** The bundled word vectors, read on first use (3.9 MB, ~50 ms) and kept with this cache; null when unusable. */
+  /** The bundled word vectors (read once per process, see word-vectors.ts); null when unusable. */
   bundledWordVectors(): WordVectors | null {
-    if (this.#wordVectors === undefined) this.#wordVectors = bundledWordVectors();
-    return this.#wordVectors;
+    return bundledWordVectors();
   }
   /** Drops every cached index. */
   clear(): void {

@@ -236,15 +236,23 @@ export function readWordVectors(file: string): WordVectors {
 /** File name of the bundled vectors, in the package's `data` folder. */
 export const BUNDLED_WORD_VECTORS = "word-vectors.bin";
 
+// The bundled vectors of this process, read once (undefined until then).
+let bundled: WordVectors | null | undefined;
+
 /**
- * The vectors shipped with memdir (3.9 MB, ~50 ms to read), read afresh on each call: the
- * caller keeps them (`LexicalIndexCache.bundledWordVectors`). `null` when the file is missing or
- * damaged (a copy of `dist` without `data`): the lexical selector then ranks by words alone, as
- * it did before the vectors existed.
+ * The vectors shipped with memdir (3.9 MB), read on the first call and shared by every later one
+ * in the process: they never change, and their lazily filled norms and word list are the same
+ * for every reader. The memory helper keeps a `Memdir` per memory dir and read them again for
+ * each new one (~15 ms, and ~4 ms more decoding the word list for the first `related:` note).
+ * `null` when the file is missing or damaged (a copy of `dist` without `data`): the lexical
+ * selector then ranks by words alone, as it did before the vectors existed.
  */
 export function bundledWordVectors(): WordVectors | null {
-  const file = findBundledFile();
-  return file ? readWordVectorsOrNull(file, warn) : null;
+  if (bundled === undefined) {
+    const file = findBundledFile();
+    bundled = file ? readWordVectorsOrNull(file, warn) : null;
+  }
+  return bundled;
 }
 
 /**
