@@ -85,7 +85,10 @@ function measure(commands: readonly Command[], env: NodeJS.ProcessEnv): ProcessF
 /**
  * The process figures for one generated memory directory: the prompt hook warm (caches on disk
  * from a first run) and cold (caches removed before each run), the session-start hook and
- * `memdir list --json`; with `importRoot`, also `import("memdir")`.
+ * `memdir list --json`; with `importRoot`, also `import("memdir")`. The cold prompt is timed
+ * three ways: with no helper (a day's first prompt, the helper idled out), doing the work itself
+ * (`MEMDIR_HELPER=0`), and through a helper that is running but has never seen the dir (a second
+ * project opened the same day, or a dir whose caches were removed).
  */
 export function measureProcesses(memoryDir: string, options: { importRoot: boolean }): ProcessFigures {
   const home = fs.mkdtempSync(path.join(path.dirname(memoryDir), "home-"));
@@ -135,9 +138,33 @@ export function measureProcesses(memoryDir: string, options: { importRoot: boole
     },
     { before: removeCaches },
   );
+  // A never-seen dir each run: the same files moved to a new path (a helper keeps what it holds
+  // per path), caches removed; the helper started and warmed on the dir's first path beforehand.
+  let unseenDir = memoryDir;
+  const unseenPrompt = [...prompt];
+  let unseenRun = 0;
+  const unseen: Command = {
+    name: "hook user-prompt-submit (cold, helper running)",
+    args: unseenPrompt,
+    input: payload("UserPromptSubmit"),
+    before: () => {
+      const next = `${memoryDir}-unseen-${++unseenRun}`;
+      fs.renameSync(unseenDir, next);
+      unseenDir = next;
+      unseenPrompt[unseenPrompt.length - 1] = next;
+      fs.rmSync(path.join(next, ".memdir-cache"), { recursive: true, force: true });
+    },
+  };
   try {
     const figures = { ...measure(warm, env), ...measure(cold, env) };
-    const order = [...warm.slice(0, 2), ...cold, ...warm.slice(2)].map((command) => command.name);
+    startHelper(env);
+    for (let i = 0; i < 3; i++) timeOnce(prompt, payload("UserPromptSubmit"), env);
+    try {
+      Object.assign(figures, measure([unseen], env));
+    } finally {
+      if (unseenDir !== memoryDir) fs.renameSync(unseenDir, memoryDir);
+    }
+    const order = [...warm.slice(0, 2), ...cold, unseen, ...warm.slice(2)].map((command) => command.name);
     return Object.fromEntries(order.map((name) => [name, figures[name]]));
   } finally {
     stopHelper();
