@@ -5,6 +5,7 @@ import { MemdirError } from "../errors.ts";
 import type { Message } from "../types.ts";
 import { messageFromClaudeCodeLine } from "./transcript-claude-code.ts";
 import { messageFromCodexLine } from "./transcript-codex.ts";
+import { messageFromCursorLine } from "./transcript-cursor.ts";
 import { messagesFromGeminiSession } from "./transcript-gemini.ts";
 
 /**
@@ -120,7 +121,7 @@ export function loadTranscript(file: string): LoadedTranscript {
     }
     const line = parsed as Partial<TranscriptLine>;
     if (line?.type !== "message" || !line.message || typeof line.message !== "object") {
-      // Not ours: maybe a Claude Code or Codex session read through `memdir hook stop`.
+      // Not ours: maybe a Claude Code, Codex or Cursor session read through `memdir hook stop`.
       const foreign = messageFromClaudeCodeLine(parsed);
       if (foreign) {
         if (foreign.sessionId) sessionId = foreign.sessionId;
@@ -130,6 +131,10 @@ export function loadTranscript(file: string): LoadedTranscript {
       const codex = messageFromCodexLine(parsed, lineNumber);
       if (codex && "sessionId" in codex) sessionId = codex.sessionId;
       else if (codex) messages.push(codex.message);
+      else {
+        const cursor = messageFromCursorLine(parsed, lineNumber);
+        if (cursor) messages.push(cursor);
+      }
       continue;
     }
     if (typeof line.sessionId === "string") sessionId = line.sessionId;

@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
 import { runCli, runProcess } from "../helpers/cli.ts";
+import { extractionRequestOf } from "../helpers/hook-extraction.ts";
 import { writeMemory } from "../helpers/memory.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
@@ -147,5 +148,44 @@ describe("memdir hook in Cursor", () => {
     assert.equal(result.code, 0, result.stderr);
     const answer = JSON.parse(result.stdout) as { hookSpecificOutput?: { additionalContext: string } };
     assert.match(answer.hookSpecificOutput?.additionalContext ?? "", /staging database/);
+  });
+  // Failed before: Cursor's transcript lines ({role, message: {content}}, no type, no id) matched
+  // none of the readers, and its stop input has no final message: extraction saw nothing.
+  it("hands its stop hook's transcript to the extraction: the user's query and the reply, not Cursor's added context", async () => {
+    const { home, shop } = cursorProject();
+    const transcript = path.join(home, ".cursor", "projects", "shop", "agent-transcripts", "c1", "c1.jsonl");
+    fs.mkdirSync(path.dirname(transcript), { recursive: true });
+    const lines = [
+      {
+        role: "user",
+        message: {
+          content: [
+            {
+              type: "text",
+              text: "<user_info>OS: linux, shell: zsh, open file: src/deploy.ts</user_info>\n<user_query>\nFrom now on release builds are signed with the hardware key, never the CI key.\n</user_query>",
+            },
+          ],
+        },
+      },
+      {
+        role: "assistant",
+        message: { content: [{ type: "tool_use", name: "read_file", input: { path: "x" } }] },
+      },
+      {
+        role: "assistant",
+        message: { content: [{ type: "text", text: "Noted: the hardware key signs release builds." }] },
+      },
+    ];
+    fs.writeFileSync(transcript, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const sent = await extractionRequestOf(
+      home,
+      "stop",
+      JSON.parse(
+        cursorInput(shop, "stop", { status: "completed", loop_count: 0, transcript_path: transcript }),
+      ),
+    );
+    assert.match(sent, /release builds are signed with the hardware key, never the CI key/);
+    assert.match(sent, /Noted: the hardware key signs release builds/);
+    assert.doesNotMatch(sent, /shell: zsh/, "Cursor's own context is not the user speaking");
   });
 });
