@@ -218,13 +218,30 @@ describe("memdir setup <agent>", () => {
     assert.match(cline.stderr, /cline keeps its MCP servers per user only/);
   });
 
-  it("follows CLAUDE_CONFIG_DIR, CODEX_HOME and XDG_CONFIG_HOME", async () => {
+  it("follows CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, GEMINI_CLI_HOME and CLINE_DIR / CLINE_DATA_DIR", async () => {
     const home = makeTempDir();
     const env = {
       CLAUDE_CONFIG_DIR: path.join(home, "cc"),
       CODEX_HOME: path.join(home, "cx"),
       XDG_CONFIG_HOME: path.join(home, "xdg"),
+      GEMINI_CLI_HOME: path.join(home, "gh"),
+      CLINE_DIR: path.join(home, "cl"),
     };
+    assert.deepEqual(
+      (await setup(home, ["gemini"], { env })).files.map((file) => file.path),
+      [path.join(home, "gh/.gemini/settings.json")],
+    );
+    assert.deepEqual(
+      (await setup(home, ["cline"], { env })).files.map((file) => file.path),
+      [path.join(home, "cl/data/settings/cline_mcp_settings.json")],
+    );
+    // CLINE_DATA_DIR wins over CLINE_DIR, as in Cline.
+    assert.deepEqual(
+      (await setup(home, ["cline"], { env: { ...env, CLINE_DATA_DIR: path.join(home, "cd") } })).files.map(
+        (file) => file.path,
+      ),
+      [path.join(home, "cd/settings/cline_mcp_settings.json")],
+    );
     assert.deepEqual(
       (await setup(home, ["claude-code"], { env })).files.map((file) => file.path),
       [path.join(home, "cc/settings.json"), path.join(home, "cc/.claude.json")],

@@ -15,10 +15,17 @@ export interface SetupRequest {
   home: string;
   /** The repository root (`--project`). */
   projectRoot: string;
-  /** `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_CONFIG_HOME` as the user has them. */
+  /**
+   * `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_CONFIG_HOME`, `GEMINI_CLI_HOME` (Gemini CLI's home in
+   * place of `~`), `CLINE_DIR` (in place of `~/.cline`) and `CLINE_DATA_DIR` (in place of
+   * `<cline dir>/data`) as the user has them: each agent reads its files there.
+   */
   claudeConfigDir?: string | undefined;
   codexHome?: string | undefined;
   xdgConfigHome?: string | undefined;
+  geminiCliHome?: string | undefined;
+  clineDir?: string | undefined;
+  clineDataDir?: string | undefined;
   /** How the agent starts memdir: `memdir` (on PATH), `npx -y memdir`, `node /x/bin/memdir.js`. */
   command: string;
   remove: boolean;
@@ -172,7 +179,7 @@ function codex(request: SetupRequest): FileEdit[] {
 }
 
 function gemini(request: SetupRequest): FileEdit[] {
-  const base = request.scope === "project" ? request.projectRoot : request.home;
+  const base = request.scope === "project" ? request.projectRoot : (request.geminiCliHome ?? request.home);
   const settings = path.join(base, ".gemini", "settings.json");
   return [
     hooksEdit(settings, groupHooks(request, GEMINI_EVENTS, "ms"), request, (doc) =>
@@ -216,7 +223,8 @@ function cursor(request: SetupRequest): FileEdit[] {
 
 /**
  * Cline: the MCP server only, in the settings file every Cline app shares
- * (`~/.cline/data/settings/cline_mcp_settings.json`). Cline's hooks are executables named after
+ * (`~/.cline/data/settings/cline_mcp_settings.json`, moved by `CLINE_DIR` or `CLINE_DATA_DIR` as
+ * Cline moves it; Cline versions before that shared folder keep theirs in the editor's storage). Cline's hooks are executables named after
  * the event that read `{taskId, hookName, userPromptSubmit: {prompt}, …}` and answer
  * `{cancel, contextModification}` — not the wire format `memdir hook` speaks — so no hooks.
  */
@@ -225,7 +233,8 @@ function cline(request: SetupRequest): FileEdit[] {
     throw new SetupUsageError(
       "memdir: setup: cline keeps its MCP servers per user only; run it without --project",
     );
-  const file = path.join(request.home, ".cline", "data", "settings", "cline_mcp_settings.json");
+  const data = request.clineDataDir ?? path.join(request.clineDir ?? path.join(request.home, ".cline"), "data");
+  const file = path.join(data, "settings", "cline_mcp_settings.json");
   return [serverEdit(file, "mcpServers", { ...mcpServer(request), disabled: false }, request)];
 }
 
