@@ -233,7 +233,8 @@ function cline(request: SetupRequest): FileEdit[] {
     throw new SetupUsageError(
       "memdir: setup: cline keeps its MCP servers per user only; run it without --project",
     );
-  const data = request.clineDataDir ?? path.join(request.clineDir ?? path.join(request.home, ".cline"), "data");
+  const data =
+    request.clineDataDir ?? path.join(request.clineDir ?? path.join(request.home, ".cline"), "data");
   const file = path.join(data, "settings", "cline_mcp_settings.json");
   return [serverEdit(file, "mcpServers", { ...mcpServer(request), disabled: false }, request)];
 }
