@@ -236,8 +236,9 @@ export function readWordVectors(file: string): WordVectors {
 /** File name of the bundled vectors, in the package's `data` folder. */
 export const BUNDLED_WORD_VECTORS = "word-vectors.bin";
 
-// The bundled vectors of this process, read once (undefined until then).
-let bundled: WordVectors | null | undefined;
+// The bundled vectors of this process, read once (empty until then; `null` in it: unusable). A memo
+// of the package's own read-only data, as segment.ts keeps the ICU segmenter: not per-directory state.
+const bundled: (WordVectors | null)[] = [];
 
 /**
  * The vectors shipped with memdir (3.9 MB), read on the first call and shared by every later one
@@ -248,11 +249,11 @@ let bundled: WordVectors | null | undefined;
  * selector then ranks by words alone, as it did before the vectors existed.
  */
 export function bundledWordVectors(): WordVectors | null {
-  if (bundled === undefined) {
+  if (bundled.length === 0) {
     const file = findBundledFile();
-    bundled = file ? readWordVectorsOrNull(file, warn) : null;
+    bundled.push(file ? readWordVectorsOrNull(file, warn) : null);
   }
-  return bundled;
+  return bundled[0];
 }
 
 /**
