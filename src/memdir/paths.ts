@@ -225,15 +225,15 @@ export async function resolveMemoryLocation(options: MemoryLocationOptions = {})
       indexPath: path.join(memoryDir, INDEX_FILE),
     };
   }
-  // Claude Code keeps every project's memory in autoMemoryDirectory when it is set: the hooks must
-  // read and write that folder too. Not when memdir's root was moved away from Claude Code's
-  // config dir (then memdir's memory is not Claude Code's). Shared by all projects, the folder
-  // belongs to none: no project, no owner marker (as with --dir).
   const projectRoot = findProjectRoot(cwd);
   // Claude Code names the project folder after CLAUDE_CODE_PROJECT_DIR_NAME when it is set: use the same one.
   const folder = projectDirNameFromEnv(env) ?? sanitizeProjectPath(projectRoot);
   // The project's folder holds its transcripts and agent memory even when its memory is shared.
   const projectDir = path.join(root, "projects", folder);
+  // Claude Code keeps every project's memory in autoMemoryDirectory when it is set: the hooks must
+  // read and write that folder too. Not when memdir's root was moved away from Claude Code's
+  // config dir (then memdir's memory is not Claude Code's). Shared by all projects, the folder
+  // belongs to none: no owner marker, no anchors (as with --dir), no sync.
   const setting = root === claudeConfigDir(env, home) ? autoMemoryDirectorySetting(root, home) : null;
   if (setting !== null) {
     // The user's own setting, so a link there is theirs (dotfiles, a synced folder): followed once
