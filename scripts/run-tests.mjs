@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 const args = process.argv.slice(2);
 const onlyIndex = args.indexOf("--only");
@@ -65,6 +66,9 @@ const result = spawnSync(
   [
     "--import",
     "tsx",
+    // So that no test's verdict is lost on the way to this process (see the file).
+    "--import",
+    pathToFileURL(path.join(root, "scripts/flush-test-reports.mjs")).href,
     "--test",
     `--test-concurrency=${process.env.MEMDIR_TEST_CONCURRENCY ?? "2"}`,
     // A handle left open (a server whose close hook never ran because an earlier hook threw) kept
