@@ -12,8 +12,8 @@ import type { Message } from "../types.ts";
  * `{text}`; a message written again under its id (as its reply streams in) replaces the earlier
  * copy in place; `{$rewindTo: id}` drops that message and everything after it; `{$set: {…}}`
  * updates the metadata, and with `messages` replaces the whole list (Gemini rewrites its history
- * so when it compresses or rolls back). Older versions wrote one JSON object `{sessionId, projectHash, messages}`
- * to `session-*.json`; both are read. Gemini's own ids are kept, so the extraction cursor finds
+ * that way when it compresses or rolls back). Older versions wrote one JSON object
+ * `{sessionId, projectHash, messages}` to `session-*.json`; both are read. Gemini's own ids are kept, so the extraction cursor finds
  * the same message on the next read.
  *
  * What the user said is their own text only: Gemini adds hook output to the user's request as

@@ -48,12 +48,13 @@ export function configFromOptions(
   context: CommandContext,
   location?: Pick<MemoryLocation, "projectRoot" | "sharedFolderOf">,
 ): ResolvedConfig {
+  const projectRoot = projectOf(location);
   return resolveConfig({
     ...modelConfigOptions(options),
     cwd: options.cwd,
     root: options.root,
     env: context.env,
     home: context.env.HOME || undefined,
-    ...(projectOf(location) ? { projectRoot: projectOf(location) } : {}),
+    ...(projectRoot ? { projectRoot } : {}),
   });
 }

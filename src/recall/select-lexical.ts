@@ -24,7 +24,8 @@ export type { WordVectors } from "./lexical/word-vectors.ts";
 /** Options of {@link createLexicalSelector}. */
 export interface LexicalSelectorOptions {
   /**
-   * Index cache, to share indexes (and the word vectors) between selectors or isolate them.
+   * Index cache, to share indexes between selectors or isolate them (the bundled word vectors
+   * are read once per process whatever the cache).
    * Default: a cache of the selector's own that persists each index in its memory dir.
    */
   cache?: LexicalIndexCache;

@@ -224,9 +224,10 @@ function cursor(request: SetupRequest): FileEdit[] {
 /**
  * Cline: the MCP server only, in the settings file every Cline app shares
  * (`~/.cline/data/settings/cline_mcp_settings.json`, moved by `CLINE_DIR` or `CLINE_DATA_DIR` as
- * Cline moves it; Cline versions before that shared folder keep theirs in the editor's storage). Cline's hooks are executables named after
- * the event that read `{taskId, hookName, userPromptSubmit: {prompt}, …}` and answer
- * `{cancel, contextModification}` — not the wire format `memdir hook` speaks — so no hooks.
+ * Cline moves it; Cline versions before that shared folder keep theirs in the editor's storage).
+ * Cline's hooks are executables named after the event that read `{taskId, hookName,
+ * userPromptSubmit: {prompt}, …}` and answer `{cancel, contextModification}` — not the wire
+ * format `memdir hook` speaks — so no hooks.
  */
 function cline(request: SetupRequest): FileEdit[] {
   if (request.scope === "project")

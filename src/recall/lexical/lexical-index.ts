@@ -247,8 +247,8 @@ export interface LexicalIndexCacheOptions {
 }
 
 /**
- * One {@link LexicalIndex} per memory directory, and the word vectors of the related-word stage,
- * kept for as long as the owner (a `Memdir`, or a selector) keeps the cache.
+ * One {@link LexicalIndex} per memory directory, kept for as long as the owner (a `Memdir`, or a
+ * selector) keeps the cache.
  * Pass one explicitly to share or isolate caches; a selector given none makes its own.
  */
 export class LexicalIndexCache {
