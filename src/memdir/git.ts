@@ -32,6 +32,7 @@ export const REPOSITORY_CONFIG = [
   "\tbare = false",
   "\tlogallrefupdates = true",
   "\tautocrlf = false",
+  "\tsymlinks = false",
   "\tfsmonitor = false",
   "\thooksPath = /dev/null",
   "[user]",
@@ -48,6 +49,9 @@ export const REPOSITORY_CONFIG = [
  */
 const COMMON_COMMAND_LINE = [
   "core.quotepath=false",
+  // A link in a remote (or planted in a history) is checked out as a small plain file holding
+  // the link's text, never as a link that a later read or write would follow (docs/design.md#sync).
+  "core.symlinks=false",
   "core.hooksPath=/dev/null",
   "core.fsmonitor=false",
   "core.pager=cat",

@@ -1,7 +1,10 @@
+import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
+import { writeFileAtomic } from "../memdir/atomic.ts";
 import { type GitRepository, git, runGit } from "../memdir/git.ts";
+import { openFolderInside, removeFileInside } from "../memdir/open-safely.ts";
 import type { Clock } from "../types.ts";
 import { cloneDir } from "./remotes.ts";
 
@@ -169,4 +172,83 @@ export async function pushCommit(
     "unreachable",
     `sync: cannot push to ${clone.url}: ${gitReason(result.stderr)}; the merge is kept here, the next sync pushes it`,
   );
+}
+
+/** A tree entry's mode for a regular file (`100644`, or `100755` when executable). */
+export function isRegularMode(mode: string): boolean {
+  return mode === "100644" || mode === "100755";
+}
+
+/**
+ * The text of `file` (`/`-separated, relative to the work tree), or null when absent. Every
+ * folder on the way is opened without following a link and the file itself with `O_NOFOLLOW`:
+ * a link a remote planted is never read through, whatever the checkout made of it
+ * (docs/design.md#sync).
+ *
+ * @throws MemdirError("path-outside") when a component is a symbolic link; MemdirError
+ * ("not-a-file") when the file is not a regular file.
+ */
+export async function readTreeFile(clone: SyncClone, file: string): Promise<string | null> {
+  const folder = await openFolderInside(clone.repository.workTree, path.posix.dirname(file)).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return null;
+      throw error;
+    },
+  );
+  if (folder === null) return null;
+  try {
+    const handle = await fs.open(
+      folder.entry(path.posix.basename(file)),
+      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
+    );
+    try {
+      if (!(await handle.stat()).isFile())
+        throw new MemdirError("not-a-file", `sync: ${file} in the clone is not a regular file`);
+      return await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    if (code === "ELOOP")
+      throw new MemdirError(
+        "path-outside",
+        `sync: ${file} in the clone is a symbolic link; memdir never follows it`,
+        {
+          cause: error,
+        },
+      );
+    throw error;
+  } finally {
+    await folder.close();
+  }
+}
+
+/**
+ * Sets `file` in the work tree (null: removes it), atomically and through folders opened without
+ * following links: the rename replaces whatever stood at the name (a link included) instead of
+ * writing through it. Skipped when the file already holds `text`.
+ */
+export async function writeTreeFile(clone: SyncClone, file: string, text: string | null): Promise<void> {
+  const { workTree } = clone.repository;
+  const full = path.join(workTree, ...file.split("/"));
+  if (text === null) {
+    await removeFileInside(workTree, full).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "ENOENT") throw error;
+    });
+    return;
+  }
+  const current = await readTreeFile(clone, file).catch(() => null);
+  if (current === text) return;
+  await writeFileAtomic(full, text, { inside: workTree });
+}
+
+/**
+ * Drops `file` from the clone's index, so the next `git add` records what the work tree holds as
+ * a new regular file: with `core.symlinks=false`, git would otherwise keep a link's mode for the
+ * plain file that stands in for it.
+ */
+export async function dropFromIndex(clone: SyncClone, file: string): Promise<void> {
+  await git(clone.repository, ["rm", "-q", "--cached", "--ignore-unmatch", "--", file]);
 }

@@ -8,19 +8,23 @@ import type { ProposedChange } from "../memdir/proposal-store.ts";
 import { findSecrets, secretKindPhrase } from "../memdir/secrets.ts";
 import { removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write.ts";
 import type { Clock, MemoryMode } from "../types.ts";
-import { blobId, incomingRefusal, type LocalSide, readLocalSide, rebuildIndex } from "./local.ts";
+import { incomingRefusal, type LocalSide, readLocalSide, rebuildIndex } from "./local.ts";
 import { planSync, type SyncAction } from "./plan.ts";
 import {
   checkOut,
   commitFolder,
+  dropFromIndex,
   fetchRemote,
   isAncestor,
+  isRegularMode,
   listFolder,
   openClone,
   prepareClone,
   pushCommit,
+  readTreeFile,
   type SyncClone,
   type TreeFile,
+  writeTreeFile,
 } from "./repository.ts";
 import { proposeIncoming, reviewsIncoming } from "./review.ts";
 import { readSyncState, type SyncState, writeSyncState } from "./state.ts";
@@ -228,9 +232,14 @@ async function mergeRound(
   await checkOut(clone, remote);
   const decided = await decide(clone, target, state, remote);
   const { local, held } = decided;
-  const tree = path.join(clone.repository.workTree, target.key);
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
-  const theirsText = async (file: string) => fs.readFile(path.join(tree, file), "utf8");
+  const inTree = (file: string) => `${target.key}/${file}`;
+  const theirsText = async (file: string) => {
+    const text = await readTreeFile(clone, inTree(file));
+    if (text === null) throw new MemdirError("io", `sync: ${file} is missing from the clone`);
+    return text;
+  };
+  const writeInTree = (file: string, text: string | null) => writeTreeFile(clone, inTree(file), text);
   const review: Record<string, string | null> = {};
   let actions = decided.actions;
   if (reviewsIncoming(options.memoryMode)) {
@@ -272,14 +281,14 @@ async function mergeRound(
         const file = conflictFileName(action.file, action.blob.slice(0, 8));
         const text = markAsConflict(await theirsText(action.file), action.file);
         await writeMemoryText(target.localDir, file, text, { verbatim: true, origin: SYNC_ORIGIN });
-        await writeInTree(tree, file, text);
-        await writeInTree(tree, action.file, local.files.get(action.file)?.text ?? null);
+        await writeInTree(file, text);
+        await writeInTree(action.file, local.files.get(action.file)?.text ?? null);
         added.push({ file, text });
         conflicts.add(file);
         // A conflict file accepted from the inbox is here already: its own push action counts it.
         pushed += local.files.has(file) ? 1 : 2;
       } else {
-        await writeInTree(tree, action.file, local.files.get(action.file)?.text ?? null);
+        await writeInTree(action.file, local.files.get(action.file)?.text ?? null);
         pushed++;
       }
     } catch (error) {
@@ -287,7 +296,19 @@ async function mergeRound(
       skipped.push({ file: action.file, reason: error.message.replace(/^memdir: /, "") });
     }
   }
-  const remoteIndex = await fs.readFile(path.join(tree, INDEX_FILE), "utf8").catch(() => "");
+  // The remote's index is read only when the remote holds it as a regular file: a link there
+  // (checked out as a plain file holding the link's text) is dropped, and this machine's index
+  // takes its place in the next commit (docs/sync.md).
+  const theirIndex = decided.theirs.get(INDEX_FILE);
+  let remoteIndex = "";
+  if (theirIndex !== undefined && !isRegularMode(theirIndex.mode)) {
+    skipped.push({
+      file: INDEX_FILE,
+      reason:
+        "a symbolic link (or not a regular file) in the remote: not read, replaced by this machine's index",
+    });
+    await dropFromIndex(clone, inTree(INDEX_FILE));
+  } else remoteIndex = (await readTreeFile(clone, inTree(INDEX_FILE)).catch(() => null)) ?? "";
   // Rebuilt from the index as it is under the writer lock, not as `decide` read it: a save made
   // meanwhile (auto-sync starts right after one) keeps its line.
   let rebuilt = rebuildIndex(local.index, remoteIndex, { added, removed });
@@ -306,7 +327,7 @@ async function mergeRound(
   const remoteHasIndex = remoteIndex !== "";
   if (pushed > 0 || added.length > 0 || removed.size > 0 || !remoteHasIndex) {
     if (findSecrets(rebuilt.text).length === 0)
-      await writeInTree(tree, INDEX_FILE, rebuilt.text === "" ? null : rebuilt.text);
+      await writeInTree(INDEX_FILE, rebuilt.text === "" ? null : rebuilt.text);
     else skipped.push({ file: INDEX_FILE, reason: "holds what looks like a credential; not pushed" });
   }
   for (const [file, { text }] of local.files)
@@ -339,17 +360,4 @@ async function incomingChange(
   const here = local.files.get(file)?.text ?? null;
   if (here === after) return null;
   return { file, action: here === null ? "add" : "modify", before: here, after };
-}
-
-/** Sets `file` in the clone's copy of the folder (null: removes it); skipped when already so. */
-async function writeInTree(tree: string, file: string, text: string | null): Promise<void> {
-  const full = path.join(tree, file);
-  if (text === null) {
-    await fs.rm(full, { force: true });
-    return;
-  }
-  const current = await fs.readFile(full).catch(() => null);
-  if (current !== null && blobId(current) === blobId(text)) return;
-  await fs.mkdir(path.dirname(full), { recursive: true });
-  await fs.writeFile(full, text);
 }

@@ -1,0 +1,63 @@
+// A teammate who pushes symbolic links into the memory remote: sync reads and writes the clone's
+// tree without following any link (docs/sync.md, "What never leaves the machine" and "Files that
+// come in"), so nothing outside the memory dir and the clone is read or written.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { gitIn, initBoth, makeWorld, memory, PROJECT_KEY, type World } from "../helpers/sync-machines.ts";
+
+/** Pushes what `plant` lays out in a fresh clone of the remote, as a teammate would. */
+function pushAsTeammate(world: World, plant: (work: string) => void): void {
+  const work = path.join(world.dir, `teammate-${Math.random().toString(36).slice(2)}`);
+  gitIn(world.dir, ["clone", "-q", "-b", "main", world.remoteDir, work]);
+  plant(work);
+  gitIn(work, ["add", "-A"]);
+  gitIn(work, ["commit", "-q", "-m", "planted"]);
+  gitIn(work, ["push", "-q", "origin", "HEAD:main"]);
+}
+
+const BASHRC = "export PATH=$HOME/bin:$PATH\n";
+
+describe("memdir sync: links in the remote", () => {
+  for (const mode of ["auto", "review"] as const) {
+    it(`never reads or writes through a MEMORY.md the remote holds as a symbolic link (${mode} mode)`, async () => {
+      const world = makeWorld();
+      await initBoth(world);
+      world.a.write("project-ci.md", memory("CI runs on Buildkite", "pipeline shop-main", "project"));
+      assert.equal((await world.a.memdir(["sync"])).code, 0);
+      // The victim's own file, which the link points at.
+      const bashrc = path.join(world.b.home, ".bashrc");
+      fs.writeFileSync(bashrc, BASHRC);
+      pushAsTeammate(world, (work) => {
+        const index = path.join(work, PROJECT_KEY, "MEMORY.md");
+        fs.rmSync(index, { force: true });
+        fs.symlinkSync(bashrc, index);
+      });
+      const env = { MEMDIR_MEMORY_MODE: mode };
+      const added = await world.b.memdir(["add", "--type", "user", "--description", "prefers tabs", "tabs"], {
+        env,
+      });
+      assert.equal(added.code, 0, added.stderr);
+      const synced = await world.b.memdir(["sync", "--json"], { env });
+      assert.equal(synced.code, 0, synced.stderr);
+      assert.equal(fs.readFileSync(bashrc, "utf8"), BASHRC, "the file behind the link is untouched");
+      assert.ok(fs.lstatSync(bashrc).isFile());
+      const report = JSON.parse(synced.stdout);
+      assert.ok(
+        report.skipped.some(
+          (s: { file: string; reason: string }) => s.file === "MEMORY.md" && /symbolic link/.test(s.reason),
+        ),
+        JSON.stringify(report.skipped),
+      );
+      // Nothing of the file behind the link reached the local index.
+      assert.doesNotMatch(world.b.read("MEMORY.md") ?? "", /PATH/);
+      // The remote's index is a regular file again, rebuilt by this machine.
+      const tree = gitIn(world.remoteDir, ["ls-tree", "main", "--", `${PROJECT_KEY}/MEMORY.md`]);
+      assert.match(tree, /^100644 /);
+      // And a second sync is as harmless as the first.
+      assert.equal((await world.b.memdir(["sync"], { env })).code, 0);
+      assert.equal(fs.readFileSync(bashrc, "utf8"), BASHRC);
+    });
+  }
+});
