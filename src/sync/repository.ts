@@ -115,6 +115,45 @@ export async function listFolder(
   return files;
 }
 
+/**
+ * Refuses a remote commit in which the project's folder `key` (`github.com/acme/shop`), or a
+ * folder above it, is anything but a folder: a symbolic link there would send this machine's
+ * memories, on checkout and on the next write, wherever the link points (docs/sync.md).
+ *
+ * @throws MemdirError("path-outside") naming the component and what it is.
+ */
+export async function assertProjectFolder(
+  clone: SyncClone,
+  commit: string | null,
+  key: string,
+): Promise<void> {
+  if (commit === null) return;
+  const parts = key.split("/");
+  for (let depth = 0; depth < parts.length; depth++) {
+    const parent = parts.slice(0, depth).join("/");
+    const listed = await runGit(clone.repository, [
+      "ls-tree",
+      "-z",
+      parent === "" ? commit : `${commit}:${parent}`,
+    ]);
+    if (listed.code !== 0) return; // the parent is not in the remote yet: this sync creates it
+    const entry = listed.stdout
+      .split("\0")
+      .map((record) => /^(\d{6}) \w+ [0-9a-f]+\t(.*)$/s.exec(record))
+      .find((match) => match !== null && match[2] === parts[depth]);
+    if (entry == null) return;
+    const mode = entry[1];
+    if (mode === "040000") continue;
+    const what = mode === "120000" ? "a symbolic link" : mode === "160000" ? "a submodule" : "a file";
+    const prefix = parts.slice(0, depth + 1).join("/");
+    throw new MemdirError(
+      "path-outside",
+      `sync: in the remote ${clone.url}, ${prefix} (the folder of this project's memory) is ${what}, not a folder; ` +
+        "memdir follows no link, so nothing was written here or there. Remove it from the remote (or ask who pushed it) and sync again",
+    );
+  }
+}
+
 /** Puts the work tree and index at `commit` (the branch follows); an empty tree when null. */
 export async function checkOut(clone: SyncClone, commit: string | null): Promise<void> {
   if (commit !== null) {

@@ -11,6 +11,7 @@ import type { Clock, MemoryMode } from "../types.ts";
 import { incomingRefusal, type LocalSide, readLocalSide, rebuildIndex } from "./local.ts";
 import { planSync, type SyncAction } from "./plan.ts";
 import {
+  assertProjectFolder,
   checkOut,
   commitFolder,
   dropFromIndex,
@@ -122,6 +123,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       throwIfAborted(options.signal, "sync");
       const remote = await fetchRemote(clone, options.signal);
       await assertNotRewritten(clone, state, remote);
+      await assertProjectFolder(clone, remote, target.key);
       const round = await mergeRound(clone, target, state, remote, options);
       report.pulled += round.pulled;
       report.skipped = round.skipped;

@@ -60,4 +60,39 @@ describe("memdir sync: links in the remote", () => {
       assert.equal(fs.readFileSync(bashrc, "utf8"), BASHRC);
     });
   }
+
+  for (const link of ["github.com/acme/shop", "github.com/acme", "github.com"]) {
+    it(`refuses a remote whose project folder is a symbolic link (${link} linked), writing nothing there or here`, async () => {
+      const world = makeWorld();
+      await initBoth(world);
+      world.a.write("project-ci.md", memory("CI runs on Buildkite", "pipeline shop-main", "project"));
+      assert.equal((await world.a.memdir(["sync"])).code, 0);
+      // A folder anyone may write, where the teammate wants the victim's memories to land.
+      const drop = path.join(world.dir, "world-writable");
+      fs.mkdirSync(drop, { mode: 0o777 });
+      fs.chmodSync(drop, 0o777);
+      pushAsTeammate(world, (work) => {
+        fs.rmSync(path.join(work, link), { recursive: true, force: true });
+        fs.mkdirSync(path.dirname(path.join(work, link)), { recursive: true });
+        fs.symlinkSync(drop, path.join(work, link));
+      });
+      const added = await world.b.memdir(["add", "--type", "user", "--description", "prefers tabs", "tabs"]);
+      assert.equal(added.code, 0, added.stderr);
+      const before = world.b.files();
+      const synced = await world.b.memdir(["sync", "--json"]);
+      assert.notEqual(synced.code, 0);
+      assert.match(
+        synced.stderr,
+        new RegExp(
+          `${link.replace(/\./g, "\\.")} \\(the folder of this project's memory\\) is a symbolic link`,
+        ),
+      );
+      assert.deepEqual(fs.readdirSync(drop, { recursive: true }), [], "nothing written behind the link");
+      assert.deepEqual(world.b.files(), before, "nothing changed here");
+      // The refusal holds on the next sync too, and a pull alone refuses as well.
+      const pulled = await world.b.memdir(["sync", "--pull"]);
+      assert.notEqual(pulled.code, 0);
+      assert.deepEqual(fs.readdirSync(drop, { recursive: true }), []);
+    });
+  }
 });
