@@ -79,8 +79,16 @@ async function helperAnswering(paths: HelperPaths, what: string, notPid?: number
   return pid;
 }
 
+/**
+ * How long a test waits for a running helper to answer a status request: a bound for a loaded
+ * box, not a pace. The tests wait for the answer itself; with 2 s, a helper busy loading a dir
+ * ahead on a box at load 16 (a core shared eight ways) answered too late, the ask read as "none"
+ * and the test failed for no fault of the helper.
+ */
+const ANSWER_BOUND_MS = 30_000;
+
 async function requestsServed(box: Box): Promise<number> {
-  const answer = await askHelper(box.paths, { op: "status" }, 2000);
+  const answer = await askHelper(box.paths, { op: "status" }, ANSWER_BOUND_MS);
   assert.equal(answer.kind, "answered");
   return (answer.lines[0] as { requests: number }).requests;
 }
@@ -299,7 +307,7 @@ describe("memory helper: the hook's input", () => {
 async function helperStatus(
   box: Box,
 ): Promise<{ requests: number; memoryDirs: string[]; preloaded: string[] }> {
-  const answer = await askHelper(box.paths, { op: "status" }, 2000);
+  const answer = await askHelper(box.paths, { op: "status" }, ANSWER_BOUND_MS);
   assert.equal(answer.kind, "answered");
   return answer.lines[0] as { requests: number; memoryDirs: string[]; preloaded: string[] };
 }
@@ -505,7 +513,7 @@ describe("memory helper: its life", () => {
     const answer = await askHelper(
       { ...other.paths, build: `${other.paths.build}-other` },
       { op: "status" },
-      2000,
+      ANSWER_BOUND_MS,
     );
     assert.equal(answer.kind, "other-build");
     await waitFor(() => processGone(otherPid), { what: "the helper asked by another build to exit" });
@@ -547,7 +555,7 @@ describe("memory helper: its life", () => {
     const second = await box.run(["helper", "serve"]);
     assert.equal(second.code, 0);
     assert.match(second.stderr, /another helper already serves this key/);
-    assert.equal(((await askHelper(box.paths, { op: "status" }, 2000)) as { pid?: number }).pid, pid);
+    assert.equal(((await askHelper(box.paths, { op: "status" }, ANSWER_BOUND_MS)) as { pid?: number }).pid, pid);
     const stop = await box.run(["helper", "stop"]);
     assert.match(stop.stdout, new RegExp(`helper stopped \\(pid ${pid}\\)`));
     await waitFor(() => processGone(pid), { what: "the stopped helper to exit" });
