@@ -21,6 +21,12 @@ const PROTOCOL = 2;
 const DEFAULT_HOOK_TIMEOUT_MS = 8000; // DEFAULT_HOOK_TIMEOUT_MS of src/cli/commands/hook.ts
 /** How long a client waits for a helper to take its request before doing the work itself. */
 const ACK_WAIT_MS = 300;
+/** MAX_REQUEST_BYTES of src/helper/server.ts: a longer request is not sent (the helper refuses it). */
+const MAX_REQUEST_BYTES = 1024 * 1024;
+/** MAX_HOOK_INPUT_BYTES of src/hooks/bounded.ts: a hook reads no more of its stdin. */
+const MAX_HOOK_INPUT_BYTES = 4 * 1024 * 1024;
+/** What readStdin answers for a stdin longer than MAX_HOOK_INPUT_BYTES. */
+const TOO_LARGE = Symbol("too large");
 /** The host spellings of the hooks the helper answers (normalizeHookEvent, squashed). */
 const FAST_EVENTS = {
   sessionstart: "session-start",
@@ -65,6 +71,16 @@ async function viaHelper({ args, hook, boundMs }) {
   }
   const stdinRead = hook === null ? Promise.resolve(undefined) : readStdin(boundMs);
   const stdin = await stdinRead;
+  if (stdin === TOO_LARGE) {
+    asking?.cancel();
+    // What the in-process hook answers (src/cli/commands/hook.ts).
+    answerAndExit({
+      stdout: "{}\n",
+      stderr: `memdir: hook ${hook}: stdin is over ${MAX_HOOK_INPUT_BYTES / (1024 * 1024)} MB, no hook's JSON; stopped reading; nothing to add\n`,
+      code: 0,
+    });
+    return;
+  }
   if (stdin === null) {
     asking?.cancel();
     // What the in-process hook answers when its host never closes stdin.
@@ -73,7 +89,15 @@ async function viaHelper({ args, hook, boundMs }) {
   }
   let answer = { kind: "none" };
   try {
-    const request = { v: PROTOCOL, build: paths?.build, args, cwd: process.cwd(), env: process.env, stdin };
+    const request = {
+      v: PROTOCOL,
+      build: paths?.build,
+      secret: paths === null ? "" : readSecret(paths.secret),
+      args,
+      cwd: process.cwd(),
+      env: process.env,
+      stdin,
+    };
     if (asking !== null) answer = await asking.send(request, boundMs);
   } catch {
     asking?.cancel();
@@ -161,7 +185,8 @@ async function inProcess(stdin, argv = process.argv) {
 }
 
 /**
- * All of stdin as UTF-8 ("" for a TTY), or null when it did not close within `boundMs`.
+ * All of stdin as UTF-8 ("" for a TTY), null when it did not close within `boundMs`, TOO_LARGE
+ * past MAX_HOOK_INPUT_BYTES (then it reads no further).
  *
  * Hosts write the payload and close stdin as they start the hook, so it is mostly all there by
  * now, and read at once without blocking (readStdinNow); the stream, whose first data comes ~3 ms
@@ -177,14 +202,24 @@ function readStdin(boundMs) {
   } catch {
     now = "stream"; // the stream reads what is left, and reports what it cannot
   }
+  if (now === "too large") return Promise.resolve(TOO_LARGE);
   if (now === "closed") return Promise.resolve(Buffer.concat(chunks).toString("utf8"));
   if (process.stdin.isTTY) return Promise.resolve("");
+  let size = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       process.stdin.destroy();
       resolve(null);
     }, boundMs);
-    process.stdin.on("data", (chunk) => chunks.push(chunk));
+    process.stdin.on("data", (chunk) => {
+      size += chunk.length;
+      if (size > MAX_HOOK_INPUT_BYTES) {
+        clearTimeout(timer);
+        process.stdin.destroy();
+        resolve(TOO_LARGE);
+      }
+      chunks.push(chunk);
+    });
     process.stdin.on("end", () => {
       clearTimeout(timer);
       resolve(Buffer.concat(chunks).toString("utf8"));
@@ -198,7 +233,7 @@ function readStdin(boundMs) {
 
 /**
  * Reads into `chunks` what stdin holds now without waiting: "closed" when that was all of it,
- * else "stream" (the rest, if any, comes from the stream). A file is read whole; a pipe through a
+ * "too large" past MAX_HOOK_INPUT_BYTES, else "stream" (the rest, if any, comes from the stream). A file is read whole; a pipe through a
  * non-blocking descriptor of its own (Linux's /proc/self/fd/0), so fd 0's own flags stay the
  * host's; a socket (Node hosts' stdin) through fd 0 once making `process.stdin` has set it
  * non-blocking, as the stream would anyway.
@@ -212,8 +247,10 @@ function readStdinNow(chunks) {
   } else if (stat.isSocket()) {
     if (process.stdin.isTTY) return "stream";
   } else if (!stat.isFile()) return "stream"; // a TTY or a device
+  let size = 0;
   try {
     for (;;) {
+      if (size > MAX_HOOK_INPUT_BYTES) return "too large";
       const buffer = Buffer.allocUnsafe(65536);
       let read;
       try {
@@ -223,6 +260,7 @@ function readStdinNow(chunks) {
         throw error;
       }
       if (read === 0) return "closed";
+      size += read;
       chunks.push(buffer.subarray(0, read));
     }
   } finally {
@@ -242,24 +280,26 @@ function startAsking(paths) {
     const none = { kind: "none", startOne: unsafe === "missing" };
     return { send: () => Promise.resolve(none), cancel() {} };
   }
-  const socket = net.connect(paths.socket);
-  // Until `send`, an early failure is only remembered.
-  let failed = null;
-  let connected = false;
-  let onFailure = (error) => {
-    failed = error;
-  };
-  let onConnect = () => {
-    connected = true;
-  };
-  socket.on("error", (error) => onFailure(error));
-  socket.on("connect", () => onConnect());
+  let connection = connect(paths.socket);
   const noHelper = (error) => ({
     kind: "none",
     startOne: error.code === "ENOENT" || error.code === "ECONNREFUSED",
   });
   const send = (request, boundMs) =>
     new Promise((resolve) => {
+      const line = `${JSON.stringify(request)}\n`;
+      // The helper would refuse it (MAX_REQUEST_BYTES): the work is done here.
+      if (Buffer.byteLength(line) > MAX_REQUEST_BYTES) {
+        connection.socket.destroy();
+        return resolve({ kind: "none", startOne: false });
+      }
+      // The helper closes a connection that sent no request within REQUEST_READ_MS (a host slow
+      // to write stdin): ask on a new one.
+      if (connection.ended && connection.failed === null) {
+        connection.socket.destroy();
+        connection = connect(paths.socket);
+      }
+      const socket = connection.socket;
       let timer;
       let pid = null;
       const done = (answer) => {
@@ -267,16 +307,16 @@ function startAsking(paths) {
         socket.destroy();
         resolve(answer);
       };
-      if (failed !== null) return done(noHelper(failed));
-      onFailure = (error) => done(noHelper(error));
+      if (connection.failed !== null) return done(noHelper(connection.failed));
+      connection.onFailure = (error) => done(noHelper(error));
       const wait = (ms, answer) => {
         clearTimeout(timer);
         timer = setTimeout(() => done(answer), ms);
       };
       wait(ACK_WAIT_MS, { kind: "none", startOne: false });
-      const line = `${JSON.stringify(request)}\n`;
-      if (connected) socket.write(line);
-      else onConnect = () => socket.write(line);
+      connection.sent = true;
+      if (connection.connected) socket.write(line);
+      else connection.onConnect = () => socket.write(line);
       // Bytes, not strings: after the acknowledgement the answer is only collected (searching a
       // growing string at each chunk made a 10 MB `list --json` quadratic, 668 ms of CPU at
       // 20,000 memories), then written out as it came.
@@ -314,7 +354,37 @@ function startAsking(paths) {
         done({ kind: "result", stdout, stderr: String(result.stderr), code: result.code });
       });
     });
-  return { send, cancel: () => socket.destroy() };
+  return { send, cancel: () => connection.socket.destroy() };
+}
+
+/**
+ * A connection to the helper's socket; until a request is sent on it, a failure, the connection
+ * and its end (the helper closing it) are only remembered.
+ */
+function connect(socketFile) {
+  const socket = net.connect(socketFile);
+  const connection = { socket, failed: null, connected: false, ended: false, sent: false };
+  connection.onFailure = (error) => {
+    connection.failed = error;
+  };
+  connection.onConnect = () => {
+    connection.connected = true;
+  };
+  socket.on("error", (error) => connection.onFailure(error));
+  socket.on("connect", () => connection.onConnect());
+  socket.on("end", () => {
+    if (!connection.sent) connection.ended = true;
+  });
+  return connection;
+}
+
+/** The helper's secret (src/helper/paths.ts readHelperSecret), "" when there is none to read. */
+function readSecret(file) {
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch {
+    return "";
+  }
 }
 
 function parseLine(line) {
@@ -391,7 +461,13 @@ function helperPaths(home) {
   let dir = path.join(home, ".cache", "memdir", "helper");
   // node:os only here (~0.3 ms to load): a HOME whose socket path would not fit an address.
   if (Buffer.byteLength(path.join(dir, name)) > 103) dir = path.join(require("node:os").tmpdir(), `memdir-${uid}`);
-  return { dir, socket: path.join(dir, name), starting: path.join(dir, `${name}.starting`), build };
+  return {
+    dir,
+    socket: path.join(dir, name),
+    starting: path.join(dir, `${name}.starting`),
+    secret: path.join(dir, `${name}.secret`),
+    build,
+  };
 }
 
 function packageVersion(from) {

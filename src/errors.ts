@@ -12,6 +12,7 @@ export type MemdirErrorCode =
   | "secret"
   | "quarantined"
   | "not-found"
+  | "conflict"
   | "project-mismatch"
   | "lock-timeout"
   | "lock-lost"

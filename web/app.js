@@ -23,7 +23,13 @@ function h(tag, attributes = {}, ...children) {
   return element;
 }
 
-class ApiError extends Error {}
+class ApiError extends Error {
+  constructor(message, status, details) {
+    super(message);
+    this.status = status;
+    this.details = details;
+  }
+}
 
 async function api(path, params = {}) {
   const query = new URLSearchParams({ dir: state.dir, ...params });
@@ -41,7 +47,8 @@ async function post(path, body = {}) {
 
 async function answer(response) {
   const value = await response.json();
-  if (!response.ok) throw new ApiError(value?.error?.message ?? `HTTP ${response.status}`);
+  if (!response.ok)
+    throw new ApiError(value?.error?.message ?? `HTTP ${response.status}`, response.status, value?.error);
   return value;
 }
 
@@ -275,6 +282,9 @@ async function memoriesPage(page) {
     const description = h("input", { type: "text", id: "edit-description", value: memory.description ?? "" });
     const body = h("textarea", { id: "edit-body", rows: "14" });
     body.value = memory.body;
+    // The version this edit replaces: a file changed on disk since answers 409 (docs/ui.md).
+    let version = memory.version;
+    const conflict = h("div", { id: "save-conflict" });
     const form = h(
       "form",
       {
@@ -282,18 +292,21 @@ async function memoriesPage(page) {
         onsubmit: async (event) => {
           event.preventDefault();
           error.textContent = "";
+          conflict.replaceChildren();
           try {
             const saved = await post("memory/save", {
               file: memory.file,
               type: type.value,
               description: description.value,
               body: body.value,
+              version,
             });
             toast(`Saved ${saved.file}${saved.indexWarning ? ` — ${saved.indexWarning}` : ""}`);
             await loadList();
             await openMemory(saved.file);
           } catch (failure) {
             showError(error, failure);
+            if (failure instanceof ApiError && failure.status === 409) showConflict(failure.details);
           }
         },
       },
@@ -302,6 +315,7 @@ async function memoriesPage(page) {
       h("label", {}, "Description ", description),
       h("label", {}, "Body ", body),
       error,
+      conflict,
       h(
         "div",
         { className: "actions" },
@@ -310,6 +324,49 @@ async function memoriesPage(page) {
       ),
     );
     detail.replaceChildren(form);
+
+    // Both texts side by side: keep yours (saved over the disk's, now that you have seen it), or
+    // take the disk's and drop yours.
+    function showConflict(details) {
+      const shown = (fields) =>
+        fields === null
+          ? "(deleted)"
+          : `type: ${fields.type}\ndescription: ${fields.description}\n\n${fields.body}`;
+      const current = details?.current ?? null;
+      conflict.replaceChildren(
+        h(
+          "div",
+          { className: "panel conflict" },
+          h("h4", {}, "On disk now"),
+          h("pre", { id: "conflict-current" }, shown(current)),
+          h("h4", {}, "Yours"),
+          h("pre", { id: "conflict-yours" }, shown(details?.yours ?? null)),
+          h(
+            "div",
+            { className: "actions" },
+            current === null
+              ? ""
+              : h(
+                  "button",
+                  {
+                    type: "button",
+                    id: "keep-mine",
+                    onclick: () => {
+                      version = current.version;
+                      form.requestSubmit();
+                    },
+                  },
+                  "Keep mine",
+                ),
+            h(
+              "button",
+              { type: "button", id: "take-disk", onclick: () => openMemory(memory.file) },
+              "Take the disk's",
+            ),
+          ),
+        ),
+      );
+    }
   }
 
   async function deleteMemory(file) {

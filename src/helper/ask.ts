@@ -5,6 +5,7 @@ import {
   HELPER_PROTOCOL,
   type HelperPaths,
   helperPaths,
+  readHelperSecret,
   STARTING_STALE_MS,
   unsafeHelperDir,
 } from "./paths.ts";
@@ -17,7 +18,7 @@ export type HelperAnswer =
   | { kind: "none"; reason: string };
 
 /**
- * Sends `request` (protocol and build filled in) to the helper at `paths` and reads its lines
+ * Sends `request` (protocol, build and the helper's secret filled in) to the helper at `paths` and reads its lines
  * until it closes, within `timeoutMs`. Used by `memdir helper status|stop` and by the
  * session-start check; the hooks' fast path is the plain-JS copy in bin/memdir.js.
  */
@@ -69,7 +70,8 @@ export function askHelper(
       else if (typeof first?.ack === "number") resolve({ kind: "answered", pid: first.ack, lines: rest });
       else resolve({ kind: "none", reason: `${paths.socket} closed without an answer` });
     });
-    socket.write(`${JSON.stringify({ ...request, v: HELPER_PROTOCOL, build: paths.build })}\n`);
+    const secret = readHelperSecret(paths.secret);
+    socket.write(`${JSON.stringify({ ...request, v: HELPER_PROTOCOL, build: paths.build, secret })}\n`);
   });
 }
 

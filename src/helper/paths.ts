@@ -16,6 +16,12 @@ export interface HelperPaths {
   socket: string;
   /** Made (exclusively) by whoever starts a helper, removed by the helper once it listens. */
   starting: string;
+  /**
+   * The helper's secret (mode 0600, in the 0700 folder): written anew by each helper once it
+   * listens, read by memdir's own clients, sent with every request. A process that cannot read
+   * it (or does not know to) is refused: it cannot stop the helper or run anything in it.
+   */
+  secret: string;
   /** What a client's request must carry to be answered: protocol, version, build, node, HOME. */
   build: string;
   /** The build's `cli/main.js`, and the {@link fileStamp} it had when `build` was made from it. */
@@ -123,6 +129,7 @@ export function helperPaths(home: string | undefined, mainFile = buildMainFile()
     dir,
     socket: path.join(dir, name),
     starting: path.join(dir, `${name}.starting`),
+    secret: path.join(dir, `${name}.secret`),
     build,
     mainFile,
     stamp,
@@ -147,6 +154,15 @@ export function unsafeHelperDir(dir: string): string | null {
   if ((stat.mode & 0o077) !== 0)
     return `${dir} is open to group or others (mode ${(stat.mode & 0o777).toString(8)})`;
   return null;
+}
+
+/** The secret in `file` ({@link HelperPaths.secret}), or "" when it cannot be read (no helper yet). */
+export function readHelperSecret(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch {
+    return "";
+  }
 }
 
 /** Makes the helper's folder (mode 0700) if missing; returns why it is unfit, or null. */

@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -12,6 +13,8 @@ export interface HelperRequest {
   v: number;
   /** The client's {@link HelperPaths.build}; a helper of another build answers `{"other": true}`. */
   build: string;
+  /** The helper's secret ({@link HelperPaths.secret}); a request without it is refused. */
+  secret?: string;
   /**
    * `run` (default): a CLI run; `status`: what the helper holds; `stop`: exit; `preload`: load
    * memory dir `dir` ahead of its first prompt, with `env` (the warm-up asks when it is done).
@@ -80,6 +83,23 @@ export interface HelperOptions {
  */
 const PRELOAD_AFTER_IDLE_MS = 1000;
 
+/**
+ * The largest request line the helper reads; a longer one is refused and its connection closed.
+ * A request is the client's arguments, cwd, environment and a hook's stdin (a host's JSON payload:
+ * kilobytes); bin/memdir.js sends nothing longer (it answers a bigger one itself). Before, a
+ * connection could buffer 64 MB: a dozen idle ones held 769 MB.
+ */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/**
+ * How long a connection may take to send its whole request before the helper closes it. memdir's
+ * clients write the request as soon as they have read stdin, which hosts write as they start the
+ * hook, so it comes within milliseconds; a connection still silent after this is idle, and holds
+ * a buffer and a descriptor for nothing. A client whose host is slow with stdin connects again
+ * when it has it (bin/memdir.js).
+ */
+export const REQUEST_READ_MS = 5000;
+
 /** Memory dirs kept open at once (least recently used closed first). */
 const KEPT_MEMDIRS = 8;
 
@@ -101,6 +121,15 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
   const server = net.createServer();
   const bound = await listenOnce(server, paths.socket);
   if (bound !== null) return bound;
+  const secret = randomBytes(32).toString("hex");
+  let secretIno: number | null;
+  try {
+    secretIno = writeSecret(paths.secret, secret);
+  } catch (error) {
+    server.close();
+    fs.rmSync(paths.socket, { force: true });
+    return `no helper: cannot write ${paths.secret}: ${(error as Error).message}`;
+  }
   fs.rmSync(paths.starting, { force: true });
   const socketIno = inodeOf(paths.socket);
   const startedAt = Date.now();
@@ -126,6 +155,7 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
     clearTimeout(preloadTimer);
     server.close();
     if (inodeOf(paths.socket) === socketIno) fs.rmSync(paths.socket, { force: true });
+    if (inodeOf(paths.secret) === secretIno) fs.rmSync(paths.secret, { force: true });
     void queue.then(() => memdirs.closeAll()).then(() => resolveStopped(reason));
   };
   // Between requests, in the queue (so never beside a run, which sets the process's cwd and
@@ -171,6 +201,8 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
       if (!fs.existsSync(options.home)) stop(`its HOME ${options.home} is gone`);
       else if (inodeOf(paths.socket) !== socketIno)
         stop(`its socket ${paths.socket} was removed or replaced`);
+      else if (inodeOf(paths.secret) !== secretIno)
+        stop(`its secret ${paths.secret} was removed or replaced`);
       else if (options.buildChanged()) stop("memdir was rebuilt or reinstalled");
       else if (pending === 0 && Date.now() - lastActivity >= options.idleMs)
         stop(`idle for ${options.idleMs} ms`);
@@ -180,7 +212,8 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
   server.on("connection", (socket) => {
     lastActivity = Date.now();
     readRequest(socket, (request) => {
-      if (request === null) return socket.destroy();
+      // Not a request, or not from memdir's own client (no secret): closed, and nothing else.
+      if (request === null || !secretMatches(request.secret, secret)) return socket.destroy();
       if (request.v !== HELPER_PROTOCOL || request.build !== paths.build) {
         socket.end(`${JSON.stringify({ other: true })}\n`);
         stop("a client of another build asked");
@@ -285,6 +318,22 @@ function answers(socket: string): Promise<boolean> {
   });
 }
 
+/**
+ * Writes the helper's secret to `file` (mode 0600, through a temporary file and a rename, so a
+ * client never reads half of it); its inode, which the helper watches like its socket's.
+ */
+function writeSecret(file: string, secret: string): number | null {
+  const temporary = `${file}.${process.pid}`;
+  fs.writeFileSync(temporary, `${secret}\n`, { mode: 0o600 });
+  fs.renameSync(temporary, file);
+  return inodeOf(file);
+}
+
+function secretMatches(given: unknown, secret: string): boolean {
+  if (typeof given !== "string" || given.length !== secret.length) return false;
+  return timingSafeEqual(Buffer.from(given), Buffer.from(secret));
+}
+
 function inodeOf(file: string): number | null {
   try {
     return fs.lstatSync(file).ino;
@@ -293,22 +342,28 @@ function inodeOf(file: string): number | null {
   }
 }
 
-/** Reads one JSON line from `socket` (at most 64 MB), then calls `done` (null: not a request). */
+/**
+ * Reads one JSON line from `socket`, then calls `done` (null: not a request — not JSON, longer
+ * than {@link MAX_REQUEST_BYTES}, or not complete within {@link REQUEST_READ_MS}).
+ */
 function readRequest(socket: net.Socket, done: (request: HelperRequest | null) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
   let finished = false;
+  const deadline = setTimeout(() => finish(null), REQUEST_READ_MS);
   const finish = (request: HelperRequest | null) => {
     if (finished) return;
     finished = true;
+    clearTimeout(deadline);
     socket.off("data", onData);
     done(request);
   };
   const onData = (chunk: Buffer) => {
     const newline = chunk.indexOf(10);
+    size += newline < 0 ? chunk.length : newline;
+    if (size > MAX_REQUEST_BYTES) return finish(null);
     chunks.push(newline < 0 ? chunk : chunk.subarray(0, newline));
-    size += chunk.length;
-    if (newline < 0 && size < 64 * 1024 * 1024) return;
+    if (newline < 0) return;
     try {
       const value = JSON.parse(Buffer.concat(chunks).toString("utf8")) as HelperRequest;
       finish(typeof value === "object" && value !== null ? value : null);

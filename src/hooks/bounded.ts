@@ -1,4 +1,13 @@
 /**
+ * The most a hook reads of its stdin, in bytes; past it the hook stops reading, answers `{}` and
+ * says why on stderr. A host's payload is a JSON object of a few KB (a pasted prompt, a last
+ * assistant message: rarely a few hundred KB). Read without a limit, 100 MB of garbage on stdin
+ * kept a hook 9.3–10.3 s against its 8 s bound; a cap keeps it well inside the bound whatever
+ * arrives, and no reading of stdin holds more than this.
+ */
+export const MAX_HOOK_INPUT_BYTES = 4 * 1024 * 1024;
+
+/**
  * Runs `work` for at most `timeoutMs`, resolving to its value, or to `fallback` when it fails or
  * runs out of time (then its signal is aborted so model calls and scans stop). A hook must never
  * block or fail the agent that called it (issue 9: "returns nothing rather than an error").

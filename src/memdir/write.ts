@@ -14,6 +14,7 @@ import {
 } from "./index-file.ts";
 import { assertStillLocked, type LockOptions, withMemoryLock } from "./lock.ts";
 import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten, slugFor } from "./memory-names.ts";
+import { memoryVersion } from "./memory-version.ts";
 import { readTextInside, removeFileInside } from "./open-safely.ts";
 import type { WriteOrigin } from "./provenance.ts";
 import { nullUnlessRefused, readRegularText } from "./regular-file.ts";
@@ -48,6 +49,12 @@ export interface SaveMemoryInput {
   extra?: Record<string, unknown>;
   /** false: refuse (`invalid-input`) when `file` exists; true: refuse (`not-found`) when it does not. */
   replace?: boolean;
+  /**
+   * The {@link memoryVersion} of the text this save replaces (what an editor loaded): refused
+   * (`conflict`) when the file on disk, read under the writer's lock, is no longer that text or is
+   * gone, so a save never overwrites a change made after the editor loaded the file.
+   */
+  version?: string;
 }
 
 export interface SaveMemoryResult {
@@ -123,6 +130,11 @@ export async function saveMemory(
         ? await checkedTarget(memoryDir, file, { newName: true })
         : await freeTarget(memoryDir, slugFor(type, description));
       const existing = await readTextInside(memoryDir, target.path).catch(nullUnlessRefused);
+      if (input.version !== undefined && (existing === null || memoryVersion(existing) !== input.version))
+        throw new MemdirError(
+          "conflict",
+          `write: ${target.file} ${existing === null ? "was deleted" : "changed on disk"} since it was loaded for editing`,
+        );
       if (input.replace !== undefined && (existing !== null) !== input.replace)
         throw new MemdirError(
           existing ? "invalid-input" : "not-found",

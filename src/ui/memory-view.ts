@@ -1,9 +1,10 @@
 import path from "node:path";
 import { recordChange } from "../dream/history.ts";
-import { MemdirError } from "../errors.ts";
+import { isMemdirError, MemdirError } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { INDEX_FILE, parseIndex, readIndex } from "../memdir/index-file.ts";
 import type { Memdir } from "../memdir/instance.ts";
+import { memoryVersion } from "../memdir/memory-version.ts";
 import { readRegularText } from "../memdir/regular-file.ts";
 import { assertInsideMemoryDir } from "../memdir/safe-path.ts";
 import { isoTime } from "../memdir/scan.ts";
@@ -43,6 +44,32 @@ export interface MemoryList {
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
+
+/** The fields of a memory an edit shows and saves. */
+export interface EditedFields {
+  type: string | null;
+  description: string | null;
+  body: string;
+}
+
+/**
+ * A save refused because the file changed on disk (or was deleted) after the page loaded it:
+ * the server answers 409 with both texts, and the page lets the user choose.
+ */
+export class SaveConflict extends MemdirError {
+  constructor(
+    message: string,
+    readonly details: {
+      file: string;
+      /** What is on disk now and its version (null: deleted since). */
+      current: (EditedFields & { version: string }) | null;
+      /** What the save would have written. */
+      yours: EditedFields;
+    },
+  ) {
+    super("conflict", message);
+  }
+}
 
 interface Meta {
   mtimeMs: number;
@@ -135,6 +162,8 @@ export class MemoryView {
     const parsed = parseFrontmatter(text);
     return {
       file: target.file,
+      // Sent back with a save: the writer refuses it if the file changed since (docs/ui.md).
+      version: memoryVersion(text),
       type: parsed.type,
       description: parsed.description,
       body: parsed.body,
@@ -156,10 +185,11 @@ export class MemoryView {
 
   /**
    * Saves an edit through the single writer (file and index line together; a secret is refused
-   * with the writer's message), recorded as a `save` history entry.
+   * with the writer's message), recorded as a `save` history entry. `version` is the one
+   * {@link get} gave: a file changed or deleted since throws {@link SaveConflict}, nothing written.
    */
-  async save(input: { file: string; type: string; description: string; body: string }) {
-    const { result, entry } = await recordChange(
+  async save(input: { file: string; type: string; description: string; body: string; version: string }) {
+    const saving = recordChange(
       this.memoryDir,
       { kind: "save", message: `ui: edited ${input.file}`, files: [input.file, INDEX_FILE] },
       () =>
@@ -169,13 +199,36 @@ export class MemoryView {
           description: input.description,
           body: input.body,
           replace: true,
+          version: input.version,
         }),
     );
+    const { result, entry } = await saving.catch(async (error: unknown) => {
+      if (!isMemdirError(error, "conflict")) throw error;
+      throw new SaveConflict(error.message, {
+        file: input.file,
+        current: await this.#current(input.file),
+        yours: { type: input.type, description: input.description, body: input.body },
+      });
+    });
     return {
       file: result.file,
       historyId: entry?.id ?? null,
       indexLine: await this.indexLine(result.file),
       ...(result.indexWarning ? { indexWarning: result.indexWarning } : {}),
+    };
+  }
+
+  /** The fields and version of `file` as on disk now, or null when it is gone. */
+  async #current(file: string): Promise<(EditedFields & { version: string }) | null> {
+    const target = await assertInsideMemoryDir(this.memoryDir, file);
+    const text = await readRegularText(target.path).catch(() => null);
+    if (text === null) return null;
+    const parsed = parseFrontmatter(text);
+    return {
+      type: parsed.type,
+      description: parsed.description,
+      body: parsed.body,
+      version: memoryVersion(text),
     };
   }
 

@@ -86,6 +86,7 @@ const WRITES: Record<string, Handler> = {
       type: text(request.body.type, "type"),
       description: text(request.body.description, "description"),
       body: text(request.body.body, "body"),
+      version: text(request.body.version, "version"),
     }),
   "memory/delete": (request, _context, view) => view.remove(text(request.body.file, "file")),
   "history/undo": (request, _context, view) => undoEntry(view.memoryDir, text(request.body.id, "id")),

@@ -23,6 +23,42 @@ export function newSecrets(): UiSecrets {
   return { token: randomBytes(32).toString("base64url"), session: randomBytes(32).toString("base64url") };
 }
 
+/**
+ * How long a one-time code from {@link OneTimeCodes} stays good. `memdir ui --open` hands the
+ * browser a code instead of the token, because a command line is readable by every local user
+ * (`ps`): a code is spent by the browser's first request, within seconds of the start, and is
+ * worthless after; a minute covers a browser that takes long to start.
+ */
+export const OPEN_CODE_MS = 60_000;
+
+/** Single-use, short-lived codes a browser trades once for the session cookie (docs/ui.md#security). */
+export class OneTimeCodes {
+  readonly #codes = new Map<string, number>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** A new code, good for {@link OPEN_CODE_MS}. */
+  issue(): string {
+    const code = randomBytes(32).toString("base64url");
+    this.#codes.set(code, this.now() + OPEN_CODE_MS);
+    return code;
+  }
+
+  /** Whether `given` is a code issued here, unused and unexpired; it is spent either way. */
+  take(given: string | null): boolean {
+    if (given === null) return false;
+    const now = this.now();
+    for (const [code, expires] of this.#codes) {
+      if (expires <= now) this.#codes.delete(code);
+      else if (sameSecret(given, code)) {
+        this.#codes.delete(code);
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
 /** Whether `given` equals `expected`, compared in constant time. */
 function sameSecret(given: string | undefined | null, expected: string): boolean {
   if (typeof given !== "string") return false;
@@ -52,8 +88,8 @@ export type Verdict = { allowed: false; reason: string } | { allowed: true; byTo
 
 /**
  * Judges one request against the rules above. `origin` is `http://127.0.0.1:<port>`. A request
- * with the right token in `?token=` is allowed (the caller then sets the cookie); otherwise the
- * session cookie is required.
+ * with the right token in `?token=`, or a page request with an unspent one-time `?code=`, is
+ * allowed (the caller then sets the cookie); otherwise the session cookie is required.
  *
  * @example
  * const verdict = judgeRequest(request, url, { secrets, origin: "http://127.0.0.1:4242" });
@@ -62,7 +98,7 @@ export type Verdict = { allowed: false; reason: string } | { allowed: true; byTo
 export function judgeRequest(
   request: Pick<IncomingMessage, "method" | "headers">,
   url: URL,
-  options: { secrets: UiSecrets; origin: string },
+  options: { secrets: UiSecrets; origin: string; codes?: OneTimeCodes },
 ): Verdict {
   const expectedHost = options.origin.replace(/^http:\/\//, "");
   if (request.headers.host !== expectedHost)
@@ -77,6 +113,13 @@ export function judgeRequest(
       return { allowed: false, reason: "writes are accepted from this page only" };
   }
   if (sameSecret(url.searchParams.get("token"), options.secrets.token))
+    return { allowed: true, byToken: true };
+  // Only a page request spends a code: it is answered with the cookie and a redirect.
+  if (
+    request.method === "GET" &&
+    !url.pathname.startsWith("/api/") &&
+    options.codes?.take(url.searchParams.get("code"))
+  )
     return { allowed: true, byToken: true };
   if (sameSecret(cookieValue(request.headers.cookie, SESSION_COOKIE), options.secrets.session))
     return { allowed: true, byToken: false };

@@ -8,9 +8,9 @@ import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { Selector } from "../recall/selector.ts";
 import { type DirectoryChoice, listMemoryDirectories } from "./directories.ts";
-import { MemoryView } from "./memory-view.ts";
+import { MemoryView, SaveConflict } from "./memory-view.ts";
 import { type ApiRequest, routeApi } from "./routes.ts";
-import { judgeRequest, newSecrets, sessionCookie } from "./security.ts";
+import { judgeRequest, newSecrets, OneTimeCodes, sessionCookie } from "./security.ts";
 
 /** Options of {@link startUiServer}. */
 export interface UiServerOptions {
@@ -28,11 +28,18 @@ export interface UiServerOptions {
   env?: NodeJS.ProcessEnv;
   /** Where request failures are logged (one line each). */
   log?: (line: string) => void;
+  /** The clock one-time codes expire by (default `Date.now`). */
+  now?: () => number;
 }
 
 export interface UiServer {
-  /** The URL to open: `http://127.0.0.1:<port>/?token=<token>`. */
+  /** The URL to print for the user: `http://127.0.0.1:<port>/?token=<token>`. */
   url: string;
+  /**
+   * A URL for a browser's command line (`--open`): `http://127.0.0.1:<port>/?code=<code>`, a
+   * new one-time code each call (docs/ui.md#security), never the token.
+   */
+  openUrl(): string;
   origin: string;
   port: number;
   /** Stops listening and closes the instances' watchers. */
@@ -75,6 +82,7 @@ const STATIC_FILES = new Set(["index.html", "app.js", "app.css"]);
  */
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   const secrets = newSecrets();
+  const codes = new OneTimeCodes(options.now);
   const views = new Map<string, MemoryView>();
   const instances: Memdir[] = [];
   const search = createLexicalSelector();
@@ -116,7 +124,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", origin);
-    const verdict = judgeRequest(request, url, { secrets, origin });
+    const verdict = judgeRequest(request, url, { secrets, origin, codes });
     if (!verdict.allowed) {
       send(response, 403, { error: { code: "forbidden", message: `memdir ui: ${verdict.reason}` } });
       return;
@@ -148,6 +156,10 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         );
       } catch (error) {
         if (!(error instanceof MemdirError)) throw error;
+        if (error instanceof SaveConflict) {
+          send(response, 409, { error: { code: error.code, message: error.message, ...error.details } });
+          return;
+        }
         send(response, error.code === "not-found" ? 404 : 400, {
           error: { code: error.code, message: error.message },
         });
@@ -172,6 +184,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   origin = `http://127.0.0.1:${port}`;
   return {
     url: `${origin}/?token=${secrets.token}`,
+    openUrl: () => `${origin}/?code=${codes.issue()}`,
     origin,
     port,
     async close() {

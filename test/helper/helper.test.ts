@@ -79,8 +79,16 @@ async function helperAnswering(paths: HelperPaths, what: string, notPid?: number
   return pid;
 }
 
+/**
+ * How long a test waits for a running helper to answer a status request: a bound for a loaded
+ * box, not a pace. The tests wait for the answer itself; with 2 s, a helper busy loading a dir
+ * ahead on a box at load 16 (a core shared eight ways) answered too late, the ask read as "none"
+ * and the test failed for no fault of the helper.
+ */
+const ANSWER_BOUND_MS = 30_000;
+
 async function requestsServed(box: Box): Promise<number> {
-  const answer = await askHelper(box.paths, { op: "status" }, 2000);
+  const answer = await askHelper(box.paths, { op: "status" }, ANSWER_BOUND_MS);
   assert.equal(answer.kind, "answered");
   return (answer.lines[0] as { requests: number }).requests;
 }
@@ -299,7 +307,7 @@ describe("memory helper: the hook's input", () => {
 async function helperStatus(
   box: Box,
 ): Promise<{ requests: number; memoryDirs: string[]; preloaded: string[] }> {
-  const answer = await askHelper(box.paths, { op: "status" }, 2000);
+  const answer = await askHelper(box.paths, { op: "status" }, ANSWER_BOUND_MS);
   assert.equal(answer.kind, "answered");
   return answer.lines[0] as { requests: number; memoryDirs: string[]; preloaded: string[] };
 }
@@ -402,13 +410,15 @@ describe("memory helper: fallbacks", () => {
   });
 
   it("does the work itself when the helper is busy with another session's long run", async () => {
-    // Session A's prompt asks a model that never answers: its run holds the helper until A's bound.
+    // Session A's prompt asks a model that answers only when the test drops the request: its run
+    // holds the helper until then. (With A's bound at 4 s, session B's fresh process reached the
+    // helper after A's run had ended on a loaded box, and the helper rightly answered it.)
     await using model = await startFakeModelServer([{ hang: true }]);
     const { box, prompt } = await boxWithMemories();
     const input = promptInput(box.home, "how do we deploy to production");
     const alone = await box.run(prompt, { input, env: { MEMDIR_HELPER: "0" } });
     const before = await requestsServed(box);
-    const slow = box.run([...prompt, "--timeout-ms", "4000"], {
+    const slow = box.run([...prompt, "--timeout-ms", "600000"], {
       input,
       env: {
         MEMDIR_PROVIDER: "anthropic",
@@ -419,6 +429,7 @@ describe("memory helper: fallbacks", () => {
     await waitFor(() => model.requests.length === 1, { what: "session A's run to ask the model" });
     // Session B's lexical prompt meanwhile: not acknowledged behind A's run, so it answers itself.
     assert.deepEqual(await box.run(prompt, { input }), alone);
+    await model.close(); // A's model request fails: its run ends
     await slow;
     assert.equal(await requestsServed(box), before + 1, "the helper ran session A's prompt only");
   });
@@ -505,7 +516,7 @@ describe("memory helper: its life", () => {
     const answer = await askHelper(
       { ...other.paths, build: `${other.paths.build}-other` },
       { op: "status" },
-      2000,
+      ANSWER_BOUND_MS,
     );
     assert.equal(answer.kind, "other-build");
     await waitFor(() => processGone(otherPid), { what: "the helper asked by another build to exit" });
@@ -547,7 +558,10 @@ describe("memory helper: its life", () => {
     const second = await box.run(["helper", "serve"]);
     assert.equal(second.code, 0);
     assert.match(second.stderr, /another helper already serves this key/);
-    assert.equal(((await askHelper(box.paths, { op: "status" }, 2000)) as { pid?: number }).pid, pid);
+    assert.equal(
+      ((await askHelper(box.paths, { op: "status" }, ANSWER_BOUND_MS)) as { pid?: number }).pid,
+      pid,
+    );
     const stop = await box.run(["helper", "stop"]);
     assert.match(stop.stdout, new RegExp(`helper stopped \\(pid ${pid}\\)`));
     await waitFor(() => processGone(pid), { what: "the stopped helper to exit" });
@@ -593,5 +607,76 @@ describe("memory helper: its life", () => {
     makeMemories(dir, "d");
     await assertSameBothWays(box, ["list", "--json", "--dir", dir]);
     process.kill(pid, "SIGKILL");
+  });
+});
+
+/**
+ * Connects to `socketFile` as any process of the user could, writes `data` (if any) and resolves
+ * to what came back once the helper closes the connection; fails after {@link ANSWER_BOUND_MS}
+ * (a bound for a loaded box: the helper closing it is the event awaited).
+ */
+function plainClient(socketFile: string, data?: string | Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketFile);
+    let received = "";
+    const bound = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the helper kept the connection open ${ANSWER_BOUND_MS} ms`));
+    }, ANSWER_BOUND_MS);
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+    });
+    // A refused write (the helper closed the connection mid-request) is part of being refused.
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearTimeout(bound);
+      resolve(received);
+    });
+    if (data !== undefined) socket.write(data);
+  });
+}
+
+describe("memory helper: who may ask it, and what a connection may hold", () => {
+  it("is not stopped, asked or run by a process without its secret", async () => {
+    const box = makeBox();
+    const pid = await startHelper(box);
+    const secret = fs.statSync(box.paths.secret);
+    assert.equal(secret.mode & 0o777, 0o600, "the secret is readable by its user only");
+    const line = (request: object) => `${JSON.stringify({ v: 2, build: box.paths.build, ...request })}\n`;
+    // The build string is no secret (every part of it can be worked out): it alone is refused.
+    assert.equal(await plainClient(box.paths.socket, line({ op: "stop" })), "");
+    assert.equal(await plainClient(box.paths.socket, line({ op: "stop", secret: "0".repeat(64) })), "");
+    assert.equal(await plainClient(box.paths.socket, line({ op: "status" })), "");
+    assert.equal(
+      await plainClient(box.paths.socket, line({ args: ["list"], cwd: box.home, env: { HOME: box.home } })),
+      "",
+    );
+    // Nor does one claiming another build end it.
+    assert.equal(await plainClient(box.paths.socket, line({ build: "another", op: "status" })), "");
+    assert.equal(await requestsServed(box), 0, "nothing ran");
+    assert.equal(
+      ((await askHelper(box.paths, { op: "status" }, ANSWER_BOUND_MS)) as { pid?: number }).pid,
+      pid,
+    );
+    // memdir's own client has the secret: it stops it.
+    const stop = await box.run(["helper", "stop"]);
+    assert.match(stop.stdout, new RegExp(`helper stopped \\(pid ${pid}\\)`));
+    await waitFor(() => processGone(pid), { what: "the stopped helper to exit" });
+    assert.equal(fs.existsSync(box.paths.secret), false, "it removed its secret");
+  });
+
+  it("refuses a request over 1 MB, closes a connection that sends nothing, and keeps serving", async () => {
+    const { box, dir } = await boxWithMemories();
+    const secret = fs.readFileSync(box.paths.secret, "utf8").trim();
+    // A whole, well-formed status request with the secret, 2 MB long: refused for its size alone.
+    const padded = `${JSON.stringify({ v: 2, build: box.paths.build, secret, op: "status", pad: "x".repeat(2 * 1024 * 1024) })}\n`;
+    assert.equal(await plainClient(box.paths.socket, padded), "", "no answer to a 2 MB request");
+    // The same request at its normal size is answered.
+    const small = `${JSON.stringify({ v: 2, build: box.paths.build, secret, op: "status" })}\n`;
+    assert.match(await plainClient(box.paths.socket, small), /^\{"ack":\d+\}\n/);
+    // A connection that never sends its request is closed by the helper.
+    assert.equal(await plainClient(box.paths.socket), "");
+    await assertSameBothWays(box, ["list", "--json", "--dir", dir]);
   });
 });

@@ -73,6 +73,13 @@ async function login(ui: UiProcess): Promise<string> {
   return cookie.split(";")[0];
 }
 
+/** The version of `file` the page would edit (what it sends back with a save). */
+async function versionOf(ui: UiProcess, cookie: string, file: string): Promise<string> {
+  const reply = await request(ui, `/api/memory?file=${encodeURIComponent(file)}`, { headers: { cookie } });
+  assert.equal(reply.status, 200, reply.body);
+  return (JSON.parse(reply.body) as { version: string }).version;
+}
+
 describe("memdir ui (the server)", () => {
   it("prints one JSON line with a 127.0.0.1 URL and a long random token, and listens on 127.0.0.1 only", async () => {
     const { home, memoryDir, env } = setup();
@@ -153,6 +160,7 @@ describe("memdir ui (the server)", () => {
       type: "feedback",
       description: "login tests hit a real database, always",
       body: "Never mock it.",
+      version: await versionOf(ui, cookie, "feedback-real-db.md"),
     };
     for (const origin of ["http://evil.example", "null", `http://localhost:${ui.port}`]) {
       const reply = await request(ui, "/api/memory/save", {
@@ -271,18 +279,72 @@ describe("memdir ui (the server)", () => {
     assert.match(JSON.parse(refused.body).error.message, /not a memory directory under the root/);
   });
 
-  it("--open hands the printed URL to the desktop's opener (xdg-open)", async () => {
+  it("--open hands the desktop's opener (xdg-open) a one-time code, never the token, and the code works once", async () => {
     const { home, memoryDir, env } = setup();
     const bin = path.join(home, "bin");
     const opened = path.join(home, "opened.txt");
-    writeTree(bin, { "xdg-open": `#!/bin/sh\nprintf '%s' "$1" > ${JSON.stringify(opened)}\n` });
+    // The opener's whole command line, as `ps` shows it to every local user.
+    writeTree(bin, { "xdg-open": `#!/bin/sh\nprintf '%s ' "$0" "$@" > ${JSON.stringify(opened)}\n` });
     fs.chmodSync(path.join(bin, "xdg-open"), 0o755);
     const ui = await startUi(["--dir", memoryDir, "--open"], {
       home,
       env: { ...env, PATH: `${bin}:${process.env.PATH ?? ""}` },
     });
     await waitFor(() => fs.existsSync(opened) && fs.readFileSync(opened, "utf8") !== "");
-    assert.equal(fs.readFileSync(opened, "utf8"), ui.url);
+    const commandLine = fs.readFileSync(opened, "utf8");
+    assert.ok(!commandLine.includes(ui.token), `no token on the opener's command line: ${commandLine}`);
+    const url = new URL(commandLine.trim().split(" ").at(-1) ?? "");
+    assert.equal(url.origin, ui.origin);
+    const code = url.searchParams.get("code") ?? "";
+    assert.ok(code.length >= 32, commandLine);
+    // Spent on an API call it does not open anything (and is not spent).
+    assert.equal((await request(ui, `/api/memories?code=${code}`)).status, 403);
+    const first = await request(ui, `/?code=${code}`);
+    assert.equal(first.status, 302, "the browser's first visit trades the code for the cookie");
+    assert.equal(first.headers.location, "/");
+    const cookie = String(first.headers["set-cookie"]?.[0]).split(";")[0];
+    assert.equal((await request(ui, "/api/memories", { headers: { cookie } })).status, 200);
+    const again = await request(ui, `/?code=${code}`);
+    assert.equal(again.status, 403, "a second use of the code is refused");
+    assert.equal(again.headers["set-cookie"], undefined);
+  });
+
+  it("refuses a save of a memory changed on disk since the page loaded it: 409 with both texts, nothing written", async () => {
+    const { home, memoryDir, env } = setup();
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const cookie = await login(ui);
+    const file = path.join(memoryDir, "feedback-real-db.md");
+    const loaded = await versionOf(ui, cookie, "feedback-real-db.md");
+    // Edited in the user's editor after the page loaded it.
+    fs.writeFileSync(file, memory("login tests hit a real database", "Edited in the CLI."));
+    const onDisk = fs.readFileSync(file, "utf8");
+    assert.match(onDisk, /Edited in the CLI/);
+    const save = (version: string | undefined) =>
+      request(ui, "/api/memory/save", {
+        method: "POST",
+        headers: { cookie, origin: ui.origin },
+        body: {
+          file: "feedback-real-db.md",
+          type: "feedback",
+          description: "login tests hit a real database",
+          body: "Edited in the page.",
+          version,
+        },
+      });
+    const refused = await save(loaded);
+    assert.equal(refused.status, 409, refused.body);
+    const { error } = JSON.parse(refused.body) as {
+      error: { code: string; current: { body: string; version: string }; yours: { body: string } };
+    };
+    assert.equal(error.code, "conflict");
+    assert.match(error.current.body, /Edited in the CLI/);
+    assert.equal(error.yours.body, "Edited in the page.");
+    assert.equal(fs.readFileSync(file, "utf8"), onDisk, "the CLI's edit is kept");
+    assert.equal((await save(undefined)).status, 400, "a save must name the version it edits");
+    // The user chose theirs, having seen the disk's: saved over the version they saw.
+    const kept = await save(error.current.version);
+    assert.equal(kept.status, 200, kept.body);
+    assert.match(fs.readFileSync(file, "utf8"), /Edited in the page/);
   });
 
   it("rejects a bad --port with a usage error", async () => {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { ResolvedConfig } from "../../config.ts";
-import { bounded } from "../../hooks/bounded.ts";
+import { isMemdirError } from "../../errors.ts";
+import { bounded, MAX_HOOK_INPUT_BYTES } from "../../hooks/bounded.ts";
 import { fitHookContext } from "../../hooks/context-limit.ts";
 import {
   HOOK_ACTIONS,
@@ -190,7 +191,20 @@ async function answerHook(
   log: (reason: string) => void,
   run: HookRun,
 ): Promise<{ context: string | null; dialect: HookDialect }> {
-  const stdin = context.io.stdin ? await context.io.stdin(signal) : "";
+  let stdin: string | null;
+  try {
+    stdin = context.io.stdin ? await context.io.stdin(signal, MAX_HOOK_INPUT_BYTES) : "";
+  } catch (error) {
+    if (!isMemdirError(error, "invalid-input")) throw error;
+    stdin = null;
+  }
+  // Read here or by the memory helper's client: a longer stdin is no host's payload (bounded.ts).
+  if (stdin === null || Buffer.byteLength(stdin) > MAX_HOOK_INPUT_BYTES) {
+    log(
+      `stdin is over ${MAX_HOOK_INPUT_BYTES / (1024 * 1024)} MB, no hook's JSON; stopped reading; nothing to add`,
+    );
+    return { context: null, dialect: "claude-code" };
+  }
   const input = parseHookInput(stdin);
   if (input === null) {
     log("stdin is not the hook's JSON object; nothing to add");

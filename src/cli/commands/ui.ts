@@ -85,7 +85,8 @@ export const registerUiCommand: RegisterCommand = (program, context) => {
       context.io.stdout(`open ${server.url}\n`);
       context.io.stdout("(Ctrl-C stops it)\n");
     }
-    if (options.open) openBrowser(server.url, log);
+    // Never the token: a browser's command line is readable by every local user (ps).
+    if (options.open) openBrowser(server.openUrl(), log);
     await stopped;
     await server.close();
     log("memdir ui: stopped");
