@@ -18,6 +18,8 @@ export interface ForkedAgentOptions {
   cwd?: string;
   /** Writes inside it go through the single writer. */
   memoryDir?: string | null;
+  /** The memory dir the model knows, when `memoryDir` is a scratch copy of it (`ToolContext.shownMemoryDir`). */
+  shownMemoryDir?: string;
   systemPrompt?: string;
   model?: string;
   maxTokens?: number;
@@ -77,6 +79,7 @@ export async function runForkedAgent(options: ForkedAgentOptions): Promise<Forke
     now,
     signal: controller.signal,
     origin: options.origin,
+    ...(options.shownMemoryDir ? { shownMemoryDir: options.shownMemoryDir } : {}),
   });
   const promptMessage: Message = {
     id: randomUUID(),

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { isInside } from "../memdir/inside.ts";
 import { memoryFileRefusal, resolveInsideMemoryDir } from "../memdir/safe-path.ts";
-import type { ToolContext } from "./tools/spec.ts";
+import { requestedToolPath, type ToolContext } from "./tools/spec.ts";
 import { realPathOfTarget } from "./tools/write-file.ts";
 
 /** The verdict on one tool call; a refusal's message goes back to the model as an error result. */
@@ -24,7 +24,7 @@ const WRITE_TOOLS = new Set(["Write", "Edit"]);
 function requestedPath(input: unknown, context: ToolContext): string | null {
   const filePath = (input as { file_path?: unknown } | null)?.file_path;
   if (typeof filePath !== "string" || filePath === "") return null;
-  return path.isAbsolute(filePath) ? filePath : `${context.cwd}${path.sep}${filePath}`;
+  return requestedToolPath(context, filePath);
 }
 
 /**
@@ -94,8 +94,10 @@ export function memoryOnlyPermissions(options: { memoryDir: string }): Permissio
     if (requested === null) return refuse(`${toolName}: file_path is missing`);
     const inMemory = await resolveInsideMemoryDir(options.memoryDir, requested);
     if (inMemory.ok) return memoryFileDecision(toolName, inMemory.file);
+    // On a scratch copy the refusal names the memory dir the model knows, not the copy.
+    const shown = context.shownMemoryDir ?? options.memoryDir;
     return refuse(
-      `${toolName} refused: this agent may write only inside the memory directory ${options.memoryDir} (${inMemory.reason})`,
+      `${toolName} refused: this agent may write only inside the memory directory ${shown} (${inMemory.reason.replaceAll(options.memoryDir, shown)})`,
     );
   };
 }

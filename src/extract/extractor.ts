@@ -15,7 +15,10 @@ export interface ExtractorOptions {
   memdir?: Memdir;
   client: ModelClient;
   model?: string;
-  /** Default working directory of the fork (a request's `cwd` wins). */
+  /**
+   * The main agent's working directory (a request's `cwd` wins): where the relative paths of its
+   * writes resolve when the skip rule looks for a write into the memory dir.
+   */
   cwd?: string;
   tools?: readonly ToolSpec[];
   maxTurns?: number;
@@ -44,6 +47,7 @@ export interface ExtractorOptions {
 export interface ExtractionRequest {
   messages: readonly Message[];
   notify?: (text: string) => void;
+  /** The main agent's working directory for this conversation (see `ExtractorOptions.cwd`). */
   cwd?: string;
 }
 
@@ -123,7 +127,6 @@ async function processRequest(state: ExtractorState, request: ExtractionRequest)
     memdir: options.memdir,
     client: options.client,
     model: options.model,
-    cwd,
     tools: options.tools,
     maxTurns: options.maxTurns,
     signal: controller.signal,

@@ -28,8 +28,6 @@ export interface ExtractionRunOptions {
   memdir?: Memdir;
   client: ModelClient;
   model?: string;
-  /** Where the fork's relative paths resolve (default `process.cwd()`); writes stay in the memory dir. */
-  cwd?: string;
   tools?: readonly ToolSpec[];
   /** Default {@link EXTRACTION_MAX_TURNS}. */
   maxTurns?: number;
@@ -162,8 +160,10 @@ async function runIn(
       ...(memoryDir === options.memoryDir ? { memdir: options.memdir } : { cache: null }),
     });
     const existedBefore = new Set(headers.map((header) => header.file));
+    // Under review the model is told of the memory dir it knows from the conversation (the main
+    // agent's memory rules name it), and the tools move what it addresses there into the copy.
     const prompt = extractionPrompt({
-      memoryDir,
+      memoryDir: options.memoryDir,
       newMessageCount: options.newMessageCount,
       manifest: formatManifest(headers.slice(0, SCAN_DEFAULT_LIMIT)),
       today: new Date(now()).toISOString().slice(0, 10),
@@ -175,8 +175,11 @@ async function runIn(
       client: options.client,
       model: options.model,
       permissions: memoryOnlyPermissions({ memoryDir }),
-      cwd: options.cwd,
+      // The fork works in the memory dir: a relative path names a file there, as its refusals say
+      // ("use a path relative to it"; docs/design.md#the-forked-agent).
+      cwd: memoryDir,
       memoryDir,
+      ...(memoryDir === options.memoryDir ? {} : { shownMemoryDir: options.memoryDir }),
       maxTurns: options.maxTurns ?? EXTRACTION_MAX_TURNS,
       signal: options.signal,
       now,

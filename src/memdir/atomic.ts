@@ -22,7 +22,9 @@ const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]+\.memdir-tmp$/;
  * mix. With `inside` (the memory dir holding `filePath`), the target's folder is opened first,
  * created as needed, one component at a time without following links, and the temp file is
  * created, renamed and cleaned up through that open folder: a folder swapped for a symlink after
- * the path check cannot redirect the write (docs/design.md#path-safety).
+ * the path check cannot redirect the write (docs/design.md#path-safety). With `mode`, the new file
+ * has exactly that mode before it takes the target's name (a private file is never readable by
+ * others, not even for a moment).
  *
  * @example
  * await writeFileAtomic("/…/memory/MEMORY.md", "- [A](a.md) — a\n");
@@ -30,7 +32,7 @@ const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]+\.memdir-tmp$/;
 export async function writeFileAtomic(
   filePath: string,
   data: string | Uint8Array,
-  options: { inside?: string } = {},
+  options: { inside?: string; mode?: number } = {},
 ): Promise<void> {
   const dir = path.dirname(filePath);
   const base = path.basename(filePath);
@@ -50,6 +52,7 @@ export async function writeFileAtomic(
       );
       try {
         await handle.writeFile(data);
+        if (options.mode !== undefined) await handle.chmod(options.mode);
         await handle.sync();
       } finally {
         await handle.close();

@@ -54,7 +54,8 @@ describe("memdir extract", () => {
               content: "- [Real database](feedback-real-database.md) — 登录模块的集成测试不得 mock 数据库\n",
             },
           },
-          { name: "Write", input: { file_path: "src/auth/login.ts", content: "hacked" } },
+          // The project's file by its absolute path (a relative one names a file in the memory dir).
+          { name: "Write", input: { file_path: path.join(project, "src/auth/login.ts"), content: "hacked" } },
         ],
       },
       "Saved one memory.",
@@ -70,7 +71,7 @@ describe("memdir extract", () => {
     assert.deepEqual(report.saved, ["feedback-real-database.md"]);
     assert.equal(report.turns, 2);
     assert.equal(report.refused.length, 1);
-    assert.equal(report.refused[0].path, "src/auth/login.ts");
+    assert.equal(report.refused[0].path, path.join(project, "src/auth/login.ts"));
     assert.match(report.refused[0].reason, /only inside the memory directory/);
     assert.equal(fs.readFileSync(path.join(project, "src/auth/login.ts"), "utf8"), "export {};\n");
     assert.match(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"), /feedback-real-database\.md/);

@@ -11,7 +11,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 interface SetupJson {
   agent: string;
   scope: string;
-  files: Array<{ path: string; changed: boolean }>;
+  files: Array<{ path: string; changed: boolean; backup: string | null }>;
 }
 
 async function setup(
@@ -62,9 +62,9 @@ describe("memdir setup <agent>", () => {
       assert.deepEqual(result, {
         agent,
         scope: "user",
-        files: files.map((file) => ({ path: path.join(home, file), changed: true })),
+        files: files.map((file) => ({ path: path.join(home, file), changed: true, backup: null })),
       });
-      for (const file of result.files) assert.deepEqual(Object.keys(file), ["path", "changed"]);
+      for (const file of result.files) assert.deepEqual(Object.keys(file), ["path", "changed", "backup"]);
     }
     const claude = readJson(path.join(home, ".claude/settings.json")) as { hooks: Record<string, unknown> };
     assert.deepEqual(Object.keys(claude.hooks), ["SessionStart", "UserPromptSubmit", "Stop"]);
@@ -142,10 +142,11 @@ describe("memdir setup <agent>", () => {
     assert.deepEqual(readJson(path.join(home, ".claude.json")).numStartups, 3);
     const backups = fs
       .readdirSync(path.dirname(settings))
-      .filter((name) => name.startsWith("settings.json.memdir-backup-"));
-    assert.equal(backups.length, 1);
-    assert.equal(fs.readFileSync(path.join(path.dirname(settings), backups[0]), "utf8"), originalText);
-    assert.match(first.stdout, /backup: /);
+      .filter((name) => name.startsWith("settings.json.memdir-backup"));
+    assert.deepEqual(backups, ["settings.json.memdir-backup"]);
+    assert.equal(fs.readFileSync(`${settings}.memdir-backup`, "utf8"), originalText);
+    assert.match(first.stdout, new RegExp(`changed   ${settings} \\(backup: ${settings}\\.memdir-backup\\)`));
+    const setUpText = fs.readFileSync(settings, "utf8");
 
     const before = snapshot(home);
     const second = await setup(home, ["claude-code"]);
@@ -157,6 +158,11 @@ describe("memdir setup <agent>", () => {
 
     const removed = await setup(home, ["claude-code", "--remove"]);
     assert.ok(removed.files.every((file) => file.changed));
+    assert.deepEqual(
+      removed.files.map((file) => file.backup),
+      [`${settings}.memdir-backup`, path.join(home, ".claude.json.memdir-backup")],
+      "--json names each backup",
+    );
     assert.deepEqual(readJson(settings), original);
     assert.deepEqual(readJson(path.join(home, ".claude.json")), {
       numStartups: 3,
@@ -164,13 +170,9 @@ describe("memdir setup <agent>", () => {
     });
     const allBackups = fs
       .readdirSync(path.dirname(settings))
-      .filter((name) => name.startsWith("settings.json.memdir-backup-"));
-    assert.equal(allBackups.length, 2, "the removal made its own backup and kept the first one");
-    assert.ok(
-      allBackups.some(
-        (name) => fs.readFileSync(path.join(path.dirname(settings), name), "utf8") === originalText,
-      ),
-    );
+      .filter((name) => name.startsWith("settings.json.memdir-backup"));
+    assert.deepEqual(allBackups, ["settings.json.memdir-backup"], "one backup per file, not one per run");
+    assert.equal(fs.readFileSync(`${settings}.memdir-backup`, "utf8"), setUpText, "the newest one");
     const again = await setup(home, ["claude-code", "--remove"]);
     assert.ok(
       again.files.every((file) => !file.changed),
@@ -278,15 +280,16 @@ describe("memdir setup <agent>", () => {
     assert.ok(written.startsWith(original.trimEnd()), written);
     assert.match(written, /\n\[mcp_servers\.memdir\]\ncommand = "memdir"\nargs = \["mcp"\]\n$/);
     assert.ok((await setup(home, ["codex"])).files.every((file) => !file.changed));
-    // An older memdir table with an env sub-table is replaced as a whole.
-    fs.writeFileSync(
-      config,
-      `${original}\n[mcp_servers.memdir]\ncommand = "old"\n\n[mcp_servers.memdir.env]\nA = "1"\n\n[tui]\nx = 1\n`,
-    );
+    // An older memdir table: memdir's keys are set, the user's keys and env sub-table stay.
+    const older = `${original}\n[mcp_servers.memdir]\ncommand = "old"\nstartup_timeout_sec = 30\nrequired = true\n\n[mcp_servers.memdir.env]\nA = "1"\n\n[tui]\nx = 1\n`;
+    fs.writeFileSync(config, older);
     await setup(home, ["codex"]);
     const replaced = fs.readFileSync(config, "utf8");
-    assert.doesNotMatch(replaced, /old|A = "1"/);
-    assert.match(replaced, /\[tui\]\nx = 1\n/);
+    assert.equal(
+      replaced,
+      older.replace('command = "old"\n', 'command = "memdir"\nargs = ["mcp"]\n'),
+      "only command and args changed",
+    );
     await setup(home, ["codex", "--remove"]);
     assert.doesNotMatch(fs.readFileSync(config, "utf8"), /memdir/);
     assert.match(fs.readFileSync(config, "utf8"), /\[mcp_servers\.docs\]/);
@@ -302,7 +305,7 @@ describe("memdir setup <agent>", () => {
     const before = snapshot(home);
     const inline = await runCli(["setup", "codex"], { home });
     assert.equal(inline.code, 1);
-    assert.match(inline.stderr, /config\.toml: the memdir MCP server is defined inline/);
+    assert.match(inline.stderr, /config\.toml: line 2: the memdir MCP server is defined inline/);
     assert.deepEqual(snapshot(home), before, "hooks.json was not written either");
 
     fs.mkdirSync(path.join(home, ".claude"), { recursive: true });
@@ -381,6 +384,137 @@ describe("memdir setup <agent>", () => {
       replaced.hooks.SessionStart.map((group) => group.hooks[0].command),
       ["memdir hook session-start"],
     );
+  });
+});
+
+describe("memdir setup respects the user's files", () => {
+  it("writes through a symlinked settings.json (a dotfiles link) to its target and keeps the link", async () => {
+    const home = makeTempDir();
+    const dotfiles = path.join(home, "dotfiles");
+    fs.mkdirSync(dotfiles, { recursive: true });
+    const targetFile = path.join(dotfiles, "claude-settings.json");
+    const originalText = '{\n  "model": "opus"\n}\n';
+    fs.writeFileSync(targetFile, originalText);
+    const settings = path.join(home, ".claude/settings.json");
+    fs.mkdirSync(path.dirname(settings), { recursive: true });
+    // A relative link, resolved against the link's own folder.
+    fs.symlinkSync("../dotfiles/claude-settings.json", settings);
+
+    const result = await runCli(["setup", "claude-code"], { home });
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(fs.lstatSync(settings).isSymbolicLink(), "the link is still a link");
+    assert.equal(fs.readlinkSync(settings), "../dotfiles/claude-settings.json");
+    const written = readJson(targetFile) as { model: string; hooks: Record<string, unknown> };
+    assert.equal(written.model, "opus");
+    assert.deepEqual(Object.keys(written.hooks), ["SessionStart", "UserPromptSubmit", "Stop"]);
+    assert.equal(fs.readFileSync(`${settings}.memdir-backup`, "utf8"), originalText);
+    assert.match(result.stdout, /a link: wrote .*dotfiles\/claude-settings\.json/);
+    assert.deepEqual(
+      fs.readdirSync(dotfiles),
+      ["claude-settings.json"],
+      "no temp file or backup is left in the dotfiles folder",
+    );
+
+    await setup(home, ["claude-code", "--remove"]);
+    assert.ok(fs.lstatSync(settings).isSymbolicLink());
+    assert.equal(fs.readFileSync(targetFile, "utf8"), originalText);
+  });
+
+  it("refuses a dangling symlink, saying where it points, and writes nothing", async () => {
+    const home = makeTempDir();
+    const settings = path.join(home, ".claude/settings.json");
+    fs.mkdirSync(path.dirname(settings), { recursive: true });
+    fs.symlinkSync("../dotfiles/missing.json", settings);
+    const result = await runCli(["setup", "claude-code"], { home });
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /settings\.json: is a symbolic link to \.\.\/dotfiles\/missing\.json, which does not exist .*nothing was changed/,
+    );
+    assert.ok(fs.lstatSync(settings).isSymbolicLink());
+    assert.equal(fs.existsSync(path.join(home, "dotfiles")), false);
+    assert.equal(fs.existsSync(path.join(home, ".claude.json")), false, "no other file was written");
+  });
+
+  it("refuses a read-only config with a clear message and writes nothing", async () => {
+    const home = makeTempDir();
+    const settings = path.join(home, ".claude/settings.json");
+    fs.mkdirSync(path.dirname(settings), { recursive: true });
+    fs.writeFileSync(settings, '{ "model": "opus" }\n');
+    fs.chmodSync(settings, 0o444);
+    const before = snapshot(home);
+    const result = await runCli(["setup", "claude-code"], { home });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /settings\.json: is read-only \(mode 0444\).*nothing was changed/);
+    assert.deepEqual(snapshot(home), before);
+    assert.equal(fs.statSync(settings).mode & 0o777, 0o444, "its mode was not touched");
+    // --print writes nothing, so it still shows the change.
+    assert.equal((await runCli(["setup", "claude-code", "--print"], { home })).code, 0);
+  });
+
+  it("keeps the keys a user added to memdir's server entry, in JSON and in TOML", async () => {
+    const home = makeTempDir();
+    fs.writeFileSync(
+      path.join(home, ".claude.json"),
+      JSON.stringify({
+        mcpServers: {
+          memdir: { type: "stdio", command: "old", args: ["mcp"], env: { MEMDIR_MODEL: "m" }, timeout: 5 },
+        },
+      }),
+    );
+    fs.mkdirSync(path.join(home, ".gemini"), { recursive: true });
+    fs.writeFileSync(
+      path.join(home, ".gemini/settings.json"),
+      JSON.stringify({
+        mcpServers: { memdir: { command: "memdir", args: ["mcp"], timeout: 30000, trust: true } },
+      }),
+    );
+    await setup(home, ["claude-code"]);
+    assert.deepEqual(readJson(path.join(home, ".claude.json")).mcpServers, {
+      memdir: { type: "stdio", command: "memdir", args: ["mcp"], env: { MEMDIR_MODEL: "m" }, timeout: 5 },
+    });
+    await setup(home, ["gemini"]);
+    assert.deepEqual(readJson(path.join(home, ".gemini/settings.json")).mcpServers, {
+      memdir: { command: "memdir", args: ["mcp"], timeout: 30000, trust: true },
+    });
+    const config = path.join(home, ".codex/config.toml");
+    fs.mkdirSync(path.dirname(config), { recursive: true });
+    const toml =
+      '[mcp_servers.memdir]\ncommand = "npx"\nargs = ["-y", "memdir", "mcp"]\nrequired = true\nstartup_timeout_sec = 20\n';
+    fs.writeFileSync(config, toml);
+    await setup(home, ["codex"]);
+    assert.equal(
+      fs.readFileSync(config, "utf8"),
+      toml.replace('"npx"', '"memdir"').replace('"-y", "memdir", "mcp"', '"mcp"'),
+    );
+  });
+
+  it("edits Codex's config.toml where a multi-line string holds a [mcp_servers.memdir] line, and --remove restores it byte for byte", async () => {
+    const home = makeTempDir();
+    const config = path.join(home, ".codex/config.toml");
+    const original = [
+      "#   my settings   ",
+      'model="gpt-5.5"',
+      'developer_instructions = """',
+      "To add memory, paste:",
+      "[mcp_servers.memdir]",
+      'command = "memdir"',
+      '"""',
+      "",
+      "[mcp_servers.docs]   # docs",
+      "args = [",
+      '  "--port", # the port',
+      '  "0",',
+      "]",
+      "",
+    ].join("\n");
+    fs.mkdirSync(path.dirname(config), { recursive: true });
+    fs.writeFileSync(config, original);
+    await setup(home, ["codex"]);
+    const written = fs.readFileSync(config, "utf8");
+    assert.equal(written, `${original}\n[mcp_servers.memdir]\ncommand = "memdir"\nargs = ["mcp"]\n`);
+    await setup(home, ["codex", "--remove"]);
+    assert.equal(fs.readFileSync(config, "utf8"), original);
   });
 });
 

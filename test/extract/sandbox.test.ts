@@ -68,7 +68,6 @@ describe("extraction sandbox", () => {
       newMessageCount: 2,
       memoryDir,
       client,
-      cwd: memoryDir,
     });
 
     assert.equal(result.ok, true);
@@ -109,7 +108,6 @@ describe("extraction sandbox", () => {
       newMessageCount: 2,
       memoryDir: linkedMemory,
       client,
-      cwd: fixture.base,
     });
     assert.deepEqual(result.written, []);
     assert.match(result.refused[0]?.reason ?? "", /symbolic link/);
@@ -136,7 +134,6 @@ describe("extraction sandbox", () => {
       newMessageCount: 2,
       memoryDir: fixture.memoryDir,
       client,
-      cwd: fixture.memoryDir,
     });
     assert.deepEqual(result.written, []);
     assert.equal(fs.existsSync(path.join(fixture.memoryDir, "reference-key.md")), false);
@@ -154,13 +151,12 @@ describe("extraction sandbox", () => {
         const before = snapshotOutside(fixture);
         const indexBefore = fs.readFileSync(path.join(fixture.memoryDir, "MEMORY.md"), "utf8");
         const toolErrors: string[] = [];
-        // Relative paths resolve against the memory dir, as the extraction prompt asks for.
+        // Relative paths resolve against the memory dir (the fork works there).
         const result = await runExtraction({
           messages: conversation,
           newMessageCount: 2,
           memoryDir,
           client,
-          cwd: memoryDir,
           onEvent: (event) => {
             if (event.type === "tool_result" && event.isError) toolErrors.push(event.content);
           },

@@ -134,7 +134,6 @@ describe("automatic writers cannot plant commands (issue 22, item 1)", () => {
       newMessageCount: 2,
       memoryDir,
       client,
-      cwd: memoryDir,
     });
 
     const configAfter = fs.readFileSync(path.join(memoryDir, ".git", "config"), "utf8");

@@ -31,6 +31,12 @@ export interface ToolContext {
   filesWritten: string[];
   /** Who writes through this context: the single writer stamps it and applies the quarantine by it. */
   origin?: WriteOrigin;
+  /**
+   * The memory dir as the model knows it, when `memoryDir` is a scratch copy of it (review mode,
+   * docs/design.md#memory-modes): a path into it is taken as the same path in the copy, so what the
+   * model addresses to the memory dir it was told of lands in the proposal.
+   */
+  shownMemoryDir?: string;
 }
 
 /**
@@ -54,9 +60,11 @@ export function createToolContext(options: {
   signal?: AbortSignal;
   readFileState?: ReadFileState;
   origin?: WriteOrigin;
+  shownMemoryDir?: string;
 }): ToolContext {
   return {
     ...(options.origin ? { origin: options.origin } : {}),
+    ...(options.shownMemoryDir ? { shownMemoryDir: options.shownMemoryDir } : {}),
     cwd: options.cwd,
     memoryDir: options.memoryDir ?? null,
     now: options.now ?? Date.now,
@@ -76,9 +84,33 @@ export function toolDefinition(tool: ToolSpec): ToolDefinition {
   return { name: tool.name, description: tool.description, inputSchema: schema };
 }
 
-/** Resolves a tool's `file_path` (absolute, or relative to the context's cwd). */
-export function resolveToolPath(context: Pick<ToolContext, "cwd">, filePath: string): string {
-  return path.resolve(context.cwd, filePath);
+/**
+ * A tool's `file_path` made absolute but kept as written, so a path check still sees any `..`:
+ * relative to the context's cwd, and a path into `shownMemoryDir` moved to the same place in
+ * `memoryDir` (the scratch copy the tools work on).
+ *
+ * @example requestedToolPath({cwd: "/m", memoryDir: "/tmp/s/memory", shownMemoryDir: "/m"}, "/m/a.md") // "/tmp/s/memory/a.md"
+ */
+export function requestedToolPath(
+  context: Pick<ToolContext, "cwd" | "memoryDir" | "shownMemoryDir">,
+  filePath: string,
+): string {
+  const absolute = path.isAbsolute(filePath) ? filePath : `${context.cwd}${path.sep}${filePath}`;
+  const shown = context.shownMemoryDir;
+  if (shown === undefined || context.memoryDir === null) return absolute;
+  const shownDir = path.resolve(shown);
+  if (absolute === shownDir || absolute === `${shownDir}${path.sep}`) return context.memoryDir;
+  if (absolute.startsWith(`${shownDir}${path.sep}`))
+    return `${context.memoryDir}${absolute.slice(shownDir.length)}`;
+  return absolute;
+}
+
+/** Resolves a tool's `file_path` (absolute, or relative to the context's cwd; see {@link requestedToolPath}). */
+export function resolveToolPath(
+  context: Pick<ToolContext, "cwd" | "memoryDir" | "shownMemoryDir">,
+  filePath: string,
+): string {
+  return path.resolve(requestedToolPath(context, filePath));
 }
 
 /** A tool error result with a readable message. */

@@ -42,7 +42,7 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       "claude-code: also turn Claude Code's own auto memory off (autoMemoryEnabled: false) and keep memdir on",
     )
     .option("--command <cmd>", "how the agent starts memdir", "memdir")
-    .option("--json", "machine-readable output: {agent, scope, files: [{path, changed}]}")
+    .option("--json", "machine-readable output: {agent, scope, files: [{path, changed, backup}]}")
     .action(async (agentName: string, options: SetupOptions) => {
       if (!(SETUP_AGENTS as readonly string[]).includes(agentName))
         throw usageError(`memdir: setup: unknown agent "${agentName}" (one of ${SETUP_AGENTS.join(", ")})`);
@@ -73,13 +73,17 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
         if (error instanceof SetupUsageError) throw usageError(error.message);
         throw error;
       }
-      const planned = await planEdits(edits);
-      const backups = options.print ? new Map<string, string>() : await writePlanned(planned, new Date());
+      const planned = await planEdits(edits, { checkWrites: !options.print });
+      const backups = options.print ? new Map<string, string>() : await writePlanned(planned);
       if (options.json) {
         printJson(context.io, {
           agent,
           scope,
-          files: planned.map((file) => ({ path: file.path, changed: file.changed })),
+          files: planned.map((file) => ({
+            path: file.path,
+            changed: file.changed,
+            backup: backups.get(file.path) ?? null,
+          })),
         });
         return;
       }
@@ -89,7 +93,8 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
         else if (!file.changed) out(`unchanged ${file.path}\n`);
         else {
           const backup = backups.get(file.path);
-          out(`changed   ${file.path}${backup ? ` (backup: ${backup})` : " (new file)"}\n`);
+          const through = file.target === file.path ? "" : ` (a link: wrote ${file.target})`;
+          out(`changed   ${file.path}${through}${backup ? ` (backup: ${backup})` : " (new file)"}\n`);
         }
       }
       if (options.remove) return;

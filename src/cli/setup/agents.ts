@@ -1,6 +1,6 @@
 import path from "node:path";
 import { type HookEntry, type JsonObject, withHooks, withKey, withServer } from "./json-config.ts";
-import { memdirServerTable, withServerTable } from "./toml-config.ts";
+import { withServerTable } from "./toml-config.ts";
 
 /** The agents `memdir setup` knows. */
 export const SETUP_AGENTS = ["claude-code", "codex", "gemini", "opencode", "cursor", "cline"] as const;
@@ -172,8 +172,7 @@ function codex(request: SetupRequest): FileEdit[] {
     {
       path: config,
       format: "toml",
-      edit: (text) =>
-        withServerTable(text, request.remove ? null : memdirServerTable(server.command, server.args), config),
+      edit: (text) => withServerTable(text, request.remove ? null : server, config),
     },
   ];
 }

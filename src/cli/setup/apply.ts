@@ -1,16 +1,87 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { MemdirError } from "../../errors.ts";
 import { writeFileAtomic } from "../../memdir/atomic.ts";
 import type { FileEdit } from "./agents.ts";
 import { formatJsonConfig, parseJsonConfig } from "./json-config.ts";
 
 /** One file's planned change: its text before (null when absent) and after. */
 export interface PlannedFile {
+  /** The file as the agent names it (a symbolic link stays one). */
   path: string;
+  /** Where the text is written: `path`, or the file a symbolic link at `path` leads to. */
+  target: string;
   before: string | null;
   after: string;
   changed: boolean;
+}
+
+function refuse(file: string, reason: string): never {
+  throw new MemdirError("invalid-input", `memdir: setup: ${file}: ${reason}; nothing was changed`);
+}
+
+/**
+ * The file a config path's text lives in: the path itself, or — for a symbolic link (a dotfiles
+ * checkout's `settings.json`) — the file it leads to, a relative link resolved against the
+ * link's folder, so the write keeps the link. A dangling or looping link is refused.
+ */
+async function writeTarget(file: string): Promise<string> {
+  const stat = await fs.lstat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null;
+    throw error;
+  });
+  if (!stat?.isSymbolicLink()) return file;
+  try {
+    return await fs.realpath(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const link = await fs.readlink(file).catch(() => "?");
+    const why =
+      code === "ENOENT" ? "which does not exist" : code === "ELOOP" ? "a loop of links" : String(code);
+    return refuse(file, `is a symbolic link to ${link}, ${why} — fix or remove the link`);
+  }
+}
+
+/**
+ * A file setup would change must be one it may write: a file without write permission for this
+ * user, or with no write bit at all (root may write anything, but the user marked it read-only),
+ * is refused, and so is a folder the atomic replace cannot create its temp file in.
+ */
+async function checkWritable(file: string, target: string, exists: boolean): Promise<void> {
+  const shown = target === file ? file : `${file} (a link to ${target})`;
+  if (exists) {
+    const mode = (await fs.stat(target)).mode & 0o777;
+    const writable = await fs.access(target, fs.constants.W_OK).then(
+      () => true,
+      () => false,
+    );
+    if (!writable || (mode & 0o222) === 0)
+      refuse(
+        shown,
+        `is read-only (mode ${mode.toString(8).padStart(4, "0")}) — make it writable or add the snippet from docs/integrations.md by hand`,
+      );
+  }
+  const folder = await nearestFolder(path.dirname(target));
+  const folderWritable = await fs.access(folder, fs.constants.W_OK).then(
+    () => true,
+    () => false,
+  );
+  if (!folderWritable) refuse(shown, `its folder ${folder} is not writable`);
+}
+
+/** `dir`, or its nearest ancestor that exists (setup creates the rest). */
+async function nearestFolder(dir: string): Promise<string> {
+  for (let current = dir; ; current = path.dirname(current)) {
+    if (
+      await fs.stat(current).then(
+        (stat) => stat.isDirectory(),
+        () => false,
+      )
+    )
+      return current;
+    if (path.dirname(current) === current) return current;
+  }
 }
 
 async function readOrNull(file: string): Promise<string | null> {
@@ -24,69 +95,65 @@ async function readOrNull(file: string): Promise<string | null> {
 
 /**
  * Works out every file's new text before writing any, so a file memdir cannot edit (broken JSON,
- * an inline TOML server) stops the whole setup with nothing changed.
+ * an inline TOML server, a read-only file, a dangling link) stops the whole setup with nothing
+ * changed. With `checkWrites` (not for `--print`), a file that would change must be writable.
  */
-export async function planEdits(edits: FileEdit[]): Promise<PlannedFile[]> {
+export async function planEdits(
+  edits: FileEdit[],
+  options: { checkWrites: boolean },
+): Promise<PlannedFile[]> {
   const planned: PlannedFile[] = [];
   for (const edit of edits) {
-    const before = await readOrNull(edit.path);
+    const target = await writeTarget(edit.path);
+    const before = await readOrNull(target);
+    let file: PlannedFile;
     if (edit.format === "toml") {
       const after = edit.edit(before);
-      planned.push({ path: edit.path, before, after, changed: after !== (before ?? "") });
-      continue;
+      file = { path: edit.path, target, before, after, changed: after !== (before ?? "") };
+    } else {
+      const doc = parseJsonConfig(before, edit.path);
+      const next = edit.edit(doc);
+      const changed = !isDeepStrictEqual(doc, next);
+      file = {
+        path: edit.path,
+        target,
+        before,
+        after: changed ? formatJsonConfig(next, before) : (before ?? ""),
+        changed,
+      };
     }
-    const doc = parseJsonConfig(before, edit.path);
-    const next = edit.edit(doc);
-    const changed = !isDeepStrictEqual(doc, next);
-    planned.push({
-      path: edit.path,
-      before,
-      after: changed ? formatJsonConfig(next, before) : (before ?? ""),
-      changed,
-    });
+    if (options.checkWrites && file.changed) await checkWritable(edit.path, target, before !== null);
+    planned.push(file);
   }
   return planned;
 }
 
-function stamp(now: Date): string {
-  return now
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z");
-}
-
-/** Copies `file` to a backup name not taken yet (two runs within a second keep both backups). */
-async function backUp(file: string, now: Date): Promise<string> {
-  const base = `${file}.memdir-backup-${stamp(now)}`;
-  for (let attempt = 0; ; attempt++) {
-    const backup = attempt === 0 ? base : `${base}-${attempt}`;
-    try {
-      await fs.copyFile(file, backup, fs.constants.COPYFILE_EXCL);
-      return backup;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-  }
+/** The one backup of `file` setup keeps: the newest, beside the name the agent uses. */
+export function backupPath(file: string): string {
+  return `${file}.memdir-backup`;
 }
 
 /**
- * Writes the changed files: the old file is copied to `<file>.memdir-backup-<UTC time>` first,
- * the new text is written atomically (a crash leaves the old or the new file, never half of
- * one), and the file keeps its mode (`~/.claude.json` is private).
- * Returns each backup's path by file.
+ * Writes the changed files: the old text is saved to `<file>.memdir-backup` first (one per
+ * file, replaced on each run), the new text is written atomically to the file — through a
+ * symbolic link to the file it leads to, the link kept — (a crash leaves the old or the new
+ * file, never half of one), and the file keeps its mode (`~/.claude.json` is private; so is its
+ * backup). Returns each backup's path by file.
  */
-export async function writePlanned(planned: PlannedFile[], now: Date): Promise<Map<string, string>> {
+export async function writePlanned(planned: PlannedFile[]): Promise<Map<string, string>> {
   const backups = new Map<string, string>();
   for (const file of planned) {
     if (!file.changed) continue;
-    await fs.mkdir(path.dirname(file.path), { recursive: true });
+    await fs.mkdir(path.dirname(file.target), { recursive: true });
     let mode: number | undefined;
     if (file.before !== null) {
-      mode = (await fs.stat(file.path)).mode & 0o777;
-      backups.set(file.path, await backUp(file.path, now));
+      mode = (await fs.stat(file.target)).mode & 0o777;
+      // Written, not copied: a link in the backup's place is replaced, never followed.
+      const backup = backupPath(file.path);
+      await writeFileAtomic(backup, file.before, { mode });
+      backups.set(file.path, backup);
     }
-    await writeFileAtomic(file.path, file.after);
-    if (mode !== undefined) await fs.chmod(file.path, mode);
+    await writeFileAtomic(file.target, file.after, mode === undefined ? {} : { mode });
   }
   return backups;
 }

@@ -90,7 +90,12 @@ function sortByEvent(entries: HookEntry[]): HookEntry[] {
   return [...entries].sort((a, b) => a.event.localeCompare(b.event));
 }
 
-/** `doc[key].memdir` set to `server` (removed when `server` is null; the key dropped when left empty). */
+/**
+ * `doc[key].memdir` with the keys of `server` set — the ones memdir owns (`command`, `args`,
+ * `type`, `enabled`, …); every other key a user added to the entry (`env`, `timeout`,
+ * `required`, …) stays (docs/design.md#agent-setup). Removed as a whole when `server` is null;
+ * the key dropped when left empty.
+ */
 export function withServer(
   doc: JsonObject,
   key: string,
@@ -98,11 +103,17 @@ export function withServer(
   file: string,
 ): JsonObject {
   const servers = objectAt(doc, key, file) ?? {};
-  if (server !== null && isDeepStrictEqual(servers.memdir, server)) return doc;
+  const current = isObject(servers.memdir) ? servers.memdir : undefined;
+  if (
+    server !== null &&
+    current &&
+    Object.entries(server).every(([name, value]) => isDeepStrictEqual(current[name], value))
+  )
+    return doc;
   if (server === null && !Object.hasOwn(servers, "memdir")) return doc;
   const next: JsonObject = { ...servers };
   if (server === null) delete next.memdir;
-  else next.memdir = server;
+  else next.memdir = { ...current, ...server };
   const result: JsonObject = { ...doc, [key]: next };
   if (Object.keys(next).length === 0) delete result[key];
   return result;
