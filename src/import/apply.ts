@@ -125,7 +125,11 @@ async function carryOut(
       return;
     }
     const wanted =
-      candidate.fileName && !files.has(candidate.fileName.toLowerCase()) ? candidate.fileName : undefined;
+      candidate.fileName &&
+      PLAIN_FILE_NAME.test(candidate.fileName) &&
+      !files.has(candidate.fileName.toLowerCase())
+        ? candidate.fileName
+        : undefined;
     const input = {
       type: candidate.type,
       description: candidate.description,
@@ -162,6 +166,10 @@ async function carryOut(
     report.skipped.push({ source: candidate.label, reason: error.message.replace(/^memdir: /, "") });
   }
 }
+
+// A source's own file name is kept only when it is a plain one: a note called `Deploy checklist.md`
+// gets a name derived from its type and description, as any new memory does.
+const PLAIN_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*\.md$/;
 
 /** What the writer would refuse, for a dry run that calls no writer. */
 function dryRunRefusal(candidate: ImportCandidate): string | null {
