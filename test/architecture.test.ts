@@ -30,6 +30,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ["mcp", "hooks", "memory-tool", "ui", "helper"],
   // One agent session: the agent loop with extraction and consolidation wired in as hooks.
   ["session"],
+  // `memdir import` from other memory tools and `memdir export`: it writes through the single
+  // writer and uses the consolidation's duplicate test and history, so it sits above them.
+  ["import"],
   // Background extraction and consolidation: both run forked agents, neither knows the other.
   // Sync (memory over git) sits beside them: it knows files and git, not agents.
   ["extract", "dream", "sync"],

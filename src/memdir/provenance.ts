@@ -5,7 +5,15 @@ import { metadataOf } from "./frontmatter.ts";
  * frontmatter as `source:` (and `session:` when the session is known), so a user can see and
  * filter what was written for them (`memdir list --source extraction`).
  */
-export type MemorySource = "user" | "cli" | "agent" | "extraction" | "consolidation" | "mcp" | "sync";
+export type MemorySource =
+  | "user"
+  | "cli"
+  | "agent"
+  | "extraction"
+  | "consolidation"
+  | "mcp"
+  | "sync"
+  | "import";
 
 export const MEMORY_SOURCES: readonly MemorySource[] = [
   "user",
@@ -15,14 +23,16 @@ export const MEMORY_SOURCES: readonly MemorySource[] = [
   "consolidation",
   "mcp",
   "sync",
+  "import",
 ];
 
 /**
- * The writers no one asked for at the moment they write: background extraction, consolidation and
- * a teammate's memory synced in. Their instruction-like text waits in the inbox (docs/design.md#quarantine),
+ * The writers no one asked for at the moment they write: background extraction, consolidation,
+ * a teammate's memory synced in, and memories imported from another tool (`memdir import`: the
+ * user asked for the import, not for each of the hundreds of texts in it). Their instruction-like text waits in the inbox (docs/design.md#quarantine),
  * and `memoryMode: review` turns all their writes into proposals.
  */
-export const AUTOMATIC_SOURCES: readonly MemorySource[] = ["extraction", "consolidation", "sync"];
+export const AUTOMATIC_SOURCES: readonly MemorySource[] = ["extraction", "consolidation", "sync", "import"];
 
 /** True for a source in {@link AUTOMATIC_SOURCES}. */
 export function isAutomaticSource(source: string | undefined | null): boolean {

@@ -79,6 +79,11 @@ export interface WriteOptions {
    * nothing is stamped.
    */
   origin?: WriteOrigin;
+  /**
+   * The time stamped as `modified` instead of now: an import keeps the date the source tool
+   * recorded (docs/import.md). The clock still dates everything else (a held proposal's age).
+   */
+  modifiedAt?: number;
 }
 
 /**
@@ -150,7 +155,7 @@ export async function saveMemory(
         else frontmatter[key] = value;
       const hasName = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "";
       const name = hasName ? undefined : path.posix.basename(target.file).replace(/\.md$/i, "");
-      const modified = new Date((options.now ?? Date.now)()).toISOString();
+      const modified = new Date(options.modifiedAt ?? (options.now ?? Date.now)()).toISOString();
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
       const previous = parseIndex(index).find((entry) => entry.file === target.file);
