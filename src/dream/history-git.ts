@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import {
@@ -9,15 +8,13 @@ import {
   git as repositoryGit,
   runGit as runRepositoryGit,
 } from "../memdir/git.ts";
-import { isMemoryFileName } from "../memdir/scan.ts";
-import { removeMemoryIfPresent, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
 import {
+  type EntryVersions,
   type FileChange,
   type HistoryEntry,
   type HistoryKind,
   parseKindPrefix,
-  restoreOrder,
 } from "./history-types.ts";
 
 // Dot-files are memdir's own state (locks, proposals, the journal, the project marker): never history.
@@ -117,6 +114,7 @@ export async function gitLog(memoryDir: string, extra: string[] = []): Promise<H
     const lines = body.trim().split("\n");
     const { kind, message } = parseKindPrefix(lines[0] ?? "");
     const undoes = /^Undoes: ([0-9a-f]+)$/m.exec(body)?.[1];
+    const command = /^Command: (.+)$/m.exec(body)?.[1];
     entries.push({
       id: hash.slice(0, 12),
       kind,
@@ -124,6 +122,7 @@ export async function gitLog(memoryDir: string, extra: string[] = []): Promise<H
       at: new Date(Number(seconds) * 1000).toISOString(),
       changes: parseNameStatus(rest),
       ...(undoes ? { undoes: undoes.slice(0, 12) } : {}),
+      ...(command ? { command } : {}),
     });
   }
   return entries;
@@ -143,60 +142,28 @@ function parseNameStatus(text: string): FileChange[] {
 }
 
 /**
- * Reverts one commit as a new commit (history is never rewritten). Each file the commit changed
- * is merged three ways (`git merge-file`: base = the file after the commit, ours = the file now,
- * theirs = the file before it), so later, unrelated edits to the same file (a line added to
- * `MEMORY.md` since) are kept; when a file conflicts, it gets its version from before the
- * commit. The results are written through the single writer (path and memory-file checks, atomic,
- * under the writer lock the caller holds), `MEMORY.md` last; git never writes the work tree. The
- * caller commits any pending state first, so even the fallback loses nothing.
+ * The text of each file `target` changed, just before it (its parent commit) and just after it
+ * (the commit itself), for the undo plan (`undo-plan.ts`): what an undo restores and what the file must still
+ * hold for the undo to be exact (docs/design.md#undo).
  */
-export async function gitRevert(
+export async function gitVersions(
   memoryDir: string,
   target: HistoryEntry,
-  options: { now?: Clock } = {},
-): Promise<HistoryEntry | null> {
+): Promise<(file: string) => Promise<EntryVersions>> {
   const full = (await git(memoryDir, ["rev-parse", target.id])).trim();
-  const ordered = restoreOrder(target.changes);
-  for (const change of ordered) {
-    if (!isMemoryFileName(change.file) && change.file !== "MEMORY.md") continue; // not memdir's to restore
-    const before = await fileAt(memoryDir, `${full}^`, change.file);
-    if (before === null) {
-      await removeMemoryIfPresent(memoryDir, change.file);
-      continue;
-    }
-    const after = await fileAt(memoryDir, full, change.file);
-    const now = await fs.readFile(path.join(memoryDir, change.file), "utf8").catch(() => null);
-    const merged =
-      after === null || now === null ? before : await mergeThreeWays(memoryDir, now, after, before);
-    await writeMemoryText(memoryDir, change.file, merged ?? before);
-  }
-  return gitCommit(memoryDir, "undo", `${target.kind}: ${target.message}`, {
-    body: `Undoes: ${full}`,
-    now: options.now,
+  return async (file) => ({
+    before: await fileAt(memoryDir, `${full}^`, file),
+    after: await fileAt(memoryDir, full, file),
   });
+}
+
+/** The full hash an entry id (a 12-character prefix) names. */
+export async function gitFullHash(memoryDir: string, id: string): Promise<string> {
+  return (await git(memoryDir, ["rev-parse", id])).trim();
 }
 
 /** The text of `file` at commit `revision`, or null when it did not exist there (or there is no such commit). */
 async function fileAt(memoryDir: string, revision: string, file: string): Promise<string | null> {
   const result = await runGit(memoryDir, ["show", `${revision}:${file}`]);
   return result.code === 0 ? result.stdout : null;
-}
-
-/** `git merge-file -p ours base theirs` on temp files: the merged text, or null on a conflict. */
-async function mergeThreeWays(
-  memoryDir: string,
-  ours: string,
-  base: string,
-  theirs: string,
-): Promise<string | null> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "memdir-undo-"));
-  try {
-    const files = ["ours", "base", "theirs"].map((name) => path.join(dir, name));
-    await Promise.all([ours, base, theirs].map((text, i) => fs.writeFile(files[i], text)));
-    const result = await runGit(memoryDir, ["merge-file", "-p", "--quiet", ...files]);
-    return result.code === 0 ? result.stdout : null;
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
 }

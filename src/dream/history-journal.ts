@@ -2,17 +2,16 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { isMemoryFileName } from "../memdir/scan.ts";
 import { listTrackedFiles } from "../memdir/scratch.ts";
-import { removeMemoryIfPresent, writeMemoryText } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
-import { type FileChange, type HistoryEntry, type HistoryKind, restoreOrder } from "./history-types.ts";
+import type { EntryVersions, FileChange, HistoryEntry, HistoryKind } from "./history-types.ts";
 
 /**
  * The history without git: `.history/<id>/manifest.json` plus `.history/<id>/before/<file>`, the
- * prior version of every file the entry modified or deleted. Recorded in two steps: `begin`
- * copies the files that may change BEFORE anything changes; `finish` compares and keeps only the
- * copies of files that did change.
+ * prior version of every file the entry modified or deleted, and `.history/<id>/after/<file>`, the
+ * version it left of every file it added or modified (an undo checks the file still holds it:
+ * docs/design.md#undo). Recorded in two steps: `begin` copies the files that may change BEFORE
+ * anything changes; `finish` compares and keeps only the copies of files that did change.
  */
 export const JOURNAL_DIR = ".history";
 
@@ -25,6 +24,7 @@ interface Manifest {
   at: string;
   changes: FileChange[];
   undoes?: string;
+  command?: string;
 }
 
 /** True when the memory dir has a journal. */
@@ -53,7 +53,12 @@ function journalId(nowMs: number): string {
 
 /** A journal entry being recorded. */
 export interface JournalRecording {
-  finish(kind: HistoryKind, message: string, extra?: { undoes?: string }): Promise<HistoryEntry | null>;
+  /** `files`: files the change made that were not known at `begin` (a memory saved under a new name). */
+  finish(
+    kind: HistoryKind,
+    message: string,
+    extra?: { undoes?: string; command?: string; files?: readonly string[] },
+  ): Promise<HistoryEntry | null>;
 }
 
 /**
@@ -80,23 +85,36 @@ export async function beginJournal(
   await fs.mkdir(pending, { recursive: true });
   return {
     async finish(kind, message, extra = {}) {
+      const { files: madeFiles = [], ...recorded } = extra;
       const current = options.files ?? (await listTrackedFiles(memoryDir));
-      const candidates = [...new Set([...watched, ...current])].sort();
+      const candidates = [...new Set([...watched, ...current, ...madeFiles])].sort();
       const changes: FileChange[] = [];
       for (const file of candidates) {
         const before = existed.includes(file) ? await readOrNull(path.join(pending, "before", file)) : null;
         const after = await readOrNull(path.join(memoryDir, file));
         if (before === null && after === null) continue;
-        if (before === null) changes.push({ file, change: "added" });
-        else if (after === null) changes.push({ file, change: "deleted" });
-        else if (!before.equals(after)) changes.push({ file, change: "modified" });
-        else await fs.rm(path.join(pending, "before", file), { force: true });
+        if (before !== null && after !== null && before.equals(after)) {
+          await fs.rm(path.join(pending, "before", file), { force: true });
+          continue;
+        }
+        changes.push({ file, change: before === null ? "added" : after === null ? "deleted" : "modified" });
+        if (after === null) continue;
+        const copy = path.join(pending, "after", file);
+        await fs.mkdir(path.dirname(copy), { recursive: true });
+        await fs.writeFile(copy, after);
       }
       if (changes.length === 0) {
         await fs.rm(pending, { recursive: true, force: true });
         return null;
       }
-      const manifest: Manifest = { id, kind, message, at: new Date(now()).toISOString(), changes, ...extra };
+      const manifest: Manifest = {
+        id,
+        kind,
+        message,
+        at: new Date(now()).toISOString(),
+        changes,
+        ...recorded,
+      };
       await fs.writeFile(path.join(pending, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
       await fs.rename(pending, path.join(memoryDir, JOURNAL_DIR, id));
       return { ...manifest };
@@ -143,32 +161,26 @@ export async function journalLog(memoryDir: string): Promise<HistoryEntry[]> {
 }
 
 /**
- * Undoes one entry as a new `undo` entry: files it added are removed, files it modified or
- * deleted get their prior version back. The undo itself records what it overwrites.
+ * The text of each file `target` changed, just before and just after it, from its copies (the
+ * undo plan's input, `undo-plan.ts`). `after` is undefined for entries recorded before the journal
+ * kept it.
  */
-export async function journalRevert(
+export function journalVersions(
   memoryDir: string,
   target: HistoryEntry,
-  options: { now?: Clock } = {},
-): Promise<HistoryEntry | null> {
-  const files = target.changes.map((c) => c.file);
-  const recording = await beginJournal(memoryDir, { files, now: options.now });
-  // Through the single writer (path and memory-file checks, atomic, under the writer lock the
-  // caller holds), MEMORY.md last so its restored text is what stays.
-  const ordered = restoreOrder(target.changes);
-  for (const change of ordered) {
-    if (!isMemoryFileName(change.file) && change.file !== "MEMORY.md") continue;
-    if (change.change === "added") {
-      await removeMemoryIfPresent(memoryDir, change.file);
-      continue;
+): (file: string) => Promise<EntryVersions> {
+  const entryDir = path.join(memoryDir, JOURNAL_DIR, target.id);
+  return async (file) => {
+    const change = target.changes.find((c) => c.file === file)?.change;
+    let before: string | null = null;
+    if (change !== "added") {
+      const prior = await readOrNull(path.join(entryDir, "before", file));
+      if (prior === null)
+        throw new MemdirError("not-found", `history: ${target.id}: the prior version of ${file} is missing`);
+      before = prior.toString("utf8");
     }
-    const prior = await readOrNull(path.join(memoryDir, JOURNAL_DIR, target.id, "before", change.file));
-    if (prior === null)
-      throw new MemdirError(
-        "not-found",
-        `history: ${target.id}: the prior version of ${change.file} is missing`,
-      );
-    await writeMemoryText(memoryDir, change.file, prior.toString("utf8"));
-  }
-  return recording.finish("undo", `${target.kind}: ${target.message}`, { undoes: target.id });
+    if (change === "deleted") return { before, after: null };
+    const left = await readOrNull(path.join(entryDir, "after", file));
+    return { before, after: left === null ? undefined : left.toString("utf8") };
+  };
 }

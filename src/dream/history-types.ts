@@ -1,13 +1,30 @@
 /**
  * What a history entry records. `snapshot` is the state recorded before a change when files had
- * changed since the last entry (saves, hand edits); `expire` and `reject` record an inbox proposal
- * dropped (no file changes); the rest name what made the change.
+ * changed since the last entry (unrecorded saves, hand edits); `expire` and `reject` record an
+ * inbox proposal dropped (no file changes); the rest name what made the change: `add`, `forget`
+ * and `rm` the CLI commands, `sync` a sync's pull, `save` the web view's edits and deletions.
  */
-export type HistoryKind = "snapshot" | "save" | "dream" | "dedupe" | "apply" | "undo" | "expire" | "reject";
+export type HistoryKind =
+  | "snapshot"
+  | "save"
+  | "add"
+  | "forget"
+  | "rm"
+  | "sync"
+  | "dream"
+  | "dedupe"
+  | "apply"
+  | "undo"
+  | "expire"
+  | "reject";
 
 export const HISTORY_KINDS: readonly HistoryKind[] = [
   "snapshot",
   "save",
+  "add",
+  "forget",
+  "rm",
+  "sync",
   "dream",
   "dedupe",
   "apply",
@@ -20,6 +37,15 @@ export const HISTORY_KINDS: readonly HistoryKind[] = [
 export interface FileChange {
   file: string;
   change: "added" | "modified" | "deleted";
+}
+
+/**
+ * A file's text just before and just after one entry: null where it did not exist; `after`
+ * undefined when the history does not know it (journal entries written before it kept both).
+ */
+export interface EntryVersions {
+  before: string | null;
+  after: string | null | undefined;
 }
 
 /** One recorded change to the memory dir. */
@@ -36,13 +62,48 @@ export interface HistoryEntry {
   undoes?: string;
   /** The undo entry that reverted this one, when there is one. */
   undoneBy?: string;
+  /** The command that made it (`memdir forget`), when the writer named one. */
+  command?: string;
 }
 
 /** How the history is kept: a git repository inside the memory dir, or a `.history/` journal. */
 export type HistoryBackendName = "git" | "journal";
 
-/** The kinds `memdir undo` picks by default (the newest not yet undone). */
-export const UNDOABLE_BY_DEFAULT: readonly HistoryKind[] = ["dream", "dedupe", "apply", "save"];
+/**
+ * The kinds `memdir undo` picks by default: the newest entry a command made that is not yet undone
+ * (docs/design.md#undo). Not a `snapshot` (changes no command recorded: undone by id only),
+ * not an `undo` (so repeated undos walk back), not the events that changed no file.
+ */
+export const UNDOABLE_BY_DEFAULT: readonly HistoryKind[] = [
+  "dream",
+  "dedupe",
+  "apply",
+  "save",
+  "add",
+  "forget",
+  "rm",
+  "sync",
+];
+
+const COMMAND_OF_KIND: Readonly<Record<HistoryKind, string>> = {
+  snapshot: "changes recorded before another command",
+  save: "memdir ui",
+  add: "memdir add",
+  forget: "memdir forget",
+  rm: "memdir rm",
+  sync: "memdir sync",
+  dream: "memdir dream",
+  dedupe: "memdir dream",
+  apply: "memdir inbox accept",
+  undo: "memdir undo",
+  expire: "memdir inbox",
+  reject: "memdir inbox reject",
+};
+
+/** What made `entry`: the command its writer recorded, else the one its kind implies. */
+export function commandOf(entry: HistoryEntry): string {
+  return entry.command ?? COMMAND_OF_KIND[entry.kind];
+}
 
 /** Splits `kind: message` (the first line of a commit message or manifest message). */
 export function parseKindPrefix(line: string): { kind: HistoryKind; message: string } {
@@ -56,12 +117,4 @@ export function parseKindPrefix(line: string): { kind: HistoryKind; message: str
 export function changedMemoryCount(entry: HistoryEntry | null): number {
   if (!entry) return 0;
   return entry.changes.filter((c) => !/(^|\/)MEMORY\.md$/.test(c.file)).length;
-}
-
-/**
- * The files an undo restores, in the order it restores them: memories first, `MEMORY.md` last,
- * so the index text the undo brings back is what stays (each memory's own write may touch it).
- */
-export function restoreOrder(changes: readonly FileChange[]): FileChange[] {
-  return [...changes].sort((a, b) => Number(a.file === "MEMORY.md") - Number(b.file === "MEMORY.md"));
 }

@@ -4,21 +4,24 @@ import type { Clock } from "../types.ts";
 import {
   gitAvailable,
   gitCommit,
+  gitFullHash,
   gitHistoryExists,
   gitLog,
-  gitRevert,
+  gitVersions,
   initGitHistory,
 } from "./history-git.ts";
-import { beginJournal, journalExists, journalLog, journalNote, journalRevert } from "./history-journal.ts";
+import { beginJournal, journalExists, journalLog, journalNote, journalVersions } from "./history-journal.ts";
 import {
   type HistoryBackendName,
   type HistoryEntry,
   type HistoryKind,
   UNDOABLE_BY_DEFAULT,
 } from "./history-types.ts";
+import { applyUndoPlan, planUndo } from "./undo-plan.ts";
 
 export {
   changedMemoryCount,
+  commandOf,
   type FileChange,
   type HistoryBackendName,
   type HistoryEntry,
@@ -53,8 +56,23 @@ export interface PendingChange {
   readonly backend: HistoryBackendName;
   /** The `snapshot` entry recorded first, when files had changed since the last entry (git only). */
   readonly snapshot: HistoryEntry | null;
-  /** Records what changed since `begin`; null when nothing did. */
-  finish(message: string): Promise<HistoryEntry | null>;
+  /**
+   * Records what changed since `begin`; null when nothing did. `madeFiles`: files the change
+   * created that `begin` could not name (the journal watches only the `files` it was given).
+   */
+  finish(message: string, madeFiles?: readonly string[]): Promise<HistoryEntry | null>;
+}
+
+/** What {@link beginChange} records: the entry's kind, and the command that makes it. */
+export interface ChangeOptions extends HistoryOptions {
+  kind: HistoryKind;
+  /** The command shown by `memdir history` and `memdir undo` (`memdir forget`); default: from the kind. */
+  command?: string;
+  /**
+   * The files the change may touch, relative to the memory dir (the journal copies them first;
+   * default: every memory file and the index). Git records whatever changed.
+   */
+  files?: string[];
 }
 
 /**
@@ -68,11 +86,9 @@ export interface PendingChange {
  * await consolidate();
  * const entry = await pending.finish("merged two memories about the login tests");
  */
-export async function beginChange(
-  memoryDir: string,
-  options: HistoryOptions & { kind: HistoryKind; files?: string[] },
-): Promise<PendingChange> {
+export async function beginChange(memoryDir: string, options: ChangeOptions): Promise<PendingChange> {
   const backend = await historyBackend(memoryDir, options);
+  const command = options.command;
   if (backend === "git") {
     await initGitHistory(memoryDir);
     const snapshot = await gitCommit(memoryDir, "snapshot", `state before ${options.kind}`, {
@@ -81,38 +97,64 @@ export async function beginChange(
     return {
       backend,
       snapshot,
-      finish: (message) => gitCommit(memoryDir, options.kind, message, { now: options.now }),
+      finish: (message) =>
+        gitCommit(memoryDir, options.kind, message, {
+          now: options.now,
+          ...(command ? { body: `Command: ${command}` } : {}),
+        }),
     };
   }
   const recording = await beginJournal(memoryDir, { files: options.files, now: options.now });
-  return { backend, snapshot: null, finish: (message) => recording.finish(options.kind, message) };
+  return {
+    backend,
+    snapshot: null,
+    finish: (message, madeFiles) =>
+      recording.finish(options.kind, message, { ...(command ? { command } : {}), files: madeFiles }),
+  };
 }
 
 /**
- * Runs `change` between {@link beginChange} and `finish`. The change is recorded even when
- * `change` throws (a half-done consolidation must be undoable too), then the error is rethrown.
+ * Records one batch of changes as ONE history entry, so `memdir undo` takes the whole batch back
+ * (docs/design.md#undo): runs `change` between {@link beginChange} and `finish`. The change is
+ * recorded even when `change` throws (a half-done batch must be undoable too), then the error is
+ * rethrown. With `lock`, the writer lock is held from before the recording starts until it is
+ * finished, so no other writer's save lands in this entry (and an undo of it never takes that
+ * save back); leave it off for long runs (a consolidation with a model) that must not block saves.
+ *
+ * @example
+ * // a sync's pull: every file it writes, one entry
+ * const { entry } = await recordChange(
+ *   memoryDir,
+ *   { kind: "sync", command: "memdir sync", message: "pulled 3 memories", lock: true },
+ *   () => writePulledFiles(),
+ * );
  */
 export async function recordChange<T>(
   memoryDir: string,
-  options: HistoryOptions & {
-    kind: HistoryKind;
+  options: ChangeOptions & {
     message: string | ((result: T | undefined) => string);
-    files?: string[];
+    /** Files `change` created that `files` could not name beforehand (a memory saved under a new name). */
+    madeFiles?: (result: T) => readonly string[];
+    /** Hold the writer lock across the whole recording. */
+    lock?: boolean;
   },
   change: () => Promise<T>,
 ): Promise<{ result: T; entry: HistoryEntry | null }> {
-  const pending = await beginChange(memoryDir, options);
-  const messageFor = (result: T | undefined) =>
-    typeof options.message === "function" ? options.message(result) : options.message;
-  let result: T;
-  try {
-    result = await change();
-  } catch (error) {
-    await pending.finish(`${messageFor(undefined)} (failed part-way)`).catch(() => null);
-    throw error;
-  }
-  const entry = await pending.finish(messageFor(result));
-  return { result, entry };
+  const record = async () => {
+    const pending = await beginChange(memoryDir, options);
+    const messageFor = (result: T | undefined) =>
+      typeof options.message === "function" ? options.message(result) : options.message;
+    let result: T;
+    try {
+      result = await change();
+    } catch (error) {
+      await pending.finish(`${messageFor(undefined)} (failed part-way)`).catch(() => null);
+      throw error;
+    }
+    const entry = await pending.finish(messageFor(result), options.madeFiles?.(result));
+    return { result, entry };
+  };
+  return options.lock ? withMemoryLock(memoryDir, record) : record();
 }
 
 /**
@@ -158,7 +200,10 @@ export async function listHistory(memoryDir: string, options: HistoryOptions = {
   });
 }
 
-/** The entry `id` names (a prefix of 4+ characters is enough), or the newest undoable one not yet undone. */
+/**
+ * The entry `id` names (a prefix of 4+ characters is enough), or the newest entry a command made
+ * that is not yet undone (see `UNDOABLE_BY_DEFAULT`: snapshots and undos only by id).
+ */
 export function pickUndoTarget(entries: readonly HistoryEntry[], id?: string): HistoryEntry {
   if (id !== undefined) {
     const wanted = id.trim().toLowerCase();
@@ -171,17 +216,20 @@ export function pickUndoTarget(entries: readonly HistoryEntry[], id?: string): H
   }
   const target = entries.find((e) => UNDOABLE_BY_DEFAULT.includes(e.kind) && !e.undoneBy);
   if (!target)
-    throw new MemdirError("not-found", "undo: nothing to undo (no consolidation or save is recorded)");
+    throw new MemdirError("not-found", "undo: nothing to undo (no recorded change is left to undo)");
   return target;
 }
 
 /**
- * Undoes one recorded change as a new `undo` entry (history is never rewritten): what it removed
- * comes back, what it rewrote gets its prior text, what it added is removed. Runs under the
- * writer lock so no save interleaves.
+ * Undoes one recorded change as a new `undo` entry (history is never rewritten), exactly
+ * (docs/design.md#undo): each memory file it changed gets back its text from before it, byte for
+ * byte (what it added is removed, what it removed comes back); `MEMORY.md` gets back only the
+ * lines it changed, so later unrelated lines stay. When a later change touched one of those
+ * files (or index lines), it is refused with a `MemdirError("invalid-input")` naming that later
+ * entry, and nothing is written. Runs under the writer lock so no save interleaves.
  *
  * @example
- * const { undone } = await undoChange(memoryDir); // the last consolidation
+ * const { undone } = await undoChange(memoryDir); // the newest recorded change not yet undone
  */
 export async function undoChange(
   memoryDir: string,
@@ -190,13 +238,30 @@ export async function undoChange(
 ): Promise<{ undone: HistoryEntry; entry: HistoryEntry | null }> {
   return withMemoryLock(memoryDir, async () => {
     const backend = await historyBackend(memoryDir, options);
-    const target = pickUndoTarget(await listHistory(memoryDir, options), id);
+    // Hand edits and unrecorded saves become a snapshot first: an undo refused because of them can name it.
+    if (backend === "git") await gitCommit(memoryDir, "snapshot", "state before undo", { now: options.now });
+    const entries = await listHistory(memoryDir, options);
+    const target = pickUndoTarget(entries, id);
     if (target.undoneBy)
       throw new MemdirError("invalid-input", `undo: ${target.id} was already undone by ${target.undoneBy}`);
+    const newer = entries.slice(0, entries.indexOf(target));
+    const versionsOf =
+      backend === "git" ? await gitVersions(memoryDir, target) : journalVersions(memoryDir, target);
+    const plan = await planUndo(memoryDir, target, newer, versionsOf);
+    const message = `${target.kind}: ${target.message}`;
     if (backend === "git") {
-      await gitCommit(memoryDir, "snapshot", "state before undo", { now: options.now });
-      return { undone: target, entry: await gitRevert(memoryDir, target, options) };
+      await applyUndoPlan(memoryDir, plan);
+      const body = `Undoes: ${await gitFullHash(memoryDir, target.id)}`;
+      return {
+        undone: target,
+        entry: await gitCommit(memoryDir, "undo", message, { body, now: options.now }),
+      };
     }
-    return { undone: target, entry: await journalRevert(memoryDir, target, options) };
+    const recording = await beginJournal(memoryDir, {
+      files: target.changes.map((change) => change.file),
+      now: options.now,
+    });
+    await applyUndoPlan(memoryDir, plan);
+    return { undone: target, entry: await recording.finish("undo", message, { undoes: target.id }) };
   });
 }

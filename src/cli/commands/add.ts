@@ -1,4 +1,7 @@
+import path from "node:path";
 import { Option } from "commander";
+import { recordChange } from "../../dream/history.ts";
+import { INDEX_FILE } from "../../memdir/index-file.ts";
 import { ensureMemoryDir } from "../../memdir/paths.ts";
 import { saveMemory } from "../../memdir/write.ts";
 import { MEMORY_TYPES } from "../../types.ts";
@@ -40,16 +43,30 @@ export const registerAddCommand: RegisterCommand = (program, context) => {
     }
     const location = await locationFromOptions(options, context);
     await ensureMemoryDir(location);
-    const saved = await saveMemory(
+    // One history entry: over an existing file it replaces its text, and `memdir undo` brings
+    // that text back; a new memory is removed again (docs/design.md#undo).
+    const { result: saved } = await recordChange(
       location.memoryDir,
       {
-        type: options.type,
-        description: options.description,
-        body,
-        ...(options.file ? { file: options.file } : {}),
-        ...(options.title ? { title: options.title } : {}),
+        kind: "add",
+        command: "memdir add",
+        message: (result) => (result ? `${result.created ? "added" : "replaced"} ${result.file}` : "add"),
+        files: [...(options.file ? [path.posix.normalize(options.file)] : []), INDEX_FILE],
+        madeFiles: (result) => [result.file],
+        lock: true,
       },
-      { origin: { source: "cli", projectRoot: location.projectRoot } },
+      () =>
+        saveMemory(
+          location.memoryDir,
+          {
+            type: options.type,
+            description: options.description,
+            body: body ?? "",
+            ...(options.file ? { file: options.file } : {}),
+            ...(options.title ? { title: options.title } : {}),
+          },
+          { origin: { source: "cli", projectRoot: location.projectRoot } },
+        ),
     );
     if (saved.indexWarning) context.io.stderr(`memdir: warning: ${saved.indexWarning}\n`);
     await startAutoSync("after-save", location, configFromOptions(options, context, location), context.env);

@@ -1,6 +1,8 @@
+import { recordChange } from "../../dream/history.ts";
 import { MemdirError } from "../../errors.ts";
 import { findMemoryToForget } from "../../extract/explicit.ts";
 import { cleanStatement, parseExplicitMemory } from "../../extract/explicit-intent.ts";
+import { INDEX_FILE } from "../../memdir/index-file.ts";
 import { removeMemory } from "../../memdir/write.ts";
 import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
 import { locationFromOptions, memdirForCommand } from "../location.ts";
@@ -12,7 +14,8 @@ interface ForgetOptions extends CommonOptions {
 
 /**
  * `memdir forget "<text>"`: finds the memory that best matches the text, shows it, and removes it
- * (file and index line) after a yes on stdin, or at once with `--yes`.
+ * (file and index line) after a yes on stdin, or at once with `--yes`; recorded in the history, so
+ * `memdir undo` brings it back.
  */
 export const registerForgetCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
@@ -40,7 +43,18 @@ export const registerForgetCommand: RegisterCommand = (program, context) => {
         return;
       }
     }
-    await removeMemory(location.memoryDir, match.file);
+    // One history entry, so `memdir undo` brings the memory and its index line back (docs/design.md#undo).
+    await recordChange(
+      location.memoryDir,
+      {
+        kind: "forget",
+        command: "memdir forget",
+        message: `forgot ${match.file}`,
+        files: [match.file, INDEX_FILE],
+        lock: true,
+      },
+      () => removeMemory(location.memoryDir, match.file),
+    );
     if (options.json) printJson(context.io, { removed: true, file: match.file, path: match.path });
     else context.io.stdout(`Forgot ${match.file}${match.description ? `: ${match.description}` : ""}\n`);
   });

@@ -1,9 +1,15 @@
+import path from "node:path";
+import { recordChange } from "../../dream/history.ts";
+import { INDEX_FILE } from "../../memdir/index-file.ts";
 import { removeMemory } from "../../memdir/write.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../common.ts";
 import { locationFromOptions } from "../location.ts";
 import { printJson } from "../output.ts";
 
-/** `memdir rm <file>`: removes a memory file and its index line (`--json`: `{file, path}`). */
+/**
+ * `memdir rm <file>`: removes a memory file and its index line (`--json`: `{file, path}`), as one
+ * history entry that `memdir undo` takes back.
+ */
 export const registerRmCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
     program
@@ -12,7 +18,17 @@ export const registerRmCommand: RegisterCommand = (program, context) => {
       .argument("<file>", "memory file, relative to the memory directory"),
   ).action(async (file: string, options: CommonOptions) => {
     const location = await locationFromOptions(options, context);
-    const removed = await removeMemory(location.memoryDir, file);
+    const { result: removed } = await recordChange(
+      location.memoryDir,
+      {
+        kind: "rm",
+        command: "memdir rm",
+        message: (result) => `removed ${result?.file ?? file}`,
+        files: [path.posix.normalize(file), INDEX_FILE],
+        lock: true,
+      },
+      () => removeMemory(location.memoryDir, file),
+    );
     if (options.json) printJson(context.io, removed);
     else context.io.stdout(`removed ${removed.path}\n`);
   });
