@@ -2,7 +2,7 @@
  * What a history entry records. `snapshot` is the state recorded before a change when files had
  * changed since the last entry (unrecorded saves, hand edits); `expire` and `reject` record an
  * inbox proposal dropped (no file changes); the rest name what made the change: `add`, `forget`
- * and `rm` the CLI commands, `sync` a sync's pull, `save` the web view's edits and deletions.
+ * and `rm` the CLI commands, `sync` a sync's pull, `import` one `memdir import`, `save` the web view's edits and deletions.
  */
 export type HistoryKind =
   | "snapshot"
@@ -11,6 +11,7 @@ export type HistoryKind =
   | "forget"
   | "rm"
   | "sync"
+  | "import"
   | "dream"
   | "dedupe"
   | "apply"
@@ -25,6 +26,7 @@ export const HISTORY_KINDS: readonly HistoryKind[] = [
   "forget",
   "rm",
   "sync",
+  "import",
   "dream",
   "dedupe",
   "apply",
@@ -83,6 +85,7 @@ export const UNDOABLE_BY_DEFAULT: readonly HistoryKind[] = [
   "forget",
   "rm",
   "sync",
+  "import",
 ];
 
 const COMMAND_OF_KIND: Readonly<Record<HistoryKind, string>> = {
@@ -92,6 +95,7 @@ const COMMAND_OF_KIND: Readonly<Record<HistoryKind, string>> = {
   forget: "memdir forget",
   rm: "memdir rm",
   sync: "memdir sync",
+  import: "memdir import",
   dream: "memdir dream",
   dedupe: "memdir dream",
   apply: "memdir inbox accept",

@@ -54,7 +54,8 @@ export async function importInto(
   await recordChange(
     memoryDir,
     {
-      kind: "save",
+      kind: "import",
+      command: "memdir import",
       now: options.now,
       message: (result) =>
         `import ${options.what}: ${result?.imported.length ?? 0} imported, ${result?.merged.length ?? 0} merged, ` +
