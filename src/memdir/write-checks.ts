@@ -1,7 +1,7 @@
 import { MemdirError } from "../errors.ts";
 import { type Anchor, anchorRoot, findAnchors } from "./anchors.ts";
 import { parseFrontmatter, setFrontmatterKeys } from "./frontmatter.ts";
-import { proposalId, saveProposal } from "./proposal-store.ts";
+import { listProposals, proposalId, saveProposal } from "./proposal-store.ts";
 import { isAutomaticSource, type WriteOrigin } from "./provenance.ts";
 import { describeFindings, findInstructions } from "./quarantine.ts";
 
@@ -63,6 +63,27 @@ export async function quarantineCheck(
   const reason = describeFindings(findings);
   const origin = write.origin;
   if (origin && isAutomaticSource(origin.source) && !origin.proposing) {
+    // The same text held before (a sync pulls it again each time) is held once: the waiting
+    // proposal is named again, and one the user rejected is not proposed again.
+    const earlier = (await listProposals(memoryDir)).find(
+      (proposal) =>
+        !proposal.appliedAt &&
+        !proposal.expiredAt &&
+        proposal.changes.length === 1 &&
+        proposal.changes[0].file === write.file &&
+        proposal.changes[0].after === write.after,
+    );
+    if (earlier?.rejectedAt)
+      throw new MemdirError(
+        "quarantined",
+        `write: ${write.file}: not written: it holds ${reason}, and the user rejected it in review (${earlier.id})`,
+      );
+    if (earlier)
+      throw new MemdirError(
+        "quarantined",
+        `write: ${write.file}: not written: it holds ${reason}, which a memory must not tell a future session; ` +
+          `it waits for the user's review in the inbox as ${earlier.id}`,
+      );
     const id = proposalId(write.now);
     await saveProposal(memoryDir, {
       id,

@@ -28,11 +28,19 @@ export function blobId(text: string | Buffer): string {
   return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
 
-/** True when a memory's frontmatter says `visibility: private`: it never leaves the machine. */
+/** True when a memory's frontmatter says `visibility: private` (or `metadata: {visibility: private}`): it never leaves the machine. */
 export function isPrivate(text: string): boolean {
   if (!/^\uFEFF?---/.test(text) || !/visibility/.test(text)) return false;
-  const value = parseFrontmatter(text).data.visibility;
-  return typeof value === "string" && value.trim().toLowerCase() === "private";
+  // Claude Code writes its own keys under `metadata:`, where memdir reads `type` too (docs/format.md).
+  const data = parseFrontmatter(text).data;
+  const metadata = data.metadata;
+  const nested =
+    metadata !== null && typeof metadata === "object"
+      ? (metadata as Record<string, unknown>).visibility
+      : undefined;
+  return [data.visibility, nested].some(
+    (value) => typeof value === "string" && value.trim().toLowerCase() === "private",
+  );
 }
 
 /**
@@ -94,17 +102,17 @@ const READ_BATCH = 64;
 
 /**
  * MEMORY.md after a merge, never merged as text: the local index with the lines of `removed`
- * files dropped and a line added for each `added` file, its title and hook taken from the
- * remote's index where it has one, else made from the file's description. Lines are added only
- * while the index stays within its load limits; the others are counted in `leftOut` (their files
- * are still there, and recall still finds them).
+ * files dropped and a line added for each `added` file, made from that file's own frontmatter
+ * (its `title` when it has one, else a title made from its name, and its description).
+ * Nothing of the remote's MEMORY.md is read: its text passed no check, so a line there could
+ * carry an instruction into every session's context (docs/sync.md). Lines are added only while
+ * the index stays within its load limits; the others are counted in `leftOut` (their files are
+ * still there, and recall still finds them).
  */
 export function rebuildIndex(
   local: string,
-  remote: string,
   changes: { added: readonly { file: string; text: string }[]; removed: ReadonlySet<string> },
 ): { text: string; leftOut: number } {
-  const known = new Map(parseIndex(remote).map((entry) => [entry.file, entry]));
   const listed = new Set(parseIndex(local).map((entry) => entry.file));
   const kept = applyIndexChanges(local, { remove: changes.removed });
   const trimmed = kept.trim();
@@ -114,12 +122,13 @@ export function rebuildIndex(
   let leftOut = 0;
   for (const { file, text: memory } of changes.added) {
     if (listed.has(file)) continue;
-    const description = oneLine(String(parseFrontmatter(memory).data.description ?? ""));
-    const entry = known.get(file);
+    const data = parseFrontmatter(memory).data;
+    const description = oneLine(String(data.description ?? ""));
+    const named = oneLine(String(data.title ?? ""));
     const line = {
       file,
-      title: entry?.title || defaultTitle(file, description),
-      hook: shorten(entry?.hook || description, MAX_HOOK_CHARS),
+      title: shorten(named, 60) || defaultTitle(file, description),
+      hook: shorten(description, MAX_HOOK_CHARS),
     };
     const added = Buffer.byteLength(formatIndexLine(line), "utf8") + (lines === 0 ? 0 : 1);
     if (indexLimitsExceeded(lines + 1, bytes + added).length > 0) {

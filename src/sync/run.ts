@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError, throwIfAborted } from "../errors.ts";
 import { conflictFileName, conflictOf, markAsConflict } from "../memdir/conflicts.ts";
-import { INDEX_FILE } from "../memdir/index-file.ts";
+import { applyIndexChanges, INDEX_FILE } from "../memdir/index-file.ts";
 import { type Lease, takeLease } from "../memdir/lease.ts";
 import type { ProposedChange } from "../memdir/proposal-store.ts";
 import { findSecrets, secretKindPhrase } from "../memdir/secrets.ts";
@@ -296,27 +296,31 @@ async function mergeRound(
     } catch (error) {
       if (!(error instanceof MemdirError)) throw error;
       skipped.push({ file: action.file, reason: error.message.replace(/^memdir: /, "") });
+      // What the remote has and this machine would not take (quarantined, a credential, a name
+      // it cannot hold) keeps its old base: the next sync must not read its absence here as a
+      // deletion to push (docs/sync.md, "What is held stays").
+      if (action.kind !== "push") review[action.file] = decided.base.get(action.file) ?? null;
     }
   }
-  // The remote's index is read only when the remote holds it as a regular file: a link there
-  // (checked out as a plain file holding the link's text) is dropped, and this machine's index
-  // takes its place in the next commit (docs/sync.md).
+  // The remote's index is never read (the local one is rebuilt from the files' own frontmatter,
+  // rebuildIndex); a link there (checked out as a plain file holding the link's text) is dropped,
+  // and this machine's index takes its place in the next commit (docs/sync.md).
   const theirIndex = decided.theirs.get(INDEX_FILE);
-  let remoteIndex = "";
-  if (theirIndex !== undefined && !isRegularMode(theirIndex.mode)) {
+  const remoteHasIndex = theirIndex !== undefined && isRegularMode(theirIndex.mode);
+  if (theirIndex !== undefined && !remoteHasIndex) {
     skipped.push({
       file: INDEX_FILE,
       reason:
         "a symbolic link (or not a regular file) in the remote: not read, replaced by this machine's index",
     });
     await dropFromIndex(clone, inTree(INDEX_FILE));
-  } else remoteIndex = (await readTreeFile(clone, inTree(INDEX_FILE)).catch(() => null)) ?? "";
+  }
   // Rebuilt from the index as it is under the writer lock, not as `decide` read it: a save made
   // meanwhile (auto-sync starts right after one) keeps its line.
-  let rebuilt = rebuildIndex(local.index, remoteIndex, { added, removed });
+  let rebuilt = rebuildIndex(local.index, { added, removed });
   if (rebuilt.text !== local.index)
     await updateIndex(target.localDir, (current) => {
-      rebuilt = rebuildIndex(current, remoteIndex, { added, removed });
+      rebuilt = rebuildIndex(current, { added, removed });
       return rebuilt.text;
     });
   if (rebuilt.leftOut > 0)
@@ -324,12 +328,12 @@ async function mergeRound(
       file: INDEX_FILE,
       reason: `${rebuilt.leftOut} pulled memories have no line: the index is at its load limits`,
     });
-  // The index goes along when memory files changed (or the remote has none): another machine
-  // takes titles and hooks from it, never its text, so two machines' indexes never ping-pong.
-  const remoteHasIndex = remoteIndex !== "";
+  // The index goes along when memory files changed (or the remote has none), for people and
+  // tools that read the remote; memdir never reads it, so two machines' indexes never ping-pong.
+  // The lines of files that never leave this machine (private, a credential, a link) stay here.
   if (pushed > 0 || added.length > 0 || removed.size > 0 || !remoteHasIndex) {
-    if (findSecrets(rebuilt.text).length === 0)
-      await writeInTree(INDEX_FILE, rebuilt.text === "" ? null : rebuilt.text);
+    const shared = applyIndexChanges(rebuilt.text, { remove: new Set(local.held.keys()) });
+    if (findSecrets(shared).length === 0) await writeInTree(INDEX_FILE, shared.trim() === "" ? null : shared);
     else skipped.push({ file: INDEX_FILE, reason: "holds what looks like a credential; not pushed" });
   }
   for (const [file, { text }] of local.files)

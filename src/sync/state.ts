@@ -11,8 +11,10 @@ import type { SyncClone } from "./repository.ts";
 export interface SyncState {
   lastRemote: string | null;
   /**
-   * `review`: files whose remote change waits for review (src/sync/review.ts), each with the base
-   * blob (null: absent) it had then; the decision keeps using it until the file is settled.
+   * `review`: files whose remote change waits for review (src/sync/review.ts) or was held or
+   * refused here (quarantined, a credential, a name this machine cannot hold), each with the base
+   * blob (null: absent) it had then; the decision keeps using it until the file is settled, so a
+   * held file is never pushed back as a deletion.
    */
   projects: Record<string, { base: string | null; lastSync: string; review?: Record<string, string | null> }>;
 }
