@@ -2,6 +2,7 @@
 import type { MachineInfo } from "./machine.ts";
 import type { ProcessFigures } from "./process.ts";
 import type { VariantQuality } from "./quality.ts";
+import { formatQuarantine, type QuarantineFigures } from "./quarantine.ts";
 
 export interface ScanFigures {
   /** Naive reference, steady state: median of repeated calls (it re-reads everything every call). */
@@ -62,6 +63,8 @@ export interface BenchResult {
   peakRss: { memories: number; baselineMb: number } | null;
   dream: DreamFigures | null;
   sync: SyncFigures | null;
+  /** The quarantine's precision and recall per set and path (bench/quarantine.ts). */
+  quarantine: QuarantineFigures | null;
   quality: { sessions?: VariantQuality; observations?: VariantQuality };
   targets: Target[];
   skipped: string[];
@@ -175,6 +178,7 @@ export function formatReport(result: BenchResult): string {
     lines.push(
       `sync over ${result.sync.memories} memories (median of ${result.sync.runs}): no change ${ms(result.sync.noChangeMs)} ms vs git pull && git push ${ms(result.sync.plainNoChangeMs)} ms (×${result.sync.ratios.noChange}); one memory changed ${ms(result.sync.oneChangedMs)} ms vs ${ms(result.sync.plainOneChangedMs)} ms with its commit (×${result.sync.ratios.oneChanged})`,
     );
+  if (result.quarantine) lines.push("", ...formatQuarantine(result.quarantine));
   const variants = Object.entries(result.quality);
   if (variants.length > 0) {
     lines.push("", "quality (memdir eval, lexical, k = 5, LoCoMo development split)");

@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --json] [--sizes 200,2000] [--quick]`: speed at 200 / 2,000 / 20,000
  * memories (scan cold and warm against the naive reference, lexical selection, end-to-end
- * recall, peak RSS), sync over git against plain `git pull && git push` (2,000 memories), the agent loop's memory overhead, and recall quality on LoCoMo — all in one
+ * recall, peak RSS), sync over git against plain `git pull && git push` (2,000 memories), the
+ * quarantine's precision and recall (bench/quarantine.ts), the agent loop's memory overhead, and recall quality on LoCoMo — all in one
  * run, side by side. Progress goes to stderr; stdout gets the table, or with `--json` exactly one
  * JSON object. Directories are generated in a temp dir by `../shared/bench/gen-scale.mjs` and
  * removed at the end; parts that need `../shared` are skipped with one line when it is absent.
@@ -13,6 +14,7 @@ import { performance } from "node:perf_hooks";
 import { machineInfo } from "./machine.ts";
 import { measureProcesses } from "./process.ts";
 import { LOCOMO_VARIANTS, measureQuality } from "./quality.ts";
+import { measureQuarantine } from "./quarantine.ts";
 import { queriesFromManifest } from "./queries.ts";
 import {
   type BenchResult,
@@ -221,6 +223,7 @@ async function main(): Promise<void> {
     peakRss: null,
     dream: null,
     sync: null,
+    quarantine: null,
     quality: {},
     targets: [],
     skipped: [],
@@ -292,6 +295,9 @@ async function main(): Promise<void> {
         options.quick ? "2" : "5",
       ]);
       fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await attempt("quarantine", async () => {
+      result.quarantine = await measureQuarantine();
     });
     await attempt("loop overhead", async () => {
       const loop = await runWorker<LoopWorkerResult>("loop-worker.ts", []);

@@ -256,6 +256,7 @@ const EXPECTED: Record<string, string[]> = {
     "type PersistedCacheStats",
     "provenanceOf",
     "type QuarantineFinding",
+    "type QuarantineIntent",
     "readIndex",
     "repairMemoryDir",
     "resolveInsideMemoryDir",

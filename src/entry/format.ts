@@ -54,6 +54,7 @@ export {
   type WriteOrigin,
 } from "../memdir/provenance.ts";
 export { findInstructions, type QuarantineFinding } from "../memdir/quarantine.ts";
+export type { QuarantineIntent } from "../memdir/quarantine-rules.ts";
 export { MEMORY_MAX_BYTES, MEMORY_MAX_LINES } from "../memdir/read.ts";
 export {
   assertInsideMemoryDir,

@@ -14,6 +14,7 @@ import {
   readIndex,
 } from "./index-file.ts";
 import { processIsAlive } from "./lease.ts";
+import { describeFindings, findInstructions } from "./quarantine.ts";
 import { nullUnlessRefused, readRegularFile } from "./regular-file.ts";
 import { HEADER_MAX_LINES, scanHeaders } from "./scan.ts";
 import { findSecrets, secretKindPhrase } from "./secrets.ts";
@@ -29,6 +30,7 @@ export interface DoctorIssue {
     | "index-too-long"
     | "index-too-large"
     | "secret"
+    | "instruction-like"
     | "stale-temp"
     | "sync-conflict"
     | FileIssue["code"];
@@ -103,6 +105,7 @@ export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[
       issues.push({ code: issue.code, file: header.file, message: `${header.file}: ${issue.message}` });
     }
     issues.push(...secretIssues(header.file, text));
+    issues.push(...instructionIssues(header.file, text));
     const original = conflictOf(text);
     if (original !== null)
       issues.push({
@@ -139,6 +142,17 @@ function secretIssues(file: string, text: string): DoctorIssue[] {
       message: `${file} line ${found.line} holds what looks like ${secretKindPhrase(found.kind)}; remove it by hand`,
     })),
   ];
+}
+
+// Text at rest that the quarantine would hold (docs/design.md#quarantine): an explicit save that
+// got the warning, a hand edit, or text written before the rules knew it. A future session reads
+// it as context, so it is reported with what was found, the words and how they were read.
+function instructionIssues(file: string, text: string): DoctorIssue[] {
+  return findInstructions(text).map((finding) => ({
+    code: "instruction-like" as const,
+    file,
+    message: `${file} holds ${describeFindings([finding])}; a future session reads it as context: remove it by hand unless it is meant`,
+  }));
 }
 
 async function isMemoryFile(memoryDir: string, entry: IndexEntry): Promise<boolean> {

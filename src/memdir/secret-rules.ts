@@ -2,6 +2,7 @@ import {
   type Described,
   decodesToUserAndPassword,
   hasBase64Body,
+  isCommandLineSecret,
   isDummyToken,
   isJwt,
   isNonTrivialSecretValue,
@@ -250,7 +251,7 @@ export const RULES: SecretRule[] = [
     // `http://host:8080@proxy` names a port, not a password: an all-digit "password" of at most
     // five digits after a host-like user is read as one.
     validate: (match) =>
-      !isPlaceholderValue(match[3]) &&
+      (!isPlaceholderValue(match[3]) || isCommandLineSecret(match[3])) &&
       !isPlaceholderValue(match[2] || "x-user") &&
       !(/^\d{1,5}$/.test(match[3]) && /^[\w.-]+$/.test(match[2])),
   },
@@ -319,7 +320,16 @@ export const RULES: SecretRule[] = [
     pattern:
       /\b(?:curl|wget|http)\b[^\n]{0,300}?\s(?:-u|--user)(?:=|\s{1,4})["']?([^\s:"']{1,100}):([^\s"']{1,300})/g,
     hints: ["-u", "--user"],
-    validate: (match) => isNonTrivialSecretValue(match[2]),
+    validate: (match) => isCommandLineSecret(match[2]),
+  },
+  {
+    // HTTPie: `http -a user:password …`, `https --auth=user:password …`.
+    kind: "HTTP basic-auth password",
+    article: "an",
+    pattern:
+      /\bhttps?\s[^\n]{0,300}?(?<=\s)(?:-a|--auth)(?:=|\s{1,4})["']?([^\s:"']{1,100}):([^\s"']{1,300})/g,
+    hints: ["-a", "--auth"],
+    validate: (match) => isCommandLineSecret(match[2]),
   },
   {
     kind: "password on a command line",
@@ -327,21 +337,30 @@ export const RULES: SecretRule[] = [
     pattern:
       /(?:^|\s)--?(?:[a-z0-9]+-){0,4}(?:password|passwd|pass|token|secret|api-?key)(?:=|\s{1,4})["']?([^\s"']{1,300})/gim,
     hints: ["pass", "token", "secret", "key"],
-    validate: (match) => isNonTrivialSecretValue(match[1]),
+    validate: (match) => isCommandLineSecret(match[1]),
   },
   {
     kind: "password on a command line",
     article: "a",
     pattern: /\b(?:mysql(?:dump|admin|sh)?|mariadb)\b[^\n]{0,200}?\s-p([^\s"']{1,300})/g,
     hints: ["mysql", "mariadb"],
-    validate: (match) => isNonTrivialSecretValue(match[1]),
+    validate: (match) => isCommandLineSecret(match[1]),
+  },
+  {
+    // The short password flags that take the next word: `docker login -p …`, `redis-cli -a …`.
+    kind: "password on a command line",
+    article: "a",
+    pattern:
+      /\b(?:docker\s+login|podman\s+login|redis-cli)\b[^\n]{0,200}?\s-[pa]\s{1,4}["']?([^\s"']{1,300})/g,
+    hints: ["login", "redis-cli"],
+    validate: (match) => isCommandLineSecret(match[1]),
   },
   {
     kind: "password on a command line",
     article: "a",
     pattern: /\bsshpass\s{1,4}-p\s{0,4}["']?([^\s"']{1,300})/g,
     hints: ["sshpass"],
-    validate: (match) => isNonTrivialSecretValue(match[1]),
+    validate: (match) => isCommandLineSecret(match[1]),
   },
   {
     kind: "password or secret assignment",

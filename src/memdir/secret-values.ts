@@ -62,13 +62,15 @@ const PLACEHOLDER_WORDS = new Set([
  */
 export function isPlaceholderValue(value: string): boolean {
   const trimmed = value.trim();
-  const lower = trimmed.toLowerCase();
+  return isPlaceholderShape(trimmed) || hasTellingWord(trimmed);
+}
+
+/** A placeholder by its form (a reference, a template, filler, code, a path), whatever its words. */
+function isPlaceholderShape(trimmed: string): boolean {
   if (trimmed.length === 0) return true;
   if (/^[$%<{[(!&@#]/.test(trimmed)) return true; // ${VAR}, $VAR, %VAR%, <…>, {{…}}, [..], !vault, &anchor
   if (/\$\{|\{\{|process\.env|os\.environ|getenv|import\.meta\.env|secrets\./i.test(trimmed)) return true;
   if (/^(?:[xX*.\-_#•]+|0+)$/.test(trimmed)) return true;
-  if (DUMMY_WORDS.test(trimmed) || /replace|insert|fixme|change_me|here$/i.test(trimmed)) return true;
-  if (PLACEHOLDER_WORDS.has(lower)) return true;
   // A URL or a secret-manager reference (`op://vault/item/field`, `vault://…`): where the
   // secret lives, not the secret. URLs with an embedded password have their own rule.
   if (/^[a-z][a-z0-9+.-]{1,20}:\/\//i.test(trimmed) || /^(?:\/|\.\.?\/|~\/)/.test(trimmed)) return true;
@@ -80,6 +82,32 @@ export function isPlaceholderValue(value: string): boolean {
   // unlike a random password that merely contains a dot).
   if (/^[A-Za-z_$]+(?:\.[A-Za-z_$][\w$]*|\[[^\]]*\])+;?$/.test(trimmed)) return true;
   return false;
+}
+
+/** A word that documentation puts in a made-up value: `example`, `your`, `changeme`, `placeholder`. */
+function hasTellingWord(trimmed: string): boolean {
+  if (DUMMY_WORDS.test(trimmed) || /replace|insert|fixme|change_me|here$/i.test(trimmed)) return true;
+  return PLACEHOLDER_WORDS.has(trimmed.toLowerCase());
+}
+
+const TELLING_WORDS = new RegExp(
+  `${DUMMY_WORDS.source}|replace|insert|fixme|change_me|here|password|passwd|secret|token`,
+  "gi",
+);
+
+/**
+ * A value given to a password or token flag on a command line (`curl -u admin:…`, `mysql -p…`,
+ * `--token …`), or as the password of a URL, that is a credential. Placeholders by form (`<password>`, `$PASSWORD`, `***`,
+ * `xxx`) and made of telling words (`changeme`, `your-password`, `example123`) are not; but a
+ * telling word inside an otherwise real value does not make it one: `N0tAPlaceholder9` still
+ * mixes letters and digits once `Placeholder` is taken out (test/memdir/secrets.test.ts).
+ */
+export function isCommandLineSecret(value: string): boolean {
+  const trimmed = value.trim();
+  if (isPlaceholderShape(trimmed)) return false;
+  if (!hasTellingWord(trimmed)) return isNonTrivialSecretValue(trimmed);
+  const rest = trimmed.replace(TELLING_WORDS, "").replace(/[^A-Za-z0-9]/g, "");
+  return rest.length >= 4 && /[A-Za-z]/.test(rest) && /[0-9]/.test(rest);
 }
 
 /** A value worth calling a secret: not a placeholder, long enough, and not a plain word. */

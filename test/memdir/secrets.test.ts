@@ -100,6 +100,49 @@ describe("findSecrets", () => {
   });
 });
 
+describe("credentials on command lines", () => {
+  it("finds passwords and tokens given to command-line flags and URLs, a telling word inside the value included", () => {
+    for (const [line, kind] of [
+      ["curl -u admin:N0tAPlaceholder9 https://ci.example.com/api", "HTTP basic-auth password"],
+      ["curl --user=deploy:Zq8vLm2Rt https://ci.example.com/api", "HTTP basic-auth password"],
+      ["http -a admin:Zq8vLm2Rt https://ci.example.com", "HTTP basic-auth password"],
+      ["mysql -h db -u root -pS4mpleR00tPw app", "password on a command line"],
+      ["docker login -u bob -p Zq8vLm2Rt registry.example.com", "password on a command line"],
+      ["redis-cli -a Zq8vLm2Rt ping", "password on a command line"],
+      ["./deploy --password MyExamplePass42", "password on a command line"],
+      ["vercel deploy --token Zq8vLm2RtKw31", "password on a command line"],
+      ["tool --api-key=Kq83Jd92LmZx7", "password on a command line"],
+      ["git clone https://bob:N0tAPlaceholder9@git.example.com/x.git", "URL with an embedded password"],
+    ] as const) {
+      assert.deepEqual(
+        findSecrets(line).map((found) => found.kind),
+        [kind],
+        line,
+      );
+    }
+  });
+
+  it("lets placeholders, prompts and flags that are not passwords through", () => {
+    for (const line of [
+      "curl -u admin:<password> https://ci.example.com/api",
+      "curl -u admin:$CI_PASSWORD https://ci.example.com/api",
+      "curl -u admin:*** https://ci.example.com/api",
+      "curl -u admin:xxx https://ci.example.com/api",
+      "curl -u admin:changeme https://ci.example.com/api",
+      "curl -u admin:your-password-123 https://ci.example.com/api",
+      "./deploy --token example123",
+      "mysql -u root -p app (it prompts for the password)",
+      "docker login --password-stdin < token.txt",
+      "docker run -p 8080:80 nginx",
+      "ssh -p 2222 deploy@build-1",
+      "tar -xpf archive.tar",
+      "git clone https://bob:<password>@git.example.com/x.git",
+    ]) {
+      assert.deepEqual(findSecrets(line), [], line);
+    }
+  });
+});
+
 describe("isPlaceholderValue", () => {
   it("treats references, templates and filler as placeholders", () => {
     for (const value of [

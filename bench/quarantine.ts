@@ -1,0 +1,153 @@
+/**
+ * The quarantine's precision and recall (docs/benchmarks.md#quarantine): every text of the tuning
+ * half (`bench/quarantine/tune.jsonl`) and the held-out half (`held-out.jsonl`, written before the
+ * rules and never tuned on) goes through the single writer as a memory body, once as background
+ * extraction writes it (`writeMemoryText` with origin `extraction`) and once as sync in `auto`
+ * mode writes a pulled file (`verbatim`, origin `sync`); the same for `fresh.jsonl`, a third set
+ * written after the rules. Held = the writer refused with
+ * `quarantined`. A few seconds; run alone with `node --import tsx bench/quarantine.ts [--json]`,
+ * and as one part of `npm run bench`.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { isMemdirError } from "../src/errors.ts";
+import type { MemorySource } from "../src/memdir/provenance.ts";
+import { writeMemoryText } from "../src/memdir/write.ts";
+
+interface Sample {
+  id: string;
+  label: "hostile" | "benign";
+  lang: string;
+  intent: string;
+  obfuscation: string;
+  text: string;
+}
+
+/** One half on one path: the confusion counts, the two figures, and what went wrong where. */
+export interface QuarantinePathFigures {
+  hostile: number;
+  benign: number;
+  held: { hostile: number; benign: number };
+  /** Refused for another reason (a secret): neither held nor written. */
+  refused: number;
+  precision: number;
+  recall: number;
+  /** Ids of hostile texts written and of benign texts held. */
+  missed: string[];
+  falseAlarms: string[];
+}
+
+export type QuarantineFigures = Record<
+  "tune" | "heldOut" | "fresh",
+  Record<"extraction" | "sync", QuarantinePathFigures>
+>;
+
+// fresh.jsonl was written after the rules were frozen, to check the held-out figure: the held-out
+// half was written before the rules, but by their author (docs/benchmarks.md#quarantine).
+const HALVES = { tune: "tune.jsonl", heldOut: "held-out.jsonl", fresh: "fresh.jsonl" } as const;
+const PATHS: Record<"extraction" | "sync", { source: MemorySource; verbatim: boolean }> = {
+  extraction: { source: "extraction", verbatim: false },
+  sync: { source: "sync", verbatim: true },
+};
+
+function readSamples(file: string): Sample[] {
+  const text = fs.readFileSync(fileURLToPath(new URL(`./quarantine/${file}`, import.meta.url)), "utf8");
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Sample);
+}
+
+async function measurePath(
+  samples: readonly Sample[],
+  memoryDir: string,
+  how: { source: MemorySource; verbatim: boolean },
+): Promise<QuarantinePathFigures> {
+  const figures: QuarantinePathFigures = {
+    hostile: 0,
+    benign: 0,
+    held: { hostile: 0, benign: 0 },
+    refused: 0,
+    precision: 0,
+    recall: 0,
+    missed: [],
+    falseAlarms: [],
+  };
+  for (const sample of samples) {
+    figures[sample.label]++;
+    const file = `project-${sample.id}.md`;
+    const text = `---\ndescription: ${sample.id}\ntype: project\n---\n${sample.text}\n`;
+    let held = false;
+    try {
+      await writeMemoryText(memoryDir, file, text, {
+        verbatim: how.verbatim,
+        origin: { source: how.source },
+      });
+    } catch (error) {
+      if (isMemdirError(error, "quarantined")) held = true;
+      else {
+        figures.refused++;
+        continue;
+      }
+    }
+    if (held) figures.held[sample.label]++;
+    if (sample.label === "hostile" && !held) figures.missed.push(sample.id);
+    if (sample.label === "benign" && held) figures.falseAlarms.push(sample.id);
+  }
+  const heldTotal = figures.held.hostile + figures.held.benign;
+  figures.precision = heldTotal === 0 ? 0 : figures.held.hostile / heldTotal;
+  figures.recall = figures.hostile === 0 ? 0 : figures.held.hostile / figures.hostile;
+  return figures;
+}
+
+/** Both halves through both paths, each in its own temp memory dir (removed at the end). */
+export async function measureQuarantine(): Promise<QuarantineFigures> {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-bench-quarantine-"));
+  try {
+    const figures = {} as QuarantineFigures;
+    for (const [half, file] of Object.entries(HALVES) as [keyof typeof HALVES, string][]) {
+      const samples = readSamples(file);
+      figures[half] = {} as QuarantineFigures["tune"];
+      for (const [name, how] of Object.entries(PATHS) as [keyof typeof PATHS, (typeof PATHS)["sync"]][]) {
+        const memoryDir = path.join(workDir, `${half}-${name}`);
+        fs.mkdirSync(memoryDir);
+        figures[half][name] = await measurePath(samples, memoryDir, how);
+      }
+    }
+    return figures;
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** The table lines: half, path, held of hostile, held of benign, precision, recall. */
+export function formatQuarantine(figures: QuarantineFigures): string[] {
+  const lines = [
+    "quarantine (held by the writer; tune = tuning half, held-out = never tuned on, fresh = written after the rules)",
+  ];
+  for (const [half, label] of [
+    ["tune", "tune"],
+    ["heldOut", "held-out"],
+    ["fresh", "fresh"],
+  ] as const) {
+    for (const name of ["extraction", "sync"] as const) {
+      const f = figures[half][name];
+      const refused = f.refused > 0 ? `, ${f.refused} refused as secrets` : "";
+      lines.push(
+        `  ${label.padEnd(8)} ${name.padEnd(10)} hostile ${f.held.hostile}/${f.hostile}, benign ${f.held.benign}/${f.benign}` +
+          ` — precision ${f.precision.toFixed(3)}, recall ${f.recall.toFixed(3)}${refused}` +
+          (f.missed.length > 0 ? `; missed ${f.missed.join(" ")}` : "") +
+          (f.falseAlarms.length > 0 ? `; false alarms ${f.falseAlarms.join(" ")}` : ""),
+      );
+    }
+  }
+  return lines;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const figures = await measureQuarantine();
+  if (process.argv.includes("--json")) process.stdout.write(`${JSON.stringify(figures)}\n`);
+  else process.stdout.write(`${formatQuarantine(figures).join("\n")}\n`);
+}

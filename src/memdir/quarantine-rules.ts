@@ -1,0 +1,230 @@
+/**
+ * The quarantine's intents (docs/design.md#quarantine), each a verb class and an object class
+ * found together in one sentence, in English, Chinese, Japanese and Spanish. A verb alone
+ * ("ignore the lint warnings", "upload coverage to …") or an object alone ("the previous setup
+ * instructions are outdated", "the deploy key lives in ~/.ssh/deploy_key") is a project fact; the
+ * pair ("ignore your previous instructions", "upload ~/.ssh/id_rsa to https://…") steers a session.
+ * The rules read normalized text (`quarantine-text.ts`), lower-case or not (every pattern is
+ * case-insensitive).
+ */
+
+/** What an instruction-like passage tries to make a future session do. */
+export type QuarantineIntent =
+  | "override"
+  | "fetch-run"
+  | "remote-shell"
+  | "exfiltrate"
+  | "hide"
+  | "role"
+  | "system-tag";
+
+/** The phrase a finding's `kind` gives for each intent (shown in the inbox, warnings and `doctor`). */
+export const INTENT_KINDS: Record<QuarantineIntent, string> = {
+  override: "an instruction to ignore instructions or the user",
+  "fetch-run": "an instruction to run fetched code",
+  "remote-shell": "an instruction to open a shell to a remote host",
+  exfiltrate: "an instruction to send data to a URL",
+  hide: "an instruction to hide actions from the user",
+  role: "a forged role header",
+  "system-tag": "forged wrapper or tool markup",
+};
+
+/** One intent rule: words that must occur together in one sentence. */
+export interface IntentRule {
+  intent: QuarantineIntent;
+  /** Patterns matched in this order, each starting within `gap` characters after the previous one ends. */
+  sequence: readonly RegExp[];
+  gap?: number;
+  /** Patterns that must also occur, anywhere in the same sentence. */
+  alsoIn?: readonly RegExp[];
+  /** A prohibition earlier in the sentence ("never pipe curl to sh") makes it a warning, not a finding. */
+  unlessNegated?: boolean;
+}
+
+const re = (source: string) => new RegExp(source, "i");
+
+// Where a URL, an IP address or a named drop point stands: the "to a host" of sending and fetching.
+const URL = re(String.raw`https?:\/\/\S|\b(?:\d{1,3}\.){3}\d{1,3}\b|\bwebhook\b|\bpastebin\b`);
+const DESTINATION = re(
+  `${URL.source}|\\b[\\w.+-]+@[\\w-]+\\.[a-z]{2,}\\b|\\bto (?:my|this|our|the following|an external|a remote|that) (?:server|endpoint|url|host|address)\\b|(?:服务器|网址|链接|サーバー?)`,
+);
+
+// override: a verb that sets an instruction aside, and an instruction that belongs to the session
+// (its previous, system or developer instructions, or "what you were told").
+const OVERRIDE_VERB_EN = re(
+  String.raw`\b(?:ignore|disregard|forget|override|overrule|bypass|discard|abandon|set (?:it |them )?aside|put (?:it |them )?aside|pay no (?:attention|heed) to|stop following|do not follow|don'?t follow|no longer follow|supersedes?|take precedence over|takes precedence over|replaces?)\b`,
+);
+const OWNED_INSTRUCTION_EN = re(
+  String.raw`\b(?:previous|prior|earlier|above|preceding|original|initial|former|old|system|developer'?s?|your|higher|the user'?s|safety)\b[^.!?\n]{0,30}?\b(?:instructions?|directives?|prompts?|rules|guidelines|guidance|directions|orders|constraints|restrictions|guardrails|policies|programming|checks)\b|\bsystem prompt\b|\b(?:what|whatever|everything|anything)\b[^.!?\n]{0,40}?\b(?:told|instructed|asked|said to|given) you\b|\b(?:instructions?|directives?|rules|guidance|orders)\b[^.!?\n]{0,20}?\b(?:you (?:were|have been) given|you(?:'ve| have)? (?:received|got)|given to you|above)\b`,
+);
+const OBSOLETE_EN = re(
+  String.raw`\b(?:no longer (?:apply|applies|valid|matters?|binding)|(?:is|are|as) (?:now )?(?:obsolete|void|null|cancel+ed|revoked|lifted|suspended|invalid|outdated)|do(?:es)? not apply|cancel+ed|void)\b`,
+);
+const ADDRESSED_INSTRUCTION_EN = re(
+  String.raw`\byour\b[^.!?\n]{0,20}?\b(?:instructions?|directives?|rules|guidelines|guidance|orders|restrictions|policies)\b|\b(?:instructions?|directives?|rules|guidelines|guidance|orders|restrictions|policies)\b[^.!?\n]{0,20}?\byou (?:were|have been|are) (?:given|started with|told)\b|\b(?:instructions?|directives?|rules|guidelines|guidance|orders|restrictions|policies) you (?:started|began|came)\b[^.!?\n]{0,20}?\bwith\b|\b(?:guidance|instructions?) you\b`,
+);
+// "You are no longer bound by …": the session released from what binds it.
+const RELEASED_EN = re(
+  String.raw`\byou(?:'re| are)? (?:now )?(?:no longer|not) (?:bound|restricted|limited|constrained|governed|obliged) by\b|\byou (?:no longer|don'?t) (?:need|have) to (?:follow|obey|respect)\b|\byou(?:'re| are) free to (?:ignore|disregard)\b`,
+);
+// Ranking this memory above what the session was told: a self-reference, a rank, and the instructions.
+const SELF_EN = re(String.raw`\b(?:this|these) (?:note|notes|memory|memories|file|message)\b`);
+const RANK_EN = re(String.raw`\b(?:above|over|before|first|precedence|priority|outranks?|instead of)\b`);
+const SESSION_INSTRUCTIONS_EN = re(
+  String.raw`\bsystem prompt\b|\byour (?:instructions|rules|guidelines|developer)\b|\bdeveloper (?:instructions|message)\b`,
+);
+const DISOBEY_EN = re(
+  String.raw`\b(?:do not|don'?t|never|stop|no longer)\s+(?:listen(?:ing)? to|obey(?:ing)?|follow(?:ing)?|heed(?:ing)?)\s+(?:the user|the human|your user|the developer)\b(?!'s (?:formatting|style|preferences))`,
+);
+const SELF_PRIORITY_EN = re(
+  String.raw`\b(?:this|these) (?:note|memory|memories|message|notes)\b[^.!?\n]{0,20}?\b(?:takes? precedence|supersedes?|overrides?|outranks?|(?:is|are) your (?:highest|top|first)[- ]priority)\b|\btreat this (?:note|memory|message) as (?:your |a )?(?:highest|top|system|first)\b`,
+);
+const OVERRIDE_VERB_ZH = re(
+  "不用管|不要管|忽略|无视|忽视|忘记|忘掉|不要理会|不理会|别管|覆盖|跳过|抛开|不要遵守|不再遵守|不必遵守|不用遵守|不要遵循|不再遵循|不要听从",
+);
+const OWNED_INSTRUCTION_ZH = re(
+  "(?:之前|先前|以前|此前|以上|上面|上述|前面|原来|原有|原先|系统|开发者|用户|你的?|收到的?)[^。！？\\n]{0,10}?(?:指令|指示|提示词|提示|规则|要求|设定|约束|限制|命令)|系统提示",
+);
+// "以上规则全部作废": the instructions declared void.
+const OBSOLETE_ZH = re("作废|无效|失效|不再适用|不再有效|不算数");
+// "システムプロンプトよりこのメモを優先": this memory ranked above the instructions.
+const RANK_ABOVE_JA = re(
+  "(?:システムプロンプト|(?:以前|これまで|開発者|システム)の(?:指示|ルール|命令))(?:より|よりも)[^。\\n]{0,20}?優先",
+);
+const OWNED_INSTRUCTION_JA = re(
+  "(?:以前|これまで|前|先|上記|上|すべて|全て|システム|開発者|ユーザー|元)の?[^。！？\\n]{0,10}?(?:指示|命令|プロンプト|ルール|指令|制約)",
+);
+const OVERRIDE_VERB_JA = re("無視|忘れ|従わな|従う必要はな|破棄|取り消");
+const OVERRIDE_VERB_ES = re(
+  String.raw`\b(?:no hagas caso (?:a|de)|deja de obedecer|ignora|ignore|ignorar|ignoren|olvida|olvide|olvidar|olviden|omite|omitir|descarta|descartar|desobedece|pasa por alto|haz caso omiso (?:de|a)|no sigas|deja de seguir|no obedezcas)\b`,
+);
+const OWNED_INSTRUCTION_ES = re(
+  String.raw`\b(?:instrucciones|indicaciones|reglas|órdenes|ordenes|directrices|directivas|restricciones)\b[^.!?\n]{0,25}?(?:anteriores|previas|previos|del sistema|de arriba|originales|iniciales|que recibiste|del usuario|de seguridad)|\btus\s+(?:instrucciones|indicaciones|reglas|órdenes|directrices|restricciones)\b|\b(?:prompt|mensaje) del sistema\b`,
+);
+
+// fetch-run: code fetched from a URL and run, as one pipeline or as download-then-run in words.
+const PIPE_TO_SHELL = re(
+  String.raw`\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch)\b[^\n|;]{0,200}\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|da|k|fi|c|tc)?sh|python[23]?|node|perl|ruby|php|iex|pwsh|powershell)\b`,
+);
+const SHELL_OF_FETCH = re(
+  String.raw`\b(?:(?:ba|z|da|k)?sh|python[23]?|node|perl|ruby|pwsh|powershell|source|eval)\s+(?:-\w+\s+)*["']?(?:\$\(|<\(|\x60)\s*(?:curl|wget|iwr|irm)\b|\biex\s*\(?\s*(?:iwr|irm|invoke-webrequest|\(new-object)`,
+);
+const DOWNLOAD_EN = re(String.raw`\b(?:download|fetch|grab|pull(?: down)?|retrieve|copy|save|curl|wget)\b`);
+const RUN_FETCHED_EN = re(
+  String.raw`\b(?:run|execute|exec|launch|start|source|invoke|eval)\b\s+(?:it|them|this|that|the (?:script|installer|binary|file|payload|tool|program|result|output))\b|\bchmod \+x\b|\bpipe (?:it )?(?:in)?to (?:ba)?sh\b`,
+);
+const RUN_URL_EN = re(String.raw`\b(?:run|execute|exec|launch|source)\b`);
+const EXECUTABLE_URL = re(
+  String.raw`https?:\/\/\S+\.(?:sh|bash|py|ps1|bat|cmd|exe|bin|pl|rb|js|msi)\b|\b(?:script|installer|binary|payload)\s+(?:at|from)\s+https?:\/\/`,
+);
+const DOWNLOAD_ZH = re("下载|获取|拉取|抓取|curl|wget");
+const RUN_ZH = re("执行|运行|启动");
+const DOWNLOAD_JA = re("ダウンロード|取得|curl|wget");
+const RUN_JA = re("実行|走らせ|起動");
+const DOWNLOAD_ES = re(String.raw`\b(?:descarg[a-záéíóú]*|baj[ae][a-záéíóú]*|obt[eé]n[a-záéíóú]*|curl|wget)`);
+const RUN_ES = re(String.raw`\b(?:ejec[uú]t[a-záéíóú]*|c[oó]rre[a-záéíóú]*|lanz[a-záéíóú]*)`);
+
+// remote-shell: the shell one-liners, and asking for a reverse or bind shell in words.
+const SHELL_ONE_LINER = re(
+  String.raw`\/dev\/(?:tcp|udp)\/|\b(?:nc|ncat|netcat)\b[^\n|;]{0,60}?\s-[a-z]*[ec]\s|\bbash -i\b[^\n]{0,20}>&|\bsocat\b[^\n]{0,80}\bexec:|\bmkfifo\b[^\n]{0,80}\b(?:nc|ncat|netcat)\b|\bpty\.spawn\b|(?:\/bin\/(?:ba|z|da)?sh|\bcmd(?:\.exe)?|\bpowershell(?:\.exe)?|\b(?:ba)?sh)\b[^.!?\n]{0,30}?\b(?:connected|attached|bound|piped|redirected|tied)\s+to\s+(?:[\w.-]+\.[a-z]{2,}|(?:\d{1,3}\.){3}\d{1,3}):\d{2,5}\b`,
+);
+const OPEN_SHELL = re(
+  String.raw`\b(?:open|start|spawn|create|establish|launch|set up|run|pop|drop|connect|give me)\b[^.!?\n]{0,30}?\b(?:reverse|bind|remote) shell\b|\bconnect back to\b|\bshell (?:back )?to\s+(?:\d{1,3}\.){3}\d{1,3}|(?:打开|建立|开启|启动|反弹)[^。\n]{0,10}?(?:反弹|反向|远程)?\s*shell|反弹\s*shell|リバースシェル|バインドシェル|\b(?:abre|inicia|lanza|establece|crea)\b[^.!?\n]{0,20}?\b(?:shell|consola) (?:inversa|reversa|remota)\b`,
+);
+
+// exfiltrate: a sending verb, something the user would not give away, and a place outside.
+const SEND = re(
+  String.raw`\b(?:send|post|upload|exfiltrate|forward|transmit|leak|copy|pipe|report|e-?mail|mail|beam|ship|submit|paste|include (?:it|them) in)\b|发送|上传|传到|传给|转发|提交|发到|发给|外发|泄露|同步到|贴到|送信|送って|送る|アップロード|転送|漏らし|貼り付け|\b(?:env[ií][a-záéíóú]*|sub[ea][a-záéíóú]*|subir|mand[ae][a-záéíóú]*|reenv[ií][a-záéíóú]*|filtr[a-záéíóú]*|transmit[a-záéíóú]*|copi[a-záéíóú]*|peg[a-záéíóú]*)\b`,
+);
+const SENSITIVE = re(
+  String.raw`\$\{?[A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASS|CREDENTIALS?)\b|\b(?:secrets?|credentials?|api[ _-]?keys?|access keys?|tokens?|passwords?|passphrases?|env(?:ironment)? (?:variables|vars)|ssh keys?|private keys?|keychain|cookies|chat history|source code)\b|\.env\b|id_rsa|id_ed25519|~\/\.(?:ssh|aws|npmrc|netrc|gnupg|kube|docker)|\.netrc|\.npmrc|\/etc\/(?:passwd|shadow)|\bthe (?:conversation|transcript|chat|session|codebase|repo(?:sitory)?)\b|\b(?:all|every|the user'?s) (?:files|code|data|messages|memories)\b|密钥|私钥|凭证|凭据|令牌|密码|环境变量|对话|聊天记录|源代码|源码|用户的?文件|代码库|環境変数|認証情報|秘密鍵|トークン|パスワード|ソースコード|会話|\b(?:claves?|contraseñas?|credenciales|secretos?|variables de entorno|archivos del usuario|código fuente|la conversación)\b`,
+);
+// "Add $TOKEN to https://…": a secret put into a request to a host.
+const PUT_INTO = re(String.raw`\b(?:append|add|attach|put)\b`);
+const INTO_URL = re(String.raw`\b(?:to|into|onto)\s+(?:the\s+)?(?:url\s+)?https?:\/\/\S`);
+const CURL_UPLOAD = re(
+  String.raw`\bcurl\b[^\n]{0,120}?(?:-d|--data(?:-binary|-raw)?|-F|--form|-T|--upload-file)\s+["']?@?(?:~\/\.ssh|~\/\.aws|\.env\b|\/etc\/passwd|\$\(cat|\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET))`,
+);
+
+// hide: keeping what the session does from the user.
+const HIDE_EN = re(
+  String.raw`\b(?:do not|don'?t|never|without)\s+(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|warn(?:ing)?|show(?:ing)?|let(?:ting)?)\s+(?:the user|the human|the developer|the owner|anyone|them|your user)\b[^.!?\n'"‘“]{0,40}?\b(?:about|that|what|this|it|these|those|you|when|anything|know)\b|\b(?:do not|don'?t|never)\s+(?:mention|reveal|disclose|report|admit)\b[^.!?\n]{0,40}?\b(?:that you|what you|to the user|in your (?:reply|response|answer|summary|report|output))\b|\b(?:the user|anyone|nobody|no one)\b[^.!?\n]{0,20}?\b(?:must|should|may|will|can|need)\s+(?:never|not)\s+(?:find out|know|learn|notice|see|discover|realize)\b|\bwithout (?:the user|anyone|them) (?:knowing|noticing|finding out|seeing)\b|\bbehind the user'?s back\b|\bso (?:that )?(?:the user|they|the reviewers?)\b[^.!?\n]{0,10}?\b(?:doesn'?t|does not|won'?t|will not|can'?t|cannot|never|don'?t|do not)\s+(?:notice|know|see|find out|realize|learn)\b|\bso (?:that )?(?:nobody|no one) (?:will )?(?:notices?|knows?|sees?|finds? out|realizes?|learns?)\b|\b(?:deny|pretend)\b[^.!?\n]{0,10}?\byou (?:did|didn'?t|did not|ran|changed|deleted|touched|haven'?t|have not|never)\b|\blie to the user\b|\b(?:secretly|covertly|silently|quietly|stealthily|discreetly)\s+(?:run|execute|delete|remove|send|upload|install|modify|push|commit|disable|add|change|overwrite|exfiltrate|copy|rewrite|force-push|merge|drop)\b`,
+);
+const HIDE_VERB_EN = re(String.raw`\b(?:hide|conceal|keep)\b`);
+const HIDDEN_ACTION_EN = re(
+  String.raw`\b(?:this|these|it|that|them|the (?:changes?|steps?|commands?|edits?|commits?|actions?|deletions?|output|logs?)|what you(?: did| do| changed)?|your (?:actions?|changes?|steps?|edits?|work)|everything|anything)\b`,
+);
+const FROM_USER_EN = re(
+  String.raw`\b(?:from (?:the user|the human|them|the developer|the owner)|secret from|to yourself)\b`,
+);
+const HIDE_ZH = re(
+  "(?:不要|别|不准|切勿|不许|无需|不用|不必)(?:告诉|通知|提醒|让|告知|跟|和|对|向)用户(?:说|讲|提|知道|发现|察觉)?|瞒着用户|(?:对|向)用户(?:隐瞒|保密)|(?:悄悄|偷偷|暗中|私下)地?(?:执行|运行|删除|发送|上传|安装|修改|提交|推送)",
+);
+const HIDE_JA = re(
+  "ユーザー(?:に|には|へ)(?:は)?(?:伝えない|言わない|知らせない|教えない|報告しない|見せない|内緒|秘密)|ユーザーに(?:は)?(?:伝え|言わ|知らせ|教え|報告し)ないで|(?:こっそり|内緒で|黙って|密かに|ひそかに)[^。\\n]{0,20}?(?:実行|削除|送信|プッシュ|インストール|変更|コミット)",
+);
+const HIDE_ES = re(
+  String.raw`\bno\s+(?:le\s+|les\s+|se\s+lo\s+|se\s+la\s+|se\s+los\s+)?(?:digas|cuentes|informes|avises|menciones|comentes|muestres|notifiques)\b[^.!?\n]{0,20}?(?:al usuario|a los usuarios|a nadie|al humano)|\b(?:oculta|esconde|ocúlta|escónde)[a-záéíóú]*\b[^.!?\n]{0,40}?\b(?:al usuario|del usuario|a los usuarios)\b|\bsin que (?:el usuario|nadie) (?:lo )?(?:sepa|note|se entere)|\ba escondidas\b|\ben secreto\b`,
+);
+
+// system-tag: the wrappers context, tool calls and chat templates arrive in.
+const FORGED_TAG = re(
+  String.raw`<\/?(?:system[-_ ]?reminder|function_calls|function_results|tool_use|tool_result|tool_call|antml:[a-z_]+|system[-_]prompt)(?=[\s>/])[^>\n]{0,100}>|<(?:invoke|parameter)\s+name=|<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|begin_of_text|start_header_id|end_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(?:start_of_turn|end_of_turn)>`,
+);
+
+/** The intent rules run over every sentence of every view. */
+export const INTENT_RULES: readonly IntentRule[] = [
+  { intent: "override", sequence: [OVERRIDE_VERB_EN, OWNED_INSTRUCTION_EN], gap: 40 },
+  { intent: "override", sequence: [ADDRESSED_INSTRUCTION_EN, OBSOLETE_EN], gap: 30 },
+  { intent: "override", sequence: [DISOBEY_EN] },
+  { intent: "override", sequence: [SELF_PRIORITY_EN] },
+  { intent: "override", sequence: [RELEASED_EN] },
+  { intent: "override", sequence: [SELF_EN, RANK_EN], gap: 30, alsoIn: [SESSION_INSTRUCTIONS_EN] },
+  { intent: "override", sequence: [OWNED_INSTRUCTION_ZH, OBSOLETE_ZH], gap: 10 },
+  { intent: "override", sequence: [RANK_ABOVE_JA] },
+  { intent: "override", sequence: [OVERRIDE_VERB_ZH, OWNED_INSTRUCTION_ZH], gap: 15 },
+  { intent: "override", sequence: [OWNED_INSTRUCTION_JA, OVERRIDE_VERB_JA], gap: 12 },
+  { intent: "override", sequence: [OVERRIDE_VERB_ES, OWNED_INSTRUCTION_ES], gap: 30 },
+  { intent: "fetch-run", sequence: [PIPE_TO_SHELL], unlessNegated: true },
+  { intent: "fetch-run", sequence: [SHELL_OF_FETCH], unlessNegated: true },
+  {
+    intent: "fetch-run",
+    sequence: [DOWNLOAD_EN, RUN_FETCHED_EN],
+    gap: 120,
+    alsoIn: [URL],
+    unlessNegated: true,
+  },
+  { intent: "fetch-run", sequence: [RUN_URL_EN, EXECUTABLE_URL], gap: 40, unlessNegated: true },
+  { intent: "fetch-run", sequence: [DOWNLOAD_ZH, RUN_ZH], gap: 60, alsoIn: [URL], unlessNegated: true },
+  { intent: "fetch-run", sequence: [DOWNLOAD_JA, RUN_JA], gap: 30, alsoIn: [URL], unlessNegated: true },
+  { intent: "fetch-run", sequence: [DOWNLOAD_ES, RUN_ES], gap: 80, alsoIn: [URL], unlessNegated: true },
+  { intent: "remote-shell", sequence: [SHELL_ONE_LINER], unlessNegated: true },
+  { intent: "remote-shell", sequence: [OPEN_SHELL], unlessNegated: true },
+  { intent: "exfiltrate", sequence: [SEND], alsoIn: [SENSITIVE, DESTINATION], unlessNegated: true },
+  { intent: "exfiltrate", sequence: [CURL_UPLOAD], unlessNegated: true },
+  { intent: "exfiltrate", sequence: [PUT_INTO, INTO_URL], gap: 60, alsoIn: [SENSITIVE], unlessNegated: true },
+  { intent: "hide", sequence: [HIDE_EN] },
+  { intent: "hide", sequence: [HIDE_VERB_EN, HIDDEN_ACTION_EN, FROM_USER_EN], gap: 30 },
+  { intent: "hide", sequence: [HIDE_ZH] },
+  { intent: "hide", sequence: [HIDE_JA] },
+  { intent: "hide", sequence: [HIDE_ES] },
+  { intent: "system-tag", sequence: [FORGED_TAG] },
+];
+
+/** A chat role's tag as a whole: `<system>…</system>` forges a turn; `<system>` alone names an element. */
+export const PAIRED_ROLE_TAG = /<(system|assistant|human|user|instructions)>[\s\S]{1,2000}?<\/\1>/gi;
+
+/** A line that opens a turn of a dialogue: `User:`, `AI:`, `系统：`, `Asistente:`… */
+export const ROLE_LINE =
+  /^[ \t]*(?:\*\*)?(human|assistant|user|ai|system|model|usuario|asistente|sistema|用户|助手|系统|ユーザー|アシスタント|システム)(?:\*\*)?[ \t]*:(.*)$/gim;
+
+/** Roles that only ever head a model's turn: one such line is forged markup on its own. */
+export const TURN_ONLY_ROLES = new Set(["human", "assistant"]);
+
+/** Words that make one role line an address to the session rather than a label ("System: Ubuntu 22.04"). */
+export const ROLE_ADDRESS =
+  /\b(?:you|your|granted|authori[sz]ed|allowed|permitted|permission|approved|restrictions?|unrestricted|no limits|ignore|disabled?|lifted|developer mode|jailbreak|admin(?:istrator)? (?:rights|access|privileges))\b|你|権限|制限|許可|あなた|\b(?:tienes|puedes|autoriz[a-z]*|permiso|restricci[a-zó]*)\b/i;
+
+/** A prohibition: the passage warns against the act ("never pipe curl to sh", "不要…"). */
+export const NEGATION =
+  /\b(?:never|don'?t|do not|avoid|must not|mustn'?t|shouldn'?t|should not|no longer|instead of|rather than|refuse|forbidden|banned|not allowed|nunca|jamás|evita[a-z]*)\b|\bno (?:ejecutes|corras|descargues|env[ií]es|subas|uses)\b|不要|别|禁止|切勿|不得|不能|避免|禁止|しない|しないで/i;
