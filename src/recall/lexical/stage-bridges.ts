@@ -1,8 +1,9 @@
+import type { MemoryHeader } from "../../types.ts";
 import { lengthDivisor, saturate, weightedFrequency } from "./bm25.ts";
+import type { BridgeScratch } from "./bridge-scratch.ts";
 import { FIELD_NAMES, fieldFrequency, fieldLength, type IndexedMemory } from "./memory-record.ts";
 import type { RankContext, RankingStage } from "./stage.ts";
 import type { BridgedConcept } from "./term-bridges.ts";
-import type { Candidate } from "./types.ts";
 
 /**
  * The term-bridge stage (docs/design.md#term-bridges): a memory that says the concept a query
@@ -20,94 +21,118 @@ export const termBridgeStage: RankingStage = {
   combine: "add",
   evidence: "own",
   extend(context, candidates) {
-    const { bridges, corpus } = context;
-    if (bridges.length === 0 || context.tuning.bridgeWeight <= 0) return [];
-    const ids: { id: number }[] = [];
-    for (const concept of bridges) for (const target of concept.targets) ids.push({ id: target.ids[0] });
-    const have = new Set<string>();
-    for (const candidate of candidates) have.add(candidate.memory.file);
-    const averages = averageLengths(context);
-    const found: { candidate: Candidate; score: number }[] = [];
-    for (const memory of corpus.candidates(ids)) {
-      if (have.has(memory.file)) continue;
+    if (context.bridges.length === 0 || context.tuning.bridgeWeight <= 0) return [];
+    const scratch = scoreBridges(context);
+    for (const candidate of candidates) {
+      const slot = candidate.memory.slot;
+      if (slot >= 0 && slot < scratch.candidateStamp.length) scratch.candidateStamp[slot] = scratch.query;
+    }
+    const extra: number[] = [];
+    for (const slot of scratch.touched) {
+      if (scratch.candidateStamp[slot] === scratch.query) continue;
+      const memory = scratch.memory[slot] as IndexedMemory;
       const header = context.headerByFile.get(memory.file);
       // The header scan and the index must describe the same file version, as in BM25F's pass.
       if (!header || header.mtimeMs !== memory.mtimeMs || header.size !== memory.size) continue;
-      const score = bridgeScore(context, memory, averages).score;
-      if (score > 0) found.push({ candidate: { memory, header, base: 0 }, score });
+      extra.push(slot);
     }
-    // The best few only (a common word at 20,000 memories may be in thousands); equal scores keep
-    // posting order, which is the scan's (the same in every process).
-    found.sort((a, b) => b.score - a.score);
-    return found.slice(0, context.tuning.rerankDepth).map((entry) => entry.candidate);
+    // The best few only (a common term at 20,000 memories may be in thousands); equal scores in
+    // slot order, which is the index's (the same in every process).
+    extra.sort((a, b) => scratch.total[b] - scratch.total[a] || a - b);
+    if (extra.length > context.tuning.rerankDepth) extra.length = context.tuning.rerankDepth;
+    return extra.map((slot) => {
+      const memory = scratch.memory[slot] as IndexedMemory;
+      return { memory, header: context.headerByFile.get(memory.file) as MemoryHeader, base: 0 };
+    });
   },
   score(context, candidates) {
     if (context.bridges.length === 0 || context.tuning.bridgeWeight <= 0) return null;
-    const averages = averageLengths(context);
+    const scratch = scoreBridges(context);
     const scores = new Float64Array(candidates.length);
     const notes: (string | null)[] = new Array(candidates.length).fill(null);
     for (let c = 0; c < candidates.length; c++) {
-      const { score, note } = bridgeScore(context, candidates[c].memory, averages);
-      scores[c] = score;
-      notes[c] = note;
+      const slot = candidates[c].memory.slot;
+      if (slot < 0 || slot >= scratch.stamp.length || scratch.stamp[slot] !== scratch.query) continue;
+      if (scratch.memory[slot] !== candidates[c].memory) continue;
+      scores[c] = scratch.total[slot];
+      const concept = context.bridges[scratch.strongestConcept[slot]];
+      notes[c] = `${concept.trigger}≈${concept.targets[scratch.strongestTarget[slot]].text}`;
     }
     return { scores, notes };
   },
   explain: (pair) => `related: ${pair}`,
 };
 
-function averageLengths(context: RankContext): Float64Array {
-  return Float64Array.from(FIELD_NAMES, (field) => context.corpus.averageLength(field));
-}
-
-/** The memory's bridge evidence: per concept its best other word's BM25F score, summed, weighted. */
-function bridgeScore(
-  context: RankContext,
-  memory: IndexedMemory,
-  averages: Float64Array,
-): { score: number; note: string | null } {
-  const { tuning } = context;
-  let total = 0;
-  let strongest = 0;
-  let note: string | null = null;
-  for (const concept of context.bridges) {
-    const best = bestTarget(concept, memory, context, averages);
-    if (best.score <= 0) continue;
-    total += best.score;
-    if (best.score > strongest) {
-      strongest = best.score;
-      note = `${concept.trigger}≈${best.text}`;
-    }
-  }
-  return { score: tuning.bridgeWeight * total, note };
-}
-
-function bestTarget(
-  concept: BridgedConcept,
-  memory: IndexedMemory,
-  context: RankContext,
-  averages: Float64Array,
-): { score: number; text: string } {
-  let best = 0;
-  let text = "";
-  for (const target of concept.targets) {
-    let sum = 0;
-    for (let i = 0; i < target.ids.length; i++) {
-      const pseudo = pseudoFrequency(memory, target.ids[i], context, averages);
-      // A phrase occurs only where all of its words do.
-      if (pseudo <= 0) {
-        sum = 0;
-        break;
+/**
+ * Every memory's bridge evidence for the query of `context`, once per query (the stage's extend
+ * and score share it): per concept, each term's postings are walked and a memory keeps its best
+ * term's score; the concepts' bests are summed, times `bridgeWeight`. The work is the postings of
+ * the concept's terms, not every memory times every term (measured: a query naming a common
+ * concept at 20,000 memories).
+ */
+function scoreBridges(context: RankContext): BridgeScratch {
+  const scratch = context.scratch.bridges;
+  if (scratch.owner === context) return scratch;
+  scratch.begin(context);
+  const { corpus, tuning } = context;
+  const averages = Float64Array.from(FIELD_NAMES, (field) => corpus.averageLength(field));
+  for (let ci = 0; ci < context.bridges.length; ci++) {
+    const targets = context.bridges[ci].targets;
+    scratch.conceptRun++;
+    scratch.conceptTouched.length = 0;
+    for (let ti = 0; ti < targets.length; ti++) {
+      const target = targets[ti];
+      // A phrase occurs only where its first word does: that word's postings hold every match.
+      for (const memory of corpus.candidates([{ id: target.ids[0] }])) {
+        const score = targetScore(memory, target, context, averages);
+        if (score <= 0) continue;
+        const slot = memory.slot;
+        scratch.fit(slot);
+        if (scratch.conceptStamp[slot] !== scratch.conceptRun) {
+          scratch.conceptStamp[slot] = scratch.conceptRun;
+          scratch.conceptBest[slot] = score;
+          scratch.conceptTarget[slot] = ti;
+          scratch.conceptTouched.push(slot);
+          scratch.memory[slot] = memory;
+        } else if (score > scratch.conceptBest[slot]) {
+          scratch.conceptBest[slot] = score;
+          scratch.conceptTarget[slot] = ti;
+        }
       }
-      sum += target.idf[i] * saturate(pseudo, context.tuning.k1);
     }
-    const score = sum / target.ids.length;
-    if (score > best) {
-      best = score;
-      text = target.text;
+    for (const slot of scratch.conceptTouched) {
+      const evidence = tuning.bridgeWeight * scratch.conceptBest[slot];
+      if (scratch.stamp[slot] !== scratch.query) {
+        scratch.stamp[slot] = scratch.query;
+        scratch.total[slot] = 0;
+        scratch.strongest[slot] = 0;
+        scratch.touched.push(slot);
+      }
+      scratch.total[slot] += evidence;
+      if (evidence > scratch.strongest[slot]) {
+        scratch.strongest[slot] = evidence;
+        scratch.strongestConcept[slot] = ci;
+        scratch.strongestTarget[slot] = scratch.conceptTarget[slot];
+      }
     }
   }
-  return { score: best, text };
+  return scratch;
+}
+
+/** One term's evidence in a memory: its BM25F score as a query word (a phrase: the mean of its words', 0 unless all occur). */
+function targetScore(
+  memory: IndexedMemory,
+  target: BridgedConcept["targets"][number],
+  context: RankContext,
+  averages: Float64Array,
+): number {
+  let sum = 0;
+  for (let i = 0; i < target.ids.length; i++) {
+    const pseudo = pseudoFrequency(memory, target.ids[i], context, averages);
+    if (pseudo <= 0) return 0;
+    sum += target.idf[i] * saturate(pseudo, context.tuning.k1);
+  }
+  return sum / target.ids.length;
 }
 
 /** BM25F's weighted, length-normalized frequency of a term over the memory's fields. */
