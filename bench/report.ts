@@ -1,4 +1,6 @@
 /** The bench's result object (what `--json` prints) and its human-readable table. */
+
+import { type CodingRecallHalf, type CodingRecallScores, formatCodingRecall } from "./coding-recall.ts";
 import type { MachineInfo } from "./machine.ts";
 import type { ProcessFigures } from "./process.ts";
 import type { VariantQuality } from "./quality.ts";
@@ -66,6 +68,8 @@ export interface BenchResult {
   /** The quarantine's precision and recall per set and path (bench/quarantine.ts). */
   quarantine: QuarantineFigures | null;
   quality: { sessions?: VariantQuality; observations?: VariantQuality };
+  /** recall@5 on the coding-agent set per half and category (bench/coding-recall.ts). */
+  codingRecall: Partial<Record<CodingRecallHalf, CodingRecallScores>>;
   targets: Target[];
   skipped: string[];
   seconds: number;
@@ -190,6 +194,10 @@ export function formatReport(result: BenchResult): string {
       rows.push([variant, "all", q.queries, q.recallAt5.toFixed(3), q.anyHitAt5.toFixed(3)]);
     }
     lines.push(...table(["variant", "category", "queries", "recall@5", "any-hit@5"], rows));
+  }
+  if (Object.keys(result.codingRecall).length > 0) {
+    lines.push("", "coding-agent recall (lexical, recall@5, bench/coding-recall)");
+    lines.push(formatCodingRecall(result.codingRecall));
   }
   for (const line of result.skipped) lines.push(line);
   lines.push("", "targets");

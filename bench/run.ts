@@ -2,7 +2,8 @@
  * `npm run bench [-- --json] [--sizes 200,2000] [--quick]`: speed at 200 / 2,000 / 20,000
  * memories (scan cold and warm against the naive reference, lexical selection, end-to-end
  * recall, peak RSS), sync over git against plain `git pull && git push` (2,000 memories), the
- * quarantine's precision and recall (bench/quarantine.ts), the agent loop's memory overhead, and recall quality on LoCoMo — all in one
+ * quarantine's precision and recall (bench/quarantine.ts), the agent loop's memory overhead, and recall quality on LoCoMo and on
+ * the coding-agent set (bench/coding-recall.ts) — all in one
  * run, side by side. Progress goes to stderr; stdout gets the table, or with `--json` exactly one
  * JSON object. Directories are generated in a temp dir by `../shared/bench/gen-scale.mjs` and
  * removed at the end; parts that need `../shared` are skipped with one line when it is absent.
@@ -11,6 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { measureCodingRecall } from "./coding-recall.ts";
 import { machineInfo } from "./machine.ts";
 import { measureProcesses } from "./process.ts";
 import { LOCOMO_VARIANTS, measureQuality } from "./quality.ts";
@@ -225,6 +227,7 @@ async function main(): Promise<void> {
     sync: null,
     quarantine: null,
     quality: {},
+    codingRecall: {},
     targets: [],
     skipped: [],
     seconds: 0,
@@ -307,6 +310,10 @@ async function main(): Promise<void> {
         startMs: loop.startMs,
         loopAB: loop.loopAB,
       };
+    });
+    // The coding-agent set lives in the repository: it runs with or without ../shared.
+    await attempt("coding-agent recall", async () => {
+      result.codingRecall = await measureCodingRecall();
     });
     if (hasShared && fs.existsSync(path.join(sharedDir, "bench", "locomo"))) {
       for (const variant of LOCOMO_VARIANTS) {

@@ -31,6 +31,7 @@ const STAGES_OFF: readonly [string, Partial<LexicalTuning>][] = [
   ["related words", { relatedWeight: 0, relatedPassageWeight: 0 }],
   ["feedback words", { feedbackWeight: 0 }],
   ["typos", { typoWeight: 0 }],
+  ["term bridges", { bridgeWeight: 0 }],
   ["dates", { dateWeight: 0 }],
   ["answer after the question", { answerWeight: 0 }],
   ["saved together", { neighborWeight: 0 }],

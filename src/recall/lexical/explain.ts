@@ -25,8 +25,9 @@ export function toPick(
   const parts = FIELD_NAMES.filter((field) => matched[field]).map(
     (field) => `${field}: ${abbreviate(matched[field] ?? [])}`,
   );
-  let reason = `matched ${parts.join("; ")}`;
-  for (const note of stageNotes) reason += `; ${note}`;
+  // A memory found only through the term-bridge table matched no query word itself.
+  const said = parts.length > 0 ? [`matched ${parts.join("; ")}`] : [];
+  const reason = [...said, ...stageNotes].join("; ");
   return { file: candidate.header.file, score: round(score), reason, matched };
 }
 

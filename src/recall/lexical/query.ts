@@ -1,5 +1,6 @@
 import { cutQuery } from "../query-text.ts";
 import { inverseDocumentFrequency } from "./bm25.ts";
+import { priorDocumentFrequency } from "./code-words.ts";
 import type { Corpus } from "./corpus.ts";
 import { NEEDS_SEGMENTER, wordSegmenter } from "./segment.ts";
 import { CJK_STOP_WORDS, type Token, tokenizeDetailed } from "./tokenize.ts";
@@ -25,24 +26,42 @@ export function queryTokens(query: string): Token[] {
  * (often a typo: "fesetival", "Tennesee") is replaced by the indexed words one edit away, at
  * `typoWeight` of their usual weight.
  */
-export function queryTerms(corpus: Corpus, tokens: readonly Token[], typoWeight: number): QueryTerm[] {
+export function queryTerms(
+  corpus: Corpus,
+  tokens: readonly Token[],
+  typoWeight: number,
+  pathTerms: ReadonlySet<string> = NO_TERMS,
+): QueryTerm[] {
   const documentCount = corpus.size;
   const passageCount = corpus.passageCount;
   const terms = new Map<number, QueryTerm>();
-  const addTerm = (id: number, surface: string, weight: number) => {
+  const addTerm = (id: number, term: string, surface: string, weight: number) => {
     if (terms.has(id)) return;
     const frequency = corpus.documentFrequency.get(id);
     if (frequency <= 0) return;
+    // `src` and `ts` of a path in the prompt weigh as if half the memories had them
+    // (docs/design.md#code-common-words): in a small directory their count is noise.
+    const passageFrequency = corpus.passageFrequency.get(id);
     terms.set(id, {
       id,
       surface,
-      idf: weight * inverseDocumentFrequency(documentCount, frequency),
-      passageIdf: weight * inverseDocumentFrequency(passageCount, corpus.passageFrequency.get(id)),
+      idf:
+        weight *
+        inverseDocumentFrequency(
+          documentCount,
+          priorDocumentFrequency(term, pathTerms, documentCount, frequency),
+        ),
+      passageIdf:
+        weight *
+        inverseDocumentFrequency(
+          passageCount,
+          priorDocumentFrequency(term, pathTerms, passageCount, passageFrequency),
+        ),
     });
   };
   for (const token of tokens) {
     const id = corpus.dictionary.lookup(token.term);
-    if (id !== undefined && corpus.documentFrequency.get(id) > 0) addTerm(id, token.surface, 1);
+    if (id !== undefined && corpus.documentFrequency.get(id) > 0) addTerm(id, token.term, token.surface, 1);
   }
   if (typoWeight > 0) {
     for (const token of tokens) {
@@ -50,7 +69,7 @@ export function queryTerms(corpus: Corpus, tokens: readonly Token[], typoWeight:
       if (id !== undefined && corpus.documentFrequency.get(id) > 0) continue;
       if (!TYPO_CANDIDATE.test(token.term)) continue;
       for (const near of corpus.dictionary.withinOneEdit(token.term))
-        addTerm(near, `${token.surface}~`, typoWeight);
+        addTerm(near, corpus.dictionary.term(near) ?? "", `${token.surface}~`, typoWeight);
     }
   }
   return [...terms.values()];
@@ -107,6 +126,8 @@ function innerPairs(word: string): string[] {
   if (!/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+$/u.test(word)) return [];
   return chars.slice(1).map((char, i) => `${chars[i]}${char}`);
 }
+
+const NO_TERMS: ReadonlySet<string> = new Set();
 
 /** Only longer Latin-script words get typo matching: short words have too many neighbors. */
 const TYPO_CANDIDATE = /^[a-z]{5,}$/;

@@ -1,4 +1,5 @@
 import { type MemoryHeader, savedAtMs } from "../../types.ts";
+import { pathFragmentTerms, pathOnlyTerms } from "./code-words.ts";
 import { toPick } from "./explain.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
 import { FIELD_NAMES, type FieldName } from "./memory-record.ts";
@@ -7,6 +8,7 @@ import type { DateSpan } from "./query-dates.ts";
 import type { RankContext, RankingStage } from "./stage.ts";
 import { answerAfterStage } from "./stage-answer-after.ts";
 import { addExpansionScores, bestMatches, scoreWholeFiles } from "./stage-bm25f.ts";
+import { termBridgeStage } from "./stage-bridges.ts";
 import { dateStage } from "./stage-date.ts";
 import { feedbackApplies, feedbackTerms } from "./stage-feedback.ts";
 import { clearsFloor } from "./stage-floor.ts";
@@ -14,6 +16,7 @@ import { passageStage } from "./stage-passage.ts";
 import { recencyStage } from "./stage-recency.ts";
 import { relatedWordsStage } from "./stage-related.ts";
 import { savedTogetherStage } from "./stage-saved-together.ts";
+import { bridgedConcepts } from "./term-bridges.ts";
 import { saveOrder } from "./times.ts";
 import { DEFAULT_LEXICAL_TUNING } from "./tuning.ts";
 import type { Candidate, LexicalPick, LexicalTuning } from "./types.ts";
@@ -24,9 +27,11 @@ import type { WordVectors } from "./word-vectors.ts";
  * stages (passage, related words) come first: the relevance floor judges the score they leave;
  * the `context` stages (saved together, recency) then reorder what clears it. The date stage
  * runs before the answer stage, so a question asked on the day the query names passes that
- * evidence on to its answer.
+ * evidence on to its answer. The term bridges run first: the memories they add (a Chinese prompt's
+ * English answer) are then candidates for every later stage.
  */
 export const RANKING_STAGES: readonly RankingStage[] = [
+  termBridgeStage,
   passageStage,
   relatedWordsStage,
   dateStage,
@@ -51,8 +56,12 @@ export function rankLexically(
 ): LexicalPick[] {
   const corpus = index.corpus;
   const tokens = queryTokens(query);
-  const terms = queryTerms(corpus, tokens, tuning.typoWeight);
-  if (terms.length === 0 || options.k <= 0) return [];
+  const pathOnly = pathOnlyTerms(query);
+  const pathTerms = pathFragmentTerms(pathOnly);
+  const terms = queryTerms(corpus, tokens, tuning.typoWeight, pathTerms);
+  // A query may share no word with any memory and still name a concept they say in other words.
+  const bridges = tuning.bridgeWeight > 0 ? bridgedConcepts(corpus, tokens, pathOnly) : [];
+  if ((terms.length === 0 && bridges.length === 0) || options.k <= 0) return [];
   const averages = Object.fromEntries(FIELD_NAMES.map((f) => [f, corpus.averageLength(f)])) as Record<
     FieldName,
     number
@@ -72,7 +81,7 @@ export function rankLexically(
       scored = bestMatches(matches, depth);
     }
   }
-  if (scored.length === 0) return [];
+  if (scored.length === 0 && bridges.length === 0) return [];
   let top = scored.slice(0, Math.max(tuning.rerankDepth, options.k));
   const order = synced ? index.syncedSaveOrder() : saveOrder(headers);
 
@@ -82,6 +91,9 @@ export function rankLexically(
     tuning,
     terms,
     tokens,
+    pathTerms,
+    bridges,
+    headerByFile,
     vectors,
     // Every save time in order, sorted once per sync rather than per query (20,000 numbers).
     times: order.times,

@@ -1,4 +1,5 @@
 import type { MemoryHeader } from "../../types.ts";
+import { BridgeScratch } from "./bridge-scratch.ts";
 import { grow } from "./dictionary.ts";
 import type { IndexedMemory } from "./memory-record.ts";
 import { TermSimilarities } from "./related-similarities.ts";
@@ -18,6 +19,7 @@ export class RankScratch {
   readonly #headers = new HeaderMemo();
   readonly related = new RelatedScratch();
   readonly passage = new PassageScratch();
+  readonly bridges = new BridgeScratch();
 
   /** The whole-file score buffer, with room for at least `count` matches (contents kept only while it fits). */
   wholeFileScores(count: number): Float64Array {

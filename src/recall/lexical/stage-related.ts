@@ -1,4 +1,5 @@
 import { inverseDocumentFrequency } from "./bm25.ts";
+import { priorDocumentFrequency } from "./code-words.ts";
 import type { Corpus } from "./corpus.ts";
 import { forEachDescriptionTerm, type IndexedMemory, PASSAGE_LINES } from "./memory-record.ts";
 import type { TermSimilarities } from "./related-similarities.ts";
@@ -50,6 +51,7 @@ export function relatedQueryWords(
   corpus: Corpus,
   tokens: readonly Token[],
   vectors: WordVectors,
+  pathTerms: ReadonlySet<string> = new Set(),
 ): RelatedQueryWord[] {
   const seen = new Set<string>();
   const words: RelatedQueryWord[] = [];
@@ -59,7 +61,9 @@ export function relatedQueryWords(
     const row = vectors.rowOf(token.term);
     if (row < 0) continue;
     const id = corpus.dictionary.lookup(token.term) ?? -1;
-    const frequency = id >= 0 ? Math.max(0, corpus.documentFrequency.get(id)) : 0;
+    const counted = id >= 0 ? Math.max(0, corpus.documentFrequency.get(id)) : 0;
+    // A path's `src` weighs what BM25F gives it (docs/design.md#code-common-words).
+    const frequency = priorDocumentFrequency(token.term, pathTerms, corpus.size, counted);
     words.push({ id, row, idf: inverseDocumentFrequency(corpus.size, frequency), surface: token.surface });
   }
   if (words.length <= MAX_QUERY_WORDS) return words;
@@ -75,9 +79,9 @@ export const relatedWordsStage: RankingStage = {
   name: "related words",
   combine: "add",
   evidence: "own",
-  score({ corpus, scratch, tuning, tokens, vectors }, candidates) {
+  score({ corpus, scratch, tuning, tokens, vectors, pathTerms }, candidates) {
     if (!vectors) return null;
-    let words = relatedQueryWords(corpus, tokens, vectors);
+    let words = relatedQueryWords(corpus, tokens, vectors, pathTerms);
     if (words.length === 0 || (tuning.relatedWeight <= 0 && tuning.relatedPassageWeight <= 0)) return null;
     // At most MAX_QUERY_WORDS words; relatedQueryWords keeps the rarest that many.
     if (words.length > MAX_QUERY_WORDS) words = words.slice(0, MAX_QUERY_WORDS);

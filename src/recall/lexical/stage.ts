@@ -1,6 +1,8 @@
+import type { MemoryHeader } from "../../types.ts";
 import type { Corpus } from "./corpus.ts";
 import type { DateSpan } from "./query-dates.ts";
 import type { RankScratch } from "./scratch.ts";
+import type { BridgedConcept } from "./term-bridges.ts";
 import type { SaveOrder } from "./times.ts";
 import type { Token } from "./tokenize.ts";
 import type { Candidate, LexicalTuning, QueryTerm, StageScores } from "./types.ts";
@@ -15,6 +17,12 @@ export interface RankContext {
   terms: readonly QueryTerm[];
   /** The query's tokens (question words dropped). */
   tokens: readonly Token[];
+  /** The code-common words the query writes inside a path (code-words.ts): weighed by a prior. */
+  pathTerms: ReadonlySet<string>;
+  /** The concepts of the term-bridge table the query names (term-bridges.ts; empty: none). */
+  bridges: readonly BridgedConcept[];
+  /** The headers being ranked, by file (a stage that adds candidates needs their headers). */
+  headerByFile: ReadonlyMap<string, MemoryHeader>;
   vectors: WordVectors | null;
   /** Every save time of the headers being ranked, ascending. */
   times: Float64Array;

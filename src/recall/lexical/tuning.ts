@@ -8,6 +8,7 @@ export const DEFAULT_LEXICAL_TUNING: LexicalTuning = {
   passageWeight: 1,
   passageMinLines: 8,
   typoWeight: 0.7,
+  bridgeWeight: 0.5,
   feedbackDocuments: 3,
   feedbackTerms: 10,
   feedbackWeight: 0.2,

@@ -49,6 +49,11 @@ export interface LexicalTuning extends RelatedWordTuning {
    * notes, −0.4 on sessions, ~500-word transcripts, so sessions skip it).
    */
   feedbackMaxAverageLength: number;
+  /**
+   * Weight of a memory's word that the term-bridge table (term-bridges-table.ts) says means what a
+   * query word means, against the weight it would have had if typed (stage-bridges.ts; 0 turns it off).
+   */
+  bridgeWeight: number;
   /** Weight of a dictionary word one typo away from an unknown query word (0 turns it off). */
   typoWeight: number;
   /** How many of the best whole-file candidates take part in the neighbor and recency stages. */
