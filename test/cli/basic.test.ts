@@ -127,6 +127,24 @@ describe("memdir path / add / list / show / rm", () => {
     assert.deepEqual(files, [], "no memory and no index line");
   });
 
+  it("names a memory from its description's meaningful words, negation included", async () => {
+    const { memoryDir, run } = setup();
+    const added = await run([
+      "add",
+      "--type",
+      "project",
+      "--description",
+      "don't remember the password",
+      "--json",
+      "x",
+    ]);
+    assert.equal(added.code, 0, added.stderr);
+    assert.deepEqual(JSON.parse(added.stdout), {
+      file: "project-dont-remember-password.md",
+      path: path.join(memoryDir, "project-dont-remember-password.md"),
+    });
+  });
+
   it("exits 2 on usage errors and 1 on a missing memory", async () => {
     const { run } = setup();
     assert.equal((await run(["add", "--description", "no type", "body"])).code, 2);
