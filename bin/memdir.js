@@ -35,9 +35,16 @@ const FAST_EVENTS = {
 };
 const mainFile = path.join(__dirname, "..", "dist", "cli", "main.js");
 
-const fast = fastPathOf(process.argv.slice(2), process.env);
-if (fast === null) inProcess(undefined);
-else viaHelper(fast);
+const given = process.argv.slice(2);
+// `memdir --version` / `-V` (src/cli/version.ts, isVersionRequest): read here, without loading the CLI.
+if (given.length === 1 && (given[0] === "--version" || given[0] === "-V")) {
+  const version = packageVersion(path.dirname(__dirname));
+  answerAndExit({ stdout: `${version || "unknown"}\n`, stderr: "", code: 0 });
+} else {
+  const fast = fastPathOf(given, process.env);
+  if (fast === null) inProcess(undefined);
+  else viaHelper(fast);
+}
 
 /** The request the helper may answer, or null: run in this process. */
 function fastPathOf(args, env) {

@@ -33,6 +33,8 @@ export interface CommandContext {
   memdirs?: MemdirProvider;
   /** The CLI's `main` itself, for the one command that runs others (`memdir helper serve`). */
   main?: (argv: string[], options: MainOptions) => Promise<number>;
+  /** The clock human output measures ages against ("2 days ago"). */
+  now: () => number;
 }
 
 /** The options of `main()` in main.ts. */
@@ -41,6 +43,8 @@ export interface MainOptions {
   env?: NodeJS.ProcessEnv;
   /** See {@link CommandContext.memdirs}. */
   memdirs?: MemdirProvider;
+  /** See {@link CommandContext.now} (default: `Date.now`). */
+  now?: () => number;
 }
 
 /**

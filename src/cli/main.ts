@@ -3,7 +3,8 @@ import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { MemdirError, systemErrorLine } from "../errors.ts";
 import type { CommandContext, MainOptions, RegisterCommand } from "./common.ts";
-import { type CliIO, processIO } from "./output.ts";
+import { type CliIO, jsonText, processIO } from "./output.ts";
+import { isVersionRequest, memdirVersion } from "./version.ts";
 
 // Each command file adds one line here (keep alphabetical). Commands load lazily: a run imports
 // only the command it runs (the MCP SDK, model clients and agent tools cost start-up time that
@@ -70,11 +71,16 @@ function hookFailure(io: CliIO, error: unknown): number {
 
 /**
  * Runs the CLI with `argv` (as `process.argv`: node, script, args…) and resolves to the exit code:
- * 0 success, 1 error, 2 usage error.
+ * 0 success, 1 error, 2 usage error. With `--json`, an error is also printed on stdout as
+ * `{"error": {"code", "message"}}` (docs/cli.md#errors).
  */
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
   const io = options.io ?? processIO;
   const env = options.env ?? process.env;
+  if (isVersionRequest(argv.slice(2))) {
+    io.stdout(`${memdirVersion()}\n`);
+    return 0;
+  }
   let exitCode = 0;
   const context: CommandContext = {
     io,
@@ -84,9 +90,12 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     },
     memdirs: options.memdirs,
     main,
+    now: options.now ?? Date.now,
   };
   const program = new Command("memdir")
     .description("Long-term memory for LLM agents: markdown files in a per-project memory directory.")
+    // Answered above, before any command loads; declared here for `memdir --help`.
+    .option("-V, --version", "print memdir's version")
     .exitOverride()
     // A hook's parse errors become its one stderr line in hookFailure, not a second one here.
     .configureOutput({ writeOut: io.stdout, writeErr: argv[2] === "hook" ? () => {} : io.stderr })
@@ -98,25 +107,61 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   } catch (error) {
     // A hook never fails its host: exit code 2 blocks the prompt in Claude Code (issue 16).
     if (argv[2] === "hook") return hookFailure(io, error);
-    if (error instanceof CommanderError) {
-      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
-      if (error.code === "commander.help") return 0;
-      return 2;
-    }
-    if (error instanceof MemdirError) {
-      io.stderr(`${error.message}\n`);
-      return error.code === "usage" ? 2 : 1;
-    }
-    // The file system refused (read-only, full, a file where a folder should be): one line, like
-    // every MemdirError, and the same exit code; a stack trace is kept for real bugs.
-    const systemLine = systemErrorLine(readOnlyBehindMkdir(error));
-    if (systemLine !== null) {
-      io.stderr(`memdir: ${argv[2] ?? "memdir"}: ${systemLine}\n`);
-      return 1;
-    }
-    io.stderr(`memdir: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return 1;
+    const failure = failureOf(argv, error);
+    if (failure === null) return 0;
+    if (failure.stderr !== null) io.stderr(failure.stderr);
+    // Scripts read one JSON document on stdout; the line on stderr stays for the person watching.
+    if (wantsJson(argv)) io.stdout(jsonText({ error: { code: failure.code, message: failure.message } }));
+    return failure.exitCode;
   }
+}
+
+/** Whether `argv` asks for `--json` output (before a `--`, after which everything is an argument). */
+function wantsJson(argv: readonly string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).includes("--json");
+}
+
+/** What a failed run reports: its exit code, `--json`'s code and message, and its stderr text. */
+interface Failure {
+  exitCode: number;
+  code: string;
+  message: string;
+  /** null when commander has written the line already. */
+  stderr: string | null;
+}
+
+/** How `error` ends the run, or null when it is not a failure (help or the version shown). */
+function failureOf(argv: string[], error: unknown): Failure | null {
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return null;
+    if (error.code === "commander.help") return null;
+    // "error: unknown option '--x'" → "memdir: unknown option '--x'", as a MemdirError reads.
+    const message = `memdir: ${error.message.replace(/^error: /, "")}`;
+    return { exitCode: 2, code: "usage", message, stderr: null };
+  }
+  if (error instanceof MemdirError)
+    return {
+      exitCode: error.code === "usage" ? 2 : 1,
+      code: error.code,
+      message: error.message,
+      stderr: `${error.message}\n`,
+    };
+  // The file system refused (read-only, full, a file where a folder should be): one line, like
+  // every MemdirError, and the same exit code; a stack trace is kept for real bugs.
+  const systemLine = systemErrorLine(readOnlyBehindMkdir(error));
+  if (systemLine !== null) {
+    const message = `memdir: ${argv[2] ?? "memdir"}: ${systemLine}`;
+    return { exitCode: 1, code: "io", message, stderr: `${message}\n` };
+  }
+  const message = `memdir: ${error instanceof Error ? error.message : String(error)}`;
+  return {
+    exitCode: 1,
+    code: "internal",
+    message,
+    stderr: `memdir: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  };
 }
 
 /**

@@ -253,7 +253,7 @@ export async function runOfflineConsolidation(
           const planned = await dedupeMemories(scratchDir, { record: false, signal });
           // A proposal of part of the plan would read as the whole one: none at all.
           if (planned.cancelled) throwIfAborted(signal, "consolidation");
-          return describeGroups(planned.groups);
+          return describeGroups(planned.groups, "proposed");
         },
       });
       await lock.release();
@@ -316,7 +316,7 @@ export function consolidationNotice(result: ConsolidationResult): string | null 
   if (result.status === "done" && result.improved > 0)
     return `Improved ${result.improved} ${result.improved === 1 ? "memory" : "memories"}`;
   if (result.status === "proposed" && result.proposal)
-    return `Proposed changes to ${result.improved} ${result.improved === 1 ? "memory" : "memories"}: memdir dream --apply ${result.proposal.id}`;
+    return `Proposed changes to ${result.improved} ${result.improved === 1 ? "memory" : "memories"}, nothing changed yet: memdir dream --apply ${result.proposal.id}`;
   return null;
 }
 

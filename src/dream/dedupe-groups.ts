@@ -239,8 +239,15 @@ export function findDuplicateGroups(memories: readonly MemoryDocument[]): Duplic
   return groups.sort((a, b) => (a.keep < b.keep ? -1 : 1));
 }
 
-/** A one-line summary of a dedupe plan, for history and the CLI. */
-export function describeGroups(groups: readonly DuplicateGroup[]): string {
+/**
+ * A one-line summary of a dedupe plan, for history and the CLI: "merged a.md into b.md (exact)"
+ * once done, "would merge a.md into b.md (exact)" for a proposal, which has changed nothing yet.
+ */
+export function describeGroups(
+  groups: readonly DuplicateGroup[],
+  state: "done" | "proposed" = "done",
+): string {
   if (groups.length === 0) return "no duplicate memories";
-  return groups.map((g) => `merged ${g.remove.join(", ")} into ${g.keep} (${g.reason})`).join("; ");
+  const verb = state === "done" ? "merged" : "would merge";
+  return groups.map((g) => `${verb} ${g.remove.join(", ")} into ${g.keep} (${g.reason})`).join("; ");
 }

@@ -5,28 +5,36 @@ import { MEMORY_TYPES, type MemoryType } from "../types.ts";
 // Names and one-line texts a memory gets from its description: the file name a save derives,
 // the index title, and the cleaning of index text.
 
-// Words that carry no meaning in a file name. Negations stay: "not mock the database" must not
-// become "mock-database".
+// Words that carry no meaning in a file name: articles, pronouns, prepositions, forms of "be",
+// "have" and "do", modal verbs. Negations are not here and stay ("dont", "never", "no", "not",
+// "cannot", "without"): "don't mock the database" must not become "mock-database"; numbers stay too.
 const STOP_WORDS = new Set(
   (
     "a an the of to and or in on at by for from with as is are be been was were it its this that these those " +
     "must should shall will would can could may might do does did has have had use uses using when whenever " +
-    "there their they them we our us you your i me my user's"
+    "there their they them we our us you your i me my"
   ).split(" "),
 );
-const MAX_SLUG_WORDS = 6;
+/** Enough words for a negation, its verb and object and a qualifier, within a readable name. */
+const MAX_SLUG_WORDS = 8;
 const MAX_SLUG_CHARS = 60;
 
-/**
- * A readable file name from a type and a description (pure): `feedback-login-tests-real-database.md`.
- * Non-ASCII text cannot be spelled in ASCII, so a description that has any gets a short hash of
- * itself appended (`feedback-3a9c1f0e.md` when it has no ASCII words at all).
- */
 /** Longest hook kept in an index line: entries must stay "one short line each" (docs/design.md#the-index). */
 export const MAX_HOOK_CHARS = 150;
 
+/**
+ * A readable file name from a type and a description (pure): its meaningful words, at most
+ * {@link MAX_SLUG_WORDS} and 60 characters, `feedback-login-tests-real-database.md`;
+ * "don't remember the password" → `project-dont-remember-password.md`. Non-ASCII text cannot be
+ * spelled in ASCII, so a description with non-ASCII letters or digits gets a short hash of itself
+ * appended (`feedback-3a9c1f0e.md` when it has no ASCII words at all); punctuation (an em dash, a
+ * curly apostrophe) does not.
+ */
 export function slugFor(type: MemoryType, description: string): string {
-  const words = description.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  // An apostrophe joins its word ("don't" → "dont", "team's" → "teams") instead of splitting off
+  // a one-letter fragment ("don", "t").
+  const joined = description.toLowerCase().replace(/([a-z0-9])['\u2019]([a-z])/g, "$1$2");
+  const words = joined.match(/[a-z0-9]+/g) ?? [];
   const meaningful = words.filter((word) => !STOP_WORDS.has(word));
   const chosen = (meaningful.length > 0 ? meaningful : words).filter(
     (word, i) => !(i === 0 && word === type),
@@ -38,7 +46,8 @@ export function slugFor(type: MemoryType, description: string): string {
   }
   const hash = createHash("sha256").update(description).digest("hex");
   if (slug === "") return `${type}-${hash.slice(0, 8)}.md`;
-  if (/[^\x00-\x7F]/.test(description)) return `${type}-${slug}-${hash.slice(0, 6)}.md`;
+  // Only letters and digits the name cannot spell make it ambiguous: a dash or a curly quote does not.
+  if (/(?![\x00-\x7F])[\p{L}\p{N}]/u.test(description)) return `${type}-${slug}-${hash.slice(0, 6)}.md`;
   return `${type}-${slug}.md`;
 }
 

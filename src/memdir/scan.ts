@@ -257,8 +257,21 @@ function toHeader(candidate: Candidate, entry: CachedHeader): MemoryHeader {
 export function manifestLine(
   header: Pick<MemoryHeader, "file" | "mtimeMs" | "modifiedMs" | "type" | "description">,
 ): string {
+  return manifestLineWithTime(header, isoTime(savedAtMs(header)));
+}
+
+/**
+ * A {@link manifestLine} with `time` in place of the ISO saved time: `memdir list` shows a
+ * person the age ("2 days ago").
+ *
+ * @example
+ * manifestLineWithTime(h, "2 days ago") // "- [feedback] feedback-real-database.md (2 days ago): login tests hit a real DB"
+ */
+export function manifestLineWithTime(
+  header: Pick<MemoryHeader, "file" | "type" | "description">,
+  time: string,
+): string {
   const tag = header.type ? `[${header.type}] ` : "";
-  const time = isoTime(savedAtMs(header));
   const description = header.description ? `: ${header.description.replace(/\s*[\r\n]+\s*/g, " ")}` : "";
   return `- ${tag}${header.file} (${time})${description}`;
 }

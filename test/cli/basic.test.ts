@@ -71,10 +71,7 @@ describe("memdir path / add / list / show / rm", () => {
       ]);
     assert.ok(entries.some((e) => e.file === "feedback-real-database.md" && e.type === "feedback"));
     const human = await run(["list"]);
-    assert.match(
-      human.stdout,
-      /^- \[feedback\] feedback-real-database\.md \(\d{4}-\d\d-\d\dT.*Z\): 登录模块/m,
-    );
+    assert.match(human.stdout, /^- \[feedback\] feedback-real-database\.md \(just now\): 登录模块/m);
 
     const shown = await run(["show", "feedback-real-database.md"]);
     assert.match(
@@ -111,6 +108,41 @@ describe("memdir path / add / list / show / rm", () => {
     assert.ok(!result.stderr.includes(token), "the secret itself is never echoed");
     const files = fs.existsSync(memoryDir) ? fs.readdirSync(memoryDir).filter((f) => f.endsWith(".md")) : [];
     assert.deepEqual(files, []);
+  });
+
+  it("refuses an empty or blank memory text with exit 2, a clear message, and nothing written", async () => {
+    const { memoryDir, run } = setup();
+    for (const [args, input] of [
+      [["add", "--type", "user", "--description", "empty argument", ""], undefined],
+      [["add", "--type", "user", "--description", "blank argument", " \n\t "], undefined],
+      [["add", "--type", "user", "--description", "empty stdin"], ""],
+      [["add", "--type", "user", "--description", "blank stdin"], "\n  \n"],
+    ] as const) {
+      const result = await run([...args], input);
+      assert.equal(result.code, 2, `${args.at(-1)}: ${result.stderr}`);
+      assert.match(result.stderr, /add: the memory text is empty/);
+      assert.equal(result.stdout, "");
+    }
+    const files = fs.existsSync(memoryDir) ? fs.readdirSync(memoryDir) : [];
+    assert.deepEqual(files, [], "no memory and no index line");
+  });
+
+  it("names a memory from its description's meaningful words, negation included", async () => {
+    const { memoryDir, run } = setup();
+    const added = await run([
+      "add",
+      "--type",
+      "project",
+      "--description",
+      "don't remember the password",
+      "--json",
+      "x",
+    ]);
+    assert.equal(added.code, 0, added.stderr);
+    assert.deepEqual(JSON.parse(added.stdout), {
+      file: "project-dont-remember-password.md",
+      path: path.join(memoryDir, "project-dont-remember-password.md"),
+    });
   });
 
   it("exits 2 on usage errors and 1 on a missing memory", async () => {
@@ -166,6 +198,29 @@ describe("memdir doctor", () => {
     const clean = await run(["doctor", "--json"]);
     assert.equal(clean.code, 0, clean.stdout);
     assert.deepEqual(JSON.parse(clean.stdout), { issues: [] });
+  });
+
+  it("names the hook modes in one short line, and why with --verbose", async () => {
+    const { run } = setup();
+    const brief = await run(["doctor"]);
+    const modeLines = brief.stdout.split("\n").filter((line) => /hook/.test(line));
+    assert.deepEqual(modeLines, [
+      "hooks: recall only for Claude Code, whole cycle for other agents (why: memdir doctor --verbose)",
+    ]);
+    const verbose = await run(["doctor", "--verbose"]);
+    assert.equal(verbose.code, brief.code, verbose.stderr);
+    assert.match(verbose.stdout, /^as a Claude Code hook: recall only: Claude Code's own auto memory is on/m);
+    assert.match(verbose.stdout, /^as a hook of other agents: whole cycle: the host has no auto memory/m);
+    const { home, project, root } = setup();
+    const off = await runCli(["doctor", "--root", root, "--cwd", project], {
+      home,
+      cwd: repo,
+      env: { MEMDIR_DISABLE: "1" },
+    });
+    assert.match(
+      off.stdout,
+      /^hooks: off for Claude Code and other agents \(why: memdir doctor --verbose\)$/m,
+    );
   });
 
   it("flags an index over its limits", async () => {

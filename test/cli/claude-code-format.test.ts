@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { relativeAge } from "../../src/cli/relative-age.ts";
 import { runCli } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
@@ -46,8 +47,16 @@ describe("memdir on Claude Code's memory files", () => {
       ["reference_dashboards.md", "reference"],
       ["user_role.md", "user"],
     ]);
+    const before = Date.now();
     const human = await run(["list"]);
-    assert.match(human.stdout, /^- \[feedback\] feedback_testing\.md \(2026-07-30T07:40:18\.191Z\): /m);
+    // Its age counted from its `modified` (2026-07-30), not from the copy's mtime ("just now");
+    // the run's minute is between `before` and now.
+    const modified = Date.parse("2026-07-30T07:40:18.191Z");
+    const ages = [before, Date.now()].map((at) => relativeAge(modified, Math.floor(at / 60_000) * 60_000));
+    assert.ok(
+      ages.some((age) => human.stdout.includes(`- [feedback] feedback_testing.md (${age}): `)),
+      `${ages.join(" or ")} in ${human.stdout}`,
+    );
     assert.match(human.stdout, /^- \[project\] project_freeze\.md \(/m);
     // Newest saved first: the two without `modified` (saved "now"), then 2026-07-30, then 2026-05-01.
     const order = human.stdout

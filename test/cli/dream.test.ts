@@ -114,6 +114,24 @@ describe("memdir dream (offline)", () => {
     assert.match(again.stderr, /already applied/);
   });
 
+  it("--propose says what it would merge, and that nothing changed yet", async () => {
+    const { home, memoryDir } = fixture();
+    const proposed = await runCli(["dream", "--force", "--propose", "--dir", memoryDir], { home });
+    assert.equal(proposed.code, 0, proposed.stderr);
+    assert.match(
+      proposed.stdout,
+      /^would merge feedback-real-db-copy\.md into feedback-real-db\.md \(exact\)$/m,
+    );
+    assert.doesNotMatch(proposed.stdout, /\bmerged\b/);
+    assert.match(
+      proposed.stdout,
+      /^Proposed changes to 1 memory, nothing changed yet: memdir dream --apply \S+$/m,
+    );
+    // The inbox shows the proposal in the same words.
+    const inbox = await runCli(["inbox", "--dir", memoryDir], { home });
+    assert.match(inbox.stdout, /would merge feedback-real-db-copy\.md into feedback-real-db\.md/);
+  });
+
   it("refuses to mix --status with a run", async () => {
     const { home, memoryDir } = fixture();
     const result = await runCli(["dream", "--status", "--force", "--dir", memoryDir], { home });

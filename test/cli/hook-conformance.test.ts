@@ -432,7 +432,7 @@ describe("memdir hook: coexistence with Claude Code's auto memory", () => {
       assert.match(context(start.stdout), /MEMORY\.md/, "the index and the rules");
       assert.match(start.stderr, /mode: whole cycle: Claude Code's own auto memory is off/);
       const doctor = await runCli(["doctor", "--cwd", shop], { home, env });
-      assert.match(doctor.stdout, /as a Claude Code hook: whole cycle/);
+      assert.match(doctor.stdout, /^hooks: whole cycle for Claude Code and other agents/m);
     });
   }
 
@@ -445,6 +445,6 @@ describe("memdir hook: coexistence with Claude Code's auto memory", () => {
     });
     assert.match(context(on.stdout), /MEMORY\.md/);
     const doctor = await runCli(["doctor", "--cwd", shop], { home });
-    assert.match(doctor.stdout, /as a Claude Code hook: recall only/);
+    assert.match(doctor.stdout, /^hooks: recall only for Claude Code, whole cycle for other agents/m);
   });
 });

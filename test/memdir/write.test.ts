@@ -249,4 +249,32 @@ describe("slugFor", () => {
     );
     assert.match(slugFor("user", "用户偏好"), /^user-[0-9a-f]{8}\.md$/);
   });
+
+  it("keeps negations, contractions and numbers, and drops only filler", () => {
+    assert.equal(slugFor("project", "don't remember the password"), "project-dont-remember-password.md");
+    assert.equal(slugFor("feedback", "We can't use Docker at work"), "feedback-cant-docker-work.md");
+    assert.equal(slugFor("feedback", "use pnpm, not npm"), "feedback-pnpm-not-npm.md");
+    assert.equal(
+      slugFor("project", "no force-push to main after 5pm on Fridays"),
+      "project-no-force-push-main-after-5pm-fridays.md",
+    );
+    assert.equal(slugFor("user", "the user's editor is vim"), "user-users-editor-vim.md");
+    // A curly apostrophe or a dash is punctuation, not text a hash must stand for.
+    assert.equal(
+      slugFor("project", "API limit — 100 requests per minute, don’t exceed it"),
+      "project-api-limit-100-requests-per-minute-dont-exceed.md",
+    );
+  });
+
+  it("caps a long description at eight words within 60 characters", () => {
+    assert.equal(
+      slugFor("reference", "ci runs lint, unit, e2e, smoke, perf, load and soak checks"),
+      "reference-ci-runs-lint-unit-e2e-smoke-perf-load.md",
+    );
+    // A ninth word would not fit; nor would "inventory", past 60 characters.
+    assert.equal(
+      slugFor("reference", "grafana dashboards for checkout latency, payments errors, inventory sync"),
+      "reference-grafana-dashboards-checkout-latency-payments-errors.md",
+    );
+  });
 });

@@ -19,7 +19,8 @@ interface AddOptions extends CommonOptions {
 
 /**
  * `memdir add --type T --description D [--file F] [--title T] [BODY]`: saves one memory through
- * the single writer (file + index line). The body comes from stdin when omitted. Prints the path
+ * the single writer (file + index line). The body comes from stdin when omitted; an empty or
+ * blank one is a usage error (exit 2) and writes nothing. Prints the path
  * (`--json`: `{file, path}`); a warning on stderr when the index went over its limits.
  */
 export const registerAddCommand: RegisterCommand = (program, context) => {
@@ -41,6 +42,9 @@ export const registerAddCommand: RegisterCommand = (program, context) => {
       if (!context.io.stdin) throw usageError("add: give the memory text as an argument or on stdin");
       body = await context.io.stdin();
     }
+    // A memory with no text is a mistake (an empty pipe, a forgotten argument): nothing is written.
+    if (body.trim() === "")
+      throw usageError("add: the memory text is empty: give it as an argument or on stdin");
     const location = await locationFromOptions(options, context);
     await ensureMemoryDir(location);
     // One history entry: over an existing file it replaces its text, and `memdir undo` brings

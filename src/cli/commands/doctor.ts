@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { hookMode } from "../../hooks/mode.ts";
+import { type HookMode, hookMode } from "../../hooks/mode.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../memdir/doctor.ts";
 import { unresolvedLinks } from "../../memdir/links.ts";
 import type { MemoryLocation } from "../../memdir/paths.ts";
@@ -16,13 +16,15 @@ import { printJson } from "../output.ts";
 interface DoctorOptions extends CommonOptions {
   fix?: boolean;
   stale?: boolean;
+  verbose?: boolean;
 }
 
 /**
- * `memdir doctor [--fix]`: lists problems (`--json`: `{issues: [{code, file, message}]}`, plus `notes` when there are any) and
+ * `memdir doctor [--fix] [--verbose]`: lists problems (`--json`: `{issues: [{code, file, message}]}`, plus `notes` when there are any) and
  * exits 1 while any remain. `--fix` first repairs what is safe and then reports what is left.
  * `notes` (same shape) are information that never changes the exit code: `[[name]]` links to
- * no memory, which Claude Code calls fine (a memory worth writing later).
+ * no memory, which Claude Code calls fine (a memory worth writing later). The human output also
+ * names the hook modes in one line (`--verbose`: a line per host with the reason).
  * `--stale` lists only the memories whose anchors vanished or changed (docs/design.md#stale-anchors),
  * with what changed (`--json`: `{stale: [{file, path, changes: [{path, symbol?, change, message}]}]}`),
  * and exits 1 when there is any.
@@ -33,7 +35,8 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
       .command("doctor")
       .description("check the memory directory: index pointers, frontmatter, index limits, secrets")
       .option("--fix", "remove dead index lines and add missing ones from descriptions")
-      .option("--stale", "list only memories whose anchors (project files, symbols) vanished or changed"),
+      .option("--stale", "list only memories whose anchors (project files, symbols) vanished or changed")
+      .option("--verbose", "say why each hook mode applies"),
   ).action(async (options: DoctorOptions) => {
     const location = await locationFromOptions(options, context);
     if (options.stale) {
@@ -54,10 +57,15 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
     }
     for (const line of fixed) context.io.stdout(`fixed: ${line}\n`);
     for (const issue of issues) context.io.stdout(`${issue.code}: ${issue.message}\n`);
-    // Which part of the cycle `memdir hook …` gives (docs/design.md#coexistence).
+    // Which part of the cycle `memdir hook …` gives (docs/design.md#coexistence): one short line,
+    // the reasons with --verbose.
     const config = configFromOptions(options, context, location);
-    context.io.stdout(`as a Claude Code hook: ${hookMode(config, "claude-code").reason}\n`);
-    context.io.stdout(`as a hook of other agents: ${hookMode(config, "other").reason}\n`);
+    const claudeCode = hookMode(config, "claude-code");
+    const other = hookMode(config, "other");
+    if (options.verbose) {
+      context.io.stdout(`as a Claude Code hook: ${claudeCode.reason}\n`);
+      context.io.stdout(`as a hook of other agents: ${other.reason}\n`);
+    } else context.io.stdout(`${hookModesLine(claudeCode.mode, other.mode)}\n`);
     for (const note of notes) context.io.stdout(`note: ${note.message}\n`);
     context.io.stdout(
       issues.length === 0
@@ -66,6 +74,21 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
     );
   });
 };
+
+const MODE_WORDS: Record<HookMode, string> = {
+  full: "whole cycle",
+  "recall-only": "recall only",
+  off: "off",
+};
+
+/** The hook modes in one line: "hooks: recall only for Claude Code, whole cycle for other agents (…)". */
+function hookModesLine(claudeCode: HookMode, other: HookMode): string {
+  const modes =
+    claudeCode === other
+      ? `${MODE_WORDS[claudeCode]} for Claude Code and other agents`
+      : `${MODE_WORDS[claudeCode]} for Claude Code, ${MODE_WORDS[other]} for other agents`;
+  return `hooks: ${modes} (why: memdir doctor --verbose)`;
+}
 
 async function reportStale(
   location: MemoryLocation,

@@ -1,45 +1,123 @@
+import { Option } from "commander";
 import { parseFrontmatter } from "../../memdir/frontmatter.ts";
 import type { Memdir } from "../../memdir/instance.ts";
 import { coreOf } from "../../memdir/instance-core.ts";
 import { isMemorySource, MEMORY_SOURCES, provenanceOf } from "../../memdir/provenance.ts";
 import { readRegularText } from "../../memdir/regular-file.ts";
-import { isoTime, manifestLine } from "../../memdir/scan.ts";
-import { type MemoryHeader, savedAtMs } from "../../types.ts";
+import { isoTime, manifestLineWithTime } from "../../memdir/scan.ts";
+import { MEMORY_TYPES, type MemoryHeader, savedAtMs } from "../../types.ts";
 import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
 import { locationFromOptions, memdirForCommand } from "../location.ts";
 import { jsonText } from "../output.ts";
+import { relativeAge } from "../relative-age.ts";
+import { sinceTime } from "../since.ts";
+
+interface ListOptions extends CommonOptions {
+  source?: string;
+  type?: string;
+  session?: string;
+  since?: string;
+  limit?: string;
+}
+
+/** What a listing keeps: the filters of {@link ListOptions}, checked and resolved. */
+interface ListFilter {
+  type?: string;
+  source?: string;
+  session?: string;
+  /** Saved at or after this time (ms). */
+  sinceMs?: number;
+  limit?: number;
+}
+
+const MINUTE = 60_000;
 
 /**
- * `memdir list`: every memory, newest first, as the header scan sees it (first 30 lines).
- * Human output is the manifest the selector gets; `--json` is
+ * `memdir list`: every memory, newest first (by saved time: a valid frontmatter `modified`, else
+ * the file's mtime), as the header scan sees it (first 30 lines). Human output is the manifest
+ * the selector gets with each time as an age ("2 days ago"); `--json` is
  * `[{file, path, type, description, mtime, source, session}]` with `null` for what the scan did
- * not find (`mtime` is the file's; the manifest shows the saved time, a valid frontmatter
- * `modified` first, and `memdir show --json` has `modified` and `name`; `source` and `session`
- * are the provenance, docs/design.md#provenance). `--source <source>` lists only memories written by it.
+ * not find (`mtime` is the file's, ISO; `memdir show --json` has `modified` and `name`; `source`
+ * and `session` are the provenance, docs/design.md#provenance). Filters: `--type`, `--source`,
+ * `--session`, `--since` (a date, an age, today/yesterday: {@link sinceTime}); `--limit N` keeps
+ * the newest N of what they let through.
  */
 export const registerListCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
     program
       .command("list")
       .description("list all memories, newest first")
-      .option("--source <source>", `only memories written by this source (${MEMORY_SOURCES.join(", ")})`),
-  ).action(async (options: CommonOptions & { source?: string }) => {
-    if (options.source !== undefined && !isMemorySource(options.source))
-      throw usageError(`list: --source is one of ${MEMORY_SOURCES.join(", ")}`);
+      .addOption(new Option("--type <type>", "only memories of this type").choices(MEMORY_TYPES))
+      .option("--source <source>", `only memories written by this source (${MEMORY_SOURCES.join(", ")})`)
+      .option("--session <id>", "only memories written in this session (their session: provenance)")
+      .option(
+        "--since <when>",
+        "only memories saved since: a date (2026-11-01), an age (7d, 2w, 12h), today, yesterday",
+      )
+      .option("--limit <n>", "at most this many (the newest)"),
+  ).action(async (options: ListOptions) => {
+    const now = context.now();
+    const filter = listFilter(options, now);
     const location = await locationFromOptions(options, context);
     const memdir = memdirForCommand(location, context);
     const found = await memdir.scan();
-    const rendering = `${options.json === true}\0${options.source ?? ""}\0${location.memoryDir}`;
+    // Ages are counted from the start of the minute, so a listing stays the same within it and
+    // the helper's kept one (below) is what a fresh one would print.
+    const ageFrom = Math.floor(now / MINUTE) * MINUTE;
+    const rendering = [
+      options.json === true,
+      options.json ? "" : ageFrom,
+      filter.type,
+      filter.source,
+      filter.session,
+      filter.sinceMs,
+      filter.limit,
+      location.memoryDir,
+    ].join("\0");
     const last = memdir.extensions.get(LAST_LISTING) as LastListing | undefined;
     if (last !== undefined && last.rendering === rendering && sameHeaders(last.headers, found)) {
       context.io.stdout(last.text);
       return;
     }
-    const text = await renderListing(found, options, location.memoryDir, memdir);
+    const text = await renderListing(
+      found,
+      options.json === true,
+      filter,
+      ageFrom,
+      location.memoryDir,
+      memdir,
+    );
     memdir.extensions.set(LAST_LISTING, { rendering, headers: found, text });
     context.io.stdout(text);
   });
 };
+
+/** The filters `options` ask for, checked (a usage error names the flag and what it takes). */
+function listFilter(options: ListOptions, now: number): ListFilter {
+  if (options.source !== undefined && !isMemorySource(options.source))
+    throw usageError(`list: --source is one of ${MEMORY_SOURCES.join(", ")}`);
+  let limit: number | undefined;
+  if (options.limit !== undefined) {
+    limit = /^\s*\d+\s*$/.test(options.limit) ? Number(options.limit) : Number.NaN;
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw usageError(
+        `list: --limit takes a whole number of at least 1, not ${JSON.stringify(options.limit)}`,
+      );
+  }
+  let sinceMs: number | undefined;
+  try {
+    sinceMs = options.since === undefined ? undefined : sinceTime(options.since, now);
+  } catch (error) {
+    throw usageError(`list: ${(error as Error).message.replace(/^memdir: /, "")}`);
+  }
+  return {
+    type: options.type,
+    source: options.source,
+    session: options.session,
+    sinceMs,
+    limit,
+  };
+}
 
 /**
  * The last listing an instance printed (the memory helper's instances live between requests):
@@ -66,26 +144,36 @@ function sameHeaders(a: readonly MemoryHeader[], b: readonly MemoryHeader[]): bo
 /** What `memdir list` prints for the headers `found` (see the command's description). */
 async function renderListing(
   found: readonly MemoryHeader[],
-  options: CommonOptions & { source?: string },
+  json: boolean,
+  filter: ListFilter,
+  ageFrom: number,
   memoryDir: string,
   memdir: Memdir,
 ): Promise<string> {
   // Newest first by saved time (`modified`, else mtime): what the listed times say.
-  const scanned = [...found].sort((a, b) => savedAtMs(b) - savedAtMs(a));
-  const withProvenance = options.json || options.source !== undefined;
+  const scanned = [...found]
+    .filter(
+      (h) =>
+        (filter.type === undefined || h.type === filter.type) &&
+        (filter.sinceMs === undefined || savedAtMs(h) >= filter.sinceMs),
+    )
+    .sort((a, b) => savedAtMs(b) - savedAtMs(a));
+  const byProvenance = filter.source !== undefined || filter.session !== undefined;
+  const withProvenance = json || byProvenance;
   // The scan cached each header's provenance with it (and in the cache file): a file is read
   // again only when its entry is gone (issue 17: list read and parsed every file); no promise
   // per memory when none is.
-  const listed: { header: MemoryHeader; source: string | null; session: string | null }[] = [];
+  const kept: { header: MemoryHeader; source: string | null; session: string | null }[] = [];
   for (const header of scanned) {
+    if (filter.limit !== undefined && kept.length >= filter.limit) break;
     const provenance = withProvenance
       ? (coreOf(memdir).headerCache?.provenance(header) ?? (await provenanceOfFile(header)))
       : NO_PROVENANCE;
-    listed.push({ header, ...provenance });
+    if (filter.source !== undefined && provenance.source !== filter.source) continue;
+    if (filter.session !== undefined && provenance.session !== filter.session) continue;
+    kept.push({ header, ...provenance });
   }
-  const kept = options.source === undefined ? listed : listed.filter((m) => m.source === options.source);
-  const headers = kept.map((m) => m.header);
-  if (options.json)
+  if (json)
     return jsonText(
       kept.map(({ header: h, source, session }) => ({
         file: h.file,
@@ -97,11 +185,19 @@ async function renderListing(
         session,
       })),
     );
-  if (headers.length === 0) {
-    const from = options.source === undefined ? "" : ` from ${options.source}`;
-    return `no memories${from} in ${memoryDir}\n`;
-  }
-  return `${headers.map(manifestLine).join("\n")}\n`;
+  if (kept.length === 0) return `no memories${filterWords(filter)} in ${memoryDir}\n`;
+  return `${kept.map(({ header }) => manifestLineWithTime(header, relativeAge(savedAtMs(header), ageFrom))).join("\n")}\n`;
+}
+
+/** The filters in words, for "no memories … in DIR": " of type feedback from extraction". */
+function filterWords(filter: ListFilter): string {
+  const words = [
+    filter.type === undefined ? "" : ` of type ${filter.type}`,
+    filter.source === undefined ? "" : ` from ${filter.source}`,
+    filter.session === undefined ? "" : ` of session ${filter.session}`,
+    filter.sinceMs === undefined ? "" : ` saved since ${new Date(filter.sinceMs).toISOString()}`,
+  ];
+  return words.join("");
 }
 
 const NO_PROVENANCE: { source: null; session: null } = { source: null, session: null };
