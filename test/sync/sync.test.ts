@@ -38,7 +38,10 @@ describe("memdir sync: two machines, one project", () => {
     assert.equal(world.b.read("user-prefers-tabs.md"), world.a.read("user-prefers-tabs.md"));
     // MEMORY.md is rebuilt from the file's own frontmatter: machine a's index line, title included,
     // is not read (test/sync/held.test.ts has why).
-    assert.match(world.b.read("MEMORY.md") ?? "", /^- \[Prefers tabs\]\(user-prefers-tabs\.md\) — prefers tabs$/m);
+    assert.match(
+      world.b.read("MEMORY.md") ?? "",
+      /^- \[Prefers tabs\]\(user-prefers-tabs\.md\) — prefers tabs$/m,
+    );
     for (const m of [world.a, world.b]) {
       const marker = JSON.parse(fs.readFileSync(path.join(m.memoryDir, ".memdir-project"), "utf8"));
       assert.deepEqual(marker, { projectRoot: m.project, projectKey: PROJECT_KEY });
