@@ -84,13 +84,19 @@ export async function readLocalSide(memoryDir: string, excludeTeam: boolean): Pr
   // Read side by side in batches: one read at a time cost 0.5 s at 2,000 memories on a loaded box.
   for (let start = 0; start < wanted.length; start += READ_BATCH) {
     const batch = wanted.slice(start, start + READ_BATCH);
-    const texts = await Promise.all(
-      batch.map((file) => fs.readFile(path.join(memoryDir, file), "utf8").catch(() => null)),
+    const contents = await Promise.all(
+      batch.map((file) => fs.readFile(path.join(memoryDir, file)).catch(() => null)),
     );
     batch.forEach((file, i) => {
-      const text = texts[i];
-      if (text === null) return;
-      if (isPrivate(text)) held.set(file, "visibility: private (never leaves this machine)");
+      const bytes = contents[i];
+      if (bytes === null) return;
+      const text = strictText(bytes);
+      if (text === null)
+        held.set(
+          file,
+          "not valid UTF-8 text: not synced (memdir never rewrites bytes it cannot read as text)",
+        );
+      else if (isPrivate(text)) held.set(file, "visibility: private (never leaves this machine)");
       else files.set(file, { text, blob: blobId(text) });
     });
   }
@@ -99,6 +105,16 @@ export async function readLocalSide(memoryDir: string, excludeTeam: boolean): Pr
 }
 
 const READ_BATCH = 64;
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+function strictText(bytes: Uint8Array): string | null {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
 
 /**
  * MEMORY.md after a merge, never merged as text: the local index with the lines of `removed`

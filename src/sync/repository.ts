@@ -213,6 +213,25 @@ export async function pushCommit(
   );
 }
 
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The text of `bytes`, refusing anything that is not valid UTF-8: a lossy decode would turn a
+ * teammate's bytes into replacement characters that the next sync pushes back over them.
+ *
+ * @throws MemdirError("invalid-input") naming the file.
+ */
+export function decodeText(file: string, bytes: Uint8Array): string {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new MemdirError(
+      "invalid-input",
+      `sync: ${file} is not valid UTF-8 text: left as it is (memdir never rewrites bytes it cannot read as text)`,
+    );
+  }
+}
+
 /** A tree entry's mode for a regular file (`100644`, or `100755` when executable). */
 export function isRegularMode(mode: string): boolean {
   return mode === "100644" || mode === "100755";
@@ -243,7 +262,7 @@ export async function readTreeFile(clone: SyncClone, file: string): Promise<stri
     try {
       if (!(await handle.stat()).isFile())
         throw new MemdirError("not-a-file", `sync: ${file} in the clone is not a regular file`);
-      return await handle.readFile("utf8");
+      return decodeText(file, await handle.readFile());
     } finally {
       await handle.close();
     }

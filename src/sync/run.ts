@@ -210,6 +210,14 @@ export async function decide(
     const refusal = incomingRefusal(file, entry.mode, target.excludeTeam);
     if (refusal) held.set(file, `from the remote: ${refusal}`);
   }
+  // Names that differ only in Unicode normalization are one name on some file systems: an incoming
+  // twin of a name this side has (or of a kept twin) is left in the remote, never written over it.
+  for (const [file, twin] of unicodeTwins(new Set([...ours.keys(), ...local.held.keys()]), theirs.keys()))
+    if (!held.has(file))
+      held.set(
+        file,
+        `from the remote: a Unicode twin of ${twin} (the same name in another normalization); left in the remote`,
+      );
   // Every file that would enter a commit is scanned for secrets first (docs/design.md#secrets).
   for (const [file, { text, blob }] of local.files) {
     if (blob === base.get(file) || blob === theirs.get(file)?.blob) continue;
@@ -366,4 +374,24 @@ async function incomingChange(
   const here = local.files.get(file)?.text ?? null;
   if (here === after) return null;
   return { file, action: here === null ? "add" : "modify", before: here, after };
+}
+
+/**
+ * The incoming names (not on this side) whose NFC form another name already has, each with that
+ * name: one here wins, else among incoming twins the one spelled in NFC (else the first sorted).
+ */
+function unicodeTwins(here: ReadonlySet<string>, incoming: Iterable<string>): Map<string, string> {
+  const byForm = new Map<string, string[]>();
+  for (const file of new Set([...here, ...incoming])) {
+    const form = file.normalize("NFC");
+    byForm.set(form, [...(byForm.get(form) ?? []), file]);
+  }
+  const twins = new Map<string, string>();
+  for (const [form, files] of byForm) {
+    if (files.length < 2) continue;
+    const keeper =
+      files.find((file) => here.has(file)) ?? files.find((file) => file === form) ?? [...files].sort()[0];
+    for (const file of files) if (file !== keeper && !here.has(file)) twins.set(file, keeper);
+  }
+  return twins;
 }

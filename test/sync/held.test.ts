@@ -2,6 +2,7 @@
 // and on its author's machine, the remote's MEMORY.md text never reaches the local index, and a
 // private memory leaves nothing of itself in the remote (docs/sync.md).
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -117,5 +118,55 @@ describe("memdir sync: what is held stays", () => {
     assert.doesNotMatch(remoteIndex, /salary|doctor|user-salary|user-health/);
     // Locally, the private memories keep their lines.
     assert.match(world.a.read("MEMORY.md") ?? "", /salary talks/);
+  });
+
+  it("never rewrites bytes that are not UTF-8, and keeps a Unicode twin out instead of overwriting", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const nfc = "reference-caf\u00e9.md";
+    const nfd = "reference-cafe\u0301.md";
+    const mine = memory("the caf\u00e9 near the office", "mine", "reference");
+    world.b.write(nfc, mine);
+    const bytes = Buffer.concat([
+      Buffer.from(memory("a binary note", "start", "reference")),
+      Buffer.from([0xff, 0xfe, 0x80, 0x0a]),
+    ]);
+    pushAsTeammate(world, (folder) => {
+      fs.writeFileSync(path.join(folder, "reference-binary.md"), bytes);
+      fs.writeFileSync(
+        path.join(folder, nfd),
+        memory("the caf\u00e9 near the office", "theirs", "reference"),
+      );
+    });
+    for (let round = 0; round < 2; round++) {
+      const report = await syncJson(world.b);
+      const reasons = new Map(
+        report.skipped.map((s) => [s.file.normalize("NFC") + (s.file === nfd ? "(nfd)" : ""), s.reason]),
+      );
+      assert.match(reasons.get("reference-binary.md") ?? "", /UTF-8/, JSON.stringify(report.skipped));
+      assert.match(reasons.get(`${nfc}(nfd)`) ?? "", /twin/, JSON.stringify(report.skipped));
+    }
+    assert.ok(!fs.existsSync(path.join(world.b.memoryDir, "reference-binary.md")));
+    assert.equal(world.b.read(nfc), mine, "this machine's memory is untouched");
+    // The teammate's bytes are still in the remote, exactly, and so is the twin.
+    const remoteBytes = execFileSync("git", ["show", `main:${PROJECT_KEY}/reference-binary.md`], {
+      cwd: world.remoteDir,
+    });
+    assert.deepEqual(remoteBytes, bytes);
+    assert.match(world.remoteText(nfd) ?? "", /theirs/);
+    assert.match(world.remoteText(nfc) ?? "", /mine/);
+  });
+
+  it("never pushes a local memory that is not UTF-8 text (held, named in skipped)", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    fs.mkdirSync(world.a.memoryDir, { recursive: true });
+    fs.writeFileSync(
+      path.join(world.a.memoryDir, "user-latin1.md"),
+      Buffer.from("---\ndescription: caf\xe9\n---\n", "latin1"),
+    );
+    const report = await syncJson(world.a);
+    assert.match(report.skipped.find((s) => s.file === "user-latin1.md")?.reason ?? "", /UTF-8/);
+    assert.equal(world.remoteText("user-latin1.md"), null);
   });
 });
