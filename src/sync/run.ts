@@ -58,6 +58,16 @@ export interface SyncOptions {
   beforePush?: () => Promise<void>;
   /** `review` and `manual`: the remote's changes wait in the inbox as one proposal (src/sync/review.ts). */
   memoryMode?: MemoryMode;
+  /**
+   * Records the remote's changes written to a memory dir as one history entry (the CLI passes the
+   * history's `recordChange`): runs `write` and records what it changed, `files` (relative to
+   * the memory dir) being what it may touch.
+   */
+  recordPull?: (
+    memoryDir: string,
+    change: { message: string; files: string[] },
+    write: () => Promise<void>,
+  ) => Promise<void>;
 }
 
 /** What `memdir sync --json` prints (issue 18). */
@@ -274,42 +284,6 @@ async function mergeRound(
   const conflicts = new Set<string>();
   let pulled = 0;
   let pushed = 0;
-  for (const action of actions) {
-    throwIfAborted(options.signal, "sync");
-    try {
-      if (action.kind === "pull" && action.blob === null) {
-        await removeMemoryIfPresent(target.localDir, action.file);
-        removed.add(action.file);
-        pulled++;
-      } else if (action.kind === "pull") {
-        const text = await theirsText(action.file);
-        await writeMemoryText(target.localDir, action.file, text, { verbatim: true, origin: SYNC_ORIGIN });
-        added.push({ file: action.file, text });
-        if (conflictOf(text) !== null) conflicts.add(action.file);
-        pulled++;
-      } else if (action.kind === "conflict") {
-        const file = conflictFileName(action.file, action.blob.slice(0, 8));
-        const text = markAsConflict(await theirsText(action.file), action.file);
-        await writeMemoryText(target.localDir, file, text, { verbatim: true, origin: SYNC_ORIGIN });
-        await writeInTree(file, text);
-        await writeInTree(action.file, local.files.get(action.file)?.text ?? null);
-        added.push({ file, text });
-        conflicts.add(file);
-        // A conflict file accepted from the inbox is here already: its own push action counts it.
-        pushed += local.files.has(file) ? 1 : 2;
-      } else {
-        await writeInTree(action.file, local.files.get(action.file)?.text ?? null);
-        pushed++;
-      }
-    } catch (error) {
-      if (!(error instanceof MemdirError)) throw error;
-      skipped.push({ file: action.file, reason: error.message.replace(/^memdir: /, "") });
-      // What the remote has and this machine would not take (quarantined, a credential, a name
-      // it cannot hold) keeps its old base: the next sync must not read its absence here as a
-      // deletion to push (docs/sync.md, "What is held stays").
-      if (action.kind !== "push") review[action.file] = decided.base.get(action.file) ?? null;
-    }
-  }
   // The remote's index is never read (the local one is rebuilt from the files' own frontmatter,
   // rebuildIndex); a link there (checked out as a plain file holding the link's text) is dropped,
   // and this machine's index takes its place in the next commit (docs/sync.md).
@@ -323,14 +297,76 @@ async function mergeRound(
     });
     await dropFromIndex(clone, inTree(INDEX_FILE));
   }
-  // Rebuilt from the index as it is under the writer lock, not as `decide` read it: a save made
-  // meanwhile (auto-sync starts right after one) keeps its line.
-  let rebuilt = rebuildIndex(local.index, { added, removed });
-  if (rebuilt.text !== local.index)
-    await updateIndex(target.localDir, (current) => {
-      rebuilt = rebuildIndex(current, { added, removed });
-      return rebuilt.text;
-    });
+  let rebuilt = { text: local.index, leftOut: 0 };
+  const writeHere = async () => {
+    for (const action of actions) {
+      throwIfAborted(options.signal, "sync");
+      try {
+        if (action.kind === "pull" && action.blob === null) {
+          await removeMemoryIfPresent(target.localDir, action.file);
+          removed.add(action.file);
+          pulled++;
+        } else if (action.kind === "pull") {
+          const text = await theirsText(action.file);
+          await writeMemoryText(target.localDir, action.file, text, { verbatim: true, origin: SYNC_ORIGIN });
+          added.push({ file: action.file, text });
+          if (conflictOf(text) !== null) conflicts.add(action.file);
+          pulled++;
+        } else if (action.kind === "conflict") {
+          const file = conflictFileName(action.file, action.blob.slice(0, 8));
+          const text = markAsConflict(await theirsText(action.file), action.file);
+          await writeMemoryText(target.localDir, file, text, { verbatim: true, origin: SYNC_ORIGIN });
+          await writeInTree(file, text);
+          await writeInTree(action.file, local.files.get(action.file)?.text ?? null);
+          added.push({ file, text });
+          conflicts.add(file);
+          // A conflict file accepted from the inbox is here already: its own push action counts it.
+          pushed += local.files.has(file) ? 1 : 2;
+        } else {
+          await writeInTree(action.file, local.files.get(action.file)?.text ?? null);
+          pushed++;
+        }
+      } catch (error) {
+        if (!(error instanceof MemdirError)) throw error;
+        skipped.push({ file: action.file, reason: error.message.replace(/^memdir: /, "") });
+        // What the remote has and this machine would not take (quarantined, a credential, a name
+        // it cannot hold) keeps its old base: the next sync must not read its absence here as a
+        // deletion to push (docs/sync.md, "What is held stays").
+        if (action.kind !== "push") review[action.file] = decided.base.get(action.file) ?? null;
+      }
+    }
+    // Rebuilt from the index as it is under the writer lock, not as `decide` read it: a save made
+    // meanwhile (auto-sync starts right after one) keeps its line.
+    rebuilt = rebuildIndex(local.index, { added, removed });
+    if (rebuilt.text !== local.index)
+      await updateIndex(target.localDir, (current) => {
+        rebuilt = rebuildIndex(current, { added, removed });
+        return rebuilt.text;
+      });
+  };
+  // The remote's changes written here are one history entry, so `memdir undo` takes a pull back
+  // whole (docs/design.md#undo); the caller records it (sync sits beside the history's layer).
+  const memoryDir = target.memoryDir ?? target.localDir;
+  const prefix = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
+  const inMemoryDir = (file: string) => (prefix === "" ? file : `${prefix}/${file}`);
+  const writing = actions.filter((action) => action.kind !== "push");
+  if (writing.length > 0 && options.recordPull)
+    await options.recordPull(
+      memoryDir,
+      {
+        message: `pulled ${writing.length} file(s) from ${clone.url}`,
+        files: [
+          ...writing.flatMap((action) =>
+            action.kind === "conflict"
+              ? [action.file, conflictFileName(action.file, action.blob.slice(0, 8))]
+              : [action.file],
+          ),
+          INDEX_FILE,
+        ].map(inMemoryDir),
+      },
+      writeHere,
+    );
+  else await writeHere();
   if (rebuilt.leftOut > 0)
     skipped.push({
       file: INDEX_FILE,

@@ -283,4 +283,21 @@ describe("memdir sync: two machines, one project", () => {
     assert.equal(none.code, 1);
     assert.match(none.stderr, /memdir sync init/);
   });
+
+  it("records a pull as one history entry that a plain memdir undo takes back whole", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    await world.b.memdir(["add", "--type", "user", "--description", "prefers tabs", "tabs"]);
+    const indexBefore = world.b.read("MEMORY.md");
+    world.a.write("project-ci.md", memory("CI runs on Buildkite", "pipeline shop-main", "project"));
+    world.a.write("project-release.md", memory("releases on tuesdays", "tag then publish", "project"));
+    await syncJson(world.a);
+    assert.equal((await syncJson(world.b)).pulled, 2);
+    const undo = await world.b.memdir(["undo", "--json"]);
+    assert.equal(undo.code, 0, undo.stderr);
+    const undone = JSON.parse(undo.stdout).undone;
+    assert.equal(undone.command, "memdir sync");
+    assert.deepEqual(world.b.files(), ["user-prefers-tabs.md"]);
+    assert.equal(world.b.read("MEMORY.md"), indexBefore);
+  });
 });

@@ -1,3 +1,4 @@
+import { recordChange } from "../../dream/history.ts";
 import { MemdirError } from "../../errors.ts";
 import {
   type ProjectSyncReport,
@@ -60,6 +61,19 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
         pullOnly: options.pull,
         acceptRemote: options.acceptRemote,
         memoryMode: configFromOptions(options, context, location).memoryMode,
+        recordPull: async (memoryDir, change, write) => {
+          await recordChange(
+            memoryDir,
+            {
+              kind: "sync",
+              command: "memdir sync",
+              message: change.message,
+              files: change.files,
+              lock: true,
+            },
+            write,
+          );
+        },
         signal,
         ...(options.auto ? { waitMs: timeoutMs } : {}),
       });
