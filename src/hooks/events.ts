@@ -1,7 +1,8 @@
 /**
  * The hook events memdir answers, as named on the command line (`memdir hook <event>`): Claude
  * Code's and Codex's (`SessionStart`, `UserPromptSubmit`, `Stop`, `PreCompact`, `SessionEnd`,
- * `SubagentStop`) and Gemini CLI's `BeforeAgent` / `AfterAgent` (docs/integrations.md#agents-with-hooks-memdir-hook-event).
+ * `SubagentStop`, `PostToolUse`) and Gemini CLI's `BeforeAgent` / `AfterAgent` / `AfterTool`
+ * (docs/integrations.md#agents-with-hooks-memdir-hook-event).
  */
 export const HOOK_EVENTS = [
   "session-start",
@@ -12,6 +13,7 @@ export const HOOK_EVENTS = [
   "subagent-stop",
   "before-agent",
   "after-agent",
+  "post-tool-use",
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
@@ -25,15 +27,20 @@ export const HOOK_EVENT_NAMES: Record<HookEvent, string> = {
   "subagent-stop": "SubagentStop",
   "before-agent": "BeforeAgent",
   "after-agent": "AfterAgent",
+  "post-tool-use": "PostToolUse",
 };
 
-/** What each event does: add context for a prompt or a session, extract after a turn, or nothing. */
-export type HookAction = "session-context" | "prompt-context" | "extract" | "nothing";
+/**
+ * What each event does: add context for a prompt or a session, add the memories about a file a
+ * tool just used, extract after a turn, or nothing.
+ */
+export type HookAction = "session-context" | "prompt-context" | "file-context" | "extract" | "nothing";
 
 export const HOOK_ACTIONS: Record<HookEvent, HookAction> = {
   "session-start": "session-context",
   "user-prompt-submit": "prompt-context",
   "before-agent": "prompt-context",
+  "post-tool-use": "file-context",
   stop: "extract",
   "after-agent": "extract",
   "session-end": "extract",
@@ -43,8 +50,11 @@ export const HOOK_ACTIONS: Record<HookEvent, HookAction> = {
   "pre-compact": "nothing",
 };
 
-/** Other spellings agents use for the same events (Gemini calls compaction `PreCompress`). */
-const ALIASES: Record<string, HookEvent> = { precompress: "pre-compact" };
+/**
+ * Other spellings agents use for the same events (Gemini calls compaction `PreCompress`, and the
+ * end of a tool call `AfterTool`).
+ */
+const ALIASES: Record<string, HookEvent> = { precompress: "pre-compact", aftertool: "post-tool-use" };
 
 function squash(name: string): string {
   return name.toLowerCase().replace(/[^a-z]/g, "");
@@ -85,11 +95,15 @@ const HOOK_INPUT_FIELDS = [
   "prompt_response",
   /** Cursor: in every payload (with `workspace_roots`, and no `cwd`). */
   "cursor_version",
+  /** `PostToolUse` / `AfterTool`: the tool that ran (`Read`, `read_file`, …). */
+  "tool_name",
 ] as const;
 
 export type HookInput = { [Field in (typeof HOOK_INPUT_FIELDS)[number]]?: string } & {
   /** Cursor: the open workspace folders; the first is the project when no `cwd` is given. */
   workspace_roots?: string[];
+  /** `PostToolUse` / `AfterTool`: the tool's arguments (`{file_path}` for Claude Code's Read). */
+  tool_input?: Record<string, unknown>;
 };
 
 /**
@@ -117,6 +131,9 @@ export function parseHookInput(text: string): HookInput | null {
   }
   const roots = given.workspace_roots;
   if (Array.isArray(roots) && roots.every((root) => typeof root === "string")) input.workspace_roots = roots;
+  const toolInput = given.tool_input;
+  if (toolInput && typeof toolInput === "object" && !Array.isArray(toolInput))
+    input.tool_input = toolInput as Record<string, unknown>;
   return input;
 }
 

@@ -27,6 +27,10 @@ export interface UserPromptSubmitOptions {
    * saves it (docs/design.md#coexistence): one "remember" must not become two memories.
    */
   explicitSaves?: boolean;
+  /** Memories this session was already shown (the hook's session ledger): never shown again. */
+  alreadySurfaced?: Iterable<string>;
+  /** Bytes of memory this session was already shown, counted against the session budget. */
+  surfacedBytes?: number;
 }
 
 const WRAPPER = /^<system-reminder>([\s\S]*)<\/system-reminder>$/;
@@ -64,7 +68,11 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
       signal: options.signal,
       memdir,
       // A memory saved from this very prompt is already known to the model: do not echo it back.
-      alreadySurfaced: explicit?.result.action === "saved" ? [explicit.result.path] : [],
+      alreadySurfaced: [
+        ...(options.alreadySurfaced ?? []),
+        ...(explicit?.result.action === "saved" ? [explicit.result.path] : []),
+      ],
+      surfacedBytes: options.surfacedBytes,
     });
     for (const memory of result.memories) {
       const content = memory.message.content as string;

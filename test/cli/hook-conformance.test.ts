@@ -42,9 +42,9 @@ function project(files: Record<string, string> = {}) {
   return { home, shop, memoryDir };
 }
 
-const claudeCodePrompt = (cwd: string, prompt: string) =>
+const claudeCodePrompt = (cwd: string, prompt: string, sessionId = "abc123") =>
   JSON.stringify({
-    session_id: "abc123",
+    session_id: sessionId,
     transcript_path: "/nonexistent/abc123.jsonl",
     cwd,
     permission_mode: "default",
@@ -158,10 +158,11 @@ describe("memdir hook: events in every host's spelling", () => {
     });
     const prompt = "why do the integration tests mock the database?";
     const answers: string[] = [];
+    // One session each: a session is shown a memory once (docs/design.md#file-hook).
     for (const [event, input] of [
-      ["user-prompt-submit", claudeCodePrompt(shop, prompt)],
-      ["UserPromptSubmit", claudeCodePrompt(shop, prompt)],
-      ["userpromptsubmit", claudeCodePrompt(shop, prompt)],
+      ["user-prompt-submit", claudeCodePrompt(shop, prompt, "s-1")],
+      ["UserPromptSubmit", claudeCodePrompt(shop, prompt, "s-2")],
+      ["userpromptsubmit", claudeCodePrompt(shop, prompt, "s-3")],
       [
         "BeforeAgent",
         JSON.stringify({

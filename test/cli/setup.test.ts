@@ -67,9 +67,16 @@ describe("memdir setup <agent>", () => {
       for (const file of result.files) assert.deepEqual(Object.keys(file), ["path", "changed", "backup"]);
     }
     const claude = readJson(path.join(home, ".claude/settings.json")) as { hooks: Record<string, unknown> };
-    assert.deepEqual(Object.keys(claude.hooks), ["SessionStart", "UserPromptSubmit", "Stop"]);
+    assert.deepEqual(Object.keys(claude.hooks), ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"]);
     assert.deepEqual(claude.hooks.UserPromptSubmit, [
       { hooks: [{ type: "command", command: "memdir hook user-prompt-submit", timeout: 10 }] },
+    ]);
+    // After Claude Code's file tools only: the memories about the file read or edited.
+    assert.deepEqual(claude.hooks.PostToolUse, [
+      {
+        matcher: "Read|Edit|Write|MultiEdit|NotebookEdit",
+        hooks: [{ type: "command", command: "memdir hook post-tool-use", timeout: 10 }],
+      },
     ]);
     assert.deepEqual(readJson(path.join(home, ".claude.json")).mcpServers, {
       memdir: { type: "stdio", command: "memdir", args: ["mcp"] },
@@ -82,7 +89,7 @@ describe("memdir setup <agent>", () => {
       hooks: Record<string, unknown>;
       mcpServers: unknown;
     };
-    assert.deepEqual(Object.keys(gemini.hooks), ["SessionStart", "BeforeAgent", "AfterAgent"]);
+    assert.deepEqual(Object.keys(gemini.hooks), ["SessionStart", "BeforeAgent", "AfterTool", "AfterAgent"]);
     assert.deepEqual(gemini.hooks.BeforeAgent, [
       {
         hooks: [
@@ -406,7 +413,7 @@ describe("memdir setup respects the user's files", () => {
     assert.equal(fs.readlinkSync(settings), "../dotfiles/claude-settings.json");
     const written = readJson(targetFile) as { model: string; hooks: Record<string, unknown> };
     assert.equal(written.model, "opus");
-    assert.deepEqual(Object.keys(written.hooks), ["SessionStart", "UserPromptSubmit", "Stop"]);
+    assert.deepEqual(Object.keys(written.hooks), ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"]);
     assert.equal(fs.readFileSync(`${settings}.memdir-backup`, "utf8"), originalText);
     assert.match(result.stdout, /a link: wrote .*dotfiles\/claude-settings\.json/);
     assert.deepEqual(

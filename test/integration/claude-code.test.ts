@@ -25,7 +25,7 @@ import {
 } from "../helpers/claude-code.ts";
 import { runCli, runProcess } from "../helpers/cli.ts";
 import { makeMemdirPackage } from "../helpers/memdir-package.ts";
-import { memory } from "../helpers/memory.ts";
+import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -90,10 +90,13 @@ async function setupMemdir(
   const setup = await runCli(args, { home, cwd: project });
   assert.equal(setup.code, 0, `memdir setup: ${setup.stderr}`);
   const written = (JSON.parse(setup.stdout) as { files: { path: string; changed: boolean }[] }).files;
-  assert.deepEqual(written, [
-    { path: path.join(home, ".claude", "settings.json"), changed: true },
-    { path: path.join(home, ".claude.json"), changed: true },
-  ]);
+  assert.deepEqual(
+    written.map(({ path: file, changed }) => ({ path: file, changed })),
+    [
+      { path: path.join(home, ".claude", "settings.json"), changed: true },
+      { path: path.join(home, ".claude.json"), changed: true },
+    ],
+  );
   if (options.typo) {
     const settings = path.join(home, ".claude", "settings.json");
     const text = fs.readFileSync(settings, "utf8");
@@ -345,6 +348,47 @@ else
       const run = await promptClaude(fixture, server);
       assert.equal(mainRequests(server).length, 1, "the prompt reached the model");
       assertAnswered(run);
+    });
+
+    it("brings the memory anchored to a file the model reads, once: a second Read adds nothing", async () => {
+      const fixture = claudeProject();
+      const login = path.join(fixture.project, "src", "auth", "login.ts");
+      fs.mkdirSync(path.dirname(login), { recursive: true });
+      fs.writeFileSync(login, "export function login() {\n  return refresh();\n}\n");
+      const fileWord = "OSPREY-3"; // only in the anchored memory: seen by the model only if the file hook added it
+      writeMemory(
+        fixture.memoryDir,
+        "project-login-refresh.md",
+        `---\ndescription: token refresh rule\ntype: project\nanchors:\n  - path: src/auth/login.ts\n---\nEvery change here must keep the ${fileWord} refresh order.\n`,
+      );
+      await setupMemdir(fixture, { recommended: true });
+      const prompt = "Show me what the entry point contains.";
+      const results = (request: FakeRequest) =>
+        occurrences(JSON.stringify(request.body?.messages ?? []), '"tool_result"');
+      const server = await modelServer((request) => {
+        // Read, Read the same file again, then answer.
+        if (results(request) < 2) return { toolCall: { name: "Read", input: { file_path: login } } };
+        return ANSWER;
+      });
+      const run = await promptClaude(fixture, server, { prompt });
+      assertAnswered(run);
+      const main = server.requests.filter(
+        (request) => fromClaudeCode(request) && modelVisibleText(request).includes(prompt),
+      );
+      const byResults = (count: number) => main.find((request) => results(request) === count);
+      assert.ok(byResults(0) && byResults(1) && byResults(2), `three model requests (${main.length})`);
+      assert.equal(occurrences(modelVisibleText(byResults(0)!), fileWord), 0, "not before the file was read");
+      assert.equal(
+        occurrences(modelVisibleText(byResults(1)!), fileWord),
+        1,
+        "after the Read: the anchored memory, once",
+      );
+      assert.equal(
+        occurrences(modelVisibleText(byResults(2)!), fileWord),
+        1,
+        "the second Read adds it no more",
+      );
+      await backgroundDone(fixture.home);
     });
 
     it("saves a memory through Claude Code's MCP client (memory_save, after ToolSearch loads it)", async () => {

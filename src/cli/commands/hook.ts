@@ -2,7 +2,7 @@ import path from "node:path";
 import type { ResolvedConfig } from "../../config.ts";
 import { isMemdirError } from "../../errors.ts";
 import { bounded, MAX_HOOK_INPUT_BYTES } from "../../hooks/bounded.ts";
-import { fitHookContext } from "../../hooks/context-limit.ts";
+import { type ContextPart, fitHookContext } from "../../hooks/context-limit.ts";
 import {
   HOOK_ACTIONS,
   HOOK_EVENTS,
@@ -270,6 +270,13 @@ async function hookContext(
     if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
     return sessionContext;
   }
+  if (action === "file-context") {
+    if (dialect === "cursor") {
+      log("Cursor takes no context after a tool call; recall goes through the memory_recall tool");
+      return null;
+    }
+    return fileContext(input, { cwd, location, log, run, context });
+  }
   if (dialect === "cursor") {
     // Cursor's beforeSubmitPrompt may allow or block a prompt but takes no context: no recall for nothing.
     log("Cursor takes no context before a prompt; recall goes through the memory_recall tool");
@@ -291,8 +298,14 @@ async function hookContext(
           ...config,
           model: modelConfig,
         }).selector;
-  const { userPromptContext } = await import("../../hooks/user-prompt-submit.ts");
+  const [{ userPromptContext }, ledger] = await Promise.all([
+    import("../../hooks/user-prompt-submit.ts"),
+    import("../../hooks/session-seen.ts"),
+  ]);
   run.memdir = memdirForCommand(location, context);
+  const sessionId = input.session_id;
+  // What this session was already shown, by an earlier prompt or a file the agent touched.
+  const seen = sessionId ? await ledger.readSessionSeen(location.memoryDir, sessionId) : null;
   const parts = await userPromptContext({
     prompt: input.prompt,
     config,
@@ -301,8 +314,85 @@ async function hookContext(
     signal,
     memdir: run.memdir,
     explicitSaves: mode.mode === "full",
+    alreadySurfaced: seen?.paths,
+    surfacedBytes: seen?.bytes,
   });
-  return fitHookContext(parts);
+  const fitted = fitHookContext(parts);
+  if (sessionId) await recordShown(ledger, location.memoryDir, sessionId, parts, fitted, log);
+  return fitted;
+}
+
+type SessionLedger = typeof import("../../hooks/session-seen.ts");
+
+async function recordShown(
+  ledger: SessionLedger,
+  memoryDir: string,
+  sessionId: string,
+  parts: readonly ContextPart[],
+  fitted: string | null,
+  log: (reason: string) => void,
+): Promise<void> {
+  const shown = ledger.shownMemories(parts, fitted);
+  if (!(await ledger.recordSessionSeen(memoryDir, sessionId, shown)))
+    log("could not note the memories shown to this session; they may be shown again");
+}
+
+/**
+ * `post-tool-use` (Gemini CLI: `AfterTool`): the memories about the file a tool just read or
+ * edited, once per session (docs/design.md#file-hook). A tool that is not a file tool, or a file
+ * outside the project, costs the JSON parse only: nothing of memory or recall is loaded.
+ */
+async function fileContext(
+  input: HookInput,
+  state: {
+    cwd: string;
+    location: MemoryLocation;
+    log: (reason: string) => void;
+    run: HookRun;
+    context: CommandContext;
+  },
+): Promise<string | null> {
+  const { cwd, location, log } = state;
+  const { toolFilePath } = await import("../../hooks/tool-file.ts");
+  const file = toolFilePath(input.tool_name, input.tool_input, cwd);
+  if (file === null) {
+    log(
+      input.tool_name === undefined
+        ? "the hook input names no tool"
+        : `${input.tool_name} is not a file tool memdir knows, or names no file`,
+    );
+    return null;
+  }
+  const [{ fileMemories }, ledger, { anchorRoot }] = await Promise.all([
+    import("../../hooks/file-memories.ts"),
+    import("../../hooks/session-seen.ts"),
+    import("../../memdir/anchors.ts"),
+  ]);
+  const projectRoot = location.projectRoot ?? (await anchorRoot(location.memoryDir)) ?? cwd;
+  const sessionId = input.session_id;
+  if (!sessionId) log("the hook input has no session_id: memories about this file may repeat");
+  const seen = sessionId
+    ? await ledger.readSessionSeen(location.memoryDir, sessionId)
+    : { paths: new Set<string>(), bytes: 0 };
+  state.run.memdir = memdirForCommand(location, state.context);
+  const found = await fileMemories({
+    memoryDir: location.memoryDir,
+    projectRoot,
+    file,
+    seen,
+    memdir: state.run.memdir,
+  });
+  if (found.relativePath === null) {
+    log(`${file} is outside the project`);
+    return null;
+  }
+  if (found.parts.length === 0) {
+    log(`no memory about ${found.relativePath} this session has not seen`);
+    return null;
+  }
+  const fitted = fitHookContext(found.parts);
+  if (sessionId) await recordShown(ledger, location.memoryDir, sessionId, found.parts, fitted, log);
+  return fitted;
 }
 
 async function planExtraction(

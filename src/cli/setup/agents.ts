@@ -61,10 +61,11 @@ function hookCommand(request: SetupRequest, event: string): string {
  * Gemini CLI in milliseconds (and names each hook). memdir bounds its own work (8 s for a
  * prompt, `DEFAULT_HOOK_TIMEOUT_MS`), so the timeout only caps a hook that hangs.
  */
-function groupHooks(request: SetupRequest, events: Array<[string, string]>, unit: "s" | "ms"): HookEntry[] {
-  return events.map(([event, memdirEvent]) => ({
+function groupHooks(request: SetupRequest, events: HookEvents, unit: "s" | "ms"): HookEntry[] {
+  return events.map(([event, memdirEvent, matcher]) => ({
     event,
     entry: {
+      ...(matcher === undefined ? {} : { matcher }),
       hooks: [
         {
           ...(unit === "ms" ? { name: `memdir-${memdirEvent}` } : {}),
@@ -77,14 +78,34 @@ function groupHooks(request: SetupRequest, events: Array<[string, string]>, unit
   }));
 }
 
-const CLAUDE_EVENTS: Array<[string, string]> = [
+/** The host's event, memdir's event, and for tool events the matcher of the tools it runs after. */
+type HookEvents = Array<[event: string, memdirEvent: string, matcher?: string]>;
+
+/**
+ * Claude Code also runs `post-tool-use` after its file tools: the memories about the file the
+ * agent just read or edited (docs/design.md#file-hook). PostToolUse, not PreToolUse: Claude Code
+ * passes PostToolUse's `additionalContext` to the model with the tool's result.
+ */
+const CLAUDE_EVENTS: HookEvents = [
+  ["SessionStart", "session-start"],
+  ["UserPromptSubmit", "user-prompt-submit"],
+  ["PostToolUse", "post-tool-use", "Read|Edit|Write|MultiEdit|NotebookEdit"],
+  ["Stop", "stop"],
+];
+/**
+ * Codex: no tool hook. Its file edits go through `apply_patch` (a patch text, not a path argument)
+ * and its reads through shell commands, so there is no file to read from a tool call.
+ */
+const CODEX_EVENTS: HookEvents = [
   ["SessionStart", "session-start"],
   ["UserPromptSubmit", "user-prompt-submit"],
   ["Stop", "stop"],
 ];
-const GEMINI_EVENTS: Array<[string, string]> = [
+/** Gemini CLI's AfterTool takes `hookSpecificOutput.additionalContext` as AfterAgent does. */
+const GEMINI_EVENTS: HookEvents = [
   ["SessionStart", "session-start"],
   ["BeforeAgent", "before-agent"],
+  ["AfterTool", "after-tool", "read_file|write_file|replace"],
   ["AfterAgent", "after-agent"],
 ];
 /**
@@ -92,7 +113,7 @@ const GEMINI_EVENTS: Array<[string, string]> = [
  * Cursor lets that event allow or block the prompt, not add context, so recall in Cursor goes
  * through the MCP tools.
  */
-const CURSOR_EVENTS: Array<[string, string]> = [
+const CURSOR_EVENTS: HookEvents = [
   ["sessionStart", "session-start"],
   ["stop", "stop"],
 ];
@@ -168,7 +189,7 @@ function codex(request: SetupRequest): FileEdit[] {
   const config = path.join(dir, "config.toml");
   const server = mcpServer(request);
   return [
-    hooksEdit(path.join(dir, "hooks.json"), groupHooks(request, CLAUDE_EVENTS, "s"), request),
+    hooksEdit(path.join(dir, "hooks.json"), groupHooks(request, CODEX_EVENTS, "s"), request),
     {
       path: config,
       format: "toml",

@@ -1,0 +1,44 @@
+import path from "node:path";
+
+/**
+ * The file tools whose `PostToolUse` / `AfterTool` brings the memories about their file
+ * (docs/design.md#file-hook), by the name each host gives them, with the argument holding the
+ * path: Claude Code's `Read`, `Edit`, `Write`, `MultiEdit` and `NotebookEdit`; Gemini CLI's and
+ * Qwen Code's `read_file`, `write_file`, `replace` and `edit` (`absolute_path` in older releases).
+ */
+const FILE_TOOLS: Record<string, readonly string[]> = {
+  Read: ["file_path"],
+  Edit: ["file_path"],
+  Write: ["file_path"],
+  MultiEdit: ["file_path"],
+  NotebookEdit: ["notebook_path"],
+  read_file: ["file_path", "absolute_path", "path"],
+  write_file: ["file_path", "absolute_path", "path"],
+  replace: ["file_path", "absolute_path", "path"],
+  edit: ["file_path", "absolute_path", "path"],
+};
+
+/** The tool names {@link toolFilePath} knows, for setup's matchers and the docs. */
+export const FILE_TOOL_NAMES: readonly string[] = Object.keys(FILE_TOOLS);
+
+/**
+ * The absolute path of the file a tool call touched, or null when the tool is not a file tool or
+ * names no path. A relative path resolves against `cwd`. Pure: the hook decides from this alone
+ * whether to look at memory at all, so every other tool call costs no more than its JSON parse.
+ *
+ * @example
+ * toolFilePath("Read", { file_path: "/repo/src/auth/login.ts" }, "/repo") // "/repo/src/auth/login.ts"
+ * toolFilePath("Bash", { command: "ls" }, "/repo") // null
+ */
+export function toolFilePath(
+  toolName: string | undefined,
+  toolInput: Record<string, unknown> | undefined,
+  cwd: string,
+): string | null {
+  if (toolName === undefined || toolInput === undefined || !Object.hasOwn(FILE_TOOLS, toolName)) return null;
+  for (const key of FILE_TOOLS[toolName]) {
+    const value = toolInput[key];
+    if (typeof value === "string" && value.trim() !== "") return path.resolve(cwd, value);
+  }
+  return null;
+}
