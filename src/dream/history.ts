@@ -1,4 +1,5 @@
 import { MemdirError } from "../errors.ts";
+import { openFolderInside } from "../memdir/open-safely.ts";
 import { withMemoryLock } from "../memdir/write.ts";
 import type { Clock } from "../types.ts";
 import {
@@ -87,6 +88,7 @@ export interface ChangeOptions extends HistoryOptions {
  * const entry = await pending.finish("merged two memories about the login tests");
  */
 export async function beginChange(memoryDir: string, options: ChangeOptions): Promise<PendingChange> {
+  await assertRealMemoryDir(memoryDir);
   const backend = await historyBackend(memoryDir, options);
   const command = options.command;
   if (backend === "git") {
@@ -111,6 +113,19 @@ export async function beginChange(memoryDir: string, options: ChangeOptions): Pr
     finish: (message, madeFiles) =>
       recording.finish(options.kind, message, { ...(command ? { command } : {}), files: madeFiles }),
   };
+}
+
+/**
+ * Refuses a memory dir that is a symbolic link before the history writes anything in it: the
+ * writer refuses it too (docs/design.md#path-safety), and a history begun first would leave a
+ * repository wherever the link points. A memory dir not made yet is fine (the change makes it).
+ */
+async function assertRealMemoryDir(memoryDir: string): Promise<void> {
+  const folder = await openFolderInside(memoryDir, "").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null;
+    throw error;
+  });
+  await folder?.close();
 }
 
 /**
