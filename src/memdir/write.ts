@@ -104,11 +104,18 @@ export interface WriteOptions {
  * });
  * saved.file // "feedback-login-integration-tests-hit-real-database.md"
  */
-export async function saveMemory(
-  memoryDir: string,
-  input: SaveMemoryInput,
-  options: WriteOptions = {},
-): Promise<SaveMemoryResult> {
+/**
+ * What {@link saveMemory} refuses before it touches anything (an unknown type, an empty
+ * description, a credential in the name or the text): callers that record history around a save
+ * check first, so a refused save leaves the memory dir as it was.
+ *
+ * @throws MemdirError("invalid-type" | "invalid-input" | "secret")
+ */
+export function checkSaveInput(input: SaveMemoryInput): {
+  type: MemoryType;
+  description: string;
+  file?: string;
+} {
   const type = input.type;
   if (!isMemoryType(type)) {
     throw new MemdirError(
@@ -118,14 +125,23 @@ export async function saveMemory(
   }
   const description = oneLine(input.description ?? "");
   if (description === "") throw new MemdirError("invalid-input", "write: the description is empty");
-  const body = input.body ?? "";
   const file = input.file?.normalize("NFC");
   // The file name is scanned like the text: it is also written into MEMORY.md.
   if (file) assertNoSecrets(file, "file name");
   assertNoSecrets(description, "description");
   if (input.title) assertNoSecrets(input.title, "title");
   if (input.hook) assertNoSecrets(input.hook, "hook");
-  assertNoSecrets(body, "body");
+  assertNoSecrets(input.body ?? "", "body");
+  return { type, description, ...(file ? { file } : {}) };
+}
+
+export async function saveMemory(
+  memoryDir: string,
+  input: SaveMemoryInput,
+  options: WriteOptions = {},
+): Promise<SaveMemoryResult> {
+  const { type, description, file } = checkSaveInput(input);
+  const body = input.body ?? "";
 
   await prepareMemoryDir(memoryDir);
   return withMemoryLock(

@@ -3,7 +3,7 @@ import { Option } from "commander";
 import { recordChange } from "../../dream/history.ts";
 import { INDEX_FILE } from "../../memdir/index-file.ts";
 import { ensureMemoryDir } from "../../memdir/paths.ts";
-import { saveMemory } from "../../memdir/write.ts";
+import { checkSaveInput, saveMemory } from "../../memdir/write.ts";
 import { MEMORY_TYPES } from "../../types.ts";
 import { startAutoSync } from "../auto-sync.ts";
 import { type CommonOptions, type RegisterCommand, usageError, withCommonOptions } from "../common.ts";
@@ -45,6 +45,15 @@ export const registerAddCommand: RegisterCommand = (program, context) => {
     // A memory with no text is a mistake (an empty pipe, a forgotten argument): nothing is written.
     if (body.trim() === "")
       throw usageError("add: the memory text is empty: give it as an argument or on stdin");
+    const input = {
+      type: options.type,
+      description: options.description,
+      body: body ?? "",
+      ...(options.file ? { file: options.file } : {}),
+      ...(options.title ? { title: options.title } : {}),
+    };
+    // Refused input leaves the dir as it was: no history is begun for a save that cannot happen.
+    checkSaveInput(input);
     const location = await locationFromOptions(options, context);
     await ensureMemoryDir(location);
     // One history entry: over an existing file it replaces its text, and `memdir undo` brings
@@ -60,17 +69,9 @@ export const registerAddCommand: RegisterCommand = (program, context) => {
         lock: true,
       },
       () =>
-        saveMemory(
-          location.memoryDir,
-          {
-            type: options.type,
-            description: options.description,
-            body: body ?? "",
-            ...(options.file ? { file: options.file } : {}),
-            ...(options.title ? { title: options.title } : {}),
-          },
-          { origin: { source: "cli", projectRoot: location.projectRoot } },
-        ),
+        saveMemory(location.memoryDir, input, {
+          origin: { source: "cli", projectRoot: location.projectRoot },
+        }),
     );
     if (saved.indexWarning) context.io.stderr(`memdir: warning: ${saved.indexWarning}\n`);
     await startAutoSync("after-save", location, configFromOptions(options, context, location), context.env);
