@@ -7,7 +7,7 @@ import type { ResolvedConfig } from "../config.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { ensureMemoryDir, type MemoryLocation, projectOf } from "../memdir/paths.ts";
 import { mcpServerInstructions } from "../prompts/memory-rules.ts";
-import { createLexicalSelector } from "../recall/select-lexical.ts";
+import { selectorOnFirstUse } from "../recall/select-on-first-use.ts";
 import type { Selector } from "../recall/selector.ts";
 import type { Clock } from "../types.ts";
 import { createInboxTools } from "./inbox-tools.ts";
@@ -59,7 +59,11 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
   );
   const tools = createMemoryTools({
     config,
-    selector: options.selector ?? createLexicalSelector(),
+    selector:
+      options.selector ??
+      selectorOnFirstUse("lexical", async () =>
+        (await import("../recall/select-lexical.ts")).createLexicalSelector(),
+      ),
     prepareMemoryDir: () => ensureMemoryDir(location),
     memdir,
   });

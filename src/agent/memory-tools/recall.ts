@@ -1,9 +1,6 @@
 import { z } from "zod";
-import { parseFrontmatter } from "../../memdir/frontmatter.ts";
 import { memdirFor } from "../../memdir/instance.ts";
-import { readMemoryCapped } from "../../memdir/read.ts";
-import { DEFAULT_RECALL_K, recall } from "../../recall/recall.ts";
-import { formatSurfacedMemory, memoryFreshnessCaveat } from "../../recall/surface.ts";
+import { DEFAULT_RECALL_K } from "../../recall/selector.ts";
 import type { ToolContext } from "../tools/spec.ts";
 import { memorySummary, memorySummarySchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
@@ -69,6 +66,18 @@ export function createRecallTool(
     async run(input, context: ToolContext) {
       const memoryDir = memoryDirOf(context, "memory_recall");
       if (typeof memoryDir !== "string") return memoryDir;
+      // Loaded on the first call: the MCP server answers its handshake without them (bench/mcp-startup.ts).
+      const [
+        { parseFrontmatter },
+        { readMemoryCapped },
+        { recall },
+        { formatSurfacedMemory, memoryFreshnessCaveat },
+      ] = await Promise.all([
+        import("../../memdir/frontmatter.ts"),
+        import("../../memdir/read.ts"),
+        import("../../recall/recall.ts"),
+        import("../../recall/surface.ts"),
+      ]);
       const result = await recall({
         memoryDir,
         query: input.query,

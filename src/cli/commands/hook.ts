@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { ResolvedConfig } from "../../config.ts";
+import { optedInModel, type ResolvedConfig } from "../../config.ts";
 import { isMemdirError } from "../../errors.ts";
 import { bounded, MAX_HOOK_INPUT_BYTES } from "../../hooks/bounded.ts";
 import { fitHookContext } from "../../hooks/context-limit.ts";
@@ -282,8 +282,7 @@ async function hookContext(
   // From here on, running out of time means memory for this prompt was not consulted.
   run.recalling = true;
   // A model only when memdir itself is configured for one, never for a key the host happens to have.
-  const modelConfig =
-    config.model.optIn === null ? { ...config.model, provider: null, apiKey: undefined } : config.model;
+  const modelConfig = optedInModel(config.model);
   const selector =
     modelConfig.provider === null
       ? (await import("../../recall/select-lexical.ts")).createLexicalSelector()
