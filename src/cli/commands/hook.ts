@@ -18,6 +18,7 @@ import {
 import { type HookModeDecision, hookConfig, hookMode, hostIsClaudeCode } from "../../hooks/mode.ts";
 import type { Memdir } from "../../memdir/instance.ts";
 import type { MemoryLocation } from "../../memdir/paths.ts";
+import { withoutHostContext } from "../../types.ts";
 import { type CommandContext, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { configFromOptions, locationFromOptions, memdirForCommand } from "../location.ts";
 
@@ -275,7 +276,10 @@ async function hookContext(
     log("Cursor takes no context before a prompt; recall goes through the memory_recall tool");
     return null;
   }
-  if (input.prompt === undefined || input.prompt.trim() === "") {
+  // The user's words only: Gemini CLI wraps its context blocks around them (withoutHostContext).
+  const prompt = withoutHostContext(input.prompt ?? "");
+  if (prompt.trim() === "") {
+    // Qwen Code fires its prompt event again with "prompt": "" after every tool round: no recall for nothing.
     log("the hook input holds no prompt");
     return null;
   }
@@ -293,7 +297,7 @@ async function hookContext(
   const { userPromptContext } = await import("../../hooks/user-prompt-submit.ts");
   run.memdir = memdirForCommand(location, context);
   const parts = await userPromptContext({
-    prompt: input.prompt,
+    prompt,
     config,
     location,
     selector,
