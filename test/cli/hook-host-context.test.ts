@@ -142,3 +142,53 @@ describe("memdir hook reads the user's words, not the host's context blocks", ()
     );
   });
 });
+
+describe("memdir hook --host copilot", () => {
+  it("answers with a top-level additionalContext, which Copilot CLI reads (it ignores hookSpecificOutput)", async () => {
+    const { home, shop } = await shopWithLoginMemory();
+    const payload = (event: string, prompt?: string) =>
+      JSON.stringify({ hook_event_name: event, session_id: "c-1", cwd: shop, ...(prompt ? { prompt } : {}) });
+    const started = await runCli(["hook", "session-start", "--host", "copilot"], {
+      home,
+      input: payload("SessionStart"),
+    });
+    assert.equal(started.code, 0, started.stderr);
+    const start = JSON.parse(started.stdout) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(start), ["additionalContext"]);
+    assert.match(String(start.additionalContext), /project-login-tests\.md/);
+    const prompted = await runCli(["hook", "user-prompt-submit", "--host", "copilot"], {
+      home,
+      input: payload("UserPromptSubmit", "why do the login integration tests hit a real database?"),
+    });
+    const prompt = JSON.parse(prompted.stdout) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(prompt), ["additionalContext"]);
+    assert.match(String(prompt.additionalContext), /Login tests use the real database/);
+  });
+
+  it("says the host kept the key out when memdir's settings name a provider whose key is missing", async () => {
+    const { home, shop } = await shopWithLoginMemory();
+    fs.writeFileSync(
+      path.join(home, ".claude", "settings.json"),
+      JSON.stringify({ memdirProvider: "openai" }),
+    );
+    const transcript = path.join(home, "session.jsonl");
+    fs.writeFileSync(transcript, "");
+    const stopped = await runCli(["hook", "stop", "--host", "copilot"], {
+      home,
+      input: JSON.stringify({
+        hook_event_name: "Stop",
+        session_id: "c-1",
+        cwd: shop,
+        transcript_path: transcript,
+      }),
+    });
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.equal(stopped.stdout.trim(), "{}");
+    assert.match(
+      stopped.stderr,
+      /configured for openai \(memdirProvider in user settings\) but OPENAI_API_KEY/,
+    );
+    assert.match(stopped.stderr, /host did not pass it/);
+    assert.doesNotMatch(stopped.stderr, /no model configured/);
+  });
+});

@@ -6,6 +6,7 @@ import { fitHookContext } from "../../hooks/context-limit.ts";
 import {
   HOOK_ACTIONS,
   HOOK_EVENTS,
+  HOOK_HOSTS,
   type HookDialect,
   type HookEvent,
   type HookInput,
@@ -28,6 +29,7 @@ interface HookOptions extends ModelOptions {
   dir?: string;
   timeoutMs?: string;
   explain?: boolean;
+  host?: string;
 }
 
 /**
@@ -98,6 +100,10 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
       `answer {} if the hook takes longer than this (default: $${HOOK_TIMEOUT_ENV}, then ${DEFAULT_HOOK_TIMEOUT_MS})`,
     )
     .option("--explain", "say on stderr which mode applies (whole cycle or recall only) and why")
+    .option(
+      "--host <agent>",
+      `answer in this host's format when its payload does not tell (${HOOK_HOSTS.join(", ")}; memdir setup writes it)`,
+    )
     .allowUnknownOption()
     .allowExcessArguments()
     .action(async (given: string | undefined, options: HookOptions) => {
@@ -211,10 +217,20 @@ async function answerHook(
     log("stdin is not the hook's JSON object; nothing to add");
     return { context: null, dialect: "claude-code" };
   }
-  const dialect = hookDialect(input);
+  const dialect = dialectFor(options.host, input, log);
   run.dialect = dialect;
   run.hostEventName = input.hook_event_name ?? null;
   return { context: await hookContext(event, input, dialect, options, context, signal, log, run), dialect };
+}
+
+/** The host named by `--host`, else the one the payload shows; an unknown name is said and ignored. */
+function dialectFor(host: string | undefined, input: HookInput, log: (reason: string) => void): HookDialect {
+  if (host === undefined) return hookDialect(input);
+  if ((HOOK_HOSTS as readonly string[]).includes(host)) return host as HookDialect;
+  log(
+    `unknown --host "${host}" (one of ${HOOK_HOSTS.join(", ")}); answering in the format the payload shows`,
+  );
+  return hookDialect(input);
 }
 
 async function hookContext(
@@ -287,6 +303,11 @@ async function hookContext(
   run.recalling = true;
   // A model only when memdir itself is configured for one, never for a key the host happens to have.
   const modelConfig = optedInModel(config.model);
+  if (modelConfig.provider !== null) {
+    const { missingKeyReason } = await import("../../hooks/missing-key.ts");
+    const missing = missingKeyReason(modelConfig);
+    if (missing !== null) log(`recall is lexical: ${missing}`);
+  }
   const selector =
     modelConfig.provider === null
       ? (await import("../../recall/select-lexical.ts")).createLexicalSelector()
