@@ -2,6 +2,7 @@
 
 import { type CodingRecallHalf, type CodingRecallScores, formatCodingRecall } from "./coding-recall.ts";
 import type { MachineInfo } from "./machine.ts";
+import type { McpStartupFigures } from "./mcp-startup.ts";
 import type { ProcessFigures } from "./process.ts";
 import type { VariantQuality } from "./quality.ts";
 import { formatQuarantine, type QuarantineFigures } from "./quarantine.ts";
@@ -60,6 +61,8 @@ export interface BenchResult {
   recall: Record<string, { p50Ms: number; p95Ms: number; firstRecallMs: number }>;
   /** Whole processes against `node -e 0` beside them, per size (bench/process.ts). */
   process: Record<string, ProcessFigures>;
+  /** `memdir mcp` spawn → tools/list beside a minimal SDK server (bench/mcp-startup.ts). */
+  mcpStartup?: McpStartupFigures;
   loopOverheadMs: { pending: number; settled: number; startMs: number; loopAB: unknown };
   peakRssMb: number | null;
   peakRss: { memories: number; baselineMb: number } | null;
@@ -141,6 +144,15 @@ export function formatReport(result: BenchResult): string {
           ms(result.recall[n].firstRecallMs),
         ]),
       ),
+      "",
+    );
+  }
+  if (result.mcpStartup) {
+    const figures = result.mcpStartup;
+    lines.push(
+      `mcp start-up (spawn → tools/list answered, median of ${figures.runs} interleaved runs, load ${figures.load.join(" → ")}): ` +
+        `node -e 0 ${ms(figures.nodeMs)} ms, minimal SDK server ${ms(figures.minimalServerMs)} ms, ` +
+        `memdir mcp ${ms(figures.memdirMs)} ms (${times(figures.ratioToMinimal)} the minimal server)`,
       "",
     );
   }

@@ -14,6 +14,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { measureCodingRecall } from "./coding-recall.ts";
 import { machineInfo } from "./machine.ts";
+import { measureMcpStartup } from "./mcp-startup.ts";
 import { measureProcesses } from "./process.ts";
 import { LOCOMO_VARIANTS, measureQuality } from "./quality.ts";
 import { measureQuarantine } from "./quarantine.ts";
@@ -276,6 +277,10 @@ async function main(): Promise<void> {
       await attempt(`processes at ${size}`, async () => {
         result.process[size] = measureProcesses(dir, { importRoot: size === result.sizes[0] });
       });
+      if (size === result.sizes[0])
+        await attempt("mcp start-up", async () => {
+          result.mcpStartup = await measureMcpStartup(dir, workDir);
+        });
       // Retried: the session-start hook of the process section may have started a background
       // warm-up that is still writing the dir's cache files.
       fs.rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });

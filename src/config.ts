@@ -408,6 +408,19 @@ export function resolveModelConfig(
   };
 }
 
+/**
+ * The model config a process started by a host (a hook, the MCP server) may use: `model` when
+ * memdir itself was configured for one (`optIn`), else offline. A host's own key in the
+ * environment (`ANTHROPIC_API_KEY` for the agent itself) never makes memdir call a model: model
+ * use is opt-in (docs/design.md#model-use-in-hooks).
+ *
+ * @example
+ * optedInModel(resolveModelConfig({ ANTHROPIC_API_KEY: "sk-…" })).provider // null
+ */
+export function optedInModel(model: ModelConfig): ModelConfig {
+  return model.optIn === null ? { ...model, provider: null, apiKey: undefined } : model;
+}
+
 /** Set to `1` to neither read nor write cache files (benchmarks of cold behaviour, tests). */
 export const NO_CACHE_ENV = "MEMDIR_NO_CACHE";
 /** Set to `1` to never watch memory folders: every scan lists and stats the whole tree. */

@@ -81,6 +81,22 @@ export function isRealUserMessage(message: Message): boolean {
   return message.content.some((block) => block.type === "text" && block.text.trim() !== "");
 }
 
+/**
+ * `text` without the blocks a host wraps around the user's words: Gemini CLI's
+ * `<hook_context>…</hook_context>` (hooks' output, memdir's own rules, index and recalled
+ * memories among them; in headless mode the session-start context is prepended to the prompt
+ * this way) and `<session_context>…</session_context>` (the environment it adds). Read as the
+ * user's words, they made recall match memdir's own rules and index, hid a "remember …" at the
+ * prompt's end from the explicit-save rule, and were extracted again as new memories.
+ *
+ * @example
+ * withoutHostContext("<hook_context>rules</hook_context>\nwhat is 2+2?") // "what is 2+2?"
+ */
+export function withoutHostContext(text: string): string {
+  if (!text.includes("_context>")) return text;
+  return text.replace(/<(hook_context|session_context)>[\s\S]*?<\/\1>/g, "").trim();
+}
+
 /** The last message the user really typed ({@link isRealUserMessage}), or null. */
 export function lastRealUserMessage(messages: readonly Message[]): Message | null {
   return messages.findLast(isRealUserMessage) ?? null;

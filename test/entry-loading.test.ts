@@ -3,7 +3,7 @@
 // static SDK import that becomes reachable from them fails here. Clients import their SDK on first use.
 // The root loads even less: no YAML parser, date parser, zod, lexical engine or writer (issue 17).
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -13,6 +13,7 @@ import { runProcess } from "./helpers/cli.ts";
 import { cliNodeArgs, nodeArgsFor } from "./helpers/node-entry.ts";
 import { publicEntries } from "./helpers/public-api.ts";
 import { makeTempDir } from "./helpers/temp.ts";
+import { waitFor } from "./helpers/wait.ts";
 
 const recorder = path.join(import.meta.dirname, "fixtures/load-recorder/register.mjs");
 const requireRecorder = path.join(import.meta.dirname, "fixtures/load-recorder/require-log.cjs");
@@ -164,5 +165,66 @@ describe("what importing an entry loads", () => {
       loaded.some((url) => url.includes("/commander/")),
       "the control: the recorder sees the hook's packages",
     );
+  });
+});
+
+describe("memdir mcp's handshake", () => {
+  it("answers tools/list before loading the recall engine, which loads on the first memory_recall", async () => {
+    // Hosts give an MCP server 1-3 s to start (Codex about 1 s): what the handshake loads is what they wait for.
+    const home = makeTempDir("memdir-mcp-load-");
+    const memoryDir = path.join(home, "memory");
+    fs.mkdirSync(memoryDir);
+    fs.writeFileSync(
+      path.join(memoryDir, "user-editor.md"),
+      "---\nname: editor\ndescription: the user's editor\ntype: user\n---\nThe user edits in helix.\n",
+    );
+    const log = path.join(logs, `resolved-${runs++}.txt`);
+    fs.writeFileSync(log, "");
+    const child = spawn(
+      process.execPath,
+      ["--require", requireRecorder, "--import", recorder, ...cliNodeArgs(), "mcp", "--dir", memoryDir],
+      {
+        env: { PATH: process.env.PATH ?? "", HOME: home, MEMDIR_LOAD_LOG: log },
+        stdio: ["pipe", "pipe", "ignore"],
+      },
+    );
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    const answered = (id: number) =>
+      waitFor(() => stdout.includes(`"id":${id}`), { what: `the answer to request ${id}` });
+    const recallModules = () =>
+      fs
+        .readFileSync(log, "utf8")
+        .split("\n")
+        .filter((url) => /\/recall\/(recall|select-lexical|lexical\/lexical-index)\.[jt]s$/.test(url));
+    try {
+      send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+      });
+      await answered(1);
+      send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+      await answered(2);
+      assert.match(stdout, /"name":"memory_recall"/);
+      assert.deepEqual(recallModules(), [], "tools/list waited for the recall engine");
+      send({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "memory_recall", arguments: { query: "which editor does the user use?" } },
+      });
+      await answered(3);
+      assert.match(stdout, /helix/);
+      assert.equal(recallModules().length, 3, "the control: the recorder sees recall load on its first call");
+    } finally {
+      child.stdin.end();
+      child.kill();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { Message } from "../types.ts";
+import { type Message, withoutHostContext } from "../types.ts";
 
 /**
  * A Gemini CLI session file (`~/.gemini/tmp/<project hash>/chats/session-*.jsonl`, what its
@@ -17,8 +17,8 @@ import type { Message } from "../types.ts";
  * the same message on the next read.
  *
  * What the user said is their own text only: Gemini adds hook output to the user's request as
- * `<hook_context>…</hook_context>` parts (memdir's own recalled memories among them), so those are
- * dropped, and a record's `displayContent` (what the user typed) is preferred to its `content`.
+ * `<hook_context>…</hook_context>` parts (memdir's own recalled memories among them) and its
+ * environment as `<session_context>…</session_context>`, so those are dropped (`withoutHostContext`), and a record's `displayContent` (what the user typed) is preferred to its `content`.
  * Read as the user's words, memdir's context would be extracted again as new memories.
  */
 export function messagesFromGeminiSession(
@@ -125,11 +125,6 @@ function textOf(content: unknown): string {
 
 /** What the user typed (`displayContent`), else the request sent, without hook context either way. */
 function userText(displayContent: unknown, content: unknown): string {
-  const typed = withoutHookContext(textOf(displayContent));
-  return typed.trim() !== "" ? typed : withoutHookContext(textOf(content));
-}
-
-/** `text` without the `<hook_context>…</hook_context>` blocks Gemini adds for hooks' output. */
-function withoutHookContext(text: string): string {
-  return text.replace(/<hook_context>[\s\S]*?<\/hook_context>/g, "");
+  const typed = withoutHostContext(textOf(displayContent));
+  return typed.trim() !== "" ? typed : withoutHostContext(textOf(content));
 }

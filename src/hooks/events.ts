@@ -141,7 +141,14 @@ export function parseHookInput(text: string): HookInput | null {
  * Whose hook format the answer must follow: Claude Code's (`hookSpecificOutput`, which Codex and
  * Gemini CLI share) or Cursor's (`additional_context` at the top level, at `sessionStart` only).
  */
-export type HookDialect = "claude-code" | "cursor";
+export type HookDialect = "claude-code" | "cursor" | "copilot";
+
+/**
+ * The hosts `memdir hook --host <name>` names, whose answer format their payload does not tell:
+ * Copilot CLI sends Claude Code's payloads but reads a top-level `additionalContext` and ignores
+ * `hookSpecificOutput` (docs/integrations.md, "Copilot CLI"). `memdir setup copilot` writes the flag.
+ */
+export const HOOK_HOSTS = ["copilot"] as const;
 
 /**
  * The dialect of the host that sent `input`, told by the payload itself: Cursor puts
@@ -166,7 +173,8 @@ export function hookDialect(input: HookInput | null): HookDialect {
 export type HookOutput =
   | Record<string, never>
   | { hookSpecificOutput: { hookEventName: string; additionalContext: string } }
-  | { additional_context: string };
+  | { additional_context: string }
+  | { additionalContext: string };
 
 /**
  * The JSON that adds context for an agent with hooks, or `{}` when there is nothing to add:
@@ -176,6 +184,7 @@ export type HookOutput =
  * @example
  * hookOutput("session-start", "…") // { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "…" } }
  * hookOutput("session-start", "…", "cursor") // { additional_context: "…" }
+ * hookOutput("user-prompt-submit", "…", "copilot") // { additionalContext: "…" }
  *
  * `hookEventName` repeats the event the host sent when it sent one (`hostEventName`), whatever
  * the command line named: Claude Code drops an answer whose name differs from the event it ran
@@ -192,6 +201,7 @@ export function hookOutput(
   if (additionalContext === null || additionalContext.trim() === "") return {};
   if (dialect === "cursor")
     return HOOK_ACTIONS[event] === "session-context" ? { additional_context: additionalContext } : {};
+  if (dialect === "copilot") return { additionalContext };
   const hookEventName = hostEventName?.trim() ? hostEventName : HOOK_EVENT_NAMES[event];
   return { hookSpecificOutput: { hookEventName, additionalContext } };
 }

@@ -6,6 +6,7 @@ import type { ResolvedConfig } from "../config.ts";
 import { extractionStateDir } from "../extract/cursor-store.ts";
 import { createModelClientFromConfig } from "../model/factory.ts";
 import type { Message } from "../types.ts";
+import { missingKeyReason } from "./missing-key.ts";
 
 export interface StopHookOptions {
   /** `transcript_path` from the hook input. */
@@ -48,7 +49,7 @@ export function planStopHook(options: StopHookOptions): StopHookPlan {
         "in settings; an API key alone is not enough): extraction needs one",
     };
   if (createModelClientFromConfig(config.model) === null)
-    return { skip: "no model configured: extraction needs one" };
+    return { skip: `${missingKeyReason(config.model) ?? "no model configured"}: extraction needs one` };
   if (!options.transcriptPath) return { skip: "the hook input names no transcript_path" };
   const transcript = path.resolve(options.cwd, options.transcriptPath);
   if (!fs.statSync(transcript, { throwIfNoEntry: false })?.isFile())

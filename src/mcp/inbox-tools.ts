@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { defineMemoryTool, type MemoryToolSpec, memoryDirOf } from "../agent/memory-tools/index.ts";
 import type { ResolvedConfig } from "../config.ts";
-import { acceptProposal, inboxItem, listInbox, rejectProposal } from "../dream/inbox.ts";
 
 const idSchema = z.object({ id: z.string().min(1).describe("The proposal id, from memory_inbox_list") });
 
@@ -33,6 +32,8 @@ export function createInboxTools(config: Pick<ResolvedConfig, "inboxExpiryDays">
     async run(_input, context) {
       const memoryDir = memoryDirOf(context, "memory_inbox_list");
       if (typeof memoryDir !== "string") return memoryDir;
+      // The inbox loads on the first call (the handshake does not wait for it: bench/mcp-startup.ts).
+      const { inboxItem, listInbox } = await import("../dream/inbox.ts");
       const proposals = (
         await listInbox(memoryDir, { now: context.now, expiryDays: config.inboxExpiryDays })
       ).map(inboxItem);
@@ -57,6 +58,7 @@ export function createInboxTools(config: Pick<ResolvedConfig, "inboxExpiryDays">
     async run(input, context) {
       const memoryDir = memoryDirOf(context, "memory_inbox_accept");
       if (typeof memoryDir !== "string") return memoryDir;
+      const { acceptProposal } = await import("../dream/inbox.ts");
       const { entry } = await acceptProposal(memoryDir, input.id, { now: context.now });
       return {
         ok: true,
@@ -75,6 +77,7 @@ export function createInboxTools(config: Pick<ResolvedConfig, "inboxExpiryDays">
     async run(input, context) {
       const memoryDir = memoryDirOf(context, "memory_inbox_reject");
       if (typeof memoryDir !== "string") return memoryDir;
+      const { rejectProposal } = await import("../dream/inbox.ts");
       await rejectProposal(memoryDir, input.id, { now: context.now });
       return { ok: true, output: { id: input.id }, text: `Rejected ${input.id}: nothing was written` };
     },

@@ -1,9 +1,7 @@
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { readMemoryFile } from "../agent/memory-tools/index.ts";
-import { readIndex } from "../memdir/index-file.ts";
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
-import { scanHeaders } from "../memdir/scan.ts";
 
 export const INDEX_RESOURCE_URI = "memory://index";
 // `{+file}` (reserved expansion) so memories in sub-folders (`team/x.md`) keep their slashes.
@@ -32,6 +30,7 @@ export function registerMemoryResources(server: McpServer, memoryDir: string, me
       mimeType: "text/markdown",
     },
     async (uri) => {
+      const { readIndex } = await import("../memdir/index-file.ts");
       const index = await readIndex(memoryDir);
       return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: index.raw }] };
     },
@@ -43,6 +42,7 @@ export function registerMemoryResources(server: McpServer, memoryDir: string, me
       // `completion/complete` for the `file` argument: the memory files starting with what was typed.
       complete: {
         file: async (typed) => {
+          const { scanHeaders } = await import("../memdir/scan.ts");
           const headers = await scanHeaders(memoryDir, { memdir: memdirFor(memdir, memoryDir) });
           const prefix = typed.toLowerCase();
           return headers
@@ -53,6 +53,7 @@ export function registerMemoryResources(server: McpServer, memoryDir: string, me
         },
       },
       list: async () => {
+        const { scanHeaders } = await import("../memdir/scan.ts");
         const headers = await scanHeaders(memoryDir, { memdir: memdirFor(memdir, memoryDir) });
         return {
           resources: headers.map((header) => ({

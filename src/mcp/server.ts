@@ -7,7 +7,7 @@ import type { ResolvedConfig } from "../config.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { ensureMemoryDir, type MemoryLocation, projectOf } from "../memdir/paths.ts";
 import { mcpServerInstructions } from "../prompts/memory-rules.ts";
-import { createLexicalSelector } from "../recall/select-lexical.ts";
+import { selectorOnFirstUse } from "../recall/select-on-first-use.ts";
 import type { Selector } from "../recall/selector.ts";
 import type { Clock } from "../types.ts";
 import { createInboxTools } from "./inbox-tools.ts";
@@ -59,7 +59,11 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
   );
   const tools = createMemoryTools({
     config,
-    selector: options.selector ?? createLexicalSelector(),
+    selector:
+      options.selector ??
+      selectorOnFirstUse("lexical", async () =>
+        (await import("../recall/select-lexical.ts")).createLexicalSelector(),
+      ),
     prepareMemoryDir: () => ensureMemoryDir(location),
     memdir,
   });
@@ -92,18 +96,18 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
   return server;
 }
 
-/** The `remember` prompt's text: asks the model to save the statement with `memory_save`. Pure. */
+/** The `remember` prompt's text: asks the model to save the statement with the save tool (named by what it does: hosts prefix tool names). Pure. */
 export function rememberPromptText(statement: string): string {
   return [
     "The user asked you to remember this for future conversations:",
     "",
     statement,
     "",
-    "Save it now with the memory_save tool. Pick the type: user (who they are, their preferences), feedback",
+    "Save it now with memdir's memory save tool. Pick the type: user (who they are, their preferences), feedback",
     "(a rule or correction about how to work), project (a decision or constraint not visible in the code) or",
     "reference (where outside information lives). Write a one-line description saying when the memory is",
     "useful, and put the statement itself, with the reason if they gave one (a line starting with Why:), in",
-    "content. If a memory in memory_list already covers it, change that one with memory_update instead of",
+    "content. If a saved memory already covers it, change that one with the memory update tool instead of",
     "adding a duplicate. Then confirm in one short sentence what you saved.",
   ].join("\n");
 }

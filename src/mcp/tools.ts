@@ -11,8 +11,9 @@ import type { ToolContext } from "../agent/tools/spec.ts";
  * `contextFor` gives each call a fresh tool context, so one call's reads never hide memories
  * from the next call's recall.
  *
- * The text content is `structuredContent` as JSON (the spec: a tool with an output schema SHOULD
- * mirror it in a text block), so a client that shows only text gives the model the same data.
+ * The text content is the tool's compact human rendering (each recalled memory: title, file,
+ * body), not `structuredContent` again as JSON: hosts such as Cline hand both to the model, and
+ * a JSON copy made every recalled memory reach it twice (docs/design.md#mcp-server).
  * A successful write announces `notifications/resources/list_changed`: the memory files are
  * the server's resources (docs/design.md#mcp-server).
  */
@@ -38,7 +39,7 @@ export function registerMemoryTools(
         if (!tool.annotations.readOnlyHint && server.isConnected())
           await server.server.sendResourceListChanged().catch(() => undefined);
         return {
-          content: [{ type: "text", text: JSON.stringify(outcome.output) }],
+          content: [{ type: "text", text: outcome.text }],
           structuredContent: outcome.output as Record<string, unknown>,
         };
       },

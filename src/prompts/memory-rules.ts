@@ -31,10 +31,12 @@ export const POINT_IN_TIME_RULE = "A memory is a note of what was true when it w
 export function mcpServerInstructions(): string {
   return [
     "memdir keeps long-term memory for this project: small markdown notes that outlive the conversation.",
-    "At the start of a task, call memory_recall with the user's request (or memory_context for the standing",
-    "instructions and the index of every memory).",
-    `${REMEMBER_RULE} Save a new memory with memory_save; change an existing one with memory_update`,
-    "rather than adding a second one on the same subject, and remove a wrong one with memory_delete.",
+    // Tools are named by what they do, not by name: hosts show them prefixed (`memdir_memory_recall`,
+    // `memdir__memory_recall`, `mcp__memdir__memory_recall`), so a bare name matches none of them.
+    "At the start of a task, call its memory recall tool with the user's request (or its session context tool for",
+    "the standing instructions and the index of every memory).",
+    `${REMEMBER_RULE} Save a new memory with its memory save tool; change an existing one with its memory update`,
+    "tool rather than adding a second one on the same subject, and remove a wrong one with its memory delete tool.",
     `${POINT_IN_TIME_RULE} Check what it says about code before relying on it.`,
   ].join(" ");
 }

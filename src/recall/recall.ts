@@ -9,11 +9,11 @@ import { SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
 import { type CandidateStatus, type RecallCandidate, type RecallEvidence, unpickedJudge } from "./explain.ts";
 import { linkedMemories, type PickLinks } from "./linked.ts";
 import { cutQuery } from "./query-text.ts";
-import type { MemoryPick, SelectionDetails, Selector } from "./selector.ts";
+import { DEFAULT_RECALL_K, type MemoryPick, type SelectionDetails, type Selector } from "./selector.ts";
 import { surfacedMemoryMessage, vanishedAnchorNotes } from "./surface.ts";
 
-/** At most this many memories per recall (docs/design.md#recall-pipeline). */
-export const DEFAULT_RECALL_K = 5;
+// Defined beside the Selector types so the MCP server lists its tools without loading recall (bench/mcp-startup.ts).
+export { DEFAULT_RECALL_K } from "./selector.ts";
 
 /** One memory that made it into `messages`. */
 export interface SurfacedMemory {

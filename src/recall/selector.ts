@@ -2,6 +2,9 @@ import type { Memdir } from "../memdir/instance.ts";
 import type { MemoryHeader } from "../types.ts";
 
 /** One selected memory, ranked: higher `score` first. */
+/** At most this many memories per recall (docs/design.md#recall-pipeline). */
+export const DEFAULT_RECALL_K = 5;
+
 export interface MemoryPick {
   /** Path relative to the memory dir (same as `MemoryHeader.file`). */
   file: string;

@@ -48,6 +48,8 @@ const USER_FILES: Record<string, string[]> = {
   "claude-code": [".claude/settings.json", ".claude.json"],
   codex: [".codex/hooks.json", ".codex/config.toml"],
   gemini: [".gemini/settings.json"],
+  qwen: [".qwen/settings.json"],
+  copilot: [".copilot/hooks/memdir.json", ".copilot/mcp-config.json"],
   opencode: [".config/opencode/opencode.json"],
   cursor: [".cursor/hooks.json", ".cursor/mcp.json"],
   cline: [".cline/data/settings/cline_mcp_settings.json"],
@@ -113,9 +115,81 @@ describe("memdir setup <agent>", () => {
         stop: [{ command: "memdir hook stop" }],
       },
     });
+    // Cline's `timeout` is in seconds (its schema: at least 1, default 60).
     assert.deepEqual(readJson(path.join(home, ".cline/data/settings/cline_mcp_settings.json")), {
-      mcpServers: { memdir: { command: "memdir", args: ["mcp"], disabled: false } },
+      mcpServers: { memdir: { command: "memdir", args: ["mcp"], disabled: false, timeout: 60 } },
     });
+    // Qwen Code: Claude Code's event names and hook shape, timeouts in seconds, the server beside them.
+    assert.deepEqual(readJson(path.join(home, ".qwen/settings.json")), {
+      hooks: {
+        SessionStart: [{ hooks: [{ type: "command", command: "memdir hook session-start", timeout: 10 }] }],
+        UserPromptSubmit: [
+          { hooks: [{ type: "command", command: "memdir hook user-prompt-submit", timeout: 10 }] },
+        ],
+        Stop: [{ hooks: [{ type: "command", command: "memdir hook stop", timeout: 10 }] }],
+      },
+      mcpServers: { memdir: { command: "memdir", args: ["mcp"] } },
+    });
+    // Copilot CLI: its own hook format (bash, timeoutSec), told to answer in Copilot's format.
+    assert.deepEqual(readJson(path.join(home, ".copilot/hooks/memdir.json")), {
+      version: 1,
+      hooks: {
+        SessionStart: [{ type: "command", bash: "memdir hook session-start --host copilot", timeoutSec: 10 }],
+        UserPromptSubmit: [
+          { type: "command", bash: "memdir hook user-prompt-submit --host copilot", timeoutSec: 10 },
+        ],
+        Stop: [{ type: "command", bash: "memdir hook stop --host copilot", timeoutSec: 10 }],
+      },
+    });
+    assert.deepEqual(readJson(path.join(home, ".copilot/mcp-config.json")), {
+      mcpServers: { memdir: { type: "local", command: "memdir", args: ["mcp"], tools: ["*"] } },
+    });
+  });
+
+  it("qwen and copilot honour QWEN_HOME and COPILOT_HOME, --recommended turns Qwen's managed auto memory off, and --remove undoes all of it", async () => {
+    const home = makeTempDir();
+    const env = { QWEN_HOME: path.join(home, "qh"), COPILOT_HOME: path.join(home, "ch") };
+    const settings = path.join(home, "qh/settings.json");
+    fs.mkdirSync(path.dirname(settings), { recursive: true });
+    fs.writeFileSync(
+      settings,
+      JSON.stringify({ model: { name: "qwen3-coder" }, memory: { enableManagedAutoDream: true } }),
+    );
+    assert.deepEqual(
+      (await setup(home, ["qwen", "--recommended"], { env })).files.map((file) => file.path),
+      [settings],
+    );
+    const written = readJson(settings) as { memory: unknown; model: unknown; hooks: Record<string, unknown> };
+    assert.deepEqual(written.memory, { enableManagedAutoDream: true, enableManagedAutoMemory: false });
+    assert.deepEqual(written.model, { name: "qwen3-coder" });
+    assert.deepEqual(Object.keys(written.hooks), ["SessionStart", "UserPromptSubmit", "Stop"]);
+    await setup(home, ["qwen", "--recommended", "--remove"], { env });
+    assert.deepEqual(readJson(settings), {
+      model: { name: "qwen3-coder" },
+      memory: { enableManagedAutoDream: true },
+    });
+
+    const hooks = path.join(home, "ch/hooks/memdir.json");
+    assert.deepEqual(
+      (await setup(home, ["copilot"], { env })).files.map((file) => file.path),
+      [hooks, path.join(home, "ch/mcp-config.json")],
+    );
+    await setup(home, ["copilot", "--remove"], { env });
+    assert.deepEqual(readJson(hooks), {});
+    assert.deepEqual(readJson(path.join(home, "ch/mcp-config.json")), {});
+  });
+
+  it("speaks of hooks only to agents that get them", async () => {
+    const home = makeTempDir();
+    for (const agent of ["opencode", "cline"]) {
+      const result = await runCli(["setup", agent], { home });
+      assert.equal(result.code, 0, result.stderr);
+      assert.doesNotMatch(result.stdout, /hook/i, `${agent}: ${result.stdout}`);
+      assert.match(result.stdout, /MCP server only/);
+    }
+    const qwen = await runCli(["setup", "qwen"], { home });
+    assert.match(qwen.stdout, /memdir setup qwen --recommended/);
+    assert.match(qwen.stdout, /Hooks call no model unless/);
   });
 
   it("keeps everything else in the file, changes nothing the second time, backs up what it changes, and --remove undoes it", async () => {
@@ -327,7 +401,7 @@ describe("memdir setup <agent>", () => {
     assert.equal(unknown.code, 2);
     assert.match(
       unknown.stderr,
-      /unknown agent "vim" \(one of claude-code, codex, gemini, opencode, cursor, cline\)/,
+      /unknown agent "vim" \(one of claude-code, codex, gemini, qwen, copilot, opencode, cursor, cline\)/,
     );
   });
 
@@ -569,9 +643,11 @@ describe("docs/integrations.md", () => {
       "claude-code",
       "cline",
       "codex",
+      "copilot",
       "cursor",
       "gemini",
       "opencode",
+      "qwen",
     ]);
     const home = makeTempDir();
     for (const agent of Object.keys(USER_FILES)) await setup(home, [agent]);

@@ -25,10 +25,21 @@ describe("planStopHook", () => {
     });
   });
 
-  it("skips without a model: extraction needs one", () => {
+  it("skips without the configured provider's key, saying the host did not pass it: extraction needs one", () => {
     const { home, transcript, config } = setup({ MEMDIR_PROVIDER: "anthropic" });
     const plan = planStopHook({ transcriptPath: transcript, cwd: home, config });
-    assert.ok("skip" in plan && /no model/.test(plan.skip));
+    assert.ok(
+      "skip" in plan &&
+        /configured for anthropic .* but ANTHROPIC_API_KEY is not in this hook's environment/.test(plan.skip),
+      JSON.stringify(plan),
+    );
+    assert.ok(/extraction needs one/.test(plan.skip));
+  });
+
+  it("skips without a model when the provider memdir was told is unknown", () => {
+    const { home, transcript, config } = setup({ MEMDIR_PROVIDER: "mistral", ANTHROPIC_API_KEY: "k" });
+    const plan = planStopHook({ transcriptPath: transcript, cwd: home, config });
+    assert.ok("skip" in plan && /no model configured/.test(plan.skip), JSON.stringify(plan));
   });
 
   it("skips when only the host's API key is there: memdir itself must be configured for a model", () => {

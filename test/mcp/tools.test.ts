@@ -37,7 +37,10 @@ describe("memory tools, defined once for the agent loop and MCP", () => {
     const { byName, context, home } = setup();
     const recalled = await byName.get("memory_recall")!.handler({ query: WORKED_EXAMPLE_PROMPT }, context);
     assert.equal(recalled.isError, undefined);
-    assert.match(recalled.content, /Memory \(saved 2 days ago\): .*feedback-real-database\.md:/);
+    assert.match(
+      recalled.content,
+      /^Memory: .*\nfile: feedback-real-database\.md \(feedback, saved 2 days ago\)\n/,
+    );
     fs.writeFileSync(path.join(home, "outside.md"), "outside\n");
     const refused = await byName.get("memory_read")!.handler({ file: "../outside.md" }, context);
     assert.equal(refused.isError, true);

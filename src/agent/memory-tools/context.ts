@@ -1,8 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { getMemoryFiles } from "../../instructions/files.ts";
-import { formatUserContext } from "../../instructions/user-context.ts";
 import { INDEX_FILE } from "../../memdir/index-file.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions } from "./spec.ts";
 
@@ -58,6 +56,10 @@ export function createContextTool(
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run(_input, context) {
       const { config } = options;
+      const [{ getMemoryFiles }, { formatUserContext }] = await Promise.all([
+        import("../../instructions/files.ts"),
+        import("../../instructions/user-context.ts"),
+      ]);
       const files = await getMemoryFiles({
         config,
         cwd: context.cwd,

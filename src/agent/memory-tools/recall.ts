@@ -1,9 +1,6 @@
 import { z } from "zod";
-import { parseFrontmatter } from "../../memdir/frontmatter.ts";
 import { memdirFor } from "../../memdir/instance.ts";
-import { readMemoryCapped } from "../../memdir/read.ts";
-import { DEFAULT_RECALL_K, recall } from "../../recall/recall.ts";
-import { formatSurfacedMemory, memoryFreshnessCaveat } from "../../recall/surface.ts";
+import { DEFAULT_RECALL_K } from "../../recall/selector.ts";
 import type { ToolContext } from "../tools/spec.ts";
 import { memorySummary, memorySummarySchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
@@ -69,6 +66,14 @@ export function createRecallTool(
     async run(input, context: ToolContext) {
       const memoryDir = memoryDirOf(context, "memory_recall");
       if (typeof memoryDir !== "string") return memoryDir;
+      // Loaded on the first call: the MCP server answers its handshake without them (bench/mcp-startup.ts).
+      const [{ parseFrontmatter }, { readMemoryCapped }, { recall }, { memoryFreshnessCaveat }] =
+        await Promise.all([
+          import("../../memdir/frontmatter.ts"),
+          import("../../memdir/read.ts"),
+          import("../../recall/recall.ts"),
+          import("../../recall/surface.ts"),
+        ]);
       const result = await recall({
         memoryDir,
         query: input.query,
@@ -91,28 +96,39 @@ export function createRecallTool(
             content: parsed.body.replace(/^\n+/, ""),
             truncated: capped.truncated,
             caveat: memoryFreshnessCaveat(memory.mtimeMs, now),
-            surfaced: formatSurfacedMemory({
-              path: memory.path,
-              mtimeMs: memory.mtimeMs,
-              content: capped.content,
-              now,
-            }),
           };
         }),
       );
       const text =
         memories.length === 0
           ? `No saved memory clearly applies to: ${input.query}`
-          : memories.map((memory) => memory.surfaced).join("\n\n");
+          : memories.map(recalledMemoryText).join("\n\n");
       return {
         ok: true,
         output: {
           query: input.query,
           selector: result.selector,
-          memories: memories.map(({ surfaced: _surfaced, ...memory }) => memory),
+          memories,
         },
         text,
       };
     },
   });
+}
+
+/**
+ * One recalled memory as a model reads it: its description (or file) as the title, the file,
+ * type and age, the point-in-time caveat, then the body — not the structured output again as
+ * JSON: hosts such as Cline send both the text and `structuredContent` to the model
+ * (docs/design.md#mcp-server).
+ *
+ * @example
+ * recalledMemoryText(memory) // "Memory: Integration tests hit a real database\nfile: feedback-real-database.md (feedback, saved 2 days ago)\n\n…"
+ */
+export function recalledMemoryText(memory: Omit<RecallToolOutput["memories"][number], "path">): string {
+  const title = memory.description ?? memory.file;
+  const kind = memory.type === null ? `saved ${memory.age}` : `${memory.type}, saved ${memory.age}`;
+  const lines = [`Memory: ${title}`, `file: ${memory.file} (${kind})`];
+  if (memory.caveat !== null) lines.push(memory.caveat);
+  return `${lines.join("\n")}\n\n${memory.content.trimEnd()}`;
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type SaveMemoryResult, saveMemory } from "../../memdir/write.ts";
+import type { SaveMemoryResult } from "../../memdir/write.ts";
 import type { ToolContext } from "../tools/spec.ts";
 import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
@@ -64,6 +64,8 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
       const memoryDir = memoryDirOf(context, "memory_save");
       if (typeof memoryDir !== "string") return memoryDir;
       await options.prepareMemoryDir?.();
+      // The writer loads on the first write: the MCP handshake does not wait for it (bench/mcp-startup.ts).
+      const { saveMemory } = await import("../../memdir/write.ts");
       const saved = await saveMemory(
         memoryDir,
         {

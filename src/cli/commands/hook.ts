@@ -1,11 +1,12 @@
 import path from "node:path";
-import type { ResolvedConfig } from "../../config.ts";
+import { optedInModel, type ResolvedConfig } from "../../config.ts";
 import { isMemdirError } from "../../errors.ts";
 import { bounded, MAX_HOOK_INPUT_BYTES } from "../../hooks/bounded.ts";
 import { type ContextPart, fitHookContext } from "../../hooks/context-limit.ts";
 import {
   HOOK_ACTIONS,
   HOOK_EVENTS,
+  HOOK_HOSTS,
   type HookDialect,
   type HookEvent,
   type HookInput,
@@ -18,6 +19,7 @@ import {
 import { type HookModeDecision, hookConfig, hookMode, hostIsClaudeCode } from "../../hooks/mode.ts";
 import type { Memdir } from "../../memdir/instance.ts";
 import type { MemoryLocation } from "../../memdir/paths.ts";
+import { withoutHostContext } from "../../types.ts";
 import { type CommandContext, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { configFromOptions, locationFromOptions, memdirForCommand } from "../location.ts";
 
@@ -27,6 +29,7 @@ interface HookOptions extends ModelOptions {
   dir?: string;
   timeoutMs?: string;
   explain?: boolean;
+  host?: string;
 }
 
 /**
@@ -97,6 +100,10 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
       `answer {} if the hook takes longer than this (default: $${HOOK_TIMEOUT_ENV}, then ${DEFAULT_HOOK_TIMEOUT_MS})`,
     )
     .option("--explain", "say on stderr which mode applies (whole cycle or recall only) and why")
+    .option(
+      "--host <agent>",
+      `answer in this host's format when its payload does not tell (${HOOK_HOSTS.join(", ")}; memdir setup writes it)`,
+    )
     .allowUnknownOption()
     .allowExcessArguments()
     .action(async (given: string | undefined, options: HookOptions) => {
@@ -210,10 +217,20 @@ async function answerHook(
     log("stdin is not the hook's JSON object; nothing to add");
     return { context: null, dialect: "claude-code" };
   }
-  const dialect = hookDialect(input);
+  const dialect = dialectFor(options.host, input, log);
   run.dialect = dialect;
   run.hostEventName = input.hook_event_name ?? null;
   return { context: await hookContext(event, input, dialect, options, context, signal, log, run), dialect };
+}
+
+/** The host named by `--host`, else the one the payload shows; an unknown name is said and ignored. */
+function dialectFor(host: string | undefined, input: HookInput, log: (reason: string) => void): HookDialect {
+  if (host === undefined) return hookDialect(input);
+  if ((HOOK_HOSTS as readonly string[]).includes(host)) return host as HookDialect;
+  log(
+    `unknown --host "${host}" (one of ${HOOK_HOSTS.join(", ")}); answering in the format the payload shows`,
+  );
+  return hookDialect(input);
 }
 
 async function hookContext(
@@ -282,15 +299,22 @@ async function hookContext(
     log("Cursor takes no context before a prompt; recall goes through the memory_recall tool");
     return null;
   }
-  if (input.prompt === undefined || input.prompt.trim() === "") {
+  // The user's words only: Gemini CLI wraps its context blocks around them (withoutHostContext).
+  const prompt = withoutHostContext(input.prompt ?? "");
+  if (prompt.trim() === "") {
+    // Qwen Code fires its prompt event again with "prompt": "" after every tool round: no recall for nothing.
     log("the hook input holds no prompt");
     return null;
   }
   // From here on, running out of time means memory for this prompt was not consulted.
   run.recalling = true;
   // A model only when memdir itself is configured for one, never for a key the host happens to have.
-  const modelConfig =
-    config.model.optIn === null ? { ...config.model, provider: null, apiKey: undefined } : config.model;
+  const modelConfig = optedInModel(config.model);
+  if (modelConfig.provider !== null) {
+    const { missingKeyReason } = await import("../../hooks/missing-key.ts");
+    const missing = missingKeyReason(modelConfig);
+    if (missing !== null) log(`recall is lexical: ${missing}`);
+  }
   const selector =
     modelConfig.provider === null
       ? (await import("../../recall/select-lexical.ts")).createLexicalSelector()
@@ -307,7 +331,7 @@ async function hookContext(
   // What this session was already shown, by an earlier prompt or a file the agent touched.
   const seen = sessionId ? await ledger.readSessionSeen(location.memoryDir, sessionId) : null;
   const parts = await userPromptContext({
-    prompt: input.prompt,
+    prompt,
     config,
     location,
     selector,

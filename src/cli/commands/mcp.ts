@@ -1,13 +1,13 @@
-import { serveStdio } from "../../mcp/stdio.ts";
-import { openMemdir } from "../../memdir/instance.ts";
-import { selectorFromConfig } from "../../recall/select-from-config.ts";
+import { optedInModel } from "../../config.ts";
+import { selectorOnFirstUse } from "../../recall/select-on-first-use.ts";
 import { type CommonOptions, type ModelOptions, type RegisterCommand, withModelOptions } from "../common.ts";
 import { configFromOptions, locationFromOptions } from "../location.ts";
 
 /**
  * `memdir mcp [--cwd --root --dir]`: an MCP server on stdio for the project's memory (the
  * client's working directory by default). stdout carries only JSON-RPC; logs go to stderr.
- * Recall is lexical offline and hybrid when a model is configured.
+ * Recall is lexical offline and hybrid when memdir is configured for a model — never because
+ * the host's own key is in the environment (docs/design.md#model-use-in-hooks).
  */
 export const registerMcpCommand: RegisterCommand = (program, context) => {
   // The location options of every command, without --json: the output here is the protocol itself.
@@ -17,21 +17,28 @@ export const registerMcpCommand: RegisterCommand = (program, context) => {
     .option("--cwd <dir>", "project directory to serve memory for (default: the current directory)")
     .option("--dir <memory-dir>", "use this memory directory directly, bypassing project resolution")
     .action(async (options: CommonOptions & ModelOptions) => {
-      const _home = context.env.HOME || undefined;
-      const config = configFromOptions(options, context);
+      const resolved = configFromOptions(options, context);
+      const config = { ...resolved, model: optedInModel(resolved.model) };
       const location = await locationFromOptions(options, context);
-      const { selector } = selectorFromConfig(undefined, config);
+      // Hosts give a server ~1-3 s to answer its handshake (docs/design.md#mcp-server): the
+      // server, the selector and the memory dir's instance load after this command is parsed,
+      // and the recall engine on the first recall.
+      const [{ serveStdio }, { openMemdir }] = await Promise.all([
+        import("../../mcp/stdio.ts"),
+        import("../../memdir/instance.ts"),
+      ]);
       // The server process's instance, under the CLI's environment (MEMDIR_NO_WATCH and the rest).
       const memdir = openMemdir(location.memoryDir, { env: context.env });
       try {
         await serveStdio({
           location,
           config,
-          selector,
+          selector: selectorOnFirstUse(config.model.provider === null ? "lexical" : "hybrid", async () => {
+            const { selectorFromConfig } = await import("../../recall/select-from-config.ts");
+            return selectorFromConfig(undefined, config).selector;
+          }),
           memdir,
-          log: (line) =>
-            context.io.stderr(`${line}
-`),
+          log: (line) => context.io.stderr(`${line}\n`),
         });
       } finally {
         await memdir.close();

@@ -24,6 +24,10 @@ const MODEL_NOTE =
   "under 100 output tokens) and each finished turn that added messages one extraction run (the new " +
   "messages plus the memory list, more calls when it saves). Without it recall is lexical and free.";
 
+const MCP_MODEL_NOTE =
+  "The memory recall tool calls no model unless memdir is configured for one (MEMDIR_PROVIDER and " +
+  "MEMDIR_MODEL in the server's environment, with that provider's key); without it recall is lexical and free.";
+
 /**
  * `memdir setup <agent>`: writes memdir's hooks and MCP server entry into the agent's own config
  * files (docs/design.md#agent-setup; what each agent gets: docs/integrations.md).
@@ -39,7 +43,7 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
     .option("--remove", "take memdir's entries out again")
     .option(
       "--recommended",
-      "claude-code: also turn Claude Code's own auto memory off (autoMemoryEnabled: false) and keep memdir on",
+      "claude-code, qwen: also turn the agent's own auto memory off (Claude Code: autoMemoryEnabled: false; Qwen Code: memory.enableManagedAutoMemory: false)",
     )
     .option("--command <cmd>", "how the agent starts memdir", "memdir")
     .option("--json", "machine-readable output: {agent, scope, files: [{path, changed, backup}]}")
@@ -47,8 +51,8 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       if (!(SETUP_AGENTS as readonly string[]).includes(agentName))
         throw usageError(`memdir: setup: unknown agent "${agentName}" (one of ${SETUP_AGENTS.join(", ")})`);
       const agent = agentName as SetupAgent;
-      if (options.recommended && agent !== "claude-code")
-        throw usageError("memdir: setup: --recommended applies to claude-code only");
+      if (options.recommended && agent !== "claude-code" && agent !== "qwen")
+        throw usageError("memdir: setup: --recommended applies to claude-code and qwen only");
       const env = context.env;
       const scope = options.project ? "project" : "user";
       const cwd = path.resolve(options.cwd ?? process.cwd());
@@ -65,6 +69,8 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
           geminiCliHome: env.GEMINI_CLI_HOME || undefined,
           clineDir: env.CLINE_DIR || undefined,
           clineDataDir: env.CLINE_DATA_DIR || undefined,
+          qwenHome: env.QWEN_HOME || undefined,
+          copilotHome: env.COPILOT_HOME || undefined,
           command: options.command,
           remove: options.remove === true,
           recommended: options.recommended === true,
@@ -107,10 +113,23 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
                 "(autoMemoryEnabled: false), so memdir gives the whole cycle; while it is on, memdir only recalls.\n",
         );
       }
-      if (agent === "cline" || agent === "opencode")
+      if (agent === "qwen") {
         out(
-          `${agent} gets the MCP server only (no command hooks memdir can answer): memory goes through its tools.\n`,
+          options.recommended
+            ? "Qwen Code's managed auto memory is off (memory.enableManagedAutoMemory: false): memdir gives the whole memory cycle.\n"
+            : "Recommended: `memdir setup qwen --recommended` also turns Qwen Code's managed auto memory off " +
+                "(memory.enableManagedAutoMemory: false), so the two do not both save the same things.\n",
         );
+      }
+      if (agent === "cline" || agent === "opencode") {
+        // MCP only: no hooks, so nothing about hooks or their model use (docs/integrations.md).
+        out(
+          `${agent} gets the MCP server only: memory goes through its tools (recall, save, context), nothing ` +
+            "is recalled or saved unless the model calls them, and nothing is extracted after a turn.\n",
+        );
+        out(`${MCP_MODEL_NOTE}\n`);
+        return;
+      }
       out(`${MODEL_NOTE}\n`);
     });
 };

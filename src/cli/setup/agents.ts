@@ -3,7 +3,16 @@ import { type HookEntry, type JsonObject, withHooks, withKey, withServer } from 
 import { withServerTable } from "./toml-config.ts";
 
 /** The agents `memdir setup` knows. */
-export const SETUP_AGENTS = ["claude-code", "codex", "gemini", "opencode", "cursor", "cline"] as const;
+export const SETUP_AGENTS = [
+  "claude-code",
+  "codex",
+  "gemini",
+  "qwen",
+  "copilot",
+  "opencode",
+  "cursor",
+  "cline",
+] as const;
 export type SetupAgent = (typeof SETUP_AGENTS)[number];
 export type SetupScope = "user" | "project";
 
@@ -26,10 +35,17 @@ export interface SetupRequest {
   geminiCliHome?: string | undefined;
   clineDir?: string | undefined;
   clineDataDir?: string | undefined;
+  /** `QWEN_HOME`: Qwen Code's folder in place of `~/.qwen`. */
+  qwenHome?: string | undefined;
+  /** `COPILOT_HOME`: Copilot CLI's folder in place of `~/.copilot`. */
+  copilotHome?: string | undefined;
   /** How the agent starts memdir: `memdir` (on PATH), `npx -y memdir`, `node /x/bin/memdir.js`. */
   command: string;
   remove: boolean;
-  /** Claude Code only: turn Claude Code's own auto memory off (`autoMemoryEnabled: false`). */
+  /**
+   * Claude Code and Qwen Code: turn the agent's own auto memory off (Claude Code's
+   * `autoMemoryEnabled: false`, Qwen Code's `memory.enableManagedAutoMemory: false`).
+   */
   recommended: boolean;
 }
 
@@ -51,8 +67,8 @@ function mcpServer(request: SetupRequest): { command: string; args: string[] } {
   return { command, args: [...rest, "mcp"] };
 }
 
-function hookCommand(request: SetupRequest, event: string): string {
-  return `${request.command.trim()} hook ${event}`;
+function hookCommand(request: SetupRequest, event: string, host?: string): string {
+  return `${request.command.trim()} hook ${event}${host === undefined ? "" : ` --host ${host}`}`;
 }
 
 /**
@@ -257,7 +273,76 @@ function cline(request: SetupRequest): FileEdit[] {
   const data =
     request.clineDataDir ?? path.join(request.clineDir ?? path.join(request.home, ".cline"), "data");
   const file = path.join(data, "settings", "cline_mcp_settings.json");
-  return [serverEdit(file, "mcpServers", { ...mcpServer(request), disabled: false }, request)];
+  // `timeout`: Cline's per-server request timeout in seconds (its schema: at least 1, default 60),
+  // written out so a user who needs a longer one sees where it goes.
+  return [serverEdit(file, "mcpServers", { ...mcpServer(request), disabled: false, timeout: 60 }, request)];
+}
+
+/**
+ * Qwen Code: `settings.json` in `~/.qwen` (`QWEN_HOME` in its place, as Qwen Code reads it) or the
+ * repository's `.qwen/`, with Claude Code's hook shape and event names (SessionStart,
+ * UserPromptSubmit, Stop; timeouts in seconds) and the MCP server under `mcpServers`.
+ * `--recommended` turns Qwen's managed auto memory off (`memory.enableManagedAutoMemory`, which
+ * also stops its dream: Qwen Code's settings schema).
+ */
+function qwen(request: SetupRequest): FileEdit[] {
+  const dir =
+    request.scope === "project"
+      ? path.join(request.projectRoot, ".qwen")
+      : (request.qwenHome ?? path.join(request.home, ".qwen"));
+  const settings = path.join(dir, "settings.json");
+  const autoMemory = (doc: JsonObject): JsonObject => {
+    if (!request.recommended) return doc;
+    const memory =
+      typeof doc.memory === "object" && doc.memory !== null && !Array.isArray(doc.memory)
+        ? (doc.memory as JsonObject)
+        : {};
+    if (request.remove) {
+      if (memory.enableManagedAutoMemory !== false) return doc;
+      const { enableManagedAutoMemory: _ours, ...rest } = memory;
+      return withKey(doc, "memory", Object.keys(rest).length > 0 ? rest : undefined);
+    }
+    return withKey(doc, "memory", { ...memory, enableManagedAutoMemory: false });
+  };
+  return [
+    hooksEdit(settings, groupHooks(request, CLAUDE_EVENTS, "s"), request, (doc) =>
+      autoMemory(withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings)),
+    ),
+  ];
+}
+
+/**
+ * Copilot CLI: memdir's own hooks file `~/.copilot/hooks/memdir.json` (`COPILOT_HOME` in place of
+ * `~/.copilot`) in Copilot's format — `{version: 1, hooks: {Event: [{type: "command", bash,
+ * timeoutSec}]}}` — and the MCP server in `mcp-config.json`. Each hook command carries `--host
+ * copilot`: Copilot reads a top-level `additionalContext`, not `hookSpecificOutput`, and its
+ * payloads look like Claude Code's, so the command line says whose answer to give.
+ */
+function copilot(request: SetupRequest): FileEdit[] {
+  if (request.scope === "project")
+    throw new SetupUsageError(
+      "memdir: setup: copilot is set up per user (~/.copilot); run it without --project",
+    );
+  const dir = request.copilotHome ?? path.join(request.home, ".copilot");
+  const hooks = path.join(dir, "hooks", "memdir.json");
+  const entries = CLAUDE_EVENTS.map(([event, memdirEvent]) => ({
+    event,
+    entry: { type: "command", bash: hookCommand(request, memdirEvent, "copilot"), timeoutSec: 10 },
+  }));
+  const server = mcpServer(request);
+  return [
+    hooksEdit(hooks, entries, request, (doc) => {
+      if (request.remove)
+        return doc.hooks === undefined && doc.version === 1 && Object.keys(doc).length === 1 ? {} : doc;
+      return doc.version === undefined ? { version: 1, ...doc } : doc;
+    }),
+    serverEdit(
+      path.join(dir, "mcp-config.json"),
+      "mcpServers",
+      { type: "local", ...server, tools: ["*"] },
+      request,
+    ),
+  ];
 }
 
 /** The files `memdir setup <agent>` changes, in the order it reports them. */
@@ -269,6 +354,10 @@ export function setupEdits(request: SetupRequest): FileEdit[] {
       return codex(request);
     case "gemini":
       return gemini(request);
+    case "qwen":
+      return qwen(request);
+    case "copilot":
+      return copilot(request);
     case "opencode":
       return opencode(request);
     case "cursor":

@@ -27,7 +27,8 @@ function isObject(value: unknown): value is JsonObject {
 /** Whether one entry under an event (a group with `hooks`, or a bare handler) is memdir's. */
 function isMemdirEntry(entry: unknown): boolean {
   if (!isObject(entry)) return false;
-  if (isMemdirCommand(entry.command)) return true;
+  // Copilot CLI names its command `bash` (and `powershell`).
+  if (isMemdirCommand(entry.command) || isMemdirCommand(entry.bash)) return true;
   return (
     Array.isArray(entry.hooks) &&
     entry.hooks.some((handler) => isObject(handler) && isMemdirCommand(handler.command))
@@ -37,7 +38,7 @@ function isMemdirEntry(entry: unknown): boolean {
 /** Drops memdir's handlers from one entry; null when nothing of it is left. */
 function withoutMemdir(entry: unknown): unknown {
   if (!isMemdirEntry(entry) || !isObject(entry)) return entry;
-  if (isMemdirCommand(entry.command)) return null;
+  if (isMemdirCommand(entry.command) || isMemdirCommand(entry.bash)) return null;
   const hooks = (entry.hooks as unknown[]).filter(
     (handler) => !(isObject(handler) && isMemdirCommand(handler.command)),
   );
