@@ -40,10 +40,14 @@ async function show() {
     if (link.dataset.page === (name === "memory" ? "memories" : name))
       link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
-  const page = document.getElementById("page");
-  page.dataset.page = name;
-  delete page.dataset.ready;
+  const main = document.getElementById("page");
+  main.dataset.page = name;
+  delete main.dataset.ready;
   current = null;
+  // Each view draws into its own element, so a view left behind (a redraw still under way, an
+  // answer arriving late) can never draw over the one shown now.
+  const page = h("div", { className: "view" });
+  main.replaceChildren(page);
   let view;
   try {
     view = name === "memory" ? await memoryPage(page, argument) : await PAGES[name](page);
@@ -53,7 +57,7 @@ async function show() {
   if (turn !== shown) return;
   current = view ?? null;
   document.title = `${name === "memory" ? argument : name} · memdir`;
-  page.dataset.ready = name;
+  main.dataset.ready = name;
 }
 
 /** Follows `href` inside the app. */
@@ -75,9 +79,7 @@ function listen() {
     // A save is a file and its index line, several events within a moment: one redraw for them.
     pending = setTimeout(async () => {
       pending = null;
-      const page = document.getElementById("page");
-      const refreshed = await current?.refresh?.(change);
-      if (refreshed !== undefined || current?.refresh) page.dataset.updated = String(Date.now());
+      await current?.refresh?.(change);
     }, 150);
   });
   events.addEventListener("ready", () => {

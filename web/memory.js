@@ -140,7 +140,7 @@ export async function memoryPage(page, file) {
             { className: "muted" },
             `Saved by ${provenance[file].source}${provenance[file].session ? ` in session ${provenance[file].session}` : ""}.`,
           )
-        : null,
+        : "",
     );
   }
 
