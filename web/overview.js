@@ -16,7 +16,7 @@ export async function overviewPage(page) {
   const sourceParts = data.sources.map((entry, index) => ({
     label: entry.source ?? "no source",
     count: entry.count,
-    className: `c-s${index % 8}`,
+    className: entry.source === null ? "c-none" : `c-s${index % 7}`,
   }));
   page.replaceChildren(
     h("h2", {}, "Overview"),

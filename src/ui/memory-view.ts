@@ -380,10 +380,22 @@ export function savedTimeline(headers: readonly MemoryHeader[]) {
     counts[type] = (counts[type] ?? 0) + 1;
     periods.set(period, counts);
   });
-  return {
-    unit,
-    periods: [...periods]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([start, counts]) => ({ start, counts })),
-  };
+  // Every period from the first to the last, empty ones too: the bars keep time's proportions.
+  const starts = [...periods.keys()].sort();
+  const all: { start: string; counts: Record<string, number> }[] = [];
+  for (
+    let start = starts[0];
+    start !== undefined && start <= starts[starts.length - 1];
+    start = nextPeriod(start, unit)
+  )
+    all.push({ start, counts: periods.get(start) ?? {} });
+  return { unit, periods: all };
+}
+
+/** The start (`YYYY-MM-DD`) of the period after the one starting at `start`. */
+function nextPeriod(start: string, unit: "day" | "week" | "month"): string {
+  const date = new Date(`${start}T00:00:00Z`);
+  if (unit === "month") date.setUTCMonth(date.getUTCMonth() + 1);
+  else date.setUTCDate(date.getUTCDate() + (unit === "week" ? 7 : 1));
+  return date.toISOString().slice(0, 10);
 }

@@ -564,6 +564,8 @@ describe("memdir ui in a browser", {
             clientWidth: document.documentElement.clientWidth,
           }));
           await screenshot(`${name}-${width}`);
+          // The first screen alone as well: a phone's full page is too tall to look at whole.
+          await page.screenshot({ path: path.join(SHOTS, `${name}-${width}-screen.png`) });
           assert.ok(
             scrollWidth <= clientWidth,
             `${name} at ${width} px scrolls sideways: ${scrollWidth} > ${clientWidth}`,
