@@ -72,14 +72,20 @@ let events = null;
 function listen() {
   events?.close();
   events = new EventSource(`/api/events?${new URLSearchParams({ dir: state.dir })}`);
-  let pending = null;
+  let burst = null;
   events.addEventListener("change", (event) => {
     const change = JSON.parse(event.data);
-    if (pending) return;
-    // A save is a file and its index line, several events within a moment: one redraw for them.
-    pending = setTimeout(async () => {
-      pending = null;
-      await current?.refresh?.(change);
+    if (burst) {
+      burst.push(change);
+      return;
+    }
+    // A save is a file and its index line, several events within a moment: one redraw for them,
+    // told every change of the burst.
+    burst = [change];
+    setTimeout(async () => {
+      const changes = burst;
+      burst = null;
+      await current?.refresh?.(changes);
     }, 150);
   });
   events.addEventListener("ready", () => {

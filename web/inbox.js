@@ -20,7 +20,7 @@ export async function inboxPage(page) {
         ),
   );
   // Redrawn when a proposal arrives or goes; an open "Edit and accept" is lost then.
-  return { refresh: (change) => (change?.inbox ? inboxPage(page) : undefined) };
+  return { refresh: (changes) => (changes.some((change) => change.inbox) ? inboxPage(page) : undefined) };
 }
 
 function diffView(lines) {

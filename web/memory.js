@@ -24,7 +24,7 @@ export async function memoryPage(page, file) {
   await render();
   // A change on disk redraws the page, unless an edit is open (its save then answers 409).
   return {
-    refresh: (change) => (!editing && (!change?.file || change.file === file) ? render() : undefined),
+    refresh: (changes) => (!editing && changes.some((change) => change.file === file) ? render() : undefined),
   };
 
   async function render() {

@@ -1,4 +1,4 @@
-// The overview (docs/ui.md#overview): how many memories, of which types, saved when, from where,
+// The overview (docs/ui.md#pages): how many memories, of which types, saved when, from where,
 // and what waits in the inbox.
 import { legend, shareBar, stackedBars } from "/charts.js";
 import { api, h, link, TYPES } from "/dom.js";

@@ -149,7 +149,7 @@ export class MemoryView {
   }
 
   /**
-   * The overview's figures (docs/ui.md#overview): memories per saved period and type, the mix
+   * The overview's figures (docs/ui.md#pages): memories per saved period and type, the mix
    * of sources. Each file's frontmatter is read once and kept, as for the source filter.
    */
   async overview(): Promise<{

@@ -275,6 +275,11 @@ describe("memdir ui in a browser", {
     const first = page.locator("#candidates li.candidate").first();
     assert.equal(await first.getAttribute("data-status"), "picked");
     assert.equal(await first.getAttribute("data-file"), "feedback-real-database.md");
+    assert.equal(
+      await textOf(first.locator(".title")),
+      "登录模块的集成测试不得 mock 数据库",
+      "titled by its description",
+    );
     const cli = await runCli(["recall", QUERY, "--explain", "--json", "--dir", memoryDir], { home, env });
     assert.equal(cli.code, 0, cli.stderr);
     const expected = JSON.parse(cli.stdout) as {
