@@ -1,10 +1,13 @@
 import path from "node:path";
 import { recordChange } from "../dream/history.ts";
 import { isMemdirError, MemdirError } from "../errors.ts";
+import { type Anchor, anchorsOf } from "../memdir/anchors.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { INDEX_FILE, parseIndex, readIndex } from "../memdir/index-file.ts";
 import type { Memdir } from "../memdir/instance.ts";
+import { linkNames, linkResolver, resolveLinks } from "../memdir/links.ts";
 import { memoryVersion } from "../memdir/memory-version.ts";
+import { provenanceOf } from "../memdir/provenance.ts";
 import { readRegularText } from "../memdir/regular-file.ts";
 import { assertInsideMemoryDir } from "../memdir/safe-path.ts";
 import { isoTime } from "../memdir/scan.ts";
@@ -19,6 +22,10 @@ export interface MemoryListQuery {
   type?: string;
   /** A provenance `source:` value, or `none` for memories without one. */
   source?: string;
+  /** Saved at or after this time (ISO date or time). */
+  since?: string;
+  /** Anchored to a project file whose path contains this text (frontmatter `anchors:`). */
+  anchor?: string;
   /** Words to search for (ranked by the lexical index); empty: newest first. */
   search?: string;
   /** 1-based. */
@@ -33,6 +40,10 @@ export interface MemoryListItem {
   /** When it was saved (frontmatter `modified`, else mtime), ISO. */
   savedAt: string;
   source: string | null;
+  /** The session that saved it (provenance `session:`), or null. */
+  session: string | null;
+  /** The project files it is anchored to. */
+  anchors: string[];
   flags: Flag[];
 }
 
@@ -75,6 +86,8 @@ interface Meta {
   mtimeMs: number;
   size: number;
   frontmatter: Record<string, unknown>;
+  /** The `[[name]]` links of the body, as written. */
+  links: string[];
 }
 
 /**
@@ -99,7 +112,13 @@ export class MemoryView {
     const known = this.#meta.get(header.file);
     if (known && known.mtimeMs === header.mtimeMs && known.size === header.size) return known;
     const text = await readRegularText(header.path).catch(() => "");
-    const meta = { mtimeMs: header.mtimeMs, size: header.size, frontmatter: parseFrontmatter(text).data };
+    const parsed = parseFrontmatter(text);
+    const meta = {
+      mtimeMs: header.mtimeMs,
+      size: header.size,
+      frontmatter: parsed.data,
+      links: linkNames(parsed.body),
+    };
     this.#meta.set(header.file, meta);
     return meta;
   }
@@ -111,8 +130,51 @@ export class MemoryView {
       type: header.type,
       description: header.description,
       savedAt: isoTime(savedAtMs(header)),
-      source: memorySource(frontmatter),
+      ...provenanceOf(frontmatter),
+      anchors: anchorsOf(frontmatter).map(anchorLabel),
       flags: await memoryFlags(this.memoryDir, header.file, frontmatter),
+    };
+  }
+
+  /** The provenance (`source:`, `session:`) of each of `files` that is a memory now. */
+  async provenance(
+    files: readonly string[],
+  ): Promise<Record<string, { source: string | null; session: string | null }>> {
+    const wanted = new Set(files);
+    const result: Record<string, { source: string | null; session: string | null }> = {};
+    for (const header of await this.memdir.scan({ limit: Number.POSITIVE_INFINITY }))
+      if (wanted.has(header.file))
+        result[header.file] = provenanceOf((await this.#metaOf(header)).frontmatter);
+    return result;
+  }
+
+  /**
+   * The overview's figures (docs/ui.md#pages): memories per saved period and type, the mix
+   * of sources. Each file's frontmatter is read once and kept, as for the source filter.
+   */
+  async overview(): Promise<{
+    total: number;
+    byType: Record<string, number>;
+    sources: { source: string | null; count: number }[];
+    timeline: {
+      unit: "day" | "week" | "month";
+      periods: { start: string; counts: Record<string, number> }[];
+    };
+  }> {
+    const headers = await this.memdir.scan({ limit: Number.POSITIVE_INFINITY });
+    const byType: Record<string, number> = {};
+    const sources = new Map<string | null, number>();
+    for (const header of headers) {
+      const type = header.type ?? "none";
+      byType[type] = (byType[type] ?? 0) + 1;
+      const source = memorySource((await this.#metaOf(header)).frontmatter);
+      sources.set(source, (sources.get(source) ?? 0) + 1);
+    }
+    return {
+      total: headers.length,
+      byType,
+      sources: [...sources].map(([source, count]) => ({ source, count })).sort((a, b) => b.count - a.count),
+      timeline: savedTimeline(headers),
     };
   }
 
@@ -123,6 +185,20 @@ export class MemoryView {
     let headers = (await this.memdir.scan({ limit: Number.POSITIVE_INFINITY })).filter(
       (header) => !query.type || header.type === query.type,
     );
+    if (query.since) {
+      const since = Date.parse(query.since);
+      if (Number.isNaN(since))
+        throw new MemdirError("invalid-input", `ui: "since" must be a date (YYYY-MM-DD), not ${query.since}`);
+      headers = headers.filter((header) => savedAtMs(header) >= since);
+    }
+    if (query.anchor) {
+      const wanted = query.anchor;
+      const kept: MemoryHeader[] = [];
+      for (const header of headers)
+        if (anchorsOf((await this.#metaOf(header)).frontmatter).some((a) => a.path.includes(wanted)))
+          kept.push(header);
+      headers = kept;
+    }
     if (query.source) {
       const wanted = query.source === "none" ? null : query.source;
       const kept: MemoryHeader[] = [];
@@ -168,11 +244,40 @@ export class MemoryView {
       description: parsed.description,
       body: parsed.body,
       html: renderMarkdown(parsed.body),
-      source: memorySource(parsed.data),
+      name: typeof parsed.data.name === "string" ? parsed.data.name : null,
+      ...provenanceOf(parsed.data),
+      anchors: anchorsOf(parsed.data),
+      ...(await this.#linksOf(target.file, parsed.body)),
       modified: parsed.modifiedMs === null ? null : isoTime(parsed.modifiedMs),
       flags: await memoryFlags(this.memoryDir, target.file, parsed.data),
       issues: parsed.issues.map((issue) => issue.message),
       indexLine: await this.indexLine(target.file),
+    };
+  }
+
+  /**
+   * The memories `body` links to with `[[name]]` (file null: no such memory yet), and the
+   * memories whose links resolve to `file` (docs/design.md#links). The links of every other
+   * memory are read once and kept until that file changes.
+   */
+  async #linksOf(file: string, body: string) {
+    const headers = await this.memdir.scan({ limit: Number.POSITIVE_INFINITY });
+    const resolve = linkResolver(headers);
+    const backlinks: { file: string; description: string | null }[] = [];
+    for (const header of headers) {
+      if (header.file === file) continue;
+      const { links } = await this.#metaOf(header);
+      if (links.some((name) => resolve(name)?.file === file))
+        backlinks.push({ file: header.file, description: header.description });
+    }
+    const byFile = new Map(headers.map((header) => [header.file, header]));
+    return {
+      links: resolveLinks(body, resolve).map((link) => ({
+        name: link.name,
+        file: link.file,
+        description: link.file === null ? null : (byFile.get(link.file)?.description ?? null),
+      })),
+      backlinks,
     };
   }
 
@@ -242,4 +347,55 @@ export class MemoryView {
     this.#meta.delete(result.file);
     return { file: path.posix.normalize(result.file), historyId: entry?.id ?? null };
   }
+}
+
+/** How an anchor reads in a list: `src/auth/login.ts` or `package.json#build`. */
+function anchorLabel(anchor: Anchor): string {
+  return anchor.symbol ? `${anchor.path}#${anchor.symbol}` : anchor.path;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Memories per period of their saved time and per type, oldest period first: days when they span
+ * under a month, weeks under half a year, else months, so the chart keeps a readable number of bars.
+ */
+export function savedTimeline(headers: readonly MemoryHeader[]) {
+  const times = headers.map((header) => savedAtMs(header));
+  const span = times.length === 0 ? 0 : Math.max(...times) - Math.min(...times);
+  const unit: "day" | "week" | "month" = span < 31 * DAY_MS ? "day" : span < 183 * DAY_MS ? "week" : "month";
+  const periodOf = (ms: number): string => {
+    const date = new Date(ms);
+    if (unit === "month") return `${date.toISOString().slice(0, 7)}-01`;
+    const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+    // Weeks start on Monday (ISO 8601).
+    const start = unit === "week" ? day - ((date.getUTCDay() + 6) % 7) * DAY_MS : day;
+    return new Date(start).toISOString().slice(0, 10);
+  };
+  const periods = new Map<string, Record<string, number>>();
+  headers.forEach((header, index) => {
+    const period = periodOf(times[index]);
+    const counts = periods.get(period) ?? {};
+    const type = header.type ?? "none";
+    counts[type] = (counts[type] ?? 0) + 1;
+    periods.set(period, counts);
+  });
+  // Every period from the first to the last, empty ones too: the bars keep time's proportions.
+  const starts = [...periods.keys()].sort();
+  const all: { start: string; counts: Record<string, number> }[] = [];
+  for (
+    let start = starts[0];
+    start !== undefined && start <= starts[starts.length - 1];
+    start = nextPeriod(start, unit)
+  )
+    all.push({ start, counts: periods.get(start) ?? {} });
+  return { unit, periods: all };
+}
+
+/** The start (`YYYY-MM-DD`) of the period after the one starting at `start`. */
+function nextPeriod(start: string, unit: "day" | "week" | "month"): string {
+  const date = new Date(`${start}T00:00:00Z`);
+  if (unit === "month") date.setUTCMonth(date.getUTCMonth() + 1);
+  else date.setUTCDate(date.getUTCDate() + (unit === "week" ? 7 : 1));
+  return date.toISOString().slice(0, 10);
 }

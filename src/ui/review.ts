@@ -100,11 +100,21 @@ export async function fixHealth(memoryDir: string): Promise<{ fixed: string[] }>
  */
 export async function explainQuery(memdir: Memdir, selector: Selector, query: string, k: number) {
   const result = await recall({ memoryDir: memdir.memoryDir, query, selector, k, explain: true, memdir });
+  const descriptions = new Map(
+    (await memdir.scan({ limit: Number.POSITIVE_INFINITY })).map((header) => [
+      header.file,
+      header.description,
+    ]),
+  );
   return {
     query: result.query,
     selector: result.selector,
     memoryDir: memdir.memoryDir,
-    candidates: explainRecall(result),
+    // Each with its description, so the page can title it as the memories page does.
+    candidates: explainRecall(result).map((candidate) => ({
+      ...candidate,
+      description: descriptions.get(candidate.file) ?? null,
+    })),
     selected: result.selected,
     messages: result.messages.map((message) => ({
       role: message.role,

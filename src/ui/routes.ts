@@ -60,6 +60,8 @@ const READS: Record<string, Handler> = {
     view.list({
       type: request.query.get("type") ?? undefined,
       source: request.query.get("source") ?? undefined,
+      since: request.query.get("since") ?? undefined,
+      anchor: request.query.get("anchor") ?? undefined,
       search: request.query.get("q") ?? undefined,
       page: optionalNumber(request.query.get("page"), "page"),
       pageSize: optionalNumber(request.query.get("pageSize"), "pageSize"),
@@ -75,7 +77,23 @@ const READS: Record<string, Handler> = {
   inbox: async (_request, context, view) => ({
     proposals: await pendingProposals(view.memoryDir, { expiryDays: context.inboxExpiryDays }),
   }),
-  history: (_request, _context, view) => historyOf(view.memoryDir),
+  history: async (request, _context, view) => {
+    const history = await historyOf(view.memoryDir);
+    const file = request.query.get("file");
+    const entries =
+      file === null || file === ""
+        ? history.entries
+        : history.entries.filter((entry) => entry.changes.some((change) => change.file === file));
+    // Who saved each memory an entry touched, where its frontmatter says (docs/ui.md#pages).
+    const provenance = await view.provenance(entries.flatMap((entry) => entry.changes.map((c) => c.file)));
+    return { backend: history.backend, entries, provenance };
+  },
+  overview: async (_request, context, view) => ({
+    ...(await view.overview()),
+    inbox: (await pendingProposals(view.memoryDir, { expiryDays: context.inboxExpiryDays })).length,
+    // No recall is recorded anywhere (a recall reads, it writes nothing): there is no activity to draw.
+    recall: null,
+  }),
   health: (_request, _context, view) => healthOf(view.memoryDir),
 };
 

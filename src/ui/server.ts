@@ -8,6 +8,7 @@ import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { Selector } from "../recall/selector.ts";
 import { type DirectoryChoice, listMemoryDirectories } from "./directories.ts";
+import { DirectoryEvents } from "./events.ts";
 import { MemoryView, SaveConflict } from "./memory-view.ts";
 import { type ApiRequest, routeApi } from "./routes.ts";
 import { judgeRequest, newSecrets, OneTimeCodes, sessionCookie } from "./security.ts";
@@ -69,7 +70,32 @@ function webDir(): string {
   return path.join(dir, "web");
 }
 
-const STATIC_FILES = new Set(["index.html", "app.js", "app.css"]);
+const STATIC_FILES = new Set([
+  "index.html",
+  "app.css",
+  "app.js",
+  "dom.js",
+  "charts.js",
+  "overview.js",
+  "memories.js",
+  "memory.js",
+  "recall.js",
+  "inbox.js",
+  "history.js",
+  "health.js",
+]);
+
+/**
+ * The addresses of the page's views (docs/ui.md#pages): each is answered with the app, so a
+ * memory's page (`/memory/<file>`) can be bookmarked and shared with a link; the app reads the
+ * address and shows that view. They pass the same token/cookie, Host and Origin checks first.
+ */
+export function isAppPath(pathname: string): boolean {
+  return (
+    /^\/(overview|memories|recall|inbox|history|health)?$/.test(pathname) ||
+    (pathname.startsWith("/memory/") && pathname.length > "/memory/".length)
+  );
+}
 
 /**
  * Starts the `memdir ui` server on 127.0.0.1 (docs/ui.md). It holds no lock while idle: the
@@ -88,6 +114,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const search = createLexicalSelector();
   const staticDir = webDir();
   const log = options.log ?? (() => {});
+  const events = new DirectoryEvents();
   let directories: DirectoryChoice[] | null = null;
 
   const listDirectories = async (refresh: boolean) => {
@@ -130,9 +157,21 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       return;
     }
     if (verdict.byToken && request.method === "GET" && !url.pathname.startsWith("/api/")) {
-      // The first visit trades the token for the cookie and drops it from the address bar.
-      response.writeHead(302, { ...SECURITY_HEADERS, "set-cookie": sessionCookie(secrets), location: "/" });
+      // The first visit trades the token for the cookie and drops it from the address bar; a deep
+      // link keeps its own address.
+      const location = isAppPath(url.pathname) ? url.pathname : "/";
+      response.writeHead(302, { ...SECURITY_HEADERS, "set-cookie": sessionCookie(secrets), location });
       response.end();
+      return;
+    }
+    if (url.pathname === "/api/events" && request.method === "GET") {
+      const dir = url.searchParams.get("dir");
+      const view = await viewOf(dir === null || dir === "" ? null : dir).catch((error: unknown) => {
+        if (!(error instanceof MemdirError)) throw error;
+        send(response, 400, { error: { code: error.code, message: error.message } });
+        return null;
+      });
+      if (view) events.subscribe(view.memoryDir, response, SECURITY_HEADERS);
       return;
     }
     if (url.pathname.startsWith("/api/")) {
@@ -166,7 +205,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       }
       return;
     }
-    const name = url.pathname === "/" ? "index.html" : url.pathname.slice(1);
+    const name = isAppPath(url.pathname) ? "index.html" : url.pathname.slice(1);
     if (request.method !== "GET" || !STATIC_FILES.has(name)) {
       send(response, 404, { error: { code: "not-found", message: `no page ${url.pathname}` } });
       return;
@@ -188,6 +227,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     origin,
     port,
     async close() {
+      events.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all(instances.map((memdir) => memdir.close()));

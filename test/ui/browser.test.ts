@@ -17,17 +17,32 @@ const FIXTURE = path.resolve(import.meta.dirname, "../fixtures/worked-example");
 const QUERY = "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。";
 const DAY = 86_400_000;
 const FILLER = 58;
+/** The memories besides the filler notes: the worked example's two and the six written below. */
+const OTHERS = 8;
+const WIDTHS = [390, 1280];
+/** Where the screenshots go (git-ignored): `test-output/ui/` at the top of the repository. */
+const SHOTS = path.join(repositoryRoot(), "test-output", "ui");
+
+function repositoryRoot(): string {
+  let dir = import.meta.dirname;
+  while (!fs.existsSync(path.join(dir, "package.json")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
 
 // The browser globals of the functions below that run in the page (the page's policy refuses
 // strings to evaluate); declared here, since the project's types are Node's, not the DOM's.
 interface PageElement {
   textContent: string | null;
+  scrollWidth: number;
+  clientWidth: number;
 }
 declare const document: {
   querySelector(selector: string): PageElement | null;
   querySelectorAll(selector: string): PageElement[] & { length: number };
+  documentElement: PageElement;
+  activeElement: (PageElement & { className: string }) | null;
 };
-declare const location: { hash: string };
+declare function getComputedStyle(element: PageElement): { outlineStyle: string };
 declare const window: { __pwned?: number };
 
 function setup() {
@@ -45,6 +60,7 @@ function setup() {
     "user-role.md": `---\ndescription: the user is a backend engineer\ntype: user\nsource: cli\n---\nGo and Postgres.\n`,
     "project-fridays.md": memory("deploys happen on fridays", "Release train leaves Friday.", "project"),
     "project-fridays-copy.md": memory("Deploys happen on Fridays.", "release train leaves friday", "project"),
+    "feedback-login-flow.md": `---\ndescription: 登录流程先校验令牌再查会话\ntype: feedback\nsource: agent\nsession: sess-42\nanchors:\n  - path: src/auth/login.ts\n---\nSee [[user-role]] and [[not-written-yet]].\n`,
   };
   for (let n = 1; n <= FILLER; n++)
     files[`reference-note-${String(n).padStart(2, "0")}.md`] = memory(
@@ -79,14 +95,13 @@ describe("memdir ui in a browser", {
     await Promise.allSettled([context?.close(), ui?.stop()]);
   });
   const { home, memoryDir, env } = setup();
-  const shots = path.join(home, "screenshots");
 
   before(async () => {
     ui = await startUi(["--dir", memoryDir], { home, env, ownCleanup: true });
     context = await chromium.launchPersistentContext(path.join(home, "chromium-profile"), {
       executablePath: CHROMIUM,
       headless: true,
-      viewport: { width: 1200, height: 800 },
+      viewport: { width: 1280, height: 800 },
       args: [
         "--headless",
         "--no-sandbox",
@@ -108,24 +123,30 @@ describe("memdir ui in a browser", {
 
   const foreign: string[] = [];
   const ready = (name: string) => page.waitForSelector(`#page[data-ready="${name}"]`);
+  /** Opens a page from the navigation bar, as a user clicks it (no reload). */
   const open = async (name: string) => {
-    await page.evaluate((hash) => {
-      location.hash = hash;
-    }, name);
+    await page.locator(`nav a[data-page="${name}"]`).click();
     await ready(name);
   };
   const textOf = async (locator: Locator) => (await locator.textContent()) ?? "";
-  const rows = () => page.locator("#memory-list tr.memory-row");
+  const rows = () => page.locator("#memory-list li.memory-row");
+  const filesShown = async () =>
+    rows().evaluateAll((items) => items.map((item) => item.getAttribute("data-file") ?? ""));
+  /** Opens a memory's page: by its link in the list when shown, else by its address. */
   const openMemory = async (file: string) => {
-    await page.locator(`tr.memory-row[data-file="${file}"]`).click();
+    const row = page.locator(`li.memory-row[data-file="${file}"] a.memory-link`);
+    if ((await page.locator("#page[data-ready=memories]").count()) === 1 && (await row.count()) === 1)
+      await row.click();
+    else await page.goto(`${ui.origin}/memory/${encodeURIComponent(file)}`);
     await page.waitForFunction((name) => document.querySelector("#memory-file")?.textContent === name, file);
+    await ready("memory");
   };
   const indexText = () => fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
 
-  /** Saves a screenshot of the page under the test's temp dir and checks that it is not blank. */
+  /** Saves a screenshot of the page under test-output/ui/ and checks that it is not blank. */
   async function screenshot(name: string): Promise<void> {
-    fs.mkdirSync(shots, { recursive: true });
-    const file = path.join(shots, `${name}.png`);
+    fs.mkdirSync(SHOTS, { recursive: true });
+    const file = path.join(SHOTS, `${name}.png`);
     await page.screenshot({ path: file, fullPage: true });
     // Decoded by the browser itself: how many colours the picture has (a blank page has one).
     const probe = await context.newPage();
@@ -154,27 +175,27 @@ describe("memdir ui in a browser", {
     assert.equal(new URL(page.url()).search, "", "the token left the address bar");
     assert.equal(await rows().count(), 50, "one page of 50");
     assert.match(await textOf(page.locator("#page-number")), /page 1 of 2/);
-    assert.match(await textOf(page.locator("#memory-count")), new RegExp(`^${FILLER + 7} memories`));
-    const newest = await rows().locator("td:first-child").allInnerTexts();
+    assert.match(await textOf(page.locator("#memory-count")), new RegExp(`^${FILLER + OTHERS} memories`));
+    const newest = await filesShown();
     assert.ok(!newest[0].startsWith("reference-note-"), "the notes are the oldest");
+    // The title is the description; the file name is there too, smaller.
+    const fridays = page.locator('li.memory-row[data-file="project-fridays.md"]');
+    assert.equal(await textOf(fridays.locator(".title")), "deploys happen on fridays");
+    assert.equal(await textOf(fridays.locator(".file")), "project-fridays.md");
+    assert.match(await textOf(fridays.locator("time")), /2 days ago/);
     await page.locator("#next-page").click();
     await page.waitForFunction(() =>
       document.querySelector("#page-number")?.textContent?.startsWith("page 2"),
     );
-    assert.equal(await rows().count(), FILLER + 7 - 50);
-    assert.ok(
-      (await rows().locator("td:first-child").allInnerTexts()).every((file) =>
-        file.startsWith("reference-note-"),
-      ),
-    );
+    assert.equal(await rows().count(), FILLER + OTHERS - 50);
+    assert.ok((await filesShown()).every((file) => file.startsWith("reference-note-")));
 
     await page.selectOption("#filter-type", "project");
     await page.waitForFunction(() => document.querySelector("#memory-count")?.textContent?.startsWith("3 "));
-    assert.deepEqual((await rows().locator("td:nth-child(2)").allInnerTexts()).sort(), [
-      "project",
-      "project",
-      "project",
-    ]);
+    assert.deepEqual(
+      await rows().evaluateAll((items) => items.map((item) => item.getAttribute("data-type"))),
+      ["project", "project", "project"],
+    );
     await page.selectOption("#filter-type", "");
     await page.selectOption("#filter-source", "sync");
     await page.waitForFunction(() => document.querySelector("#memory-count")?.textContent?.startsWith("1 "));
@@ -186,8 +207,22 @@ describe("memdir ui in a browser", {
       /conflicts with user-role\.md/,
     );
     await page.selectOption("#filter-source", "");
-    await page.waitForFunction(() => document.querySelectorAll("#memory-list tr.memory-row").length === 50);
-    await screenshot("memories");
+    await page.waitForFunction(() => document.querySelectorAll("#memory-list li.memory-row").length === 50);
+    await page.fill("#filter-anchor", "auth/login");
+    await page.waitForFunction(() => document.querySelector("#memory-count")?.textContent?.startsWith("1 "));
+    assert.deepEqual(await filesShown(), ["feedback-login-flow.md"]);
+    await page.fill("#filter-anchor", "");
+    await page.selectOption("#filter-date", "7");
+    await page.waitForFunction(
+      (count) => document.querySelector("#memory-count")?.textContent?.startsWith(`${count} `),
+      OTHERS,
+    );
+    assert.ok(
+      (await filesShown()).every((file) => !file.startsWith("reference-note-")),
+      "the notes are a month old",
+    );
+    await page.selectOption("#filter-date", "");
+    await page.waitForFunction(() => document.querySelectorAll("#memory-list li.memory-row").length === 50);
   });
 
   it("searches on the server, best match first", async () => {
@@ -196,7 +231,7 @@ describe("memdir ui in a browser", {
     assert.equal(await rows().first().getAttribute("data-file"), "feedback-real-database.md");
     assert.ok((await rows().count()) < 10, "only the matches");
     await page.fill("#search", "");
-    await page.waitForFunction(() => document.querySelectorAll("#memory-list tr.memory-row").length === 50);
+    await page.waitForFunction(() => document.querySelectorAll("#memory-list li.memory-row").length === 50);
   });
 
   it("renders a memory's markdown and shows its markup as text: a <script> in a memory never runs", async () => {
@@ -209,14 +244,42 @@ describe("memdir ui in a browser", {
     assert.equal(await page.evaluate(() => typeof window.__pwned), "undefined");
   });
 
+  it("gives each memory its own page at /memory/<file>: title, provenance, links, backlinks and anchors", async () => {
+    await page.goto(`${ui.origin}/memory/feedback-login-flow.md`);
+    await ready("memory");
+    assert.equal(await textOf(page.locator("#memory-title")), "登录流程先校验令牌再查会话");
+    assert.equal(await textOf(page.locator("#memory-file")), "feedback-login-flow.md");
+    const meta = await textOf(page.locator("#memory-meta"));
+    assert.match(meta, /source: agent/);
+    assert.match(meta, /session: sess-42/);
+    assert.equal(await textOf(page.locator("#links a.memory-link .title")), "the user is a backend engineer");
+    assert.match(await textOf(page.locator("#links")), /\[\[not-written-yet\]\] not written yet/);
+    assert.equal(await textOf(page.locator("#anchors")), "src/auth/login.ts");
+    // Following the link and then the backlink comes back, without a reload.
+    await page.locator("#links a.memory-link").click();
+    await page.waitForFunction(() => document.querySelector("#memory-file")?.textContent === "user-role.md");
+    assert.equal(new URL(page.url()).pathname, "/memory/user-role.md");
+    await page.locator('#backlinks a[href="/memory/feedback-login-flow.md"]').click();
+    await page.waitForFunction(
+      () => document.querySelector("#memory-file")?.textContent === "feedback-login-flow.md",
+    );
+    await page.goBack();
+    await page.waitForFunction(() => document.querySelector("#memory-file")?.textContent === "user-role.md");
+  });
+
   it("recall shows exactly what memdir recall --explain says, and picks feedback-real-database.md for the worked example", async () => {
     await open("recall");
     await page.fill("#recall-query", QUERY);
     await page.locator("#recall").click();
     await page.waitForSelector("#candidates");
-    const first = page.locator("#candidates tbody tr").first();
+    const first = page.locator("#candidates li.candidate").first();
     assert.equal(await first.getAttribute("data-status"), "picked");
     assert.equal(await first.getAttribute("data-file"), "feedback-real-database.md");
+    assert.equal(
+      await textOf(first.locator(".title")),
+      "登录模块的集成测试不得 mock 数据库",
+      "titled by its description",
+    );
     const cli = await runCli(["recall", QUERY, "--explain", "--json", "--dir", memoryDir], { home, env });
     assert.equal(cli.code, 0, cli.stderr);
     const expected = JSON.parse(cli.stdout) as {
@@ -224,8 +287,15 @@ describe("memdir ui in a browser", {
       messages: { content: string }[];
     };
     const shown = await page
-      .locator("#candidates tbody tr")
-      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+      .locator("#candidates li.candidate")
+      .evaluateAll((items) =>
+        items.map((item) => [
+          item.querySelector(".status")?.textContent,
+          item.querySelector(".score-value")?.textContent,
+          item.getAttribute("data-file"),
+          item.querySelector(".reason")?.textContent,
+        ]),
+      );
     assert.deepEqual(
       shown,
       expected.candidates.map((c) => [
@@ -235,6 +305,23 @@ describe("memdir ui in a browser", {
         c.reason,
       ]),
     );
+    // Each score is a bar as long as its share of the best score.
+    const best = Math.max(...expected.candidates.map((c) => c.score ?? 0));
+    const bars = await page
+      .locator("#candidates .score .bar")
+      .evaluateAll((items) =>
+        items.map(
+          (bar) =>
+            (bar.firstElementChild?.getBoundingClientRect().width ?? 0) / bar.getBoundingClientRect().width,
+        ),
+      );
+    expected.candidates.forEach((candidate, index) => {
+      const share = candidate.score === null ? 0 : Math.max(0.01, candidate.score / best);
+      assert.ok(
+        Math.abs(bars[index] - share) < 0.02,
+        `${candidate.file}: bar ${bars[index]} for share ${share}`,
+      );
+    });
     assert.deepEqual(
       await page.locator("pre.hidden-message").allInnerTexts(),
       expected.messages.map((m) => m.content),
@@ -243,7 +330,6 @@ describe("memdir ui in a browser", {
       await textOf(page.locator("#inject-summary")),
       new RegExp(`would inject ${expected.messages.length} memor`),
     );
-    await screenshot("recall");
   });
 
   it("edits a memory through the single writer: the file and its MEMORY.md line change together", async () => {
@@ -265,6 +351,11 @@ describe("memdir ui in a browser", {
     );
     assert.match(indexText(), /\(feedback-real-database\.md\) — 登录集成测试一律连接真实数据库/);
     assert.equal(await textOf(page.locator("#memory-body strong")), "原因");
+    assert.match(
+      await textOf(page.locator("#memory-history li").first()),
+      /save ui: edited feedback-real-database\.md/,
+      "the memory's own history shows the save",
+    );
   });
 
   it("refuses a secret with the writer's own message and leaves the file as it was", async () => {
@@ -312,7 +403,7 @@ describe("memdir ui in a browser", {
     await page.waitForSelector("#undo-delete");
     assert.ok(!fs.existsSync(file));
     assert.doesNotMatch(indexText(), /project-auth-migration\.md/);
-    assert.equal(await page.locator('tr.memory-row[data-file="project-auth-migration.md"]').count(), 0);
+    await page.waitForSelector("#memory-missing");
     await page.locator("#undo-delete").click();
     await page.waitForFunction(
       () => document.querySelector("#memory-file")?.textContent === "project-auth-migration.md",
@@ -339,7 +430,7 @@ describe("memdir ui in a browser", {
       lines.some((line) => line.startsWith("+ ")) && lines.some((line) => line.startsWith("- ")),
       lines.join("\n"),
     );
-    await screenshot("inbox");
+    await screenshot("inbox-with-proposal-1280");
     await panel.locator(".reject").click();
     await page.waitForSelector("#inbox-empty");
     assert.ok(fs.existsSync(copy), "a rejected proposal changes nothing");
@@ -390,7 +481,6 @@ describe("memdir ui in a browser", {
       ),
       /undone by/,
     );
-    await screenshot("history");
     const applyId = await apply.getAttribute("data-id");
     await apply.locator(".undo").click();
     await page.waitForFunction(
@@ -409,12 +499,87 @@ describe("memdir ui in a browser", {
     assert.match(await textOf(page.locator("#index-size")), /bytes: \d+ of 25000/);
     const missing = page.locator('#issues li[data-code="missing-pointer"]');
     assert.ok((await missing.count()) >= FILLER);
-    await screenshot("health");
     await page.locator("#fix").click();
     await page.waitForSelector("#fix-result li");
     assert.equal(await page.locator('#issues li[data-code="missing-pointer"]').count(), 0);
     assert.match(indexText(), /\(reference-note-01\.md\)/);
   });
+
+  it("updates live: a memory written on disk appears in the list, and a memory's page shows its new text", async () => {
+    await open("memories");
+    await page.waitForSelector("body[data-live=on]");
+    writeTree(memoryDir, {
+      "project-live.md": memory("written while the page was open", "First.", "project"),
+    });
+    await page.waitForSelector('li.memory-row[data-file="project-live.md"]');
+    await openMemory("project-live.md");
+    await page.waitForSelector("body[data-live=on]");
+    writeTree(memoryDir, { "project-live.md": memory("rewritten by an agent", "Second.", "project") });
+    await page.waitForFunction(
+      () => document.querySelector("#memory-title")?.textContent === "rewritten by an agent",
+    );
+    assert.equal(await textOf(page.locator("#memory-body")), "Second.");
+  });
+
+  it("can be used from the keyboard: Tab reaches a memory's link, which shows a focus ring, and Enter opens it", async () => {
+    await page.goto(`${ui.origin}/`);
+    await ready("memories");
+    let focused = "";
+    for (let presses = 0; presses < 40 && focused !== "memory-link"; presses++) {
+      await page.keyboard.press("Tab");
+      focused = await page.evaluate(() => document.activeElement?.className ?? "");
+    }
+    assert.equal(focused, "memory-link", "Tab reaches the first memory");
+    const outline = await page.evaluate(() => {
+      const active = document.activeElement;
+      return active ? getComputedStyle(active).outlineStyle : "none";
+    });
+    assert.notEqual(outline, "none", "the focused link is outlined");
+    await page.keyboard.press("Enter");
+    await ready("memory");
+  });
+
+  for (const width of WIDTHS)
+    it(`lays out every page at ${width} px without horizontal scrolling, and saves a screenshot of each`, async () => {
+      await page.setViewportSize({ width, height: 900 });
+      const pages: [string, string, (() => Promise<void>)?][] = [
+        ["overview", "/overview"],
+        ["memories", "/"],
+        ["memory", "/memory/feedback-login-flow.md"],
+        [
+          "recall",
+          "/recall",
+          async () => {
+            await page.fill("#recall-query", QUERY);
+            await page.locator("#recall").click();
+            await page.waitForSelector("#candidates li.candidate");
+          },
+        ],
+        ["inbox", "/inbox"],
+        ["history", "/history"],
+        ["health", "/health"],
+      ];
+      try {
+        for (const [name, address, prepare] of pages) {
+          await page.goto(`${ui.origin}${address}`);
+          await ready(name);
+          await prepare?.();
+          const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+            scrollWidth: document.documentElement.scrollWidth,
+            clientWidth: document.documentElement.clientWidth,
+          }));
+          await screenshot(`${name}-${width}`);
+          // The first screen alone as well: a phone's full page is too tall to look at whole.
+          await page.screenshot({ path: path.join(SHOTS, `${name}-${width}-screen.png`) });
+          assert.ok(
+            scrollWidth <= clientWidth,
+            `${name} at ${width} px scrolls sideways: ${scrollWidth} > ${clientWidth}`,
+          );
+        }
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 800 });
+      }
+    });
 
   it("switches to another memory directory under the root from the picker", async () => {
     await open("memories");

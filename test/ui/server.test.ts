@@ -347,6 +347,148 @@ describe("memdir ui (the server)", () => {
     assert.match(fs.readFileSync(file, "utf8"), /Edited in the page/);
   });
 
+  it("serves a memory's own address (/memory/<file>) as the app, behind the same checks; a token visit keeps the address", async () => {
+    const { home, memoryDir, env } = setup();
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const deep = "/memory/feedback-real-db.md";
+    assert.equal((await request(ui, deep)).status, 403, "no cookie, no page");
+    const first = await request(ui, `${deep}?token=${ui.token}`);
+    assert.equal(first.status, 302);
+    assert.equal(
+      first.headers.location,
+      deep,
+      "the link still leads to the memory after the token is traded",
+    );
+    const cookie = String(first.headers["set-cookie"]?.[0]).split(";")[0];
+    const page = await request(ui, deep, { headers: { cookie } });
+    assert.equal(page.status, 200);
+    assert.match(String(page.headers["content-type"]), /text\/html/);
+    assert.match(page.body, /<main id="page"/);
+    const foreignHost = await request(ui, deep, { headers: { cookie, host: `localhost:${ui.port}` } });
+    assert.equal(foreignHost.status, 403);
+    assert.equal((await request(ui, "/memoryx", { headers: { cookie } })).status, 404);
+  });
+
+  it("streams a change event after a memory file is written (/api/events), and refuses the stream without the cookie or with a foreign Host", async () => {
+    const { home, memoryDir, env } = setup();
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    assert.equal((await request(ui, "/api/events")).status, 403, "no cookie");
+    const cookie = await login(ui);
+    assert.equal((await request(ui, "/api/events", { headers: { cookie, host: "evil.test" } })).status, 403);
+    const events: { event: string; data: string }[] = [];
+    const stream = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http
+        .get({ host: "127.0.0.1", port: ui.port, path: "/api/events", headers: { cookie } }, resolve)
+        .on("error", reject);
+    });
+    assert.equal(stream.statusCode, 200);
+    assert.match(String(stream.headers["content-type"]), /^text\/event-stream/);
+    let buffer = "";
+    stream.setEncoding("utf8").on("data", (chunk: string) => {
+      buffer += chunk;
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const field = (name: string) =>
+          block
+            .split("\n")
+            .find((line) => line.startsWith(`${name}: `))
+            ?.slice(name.length + 2) ?? "";
+        events.push({ event: field("event"), data: field("data") });
+      }
+    });
+    try {
+      await waitFor(() => events.some((e) => e.event === "ready"), { what: "the ready event" });
+      writeTree(memoryDir, {
+        "project-new.md": memory("a memory written by another process", "Body.", "project"),
+      });
+      await waitFor(
+        () => events.some((e) => e.event === "change" && JSON.parse(e.data).file === "project-new.md"),
+        {
+          what: "a change event naming project-new.md",
+        },
+      );
+    } finally {
+      stream.destroy();
+    }
+  });
+
+  it("answers a memory with its links, backlinks, anchors and provenance, its history, and the overview's counts", async () => {
+    const { home, memoryDir, env } = setup();
+    writeTree(memoryDir, {
+      "project-login.md": `---\ndescription: the login flow\ntype: project\nsource: agent\nsession: sess-42\nanchors:\n  - path: src/auth/login.ts\n    hash: 0123456789ab\n---\nSee [[feedback-real-db]] and [[not-written-yet]].\n`,
+    });
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const cookie = await login(ui);
+    const get = async (target: string) => {
+      const reply = await request(ui, target, { headers: { cookie } });
+      assert.equal(reply.status, 200, reply.body);
+      return JSON.parse(reply.body);
+    };
+    const login_ = await get("/api/memory?file=project-login.md");
+    assert.equal(login_.source, "agent");
+    assert.equal(login_.session, "sess-42");
+    assert.deepEqual(login_.anchors, [{ path: "src/auth/login.ts", hash: "0123456789ab" }]);
+    assert.deepEqual(login_.links, [
+      {
+        name: "feedback-real-db",
+        file: "feedback-real-db.md",
+        description: "login tests hit a real database",
+      },
+      { name: "not-written-yet", file: null, description: null },
+    ]);
+    const target = await get("/api/memory?file=feedback-real-db.md");
+    assert.deepEqual(target.backlinks, [{ file: "project-login.md", description: "the login flow" }]);
+    const anchored = await get("/api/memories?anchor=auth/login");
+    assert.deepEqual(
+      anchored.items.map((item: { file: string }) => item.file),
+      ["project-login.md"],
+    );
+    assert.deepEqual(anchored.items[0].anchors, ["src/auth/login.ts"]);
+    const future = await get(`/api/memories?since=${new Date(Date.now() + 86_400_000).toISOString()}`);
+    assert.equal(future.total, 0, "nothing is saved after tomorrow");
+    const bad = await request(ui, "/api/memories?since=yesterday-ish", { headers: { cookie } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body, /since/);
+
+    // One save from the page, then the memory's history holds it, and the other memory's does not.
+    const version = await versionOf(ui, cookie, "project-login.md");
+    const saved = await request(ui, "/api/memory/save", {
+      method: "POST",
+      headers: { cookie, origin: ui.origin },
+      body: {
+        file: "project-login.md",
+        type: "project",
+        description: "the login flow, step by step",
+        body: "Steps.",
+        version,
+      },
+    });
+    assert.equal(saved.status, 200, saved.body);
+    const own = await get("/api/history?file=project-login.md");
+    type Entry = { message: string; changes: { file: string }[] };
+    assert.equal(own.entries[0].message, "ui: edited project-login.md");
+    assert.ok(own.entries.every((entry: Entry) => entry.changes.some((c) => c.file === "project-login.md")));
+    const other = await get("/api/history?file=feedback-real-db.md");
+    assert.ok(!other.entries.some((entry: Entry) => entry.message === "ui: edited project-login.md"));
+    assert.deepEqual(own.provenance["project-login.md"], { source: "agent", session: "sess-42" });
+
+    const overview = await get("/api/overview");
+    assert.equal(overview.total, 2);
+    assert.deepEqual(overview.byType, { feedback: 1, project: 1 });
+    assert.deepEqual(
+      overview.sources.map((entry: { source: string | null }) => entry.source).sort(),
+      ["agent", null].sort(),
+    );
+    assert.equal(overview.inbox, 0);
+    assert.equal(overview.recall, null, "no recall activity is recorded");
+    const periods = overview.timeline.periods as { counts: Record<string, number> }[];
+    assert.equal(
+      periods.reduce((sum, period) => sum + Object.values(period.counts).reduce((a, b) => a + b, 0), 0),
+      2,
+    );
+  });
+
   it("rejects a bad --port with a usage error", async () => {
     const { home, memoryDir, env } = setup();
     const result = await runCli(["ui", "--port", "70000", "--dir", memoryDir], { home, env });
