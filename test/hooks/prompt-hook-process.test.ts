@@ -64,8 +64,11 @@ const PROMPTS = [
   "the kafka worker queue keeps failing on deploy, what did we note about it",
 ];
 
+// Each run its own session: within one session the hook does not show a memory twice
+// (docs/design.md#file-hook), and these tests compare what separate runs pick.
 function hookInput(prompt: string, cwd: string): string {
-  return JSON.stringify({ hook_event_name: "UserPromptSubmit", session_id: "s", cwd, prompt });
+  const session = `s-${Math.random().toString(36).slice(2)}`;
+  return JSON.stringify({ hook_event_name: "UserPromptSubmit", session_id: session, cwd, prompt });
 }
 
 /** The context the prompt hook adds for `prompt` (empty when it adds none). */

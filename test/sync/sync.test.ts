@@ -240,13 +240,16 @@ describe("memdir sync: two machines, one project", () => {
     gitIn(work, ["push", "-q", "origin", "HEAD:main"]);
     const report = await syncJson(world.b);
     assert.deepEqual(world.b.files(), ["fine.md"]);
-    assert.ok(!fs.existsSync(path.join(world.b.memoryDir, ".git")));
+    // The memory dir's .git, when there is one, is memdir's own history (the pull was recorded),
+    // never the planted folder.
+    const config = path.join(world.b.memoryDir, ".git", "config");
+    assert.doesNotMatch(fs.existsSync(config) ? fs.readFileSync(config, "utf8") : "", /pwned/);
     assert.ok(!fs.existsSync(path.join(world.b.memoryDir, "run.sh")));
     const marker = JSON.parse(fs.readFileSync(path.join(world.b.memoryDir, ".memdir-project"), "utf8"));
     assert.equal(marker.projectRoot, world.b.project);
     const skippedFiles = report.skipped.map((s) => s.file).sort();
     for (const file of ["evil.md", "leak.md", "run.sh"])
-      assert.ok(skippedFiles.includes(file), `${file} in ${skippedFiles}`);
+      assert.ok(skippedFiles.includes(file), `${file} in ${skippedFiles}: ${JSON.stringify(report.skipped)}`);
   });
 
   it("syncs the project's team/ memory with the team remote only", async () => {
