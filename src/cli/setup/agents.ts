@@ -109,6 +109,11 @@ const CLAUDE_EVENTS: HookEvents = [
   ["Stop", "stop"],
 ];
 /**
+ * Qwen Code and Copilot CLI: Claude Code's event names, without the file hook: their file tools
+ * have other names and their payloads were not checked against the real binaries.
+ */
+const CLAUDE_NAMES_WITHOUT_FILE_HOOK: HookEvents = CLAUDE_EVENTS.filter(([event]) => event !== "PostToolUse");
+/**
  * Codex: no tool hook. Its file edits go through `apply_patch` (a patch text, not a path argument)
  * and its reads through shell commands, so there is no file to read from a tool call.
  */
@@ -305,7 +310,7 @@ function qwen(request: SetupRequest): FileEdit[] {
     return withKey(doc, "memory", { ...memory, enableManagedAutoMemory: false });
   };
   return [
-    hooksEdit(settings, groupHooks(request, CLAUDE_EVENTS, "s"), request, (doc) =>
+    hooksEdit(settings, groupHooks(request, CLAUDE_NAMES_WITHOUT_FILE_HOOK, "s"), request, (doc) =>
       autoMemory(withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings)),
     ),
   ];
@@ -325,7 +330,7 @@ function copilot(request: SetupRequest): FileEdit[] {
     );
   const dir = request.copilotHome ?? path.join(request.home, ".copilot");
   const hooks = path.join(dir, "hooks", "memdir.json");
-  const entries = CLAUDE_EVENTS.map(([event, memdirEvent]) => ({
+  const entries = CLAUDE_NAMES_WITHOUT_FILE_HOOK.map(([event, memdirEvent]) => ({
     event,
     entry: { type: "command", bash: hookCommand(request, memdirEvent, "copilot"), timeoutSec: 10 },
   }));
