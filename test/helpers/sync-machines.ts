@@ -172,4 +172,20 @@ export async function syncJson(
   return JSON.parse(result.stdout);
 }
 
+/**
+ * Pushes what `plant` lays out under the project's folder in a fresh clone of the remote, as a
+ * teammate would (with plain git, none of memdir's checks).
+ */
+export function pushAsTeammate(world: World, plant: (folder: string, work: string) => void): void {
+  const work = path.join(world.dir, `teammate-${Math.random().toString(36).slice(2)}`);
+  gitIn(world.dir, ["clone", "-q", world.remoteDir, work]);
+  const remoteHasMain = gitIn(work, ["branch", "-r"]).includes("origin/main");
+  gitIn(work, ["checkout", "-q", "-B", "main", ...(remoteHasMain ? ["origin/main"] : [])]);
+  fs.mkdirSync(path.join(work, PROJECT_KEY), { recursive: true });
+  plant(path.join(work, PROJECT_KEY), work);
+  gitIn(work, ["add", "-A"]);
+  gitIn(work, ["commit", "-q", "-m", "teammate"]);
+  gitIn(work, ["push", "-q", "origin", "HEAD:main"]);
+}
+
 export { memory };

@@ -7,27 +7,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
-  gitIn,
   initBoth,
   makeWorld,
   memory,
   PROJECT_KEY,
+  pushAsTeammate,
   syncJson,
-  type World,
 } from "../helpers/sync-machines.ts";
-
-/** Pushes what `plant` lays out in a fresh clone of the remote, as a teammate would. */
-function pushAsTeammate(world: World, plant: (folder: string) => void): void {
-  const work = path.join(world.dir, `teammate-${Math.random().toString(36).slice(2)}`);
-  gitIn(world.dir, ["clone", "-q", world.remoteDir, work]);
-  const remoteHasMain = gitIn(work, ["branch", "-r"]).includes("origin/main");
-  gitIn(work, ["checkout", "-q", "-B", "main", ...(remoteHasMain ? ["origin/main"] : [])]);
-  fs.mkdirSync(path.join(work, PROJECT_KEY), { recursive: true });
-  plant(path.join(work, PROJECT_KEY));
-  gitIn(work, ["add", "-A"]);
-  gitIn(work, ["commit", "-q", "-m", "teammate"]);
-  gitIn(work, ["push", "-q", "origin", "HEAD:main"]);
-}
 
 const HOSTILE = memory(
   "build notes",

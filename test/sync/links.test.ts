@@ -5,17 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { gitIn, initBoth, makeWorld, memory, PROJECT_KEY, type World } from "../helpers/sync-machines.ts";
-
-/** Pushes what `plant` lays out in a fresh clone of the remote, as a teammate would. */
-function pushAsTeammate(world: World, plant: (work: string) => void): void {
-  const work = path.join(world.dir, `teammate-${Math.random().toString(36).slice(2)}`);
-  gitIn(world.dir, ["clone", "-q", "-b", "main", world.remoteDir, work]);
-  plant(work);
-  gitIn(work, ["add", "-A"]);
-  gitIn(work, ["commit", "-q", "-m", "planted"]);
-  gitIn(work, ["push", "-q", "origin", "HEAD:main"]);
-}
+import { gitIn, initBoth, makeWorld, memory, PROJECT_KEY, pushAsTeammate } from "../helpers/sync-machines.ts";
 
 const BASHRC = "export PATH=$HOME/bin:$PATH\n";
 
@@ -29,7 +19,7 @@ describe("memdir sync: links in the remote", () => {
       // The victim's own file, which the link points at.
       const bashrc = path.join(world.b.home, ".bashrc");
       fs.writeFileSync(bashrc, BASHRC);
-      pushAsTeammate(world, (work) => {
+      pushAsTeammate(world, (_folder, work) => {
         const index = path.join(work, PROJECT_KEY, "MEMORY.md");
         fs.rmSync(index, { force: true });
         fs.symlinkSync(bashrc, index);
@@ -71,7 +61,7 @@ describe("memdir sync: links in the remote", () => {
       const drop = path.join(world.dir, "world-writable");
       fs.mkdirSync(drop, { mode: 0o777 });
       fs.chmodSync(drop, 0o777);
-      pushAsTeammate(world, (work) => {
+      pushAsTeammate(world, (_folder, work) => {
         fs.rmSync(path.join(work, link), { recursive: true, force: true });
         fs.mkdirSync(path.dirname(path.join(work, link)), { recursive: true });
         fs.symlinkSync(drop, path.join(work, link));
