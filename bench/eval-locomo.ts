@@ -1,5 +1,5 @@
 /**
- * Measures the lexical selector on the LoCoMo development split (issue 4 targets:
+ * Measures the lexical selector on the LoCoMo development split (the selector's targets in docs/design.md#selectors:
  * recall@5 ≥ 0.90 on sessions, ≥ 0.75 on observations). Materialize the split first:
  *
  *   node ../shared/bench/materialize.mjs ../shared/bench/locomo/sessions /tmp/locomo-sessions

@@ -1,5 +1,5 @@
 /**
- * The `process` section of `npm run bench` (issue 17): whole processes as an agent starts them
+ * The `process` section of `npm run bench` (docs/design.md#the-prompt-hook-process): whole processes as an agent starts them
  * on every prompt, each timed as the median of RUNS runs, interleaved run by run with `node -e 0`
  * on the same box so the ratio stays meaningful on a shared, noisy machine. Runs the built CLI
  * (`bin/memdir.js` → `dist/`): `npm run build` first.

@@ -82,9 +82,9 @@ interface LoopWorkerResult {
 }
 
 const QUERY_COUNT = 40;
-/** The offline dream is measured at this size (issue 22: 2,000 memories did not finish in 240 s). */
+/** The offline dream is measured at this size (docs/benchmarks.md: 2,000 memories once did not finish in 240 s). */
 const DREAM_MEMORIES = 2000;
-/** Sync is measured at this size (issue 18), a few runs only: the box is shared. */
+/** Sync is measured at this size (docs/design.md#sync), a few runs only: the box is shared. */
 const SYNC_MEMORIES = 2000;
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 

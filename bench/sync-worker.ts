@@ -1,5 +1,5 @@
 /**
- * Child process of the sync benchmark (issue 18). `sync-worker.ts <workDir> <memories> <runs>`
+ * Child process of the sync benchmark (docs/design.md#sync). `sync-worker.ts <workDir> <memories> <runs>`
  * makes a memory dir of `memories` generated memories, syncs it once to a local bare repository
  * (`file://`), then times, `runs` times each: a sync with nothing changed, a sync with one memory
  * changed, and beside each, a plain `git pull && git push` of a clone of the same repository (the

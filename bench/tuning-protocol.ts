@@ -1,5 +1,5 @@
 /**
- * The tuning protocol (issue 21, docs/benchmarks.md#tuning-protocol): the LoCoMo development split
+ * The tuning protocol (docs/benchmarks.md#tuning-protocol): the LoCoMo development split
  * in two halves by conversation, recall@5 of the lexical selector with each ranking stage off and
  * on, on both halves and per category, plus plain whole-file BM25 as a reference. Knobs may be
  * tuned on the tuning half only; the validation half says whether a change generalizes.

@@ -2,7 +2,7 @@
  * Writes `data/word-vectors.terms`, the search term of each row of `data/word-vectors.bin` as
  * memdir's tokenizer makes it and a hash table from term to row (src/recall/lexical/word-terms.ts),
  * so a process that reads the vectors neither stems every word nor builds a map of them first
- * (issue 17: that was most of what a prompt hook spent on the vectors). Run it after
+ * (docs/design.md#the-prompt-hook-process: that was most of what a prompt hook spent on the vectors). Run it after
  * changing the tokenizer or the vectors (scripts/build-word-vectors.ts runs it):
  *
  *   node --import tsx scripts/build-word-terms.ts

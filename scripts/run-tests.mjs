@@ -116,7 +116,7 @@ process.exit(result.error ? 1 : (result.status ?? 1));
 
 /**
  * One line per reliability family, summed from the counts the tests recorded: what was tried and
- * how many escapes, losses and hangs were observed (issue #22's "done means").
+ * how many escapes, losses and hangs were observed (docs/design.md#long-input; the reliability suite's summary).
  */
 function reliabilityLines(file) {
   const families = [

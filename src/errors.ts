@@ -54,7 +54,7 @@ export function throwIfAborted(signal: AbortSignal | undefined, what: string): v
 /**
  * One line for an error the operating system reported (`EROFS`, `ENOSPC`, `ENOTDIR`…, as Node
  * throws them: a `code` and a `syscall`), or null for any other error. A read-only or full disk is
- * the user's situation, not a bug: the CLI prints this line instead of a stack trace (issue 22).
+ * the user's situation, not a bug: the CLI prints this line instead of a stack trace (docs/design.md#errors).
  *
  * @example systemErrorLine(erofs) // "cannot mkdir /m/.memdir-cache: EROFS (read-only file system)"
  */

@@ -19,7 +19,7 @@
  * This file is the one module of the root besides the classes it must share with the library
  * (`MemdirError`, `Memdir`) and the constants it exports: its functions below load their
  * implementation on the first call, so `import("memdir")` costs about as much as importing an
- * empty file (issue 17; docs/design.md#lazy-entry).
+ * empty file (docs/design.md#lazy-entry).
  *
  * @example
  * import { resolveMemoryLocation, saveMemory, recall, createLexicalSelector } from "memdir";

@@ -58,8 +58,8 @@ export interface ForkedAgentResult {
 /**
  * Runs a forked agent (docs/design.md#the-forked-agent): the parent's conversation plus `prompt`, its own tool context
  * (own read-file state), its own abort controller linked to the parent's signal, no memory
- * recall, no hooks, no transcript, at most `maxTurns` model calls. Used by extraction (issue 7)
- * and consolidation (issue 8). Never throws: failures come back in `error`.
+ * recall, no hooks, no transcript, at most `maxTurns` model calls. Used by extraction (docs/design.md#explicit-remember)
+ * and consolidation (docs/design.md#consolidation). Never throws: failures come back in `error`.
  *
  * @example
  * const run = await runForkedAgent({messages, prompt: extractionPrompt, tools: defaultTools, client,

@@ -34,7 +34,7 @@ export interface BeforeModelResult {
   notices?: string[];
 }
 
-/** Runs before the first model call of a turn, awaited (it is fast and local: issue 7's rule). */
+/** Runs before the first model call of a turn, awaited (it is fast and local: docs/design.md#explicit-remember's rule). */
 // biome-ignore lint/suspicious/noConfusingVoidType: a hook with nothing to report simply returns.
 export type BeforeModelHook = (context: BeforeModelContext) => Promise<BeforeModelResult | undefined | void>;
 

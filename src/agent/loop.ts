@@ -195,7 +195,7 @@ function* placeUserContext(state: TurnState, userContext: string | null | undefi
   }
 }
 
-/** The explicit "remember …" rule (issue 7) and other before-model hooks run first, awaited. */
+/** The explicit "remember …" rule (docs/design.md#explicit-remember) and other before-model hooks run first, awaited. */
 async function* runBeforeModelHooks(
   hooks: HookRegistry,
   state: TurnState,

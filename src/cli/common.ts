@@ -3,7 +3,7 @@ import { MemdirError } from "../errors.ts";
 import type { MemdirProvider } from "../helper/server.ts";
 import type { CliIO } from "./output.ts";
 
-/** Options every command takes (docs/design.md#interfaces, issue 2). */
+/** Options every command takes (docs/design.md#interfaces). */
 export interface CommonOptions {
   root?: string;
   cwd?: string;
@@ -58,7 +58,7 @@ export function usageError(message: string): MemdirError {
   return new MemdirError("usage", message);
 }
 
-/** The model flags of every command that may call a model (issue 5). */
+/** The model flags of every command that may call a model (docs/design.md#interfaces). */
 export interface ModelOptions {
   provider?: string;
   model?: string;

@@ -105,7 +105,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {
-    // A hook never fails its host: exit code 2 blocks the prompt in Claude Code (issue 16).
+    // A hook never fails its host: exit code 2 blocks the prompt in Claude Code (docs/design.md#hooks).
     if (argv[2] === "hook") return hookFailure(io, error);
     const failure = failureOf(argv, error);
     if (failure === null) return 0;

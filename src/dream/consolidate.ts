@@ -226,7 +226,7 @@ export async function runConsolidation(options: ConsolidationOptions): Promise<C
 }
 
 /**
- * Consolidation without a model (issue 8, offline): the deterministic duplicate merge of
+ * Consolidation without a model (docs/design.md#consolidation, offline): the deterministic duplicate merge of
  * `dedupe.ts`, under the same lock and recorded in the same history; in propose mode it runs on
  * a scratch copy and stores a proposal. A `signal` that aborts (the CLI's SIGTERM / SIGINT) stops
  * it between two merges and winds the lock back, so a cancelled run does not count as a

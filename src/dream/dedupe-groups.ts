@@ -2,7 +2,7 @@ import { NEEDS_SEGMENTER, segmentPieces, wordSegmenter } from "../recall/lexical
 import type { MemoryType } from "../types.ts";
 
 /**
- * Offline consolidation (issue 8), its plan: exact and near-exact duplicate memories, found
+ * Offline consolidation (docs/design.md#consolidation), its plan: exact and near-exact duplicate memories, found
  * without a model, grouped to be merged into one file with one index line (pure; `dedupe.ts` reads
  * the memories and applies the groups). Deterministic: the same directory always gives the same
  * plan, so `--propose` and the real run agree.
@@ -201,7 +201,7 @@ export function mergeBodies(keep: string, others: readonly string[]): string {
  */
 export function findDuplicateGroups(memories: readonly MemoryDocument[]): DuplicateGroup[] {
   const sorted = [...memories].sort(survivorOrder);
-  // Each memory is normalized and segmented once per run, not once per pair (issue 22, item 10).
+  // Each memory is normalized and segmented once per run, not once per pair (docs/design.md#the-consolidation-run).
   const features = sorted.map(comparable);
   const matches = sorted.map(() => new Map<number, { reason: "exact" | "near"; similarity: number }>());
   for (let i = 0; i < sorted.length; i++) {

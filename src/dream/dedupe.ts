@@ -91,7 +91,7 @@ export interface AppliedGroups {
  * their index lines. Each group is applied under the writer lock, and only when every one of its
  * files still holds the text the plan was made from ({@link changedSincePlanned}, the check of
  * `dream --apply`): the plan is made without the lock, and a memory re-saved meanwhile must not be
- * merged away (issue 22, item 6). A `signal` that aborts stops it between two groups (the group
+ * merged away (docs/design.md#the-consolidation-run). A `signal` that aborts stops it between two groups (the group
  * being applied is finished, each of its file changes atomic), with `cancelled` set: a SIGTERM
  * never leaves a half-merged group (docs/design.md#the-consolidation-run).
  */

@@ -46,7 +46,7 @@ export interface MemoryHooks {
 }
 
 /**
- * The explicit-memory rule as a before-model hook (issue 7): a user message that plainly asks to
+ * The explicit-memory rule as a before-model hook (docs/design.md#explicit-remember): a user message that plainly asks to
  * remember (`记住：…`, `remember that …`) is saved at once, "forget …" removes the best match —
  * with or without a model, before the model is called. Only the user's own message is read.
  */

@@ -10,7 +10,7 @@ export const MAX_HOOK_INPUT_BYTES = 4 * 1024 * 1024;
 /**
  * Runs `work` for at most `timeoutMs`, resolving to its value, or to `fallback` when it fails or
  * runs out of time (then its signal is aborted so model calls and scans stop). A hook must never
- * block or fail the agent that called it (issue 9: "returns nothing rather than an error").
+ * block or fail the agent that called it (docs/design.md#hooks: "returns nothing rather than an error").
  *
  * @example
  * const context = await bounded(3000, null, (signal) => userPromptContext({ …, signal }), log);

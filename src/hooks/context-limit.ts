@@ -2,7 +2,7 @@ import { escapeAllSystemReminderTags } from "../prompts/system-reminder.ts";
 
 /**
  * Most characters a hook's `additionalContext` may hold in total. Claude Code replaces a longer
- * one with a preview and a file path (issue 16: a 22,118-character answer reached the model as a
+ * one with a preview and a file path (docs/design.md#hook-context-limit: a 22,118-character answer reached the model as a
  * preview), so memdir stays inside it (docs/design.md#hook-context-limit).
  */
 export const MAX_HOOK_CONTEXT_CHARS = 10_000;
@@ -21,7 +21,7 @@ const SEPARATOR = "\n\n";
 
 /**
  * {@link MAX_HOOK_CONTEXT_CHARS} with thousands separators ("10,000"), written out by hand:
- * `toLocaleString` loads ICU's number formatting, ~10 ms of every prompt hook (issue 17).
+ * `toLocaleString` loads ICU's number formatting, ~10 ms of every prompt hook (docs/design.md#the-prompt-hook-process).
  */
 const MAX_CHARS_TEXT = String(MAX_HOOK_CONTEXT_CHARS).replace(/\B(?=(\d{3})+$)/g, ",");
 

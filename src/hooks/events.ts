@@ -82,7 +82,7 @@ export function isHookEvent(value: string): value is HookEvent {
 // field that arrives as null (Codex sends `"transcript_path": null`, `"last_assistant_message":
 // null`) or in a shape we cannot use reads as absent, so one odd field never costs the whole
 // input. Checked by hand, not with zod: the prompt hook runs once per prompt and zod alone costs
-// it ~25 ms of module loading (issue 17).
+// it ~25 ms of module loading (docs/design.md#the-prompt-hook-process).
 const HOOK_INPUT_FIELDS = [
   "session_id",
   "transcript_path",

@@ -57,7 +57,7 @@ export async function sessionStartContext(options: SessionStartOptions): Promise
 export async function inboxLine(options: SessionStartOptions): Promise<string | null> {
   try {
     // The folder is read once; the inbox module (expiry, history, the writer behind it) loads
-    // only when a proposal is pending, which most session starts have none of (issue 17).
+    // only when a proposal is pending, which most session starts have none of (docs/design.md#the-prompt-hook-process).
     const proposals = await listProposals(options.location.memoryDir);
     if (!proposals.some(isPending)) return null;
     const { inboxOf, waitingMemoryCount } = await import("../dream/inbox.ts");

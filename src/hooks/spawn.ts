@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 
 // On its own (not in stop.ts, which loads transcripts and model clients): session start spawns
-// the cache warm-up and the sync pull through it, and loads nothing else for that (issue 17).
+// the cache warm-up and the sync pull through it, and loads nothing else for that (docs/design.md#the-prompt-hook-process).
 
 /**
  * Starts `memdir <args>` as a detached background process the way this one was started (same

@@ -1,6 +1,6 @@
 // Just enough Markdown to know where code is: text inside fenced code blocks and inline code
 // spans is shown to the model as written, so `@path` imports and HTML comments there are left
-// alone (docs/design.md#instruction-files, issue 3). A full Markdown parser would be overkill for two questions.
+// alone (docs/design.md#instruction-files). A full Markdown parser would be overkill for two questions.
 
 /** An open code fence: the fence character and how many of them opened it. */
 export interface FenceOpening {

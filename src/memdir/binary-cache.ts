@@ -1,5 +1,5 @@
 /**
- * The binary form of a cache file (issue 17: "typed arrays in one file read into one buffer"):
+ * The binary form of a cache file (docs/design.md#caches-and-watchers: "typed arrays in one file read into one buffer"):
  * a small JSON header and typed arrays laid out back to back, so a reader makes views into the
  * one buffer it read instead of deserializing (and copying) tens of MB. Used for the lexical
  * index (`lexical.bin`), whose columns are most of a cache's bytes.

@@ -3,7 +3,7 @@ import path from "node:path";
 import { MEMORY_MAX_BYTES } from "./read.ts";
 import { isMemoryFileName } from "./scan.ts";
 
-/** A bad memory file `memdir doctor` reports (issue 10, bad input): recall copes, the user should know. */
+/** A bad memory file `memdir doctor` reports (docs/design.md#reading-files, bad input): recall copes, the user should know. */
 export interface FileIssue {
   code: "binary" | "invalid-utf8" | "too-large" | "unreadable" | "bad-link";
   /** Relative to the memory dir. */

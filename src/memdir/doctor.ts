@@ -128,7 +128,7 @@ export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[
 }
 
 function secretIssues(file: string, text: string): DoctorIssue[] {
-  // The name is checked too: a token used as a file name also sits in MEMORY.md (issue 22).
+  // The name is checked too: a token used as a file name also sits in MEMORY.md (docs/design.md#secrets).
   const inName = findSecrets(file).map((found) => ({
     code: "secret" as const,
     file,

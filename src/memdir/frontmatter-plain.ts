@@ -9,7 +9,7 @@
  * is left to the yaml package, so a file parses to exactly
  * what `yaml.parse` gives (test/memdir/frontmatter-plain.test.ts compares the two on generated and
  * hostile frontmatter). Loading and running yaml cost `memdir list` and a hook that parses a
- * changed file ~20 ms plus ~0.1 ms a file (issue 17).
+ * changed file ~20 ms plus ~0.1 ms a file (docs/design.md#the-prompt-hook-process).
  */
 
 /**

@@ -4,7 +4,7 @@ import { parsePlainFrontmatter, plainFrontmatterCode } from "./frontmatter-plain
 
 // The YAML parser loads on the first frontmatter that the plain reader (frontmatter-plain.ts)
 // leaves to it or that is written, not with this file: a prompt hook served from the header cache
-// parses none, and loading yaml costs it ~20 ms (issue 17). yaml's Node build is CommonJS, so `require` gives the module `import` would.
+// parses none, and loading yaml costs it ~20 ms (docs/design.md#the-prompt-hook-process). yaml's Node build is CommonJS, so `require` gives the module `import` would.
 const requireFromHere = createRequire(import.meta.url);
 function yaml(): typeof import("yaml") {
   return requireFromHere("yaml") as typeof import("yaml");
@@ -93,7 +93,7 @@ function wholeTextAsBody(text: string, issue: FrontmatterIssue): ParsedMemory {
 export function parseFrontmatter(text: string, options: { maxLines?: number } = {}): ParsedMemory {
   const issues: FrontmatterIssue[] = [];
   // Line by line up to the closing `---` only: the body is one slice, not every line of a 64 KB
-  // file split and joined again (the lexical index parses every file it indexes, issue 17).
+  // file split and joined again (the lexical index parses every file it indexes, docs/design.md#the-prompt-hook-process).
   let lineEnd = lineEndAt(text, 0);
   if (!OPEN.test(text.slice(0, lineEnd)))
     return wholeTextAsBody(text, {

@@ -121,8 +121,8 @@ export class HeaderCache {
     // lexical index is (docs/design.md#the-memory-helper).
     await yieldToEventLoop();
     for (let i = 0; i < data.files.length; i++) {
-      // Concatenated, as the listing makes paths: `path.join` cost ~10 ms per 2,000 names (issue
-      // 17), and a name that is not normalized never matches a listed path anyway.
+      // Concatenated, as the listing makes paths: `path.join` cost ~10 ms per 2,000 names
+      // (docs/design.md#the-prompt-hook-process), and a name that is not normalized never matches a listed path anyway.
       const filePath = joinRoot(root, data.files[i]);
       if (this.entries.has(filePath)) continue; // this process knows better
       this.entries.set(filePath, {
@@ -177,7 +177,7 @@ export class HeaderCache {
    * Changes whenever the header parsing or the header's shape changes, so a cache file from older
    * code is rebuilt: the version names the columns (2: `names`, `modified`; 3: the parser is
    * fingerprinted by its code and the yaml version instead of by parsing probes, which loaded the
-   * YAML parser into every process that only reads the cache, issue 17; 4: `sources`, `sessions`,
+   * YAML parser into every process that only reads the cache, docs/design.md#the-prompt-hook-process; 4: `sources`, `sessions`,
    * so `memdir list --json` reads no file the cache knows).
    */
   #headersFingerprint(): string {

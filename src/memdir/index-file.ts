@@ -89,7 +89,7 @@ export async function readIndex(memoryDir: string): Promise<IndexRead> {
 /**
  * Above this size the limits are applied to the bytes ({@link capIndexBytes}). Session start
  * reads the index on every session: at 20,000 memories MEMORY.md is 2.8 MB, and decoding,
- * trimming and splitting all of it cost the memory helper ~9 ms of its ~35 ms (issue 17).
+ * trimming and splitting all of it cost the memory helper ~9 ms of its ~35 ms (docs/design.md#the-prompt-hook-process).
  */
 const BYTE_CAP_MIN_BYTES = 64 * 1024;
 /** How much of each end is decoded to find where the trimmed text starts and ends. */
@@ -280,7 +280,7 @@ export function removeIndexLine(text: string, file: string): string {
  * Applies many pointer changes in one pass (pure): drops the lines for `remove`, keeps only the
  * first line for each file, then appends `add` for files without a line. Linear in the index,
  * where one {@link removeIndexLine} / {@link upsertIndexLine} call per change re-parses the whole
- * text each time (quadratic: `doctor --fix` at 20,000 memories held the lock 682 s, issue 22).
+ * text each time (quadratic: `doctor --fix` at 20,000 memories held the lock 682 s, docs/design.md#the-index).
  */
 export function applyIndexChanges(
   text: string,

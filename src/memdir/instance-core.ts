@@ -7,7 +7,7 @@ import { WatchRegistry } from "./scan-watch.ts";
  * What a {@link Memdir} keeps to scan and cache, made on its first scan or recall instead of in
  * its constructor: building it loads the header cache, the cache files and the folder watchers
  * (the frontmatter parser, `node:crypto`, `node:v8`…), and `import("memdir")` must not pay for
- * them (issue 17; docs/design.md#lazy-entry). A scan without a Memdir makes a private one.
+ * them (docs/design.md#lazy-entry). A scan without a Memdir makes a private one.
  */
 export interface MemdirCore {
   /** The background saves of the instance's cache files and their hit/miss counters. */

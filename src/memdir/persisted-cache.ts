@@ -12,7 +12,7 @@ export { NO_CACHE_ENV, persistedCacheEnabled } from "../config.ts";
 
 /**
  * A cache file in the memory directory that lets a fresh process reuse the work of earlier ones
- * (docs/design.md#caches-and-watchers: "nothing re-reads unchanged files"; issue 4: "a persisted index in the memory dir …
+ * (docs/design.md#caches-and-watchers: "nothing re-reads unchanged files"; "a persisted index in the memory dir …
  * if it stays correct when files change behind its back").
  *
  * This module only loads and saves opaque values; the caller decides what goes in and must
@@ -30,7 +30,7 @@ export const PERSISTED_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
  * Smaller memory directories get no cache file. The line is where a rebuild starts to cost more
- * than loading the files (issue 17): a hook process pays ~2 ms to read and check the cache files
+ * than loading the files (docs/design.md#caches-and-watchers): a hook process pays ~2 ms to read and check the cache files
  * whatever their size, and ~70 µs per KB of memory text to re-read and tokenize it; 200 memories
  * of a few KB each cost every prompt half a second without a cache. Below 25 memories (a handful
  * of notes) a rebuild takes a few ms, and a file beside them that nobody asked for would only
@@ -147,7 +147,7 @@ const READ_OFF_LOOP_BYTES = 8 * 1024 * 1024;
  * The bytes of a cache file, or null when it is not a regular file or is too large. A file below
  * READ_OFF_LOOP_BYTES is read synchronously: a process reads each cache file once, at its start,
  * and the promise API's `readFile` reads in 512 KB chunks, each a hop through libuv's thread pool
- * — on a loaded box every hop waits for a CPU (issue 17). A bigger one is read in one hop into one
+ * — on a loaded box every hop waits for a CPU (docs/design.md#caches-and-watchers). A bigger one is read in one hop into one
  * buffer. Throws when the file is missing or unreadable.
  */
 async function readCacheFile(file: string): Promise<Buffer | null> {

@@ -41,7 +41,7 @@ export async function readMemoryCapped(
     // with the memory dir, opened first and then checked to lie inside (docs/design.md#path-safety).
     // Synchronous, as the header scan reads (docs/design.md#caches-and-watchers): a few KB of one
     // regular file, where the promise calls' six thread-pool round trips per file cost the memory
-    // helper ~0.3 ms of a ~4 ms prompt at 5 picks (issue 17).
+    // helper ~0.3 ms of a ~4 ms prompt at 5 picks (docs/design.md#the-prompt-hook-process).
     ({
       fd,
       stat: { size: fileBytes },

@@ -5,7 +5,7 @@ import { MemdirError } from "../errors.ts";
 /**
  * Opening a FIFO for reading blocks until a writer comes, and reading a character device never
  * ends: one such file named like a memory or `MEMORY.md` hung `show`, `doctor`, `context`, `add`
- * and, after a few calls had used up libuv's threads, the whole MCP server (issue 22, item 9).
+ * and, after a few calls had used up libuv's threads, the whole MCP server (docs/design.md#reading-files).
  * So every read of a memory or index file opens without blocking and looks at what it opened
  * (docs/design.md#reading-files) before it reads a byte.
  */

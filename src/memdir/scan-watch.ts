@@ -9,7 +9,7 @@ export { WatchedListing } from "./scan-watch-listing.ts";
 export type { ScanWatchStats, ScanWatchTuning } from "./scan-watch-types.ts";
 
 /**
- * Watch-backed listings (issue #10): a process that scans the same memory directory again (the
+ * Watch-backed listings (docs/design.md#caches-and-watchers): a process that scans the same memory directory again (the
  * MCP server, the agent loop) keeps, in its {@link WatchRegistry} (one per Memdir), the last listing of each root and one NON-recursive
  * `fs.watch` per listed folder, so a rescan re-`stat`s only the paths an event named instead of
  * all 20,000 files (~100 ms of `statSync` per rescan, the bulk of a warm scan).

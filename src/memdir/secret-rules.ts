@@ -47,7 +47,7 @@ export const GITHUB_PREFIXES: Record<string, Described> = {
 };
 
 /**
- * The credential kinds memdir refuses (issues 2, 10 and 22). Specific token formats first; the
+ * The credential kinds memdir refuses (docs/design.md#secrets). Specific token formats first; the
  * generic `password = …` assignment last. Each pattern is linear: anchored on a literal prefix
  * or made of bounded runs over classes that exclude the following delimiter.
  */

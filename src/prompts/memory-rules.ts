@@ -1,7 +1,7 @@
 import path from "node:path";
 
 // The rules the session-start memory rules and the MCP server's instructions both state, written
-// once so the two can never disagree (issue 16: one said "save it with memory_save", the other
+// once so the two can never disagree (docs/design.md#memory-rules: one said "save it with memory_save", the other
 // "there is no separate remember tool").
 
 /**

@@ -3,7 +3,7 @@ import { surfacedMemoryPath } from "./surface.ts";
 
 /**
  * At most this many headers go into the model selector's manifest (docs/design.md#model-selector).
- * Here, not in select-model.ts, so that `recall --explain`'s verdicts do not load zod (issue 17).
+ * Here, not in select-model.ts, so that `recall --explain`'s verdicts do not load zod (docs/design.md#lazy-entry).
  */
 export const MODEL_MANIFEST_LIMIT = 200;
 

@@ -12,7 +12,7 @@ export type SelectorName = (typeof SELECTOR_NAMES)[number];
 
 /**
  * The selector for a command: the one named, else `hybrid` when a model is configured and
- * `lexical` when memdir is offline (issue 4). Naming `model` or `hybrid` with no model configured
+ * `lexical` when memdir is offline (docs/design.md#selectors). Naming `model` or `hybrid` with no model configured
  * throws `MemdirError("no-model")`, whose one line names the variable to set.
  *
  * @example

@@ -15,7 +15,7 @@ export interface HybridSelectorOptions {
 }
 
 /**
- * The default selector when a model is configured (issue 4, docs/design.md#hybrid-selector): the candidate
+ * The default selector when a model is configured (docs/design.md#hybrid-selector): the candidate
  * selector (lexical) ranks EVERY header, and the chooser (the model) chooses among the top 200 of
  * that ranking instead of the 200 newest, so an old but relevant memory is not invisible to it.
  * When fewer than 200 headers match lexically, the newest others fill the manifest, so the model

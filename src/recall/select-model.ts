@@ -11,7 +11,7 @@ export const MODEL_SELECTOR_MAX_TOKENS = 256;
 
 /**
  * The reply's schema, and the side query that asks for it, loaded on the first selection rather
- * than with this file: `import("memdir")` and a lexical recall then load no zod (issue 17).
+ * than with this file: `import("memdir")` and a lexical recall then load no zod (docs/design.md#lazy-entry).
  */
 async function selectionQuery() {
   const [{ z }, { sideQuery }] = await Promise.all([import("zod"), import("../model/side-query.ts")]);

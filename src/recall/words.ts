@@ -35,7 +35,7 @@ const ASCII_SPACE = /\s+/;
 
 /**
  * Whether ASCII `text` has at least `limit` words without asking the segmenter (whose ICU data
- * costs a process ~13 ms, issue 17): ASCII white space always ends a word, and a run between
+ * costs a process ~13 ms, docs/design.md#the-prompt-hook-process): ASCII white space always ends a word, and a run between
  * spaces that holds a letter or digit holds at least one word. So `limit` such runs mean at
  * least `limit` words; fewer decide nothing (`a-b` is two words), and the segmenter counts.
  */
@@ -48,7 +48,7 @@ function plainChunksReach(text: string, limit: number): boolean {
 
 /**
  * True for an input of at most one word — too little to recall on (docs/design.md#prefetch-gates). The original
- * design tests "no whitespace", which skips every Chinese or Japanese prompt (issue 4). Counting
+ * design tests "no whitespace", which skips every Chinese or Japanese prompt (docs/design.md#selectors). Counting
  * stops at the second word, and only the part recall would search is looked at ({@link cutQuery}):
  * a pasted page is judged as fast as a question.
  */

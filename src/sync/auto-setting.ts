@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from "../config.ts";
 
-// On its own: session start checks it before loading anything else of sync (issue 17).
+// On its own: session start checks it before loading anything else of sync (docs/design.md#the-prompt-hook-process).
 
 /**
  * Whether `sync.auto` is on: `{"sync": {"auto": true}}` in the user's settings only. A project's

@@ -103,7 +103,7 @@ export async function syncProject(
   return team === null ? main : { ...main, team };
 }
 
-/** `memdir sync --status --json` (issue 18). */
+/** `memdir sync --status --json` (docs/design.md#sync). */
 export interface SyncStatus {
   remote: string;
   /** Memory files this machine would push (conflicting ones included). */

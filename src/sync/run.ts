@@ -70,7 +70,7 @@ export interface SyncOptions {
   ) => Promise<void>;
 }
 
-/** What `memdir sync --json` prints (issue 18). */
+/** What `memdir sync --json` prints (docs/design.md#sync). */
 export interface SyncReport {
   remote: string;
   /** Memory files changed here from the remote (written or deleted). */

@@ -57,7 +57,7 @@ export async function memoryFlags(
 }
 
 /**
- * The flags of an inbox proposal: quarantined when it carries a `reason` (issue 19: held back
+ * The flags of an inbox proposal: quarantined when it carries a `reason` (docs/design.md#quarantine: held back
  * content waits in the inbox with why), a conflict when a file it adds has `conflictOf:`.
  */
 export function proposalFlags(

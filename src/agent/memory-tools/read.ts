@@ -11,7 +11,7 @@ import { defineMemoryTool, type MemoryToolSpec, memoryDirOf } from "./spec.ts";
 /** A memory is a short note; anything longer is cut here so one file cannot flood the context. */
 const MAX_READ_CHARS = 100_000;
 // A UTF-16 unit takes at most 3 UTF-8 bytes (a 4-byte character is 2 units), so this many bytes
-// always hold more than MAX_READ_CHARS characters: a 50 MB file costs a 300 KB read (issue 22).
+// always hold more than MAX_READ_CHARS characters: a 50 MB file costs a 300 KB read (docs/design.md#long-input).
 const MAX_READ_BYTES = 3 * MAX_READ_CHARS + 3;
 
 const inputSchema = z.object({ file: memoryFileSchema });

@@ -141,7 +141,7 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
       );
     // SIGTERM or SIGINT cancels the run: the agent stops (offline: between two merges, each
     // applied whole), the lock's mtime is wound back, so a killed dream does not count as a
-    // consolidation for the time gate (issue 22). A second signal finds no listener and ends the
+    // consolidation for the time gate (docs/design.md#consolidation-gates). A second signal finds no listener and ends the
     // process the default way.
     const controller = new AbortController();
     let stoppedBy: NodeJS.Signals | null = null;

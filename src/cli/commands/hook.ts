@@ -33,11 +33,11 @@ interface HookOptions extends ModelOptions {
 }
 
 /**
- * How long a hook may take by default (issue 9): an agent waits for it before its model call.
+ * How long a hook may take by default (docs/design.md#hooks): an agent waits for it before its model call.
  * 8 s, under the 10 s host timeout `memdir setup` writes: on an idle box a prompt hook answers
  * in a fraction of a second, and the bound is reached only on a box so busy that the hook gets
  * little CPU. It was 3 s, and on this project's loaded 2-core box a warm hook at 2,000 memories
- * beside two CPU-bound processes ran past that and lost the memory it returns when idle (issue 17).
+ * beside two CPU-bound processes ran past that and lost the memory it returns when idle (docs/design.md#the-prompt-hook-process).
  */
 export const DEFAULT_HOOK_TIMEOUT_MS = 8000;
 
@@ -47,7 +47,7 @@ const CACHE_SAVE_GRACE_MS = 5000;
 const CACHE_SAVE_PAST_BOUND_MS = 1500;
 
 /**
- * The context line a prompt hook answers with when its time bound cut recall short (issue 17,
+ * The context line a prompt hook answers with when its time bound cut recall short (docs/design.md#the-prompt-hook-process,
  * docs/design.md#the-prompt-hook-process):
  * the model is told memory was not consulted, instead of being shown nothing as if nothing
  * matched. Stderr says why (the bound, in ms).
@@ -172,7 +172,7 @@ export const registerHookCommand: RegisterCommand = (program, context) => {
 /**
  * After the answer is out, lets the cache files this run changed reach the disk (bounded by
  * `graceMs`): the process exits right after, and a save it cut off would make the next prompt
- * rebuild the whole index again (issue 17). After a time-out the index read so far is saved too,
+ * rebuild the whole index again (docs/design.md#the-prompt-hook-process). After a time-out the index read so far is saved too,
  * so a cold build goes on where it stopped instead of starting over.
  */
 async function saveCaches(run: HookRun, graceMs: number): Promise<void> {
@@ -265,7 +265,7 @@ async function hookContext(
     log(mode.reason);
     return null;
   }
-  // Each event loads only the modules it runs (issue 17: the prompt hook starts a process per
+  // Each event loads only the modules it runs (docs/design.md#the-prompt-hook-process: the prompt hook starts a process per
   // prompt, and the extraction, model and agent modules it does not use cost it ~100 ms).
   if (action === "extract")
     return planExtraction(input, { cwd, config, options, dir, location, mode, log, env });

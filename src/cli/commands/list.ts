@@ -124,7 +124,7 @@ function listFilter(options: ListOptions, now: number): ListFilter {
  * the scan hands back the same header object for a file that did not change, so the same header
  * objects, in the same order, list the same way. Rendering 20,000 memories as JSON (their ISO
  * times, the provenance look-ups, the 10 MB string and its garbage) cost the helper ~60 ms of
- * its ~150 ms per `list --json` (profile at load ~5, issue 17); comparing the headers costs
+ * its ~150 ms per `list --json` (profile at load ~5, docs/design.md#caches-and-watchers); comparing the headers costs
  * microseconds.
  */
 const LAST_LISTING = Symbol("memdir.last-listing");
@@ -161,7 +161,7 @@ async function renderListing(
   const byProvenance = filter.source !== undefined || filter.session !== undefined;
   const withProvenance = json || byProvenance;
   // The scan cached each header's provenance with it (and in the cache file): a file is read
-  // again only when its entry is gone (issue 17: list read and parsed every file); no promise
+  // again only when its entry is gone (docs/design.md#caches-and-watchers: list read and parsed every file); no promise
   // per memory when none is.
   const kept: { header: MemoryHeader; source: string | null; session: string | null }[] = [];
   for (const header of scanned) {

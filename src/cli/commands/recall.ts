@@ -88,7 +88,7 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
   });
 };
 
-/** The `--json` shape (issue 4): exactly these keys, plus the explain fields with `--explain`. */
+/** The `--json` shape (docs/design.md#selectors): exactly these keys, plus the explain fields with `--explain`. */
 export function recallJson(result: RecallResult, explain: boolean, memdir?: Memdir): Record<string, unknown> {
   return {
     query: result.query,

@@ -214,12 +214,12 @@ export function isPersistedIndex(data: PersistedIndex | null): data is Persisted
  */
 export function lexicalFingerprint(): string {
   // No CJK in the probe: tokenizing it would construct the word segmenter (~13 ms of ICU data)
-  // in every process that loads an index, issue 17. What the segmenter makes of CJK text depends
+  // in every process that loads an index, docs/design.md#the-prompt-hook-process. What the segmenter makes of CJK text depends
   // on ICU's data, so ICU's and Unicode's versions stand for it.
   const probe = "Integration tests went to the database; login.integration.test.ts paintings ＡＢＣ";
   return codeFingerprint(
     // 6: the frontmatter parser is fingerprinted by its code and the yaml version, not by parsing
-    // a probe (which loaded the YAML parser into every prompt hook, issue 17). 7: ICU versions
+    // a probe (which loaded the YAML parser into every prompt hook, docs/design.md#the-prompt-hook-process). 7: ICU versions
     // instead of a CJK probe. 8: the binary file (lexical.bin).
     "lexical/8",
     process.versions.icu ?? null,

@@ -15,7 +15,7 @@ export const INDEX_MAX_BYTES = 64 * 1024;
  * keeps (a fresh 64 KB per file would be 1.3 GB of short-lived allocations at 20,000 files).
  * Synchronous like the header scan (memdir/scan.ts), which has just read the head of the same
  * files: an awaited open/fstat/read/close was four thread-pool round trips and four promises per
- * file, ~100 µs of the main thread's time each (issue 17: 200 ms of a 2,000-file cold build).
+ * file, ~100 µs of the main thread's time each (docs/design.md#the-prompt-hook-process: 200 ms of a 2,000-file cold build).
  * The caller reads in time slices and yields between them (lexical-index.ts).
  */
 export class IndexedPartReader {

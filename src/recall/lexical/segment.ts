@@ -1,12 +1,12 @@
 /**
- * `Intl.Segmenter` word segmentation in bounded pieces (issue 22, item 10). ICU's word iterator
+ * `Intl.Segmenter` word segmentation in bounded pieces (docs/design.md#long-input). ICU's word iterator
  * costs time quadratic in the length of the text it is handed (measured on Node 20:
  * `"x ".repeat(20000)` 0.6 s, `"x ".repeat(80000)` 51 s), while pieces of a thousand characters
  * keep it linear. So long text is segmented piece by piece, each cut where a word boundary falls
  * anyway (docs/design.md#long-input).
  */
 
-// Constructing a segmenter loads ICU's word-break data (~13 ms per process, issue 17); using it is
+// Constructing a segmenter loads ICU's word-break data (~13 ms per process, docs/design.md#the-prompt-hook-process); using it is
 // cheap. Made on first use, once per process: text that needs no segmenter (see NEEDS_SEGMENTER,
 // and words.ts's plain case) never pays for it. A memo of a stateless ICU object, not per-directory state.
 const segmenters: Intl.Segmenter[] = [];

@@ -1,5 +1,5 @@
 /**
- * The body tokenizer of an index build (issue 17, docs/design.md#building-the-index): a memory's
+ * The body tokenizer of an index build (docs/design.md#building-the-index): a memory's
  * body text → term ids and line starts, the same ids {@link forEachTerm} line by line and
  * `TermDictionary.intern` would give, in the same order (test/recall/lexical/term-scanner.test.ts
  * builds both ways and compares).

@@ -1,5 +1,5 @@
 /**
- * Text → search terms for the lexical selector (issue 4). Works for English and for
+ * Text → search terms for the lexical selector (docs/design.md#selectors). Works for English and for
  * Chinese/Japanese/Korean text, which has no spaces between words:
  *
  * - NFKC folds full-width forms (`ＡＢＣ` → `abc`), then everything is lower-cased;

@@ -21,7 +21,7 @@ export interface RelatedWordTuning {
 
 /**
  * Knobs of the lexical ranker. The defaults (`DEFAULT_LEXICAL_TUNING`, tuning.ts) were measured
- * on the LoCoMo development split (`bench/eval-locomo.ts`; the log is in the issue 4 report) and
+ * on the LoCoMo development split (`bench/eval-locomo.ts`; its figures are in docs/benchmarks.md) and
  * are not tuned per data set.
  */
 export interface LexicalTuning extends RelatedWordTuning {

@@ -7,7 +7,7 @@ import { ENGLISH_STOP_WORDS, termOfWord } from "./tokenize.ts";
  * scripts/build-word-terms.ts): the search term of each row and a hash table from term to row, in
  * one buffer that a process uses as it is read. No string per row and no map of 35,000 entries
  * is built: splitting the word list, stemming or splitting the terms and filling a `Map` cost a
- * prompt hook's process ~25 ms of its ~30 (issue 17); a look-up now hashes one term and compares
+ * prompt hook's process ~25 ms of its ~30 (docs/design.md#the-prompt-hook-process); a look-up now hashes one term and compares
  * it with the one or two rows in its slot.
  *
  * Format (little-endian): the 4 bytes `MDWT`, a version byte (2), 3 zero bytes, the table's
