@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MEMORY_MAX_BYTES } from "./read.ts";
+import { utf8OrNull } from "./regular-file.ts";
 import { isMemoryFileName } from "./scan.ts";
 
 /** A bad memory file `memdir doctor` reports (docs/design.md#reading-files, bad input): recall copes, the user should know. */
@@ -37,9 +38,7 @@ export function fileContentIssue(file: string, bytes: Uint8Array): FileIssue | n
       message: `${file} is ${megabytes} MB; recall surfaces only its first ${MEMORY_MAX_BYTES} bytes, so split it or keep only what is worth remembering`,
     };
   }
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
+  if (utf8OrNull(bytes) === null) {
     return {
       code: "invalid-utf8",
       file,

@@ -12,6 +12,20 @@ import { MemdirError } from "../errors.ts";
 export const NONBLOCKING_READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 const READ_FLAGS = NONBLOCKING_READ_FLAGS;
 
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * `bytes` as text when they are valid UTF-8, else null: a lossy decode would turn bad bytes into
+ * the replacement character, which a later write would save over the original bytes.
+ */
+export function utf8OrNull(bytes: Uint8Array): string | null {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 /** What a file that is not a regular file is, in words. */
 function kindOf(stat: Stats): string {
   if (stat.isDirectory()) return "a folder";

@@ -10,7 +10,9 @@ import {
   parseIndex,
 } from "../memdir/index-file.ts";
 import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten } from "../memdir/memory-names.ts";
+import { utf8OrNull } from "../memdir/regular-file.ts";
 import { fileNameRefusal, memoryFileRefusal } from "../memdir/safe-path.ts";
+import { isRegularMode } from "./repository.ts";
 
 // The memory dir's side of a sync: which files it holds (and which never leave it), their git
 // blob ids, and MEMORY.md rebuilt after a merge (docs/design.md#sync).
@@ -49,7 +51,7 @@ export function isPrivate(text: string): boolean {
  * regular files (no symbolic link or submodule), and for the user's remote nothing under `team/`.
  */
 export function incomingRefusal(file: string, mode: string, excludeTeam: boolean): string | null {
-  if (mode !== "100644" && mode !== "100755") return "not a regular file in the remote";
+  if (!isRegularMode(mode)) return "not a regular file in the remote";
   if (excludeTeam && file.startsWith("team/")) return "team memory syncs with the team remote";
   if (path.posix.basename(file).toLowerCase() === INDEX_FILE.toLowerCase()) return "not a memory file";
   return memoryFileRefusal(file) ?? fileNameRefusal(file);
@@ -90,7 +92,7 @@ export async function readLocalSide(memoryDir: string, excludeTeam: boolean): Pr
     batch.forEach((file, i) => {
       const bytes = contents[i];
       if (bytes === null) return;
-      const text = strictText(bytes);
+      const text = utf8OrNull(bytes);
       if (text === null)
         held.set(
           file,
@@ -105,16 +107,6 @@ export async function readLocalSide(memoryDir: string, excludeTeam: boolean): Pr
 }
 
 const READ_BATCH = 64;
-
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-function strictText(bytes: Uint8Array): string | null {
-  try {
-    return STRICT_UTF8.decode(bytes);
-  } catch {
-    return null;
-  }
-}
 
 /**
  * MEMORY.md after a merge, never merged as text: the local index with the lines of `removed`

@@ -5,6 +5,7 @@ import { MemdirError } from "../errors.ts";
 import { writeFileAtomic } from "../memdir/atomic.ts";
 import { type GitRepository, git, runGit } from "../memdir/git.ts";
 import { openFolderInside, removeFileInside } from "../memdir/open-safely.ts";
+import { utf8OrNull } from "../memdir/regular-file.ts";
 import type { Clock } from "../types.ts";
 import { cloneDir } from "./remotes.ts";
 
@@ -98,6 +99,12 @@ export interface TreeFile {
   blob: string;
 }
 
+/** One `git ls-tree -z` record: its mode, blob id and path; null for anything else. */
+function treeRecord(record: string): { mode: string; blob: string; path: string } | null {
+  const match = /^(\d{6}) \w+ ([0-9a-f]+)\t(.*)$/s.exec(record);
+  return match === null ? null : { mode: match[1], blob: match[2], path: match[3] };
+}
+
 /** The files under `folder/` at `commit` (null: none), keyed by their path inside the folder. */
 export async function listFolder(
   clone: SyncClone,
@@ -108,9 +115,9 @@ export async function listFolder(
   if (commit === null) return files;
   const out = await git(clone.repository, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", `${folder}/`]);
   for (const record of out.split("\0")) {
-    const match = /^(\d{6}) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(record);
-    if (match === null || !match[4].startsWith(`${folder}/`)) continue;
-    files.set(match[4].slice(folder.length + 1), { mode: match[1], blob: match[3] });
+    const entry = treeRecord(record);
+    if (entry === null || !entry.path.startsWith(`${folder}/`)) continue;
+    files.set(entry.path.slice(folder.length + 1), { mode: entry.mode, blob: entry.blob });
   }
   return files;
 }
@@ -139,10 +146,10 @@ export async function assertProjectFolder(
     if (listed.code !== 0) return; // the parent is not in the remote yet: this sync creates it
     const entry = listed.stdout
       .split("\0")
-      .map((record) => /^(\d{6}) \w+ [0-9a-f]+\t(.*)$/s.exec(record))
-      .find((match) => match !== null && match[2] === parts[depth]);
+      .map(treeRecord)
+      .find((record) => record?.path === parts[depth]);
     if (entry == null) return;
-    const mode = entry[1];
+    const mode = entry.mode;
     if (mode === "040000") continue;
     const what = mode === "120000" ? "a symbolic link" : mode === "160000" ? "a submodule" : "a file";
     const prefix = parts.slice(0, depth + 1).join("/");
@@ -213,23 +220,20 @@ export async function pushCommit(
   );
 }
 
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * The text of `bytes`, refusing anything that is not valid UTF-8: a lossy decode would turn a
  * teammate's bytes into replacement characters that the next sync pushes back over them.
  *
  * @throws MemdirError("invalid-input") naming the file.
  */
-export function decodeText(file: string, bytes: Uint8Array): string {
-  try {
-    return STRICT_UTF8.decode(bytes);
-  } catch {
+function decodeText(file: string, bytes: Uint8Array): string {
+  const text = utf8OrNull(bytes);
+  if (text === null)
     throw new MemdirError(
       "invalid-input",
       `sync: ${file} is not valid UTF-8 text: left as it is (memdir never rewrites bytes it cannot read as text)`,
     );
-  }
+  return text;
 }
 
 /** A tree entry's mode for a regular file (`100644`, or `100755` when executable). */
