@@ -142,15 +142,11 @@ function parseNameStatus(text: string): FileChange[] {
 }
 
 /**
- * The text of each file `target` changed, just before it (its parent commit) and just after it
+ * The text of each file the entry with the full hash `full` changed, just before it (its parent commit) and just after it
  * (the commit itself), for the undo plan (`undo-plan.ts`): what an undo restores and what the file must still
  * hold for the undo to be exact (docs/design.md#undo).
  */
-export async function gitVersions(
-  memoryDir: string,
-  target: HistoryEntry,
-): Promise<(file: string) => Promise<EntryVersions>> {
-  const full = (await git(memoryDir, ["rev-parse", target.id])).trim();
+export function gitVersions(memoryDir: string, full: string): (file: string) => Promise<EntryVersions> {
   return async (file) => ({
     before: await fileAt(memoryDir, `${full}^`, file),
     after: await fileAt(memoryDir, full, file),

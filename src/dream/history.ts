@@ -260,13 +260,15 @@ export async function undoChange(
     if (target.undoneBy)
       throw new MemdirError("invalid-input", `undo: ${target.id} was already undone by ${target.undoneBy}`);
     const newer = entries.slice(0, entries.indexOf(target));
+    // The entry's full hash, asked of git once: the versions and the undo's `Undoes:` line use it.
+    const fullHash = backend === "git" ? await gitFullHash(memoryDir, target.id) : null;
     const versionsOf =
-      backend === "git" ? await gitVersions(memoryDir, target) : journalVersions(memoryDir, target);
+      fullHash !== null ? gitVersions(memoryDir, fullHash) : journalVersions(memoryDir, target);
     const plan = await planUndo(memoryDir, target, newer, versionsOf);
     const message = `${target.kind}: ${target.message}`;
     if (backend === "git") {
       await applyUndoPlan(memoryDir, plan);
-      const body = `Undoes: ${await gitFullHash(memoryDir, target.id)}`;
+      const body = `Undoes: ${fullHash}`;
       return {
         undone: target,
         entry: await gitCommit(memoryDir, "undo", message, { body, now: options.now }),

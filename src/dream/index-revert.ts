@@ -1,12 +1,8 @@
-import { lineDiff } from "../memdir/line-diff.ts";
+import { lineDiff, splitLines } from "../memdir/line-diff.ts";
 
 /** Why a line change could not be taken back: the line it added is no longer in the index. */
 export interface IndexRevertConflict {
   line: string;
-}
-
-function linesOf(text: string): string[] {
-  return text === "" ? [] : text.replace(/\n$/, "").split("\n");
 }
 
 /** The index of `line` in `lines`, looking from `from` on first, then anywhere; -1 when absent. */
@@ -33,7 +29,7 @@ export function revertIndexLines(
   current: string,
 ): { text: string } | { conflict: IndexRevertConflict } {
   if (current === after) return { text: before };
-  const lines = linesOf(current);
+  const lines = splitLines(current);
   // From what the change left (`after`) back to what was there (`before`): `-` lines to take out
   // of the current index, `+` lines to put back; ` ` lines are the context that places them.
   const ops = lineDiff(after, before);

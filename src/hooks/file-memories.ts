@@ -1,4 +1,4 @@
-import { anchorsOf } from "../memdir/anchors.ts";
+import { anchorsOf, escapeRegExp } from "../memdir/anchors.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { relativeInside } from "../memdir/inside.ts";
 import type { Memdir } from "../memdir/instance.ts";
@@ -6,7 +6,7 @@ import { readMemoryCapped } from "../memdir/read.ts";
 import { readRegularText } from "../memdir/regular-file.ts";
 import { scanHeaders } from "../memdir/scan.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "../recall/budget.ts";
-import { DEFAULT_RECALL_K } from "../recall/recall.ts";
+import { DEFAULT_RECALL_K } from "../recall/selector.ts";
 import { formatSurfacedMemory, vanishedAnchorNotes } from "../recall/surface.ts";
 import { type Clock, type MemoryHeader, savedAtMs } from "../types.ts";
 import type { ContextPart } from "./context-limit.ts";
@@ -14,10 +14,6 @@ import type { SessionSeen } from "./session-seen.ts";
 
 /** How a memory is tied to a file: an `anchors:` entry the writer stamped, or its text naming the path. */
 export type FileLink = "anchor" | "named";
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 /**
  * Whether a memory's text names `relativePath` (project-relative, `/` separators) or

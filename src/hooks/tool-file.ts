@@ -18,9 +18,6 @@ const FILE_TOOLS: Record<string, readonly string[]> = {
   edit: ["file_path", "absolute_path", "path"],
 };
 
-/** The tool names {@link toolFilePath} knows, for setup's matchers and the docs. */
-export const FILE_TOOL_NAMES: readonly string[] = Object.keys(FILE_TOOLS);
-
 /**
  * The absolute path of the file a tool call touched, or null when the tool is not a file tool or
  * names no path. A relative path resolves against `cwd`. Pure: the hook decides from this alone

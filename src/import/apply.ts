@@ -39,8 +39,10 @@ export async function importInto(
   candidates: readonly ImportCandidate[],
   options: ImportIntoOptions,
 ): Promise<ImportReport> {
-  const known = new KnownMemories(await knownMemories(memoryDir));
-  const files = new Set((await loadMemoryDocuments(memoryDir)).map((doc) => doc.file.toLowerCase()));
+  // One read of the memory dir serves both the duplicate test and the names taken.
+  const documents = await loadMemoryDocuments(memoryDir);
+  const known = new KnownMemories(knownMemories(documents));
+  const files = new Set(documents.map((doc) => doc.file.toLowerCase()));
   const report: ImportReport = { imported: [], merged: [], skipped: [] };
   const run = async () => {
     for (const [index, candidate] of candidates.entries()) {
@@ -66,8 +68,7 @@ export async function importInto(
   return report;
 }
 
-async function knownMemories(memoryDir: string): Promise<KnownMemory[]> {
-  const documents = await loadMemoryDocuments(memoryDir);
+function knownMemories(documents: Awaited<ReturnType<typeof loadMemoryDocuments>>): KnownMemory[] {
   return documents.map((doc) => {
     const parsed = parseFrontmatter(doc.text);
     return {

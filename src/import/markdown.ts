@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
-import { INDEX_FILE_NAME } from "../memdir/scan.ts";
+import { isMemoryFileName } from "../memdir/scan.ts";
 import { isMemoryType, type MemoryType } from "../types.ts";
 import { descriptionFrom, timeFrom } from "./text.ts";
 import type { ImportCandidate, SkippedSource, SourceRead } from "./types.ts";
@@ -51,12 +51,7 @@ async function markdownFiles(root: string): Promise<string[]> {
       const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (entry.isDirectory()) {
         if (entry.name !== "node_modules") await walk(child);
-      } else if (
-        entry.isFile() &&
-        entry.name.toLowerCase().endsWith(".md") &&
-        entry.name.toLowerCase() !== INDEX_FILE_NAME.toLowerCase()
-      )
-        found.push(child);
+      } else if (entry.isFile() && isMemoryFileName(entry.name)) found.push(child);
     }
   };
   await walk("");

@@ -1,12 +1,9 @@
 import { createHash } from "node:crypto";
-import { oneLine, shorten } from "../memdir/memory-names.ts";
+import { MAX_HOOK_CHARS, oneLine, shorten } from "../memdir/memory-names.ts";
 
-/** Longest description an import gives a memory: one index line must stay short (docs/design.md#the-index). */
-export const MAX_IMPORTED_DESCRIPTION = 150;
-
-/** One line of at most {@link MAX_IMPORTED_DESCRIPTION} characters from any text. */
+/** One line of at most {@link MAX_HOOK_CHARS} characters from any text: an index line's hook stays short (docs/design.md#the-index). */
 export function descriptionFrom(text: string): string {
-  return shorten(oneLine(text), MAX_IMPORTED_DESCRIPTION);
+  return shorten(oneLine(text), MAX_HOOK_CHARS);
 }
 
 /**

@@ -7,7 +7,8 @@ export interface DiffLine {
 // Past this many cells the LCS table costs more than the diff is worth: whole-text replace.
 const MAX_TABLE_CELLS = 4_000_000;
 
-function splitLines(text: string | null): string[] {
+/** The lines of a text (a final newline ends the last line, it adds none); none for null or "". */
+export function splitLines(text: string | null): string[] {
   if (text === null || text === "") return [];
   return text.replace(/\n$/, "").split("\n");
 }

@@ -87,24 +87,6 @@ export interface WriteOptions {
 }
 
 /**
- * Saves one memory: its own file with frontmatter plus its pointer line in `MEMORY.md`, both
- * changed together under the writer lock, each written atomically (docs/design.md#the-single-writer).
- * Replacing an existing file updates its index line instead of adding another.
- *
- * Refused with a `MemdirError` and nothing written: an unknown type (`invalid-type`), an empty
- * description (`invalid-input`), a path outside the memory dir (`path-outside`), a secret in the
- * description, title or body (`secret`), instruction-like text from an automatic writer
- * (`quarantined`: it waits in the inbox instead).
- *
- * @example
- * const saved = await saveMemory(memoryDir, {
- *   type: "feedback",
- *   description: "login integration tests must hit a real database",
- *   body: "Why: a mocked test passed while the production migration failed.",
- * });
- * saved.file // "feedback-login-integration-tests-hit-real-database.md"
- */
-/**
  * What {@link saveMemory} refuses before it touches anything (an unknown type, an empty
  * description, a credential in the name or the text): callers that record history around a save
  * check first, so a refused save leaves the memory dir as it was.
@@ -135,6 +117,24 @@ export function checkSaveInput(input: SaveMemoryInput): {
   return { type, description, ...(file ? { file } : {}) };
 }
 
+/**
+ * Saves one memory: its own file with frontmatter plus its pointer line in `MEMORY.md`, both
+ * changed together under the writer lock, each written atomically (docs/design.md#the-single-writer).
+ * Replacing an existing file updates its index line instead of adding another.
+ *
+ * Refused with a `MemdirError` and nothing written: an unknown type (`invalid-type`), an empty
+ * description (`invalid-input`), a path outside the memory dir (`path-outside`), a secret in the
+ * description, title or body (`secret`), instruction-like text from an automatic writer
+ * (`quarantined`: it waits in the inbox instead).
+ *
+ * @example
+ * const saved = await saveMemory(memoryDir, {
+ *   type: "feedback",
+ *   description: "login integration tests must hit a real database",
+ *   body: "Why: a mocked test passed while the production migration failed.",
+ * });
+ * saved.file // "feedback-login-integration-tests-hit-real-database.md"
+ */
 export async function saveMemory(
   memoryDir: string,
   input: SaveMemoryInput,

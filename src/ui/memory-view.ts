@@ -5,7 +5,7 @@ import { type Anchor, anchorsOf } from "../memdir/anchors.ts";
 import { parseFrontmatter } from "../memdir/frontmatter.ts";
 import { INDEX_FILE, parseIndex, readIndex } from "../memdir/index-file.ts";
 import type { Memdir } from "../memdir/instance.ts";
-import { linkNames, linkResolver, resolveLinks } from "../memdir/links.ts";
+import { linkNames, linkResolver } from "../memdir/links.ts";
 import { memoryVersion } from "../memdir/memory-version.ts";
 import { provenanceOf } from "../memdir/provenance.ts";
 import { readRegularText } from "../memdir/regular-file.ts";
@@ -270,13 +270,12 @@ export class MemoryView {
       if (links.some((name) => resolve(name)?.file === file))
         backlinks.push({ file: header.file, description: header.description });
     }
-    const byFile = new Map(headers.map((header) => [header.file, header]));
     return {
-      links: resolveLinks(body, resolve).map((link) => ({
-        name: link.name,
-        file: link.file,
-        description: link.file === null ? null : (byFile.get(link.file)?.description ?? null),
-      })),
+      // The resolver hands back the target's header itself: its description needs no second map.
+      links: linkNames(body).map((name) => {
+        const target = resolve(name);
+        return { name, file: target?.file ?? null, description: target?.description ?? null };
+      }),
       backlinks,
     };
   }

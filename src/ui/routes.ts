@@ -1,3 +1,4 @@
+import { listInbox } from "../dream/inbox.ts";
 import { MemdirError } from "../errors.ts";
 import type { Selector } from "../recall/selector.ts";
 import type { DirectoryChoice } from "./directories.ts";
@@ -90,7 +91,8 @@ const READS: Record<string, Handler> = {
   },
   overview: async (_request, context, view) => ({
     ...(await view.overview()),
-    inbox: (await pendingProposals(view.memoryDir, { expiryDays: context.inboxExpiryDays })).length,
+    // Counted, not shown: no flags or line diffs to build (listInbox expires as pendingProposals does).
+    inbox: (await listInbox(view.memoryDir, { expiryDays: context.inboxExpiryDays })).length,
     // No recall is recorded anywhere (a recall reads, it writes nothing): there is no activity to draw.
     recall: null,
   }),

@@ -67,7 +67,8 @@ function ownGroups(source: string, file: string): OwnGroup[] {
   let table: string[] = [];
   let own: OwnGroup | null = null;
   for (const statement of statements) {
-    const line = lineOf(source, statement.start);
+    // Counted only for a refusal's message: counting for every statement made the pass quadratic.
+    const line = () => lineOf(source, statement.start);
     if (statement.kind !== "key-value") {
       table = statement.keys;
       if (
@@ -75,7 +76,7 @@ function ownGroups(source: string, file: string): OwnGroup[] {
         statement.keys.length === 1 &&
         statement.keys[0] === "mcp_servers"
       )
-        refuse(file, `line ${line}: mcp_servers is an array of tables, where Codex wants a table`);
+        refuse(file, `line ${line()}: mcp_servers is an array of tables, where Codex wants a table`);
       own = isMemdirKey(statement.keys) ? { header: statement, body: [] } : null;
       if (own) groups.push(own);
       continue;
@@ -88,7 +89,7 @@ function ownGroups(source: string, file: string): OwnGroup[] {
     if (isMemdirKey(full) || (full.length === 1 && full[0] === "mcp_servers"))
       refuse(
         file,
-        `line ${line}: the memdir MCP server is defined inline ("${source.slice(statement.start, statement.valueStart).trim()} …"); replace it with a [mcp_servers.memdir] table`,
+        `line ${line()}: the memdir MCP server is defined inline ("${source.slice(statement.start, statement.valueStart).trim()} …"); replace it with a [mcp_servers.memdir] table`,
       );
   }
   return groups;

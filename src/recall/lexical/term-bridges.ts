@@ -1,12 +1,12 @@
 import { inverseDocumentFrequency } from "./bm25.ts";
 import type { Corpus } from "./corpus.ts";
 import { TERM_BRIDGES } from "./term-bridges-table.ts";
-import { BIGRAM_MARK, type Token, tokenize } from "./tokenize.ts";
+import { BIGRAM_MARK, CJK_CHAR, forEachBigram, type Token, tokenize } from "./tokenize.ts";
 
 /**
  * The term-bridge table ({@link TERM_BRIDGES}) as search terms, and which of its concepts a query
  * names (docs/design.md#term-bridges). The table is compiled once per process, on the first query
- * (about 400 terms: well under a millisecond); a query then costs a look-up per query word.
+ * (about 400 terms; Chinese and Japanese entries without the segmenter); a query then costs a look-up per query word.
  */
 
 /** One term of a concept line, as the search terms it needs (all of them, for a phrase). */
@@ -67,14 +67,25 @@ export function compileBridges(table: string): { groups: readonly BridgeGroup[] 
 }
 
 function entryTerms(text: string): string[] {
+  // Chinese or Japanese alone keeps only its character pairs, and those need no segmenter:
+  // tokenizing the table's ~200 such entries loaded it into every prompt process that ranks,
+  // English prompts included (~13-20 ms, docs/design.md#the-prompt-hook-process).
+  const normalized = text.normalize("NFKC").toLowerCase();
+  if (!/[\p{L}\p{N}]/u.test(normalized.replace(CJK_CHARS, ""))) {
+    const pairs: string[] = [];
+    forEachBigram(normalized, (term) => {
+      pairs.push(term);
+    });
+    if (pairs.length > 0) return [...new Set(pairs)];
+  }
   const terms = tokenize(text);
-  const kept = terms.filter((term) => term.endsWith(BIGRAM_MARK) || !CJK.test(term));
+  const kept = terms.filter((term) => term.endsWith(BIGRAM_MARK) || !CJK_CHAR.test(term));
   return [...new Set(kept.length > 0 ? kept : terms)];
 }
 
 const NO_TERMS: ReadonlySet<string> = new Set();
 
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_CHARS = new RegExp(CJK_CHAR.source, "gu");
 
 function bridges(): CompiledBridges {
   compiled[0] ??= compileBridges(TERM_BRIDGES);

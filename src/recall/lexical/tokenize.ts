@@ -16,7 +16,8 @@
 import { NEEDS_SEGMENTER, segmentPieces, wordSegmenter } from "./segment.ts";
 
 /** Han, Hiragana, Katakana, Hangul (and their extensions / compatibility forms). */
-const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/** One Chinese, Japanese or Korean character. */
+export const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー]+/gu;
 const HIRAGANA_ONLY = /^[\p{Script=Hiragana}ー]+$/u;
 /** Splits an identifier-like segment into its parts. */
