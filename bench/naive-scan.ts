@@ -8,7 +8,7 @@
  */
 import fs from "node:fs/promises";
 import path from "node:path";
-import { parseFrontmatter } from "../src/memdir/frontmatter.ts";
+import { parseFrontmatter } from "../src/memdir/format/frontmatter.ts";
 import type { MemoryHeader } from "../src/types.ts";
 
 const HEADER_LINES = 30;

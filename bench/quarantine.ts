@@ -13,8 +13,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMemdirError } from "../src/errors.ts";
-import type { MemorySource } from "../src/memdir/provenance.ts";
-import { writeMemoryText } from "../src/memdir/write.ts";
+import type { MemorySource } from "../src/memdir/trust/provenance.ts";
+import { writeMemoryText } from "../src/memdir/write/write.ts";
 
 interface Sample {
   id: string;

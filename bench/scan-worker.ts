@@ -6,7 +6,7 @@
  * - memdir: `{coldMs, warmMs, warmTouchedMs, headers, touched, watchedRescans}` — the first
  *   scan of this process's Memdir (empty cache), the median rescan of the unchanged dir, and the
  *   median rescan after new mtimes on 1% of the files (a different 1% each time). Original mtimes
- *   are restored. Rescans are served by the folder watchers (src/memdir/scan-watch.ts) unless
+ *   are restored. Rescans are served by the folder watchers (src/memdir/scan/scan-watch.ts) unless
  *   `MEMDIR_NO_WATCH=1`; `watchedRescans` counts the rescans that were.
  */
 import fs from "node:fs/promises";

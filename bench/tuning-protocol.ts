@@ -17,10 +17,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { scanHeaders } from "../src/memdir/scan.ts";
+import { scanHeaders } from "../src/memdir/scan/scan.ts";
 import { type EvalQuery, readEvalQueries } from "../src/recall/eval.ts";
-import { LexicalIndexCache } from "../src/recall/lexical/lexical-index.ts";
-import { tokenize } from "../src/recall/lexical/tokenize.ts";
+import { LexicalIndexCache } from "../src/recall/lexical/index/lexical-index.ts";
+import { tokenize } from "../src/recall/lexical/text/tokenize.ts";
 import { selectMemories } from "../src/recall/recall.ts";
 import { createLexicalSelector, type LexicalTuning } from "../src/recall/select-lexical.ts";
 import { REPO_ROOT, runCommand } from "./stats.ts";

@@ -15,7 +15,7 @@ import path from "node:path";
 import { applyExplicitMemory } from "../src/extract/explicit.ts";
 import { EXPLICIT_MEMORY_HOOK } from "../src/extract/wire.ts";
 import { openMemdir } from "../src/memdir/instance.ts";
-import { saveMemory } from "../src/memdir/write.ts";
+import { saveMemory } from "../src/memdir/write/write.ts";
 import { explainRecall } from "../src/recall/explain.ts";
 import { recall } from "../src/recall/recall.ts";
 import { createLexicalSelector } from "../src/recall/select-lexical.ts";

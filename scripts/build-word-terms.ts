@@ -1,6 +1,6 @@
 /**
  * Writes `data/word-vectors.terms`, the search term of each row of `data/word-vectors.bin` as
- * memdir's tokenizer makes it and a hash table from term to row (src/recall/lexical/word-terms.ts),
+ * memdir's tokenizer makes it and a hash table from term to row (src/recall/lexical/text/word-terms.ts),
  * so a process that reads the vectors neither stems every word nor builds a map of them first
  * (docs/design.md#the-prompt-hook-process: that was most of what a prompt hook spent on the vectors). Run it after
  * changing the tokenizer or the vectors (scripts/build-word-vectors.ts runs it):
@@ -13,8 +13,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { encodeTermTable } from "../src/recall/lexical/word-terms.ts";
-import { readWordVectors, termTableFileOf } from "../src/recall/lexical/word-vectors.ts";
+import { encodeTermTable } from "../src/recall/lexical/text/word-terms.ts";
+import { readWordVectors, termTableFileOf } from "../src/recall/lexical/text/word-vectors.ts";
 
 const file = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "data", "word-vectors.bin");
 const vectors = readWordVectors(file);

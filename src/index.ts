@@ -28,10 +28,10 @@
  * const result = await recall({ memoryDir, query: "how do I install deps?", selector: createLexicalSelector() });
  */
 
-import type { MemoryLocation, MemoryLocationOptions } from "./memdir/paths.ts";
-import type { CappedRead } from "./memdir/read.ts";
-import type { ScanOptions } from "./memdir/scan.ts";
-import type { SaveMemoryInput, SaveMemoryResult, WriteOptions } from "./memdir/write.ts";
+import type { CappedRead } from "./memdir/fs/read.ts";
+import type { MemoryLocation, MemoryLocationOptions } from "./memdir/location/paths.ts";
+import type { ScanOptions } from "./memdir/scan/scan.ts";
+import type { SaveMemoryInput, SaveMemoryResult, WriteOptions } from "./memdir/write/write.ts";
 import type { RecallOptions, RecallResult } from "./recall/recall.ts";
 import type { HybridSelectorOptions } from "./recall/select-hybrid.ts";
 import type { LexicalSelectorOptions } from "./recall/select-lexical.ts";
@@ -41,11 +41,11 @@ import type { AgentSession, AgentSessionOptions } from "./session/agent-session.
 import type { MemoryHeader } from "./types.ts";
 
 export { isMemdirError, MemdirError, type MemdirErrorCode } from "./errors.ts";
+export type { CappedRead } from "./memdir/fs/read.ts";
 export { Memdir, type MemdirOptions, openMemdir } from "./memdir/instance.ts";
-export type { MemoryLocation, MemoryLocationOptions } from "./memdir/paths.ts";
-export type { CappedRead } from "./memdir/read.ts";
-export type { ScanOptions } from "./memdir/scan.ts";
-export type { SaveMemoryInput, SaveMemoryResult } from "./memdir/write.ts";
+export type { MemoryLocation, MemoryLocationOptions } from "./memdir/location/paths.ts";
+export type { ScanOptions } from "./memdir/scan/scan.ts";
+export type { SaveMemoryInput, SaveMemoryResult } from "./memdir/write/write.ts";
 export type { ModelClient } from "./model/client.ts";
 export type { RecallOptions, RecallResult, SurfacedMemory } from "./recall/recall.ts";
 export type { HybridSelectorOptions } from "./recall/select-hybrid.ts";
@@ -65,7 +65,7 @@ export { type Clock, MEMORY_TYPES, type MemoryHeader, type MemoryType, type Mess
  * location.memoryDir // "/Users/me/.claude/projects/-Users-me-shop/memory"
  */
 export async function resolveMemoryLocation(options: MemoryLocationOptions = {}): Promise<MemoryLocation> {
-  return (await import("./memdir/paths.ts")).resolveMemoryLocation(options);
+  return (await import("./memdir/location/paths.ts")).resolveMemoryLocation(options);
 }
 
 /**
@@ -78,7 +78,7 @@ export async function readMemoryCapped(
   filePath: string,
   options: { maxLines?: number; maxBytes?: number; memoryDir?: string } = {},
 ): Promise<CappedRead> {
-  return (await import("./memdir/read.ts")).readMemoryCapped(filePath, options);
+  return (await import("./memdir/fs/read.ts")).readMemoryCapped(filePath, options);
 }
 
 /**
@@ -88,7 +88,7 @@ export async function readMemoryCapped(
  * const headers = await scanHeaders("/home/me/.claude/projects/-work-shop/memory", { limit: 200 });
  */
 export async function scanHeaders(memoryDir: string, options: ScanOptions = {}): Promise<MemoryHeader[]> {
-  return (await import("./memdir/scan.ts")).scanHeaders(memoryDir, options);
+  return (await import("./memdir/scan/scan.ts")).scanHeaders(memoryDir, options);
 }
 
 /**
@@ -102,7 +102,7 @@ export async function saveMemory(
   input: SaveMemoryInput,
   options: WriteOptions = {},
 ): Promise<SaveMemoryResult> {
-  return (await import("./memdir/write.ts")).saveMemory(memoryDir, input, options);
+  return (await import("./memdir/write/write.ts")).saveMemory(memoryDir, input, options);
 }
 
 /**
@@ -117,7 +117,7 @@ export async function removeMemory(
   file: string,
   options: WriteOptions = {},
 ): Promise<{ file: string; path: string }> {
-  return (await import("./memdir/write.ts")).removeMemory(memoryDir, file, options);
+  return (await import("./memdir/write/write.ts")).removeMemory(memoryDir, file, options);
 }
 
 // ---- Recall: a factory returns its selector at once; the selector loads on its first select ----

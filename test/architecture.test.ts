@@ -51,6 +51,50 @@ const LAYERS: readonly (readonly string[])[] = [
   ["types.ts"],
 ];
 
+/**
+ * The second level: inside a folder split into sub-folders, the same rule between its parts, top
+ * to bottom. A part is a sub-folder, or the folder's own files (named as the folder itself: for
+ * `memdir`, `instance.ts`, the face every entry point opens). Each folder with sub-folders is
+ * listed here, so a new sub-folder gets its place before its first import is accepted.
+ */
+const SUBLAYERS: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  // The agent engine above its memory tools (also the MCP server's), which are specs of the same
+  // shape as the file tools.
+  agent: [["agent"], ["agent/memory-tools"], ["agent/tools"]],
+  // The `memdir` command: `main.ts` loads one command file on demand; every command uses the
+  // shared options, output and location rules in `support/`; `setup/` is what `memdir setup` writes.
+  cli: [["cli"], ["cli/commands"], ["cli/setup", "cli/support"]],
+  // The commands, grouped by what a user does with them.
+  "cli/commands": [["cli/commands/memories", "cli/commands/hosts", "cli/commands/upkeep"]],
+  // `memdir import`: the plan and the write above the readers, one per source format.
+  import: [["import"], ["import/sources"]],
+  // The on-disk layer: checks and repairs (`health/`) above the single writer (`write/`), which
+  // scans; the scan uses the cache files (`cache/`) and reads provenance (`trust/`); trust knows
+  // where a project's files are (`location/`); format and location rest on safe file access (`fs/`).
+  memdir: [
+    ["memdir"],
+    ["memdir/health"],
+    ["memdir/write"],
+    ["memdir/scan"],
+    ["memdir/cache", "memdir/trust"],
+    ["memdir/location", "memdir/format"],
+    ["memdir/fs"],
+  ],
+  // Recall's own files (prefetch, selectors, surfacing) above the lexical engine.
+  recall: [["recall"], ["recall/lexical"]],
+  // The lexical engine: ranking and the query above the stages, which score over the index, which
+  // is built from the words (`text/`: tokenizing, dates, word vectors, the bridge table).
+  "recall/lexical": [
+    ["recall/lexical"],
+    ["recall/lexical/stages"],
+    ["recall/lexical/index"],
+    ["recall/lexical/text"],
+  ],
+};
+
+/** The most files a folder holds directly; past it, a folder is split by concept (AGENTS.md). */
+const MAX_FILES_PER_FOLDER = 16;
+
 /** One import: `from` imports `to`; both relative to src/. */
 interface ImportEdge {
   from: string;
@@ -88,16 +132,31 @@ function folderOf(file: string): string {
   return slash === -1 ? file : file.slice(0, slash);
 }
 
+/**
+ * The part of `parent` a file belongs to: the sub-folder of `parent` it sits in, or `parent`
+ * itself for the folder's own files; undefined for a file outside `parent`.
+ */
+function partOf(parent: string, file: string): string | undefined {
+  if (!file.startsWith(`${parent}/`)) return undefined;
+  const rest = file.slice(parent.length + 1);
+  const slash = rest.indexOf("/");
+  return slash === -1 ? parent : `${parent}/${rest.slice(0, slash)}`;
+}
+
 /** Each arrow the layer table forbids, as a readable line. */
-function layerViolations(edges: readonly ImportEdge[], layers: readonly (readonly string[])[]): string[] {
+function layerViolations(
+  edges: readonly ImportEdge[],
+  layers: readonly (readonly string[])[],
+  groupOf: (file: string) => string = folderOf,
+): string[] {
   const layerOf = new Map<string, number>();
   layers.forEach((folders, index) => {
     for (const folder of folders) layerOf.set(folder, index);
   });
   const problems = new Set<string>();
   for (const { from, to } of edges) {
-    const source = folderOf(from);
-    const target = folderOf(to);
+    const source = groupOf(from);
+    const target = groupOf(to);
     for (const folder of [source, target])
       if (!layerOf.has(folder)) problems.add(`${folder} is in no layer: add it to LAYERS (${from} → ${to})`);
     if (source === target || !layerOf.has(source) || !layerOf.has(target)) continue;
@@ -155,8 +214,8 @@ describe("the checker", () => {
 
   it("accepts arrows that point down and imports inside a folder", () => {
     const edges = [
-      { from: "cli/main.ts", to: "cli/common.ts" },
-      { from: "cli/main.ts", to: "memdir/write.ts" },
+      { from: "cli/main.ts", to: "cli/support/common.ts" },
+      { from: "cli/main.ts", to: "memdir/write/write.ts" },
       { from: "agent/loop.ts", to: "types.ts" },
     ];
     assert.deepEqual(layerViolations(edges, layers), []);
@@ -164,12 +223,12 @@ describe("the checker", () => {
 
   it("reports an arrow up, an arrow to a sibling and a folder missing from the table", () => {
     const edges = [
-      { from: "memdir/write.ts", to: "agent/loop.ts" },
+      { from: "memdir/write/write.ts", to: "agent/loop.ts" },
       { from: "extract/run.ts", to: "agent/fork.ts" },
       { from: "cli/main.ts", to: "bench/run.ts" },
     ];
     assert.deepEqual(layerViolations(edges, layers), [
-      "memdir/write.ts → agent/loop.ts: agent is above memdir",
+      "memdir/write/write.ts → agent/loop.ts: agent is above memdir",
       "extract/run.ts → agent/fork.ts: extract and agent are siblings",
       "bench is in no layer: add it to LAYERS (cli/main.ts → bench/run.ts)",
     ]);
@@ -204,7 +263,7 @@ describe("src/", () => {
   it("has its imports read (a sanity check on the reader)", () => {
     assert.ok(edges.length > 300, `only ${edges.length} imports found`);
     assert.ok(
-      edges.some((edge) => edge.from === "cli/main.ts" && edge.to === "cli/commands/run.ts"),
+      edges.some((edge) => edge.from === "cli/main.ts" && edge.to === "cli/commands/hosts/run.ts"),
       "the CLI's lazy import(...) of its commands was not seen",
     );
   });
@@ -225,6 +284,43 @@ describe("src/", () => {
   it("has CLI commands that never import main.ts (main.ts loads them)", () => {
     const wrong = edges.filter(({ from, to }) => from.startsWith("cli/commands/") && to === "cli/main.ts");
     assert.deepEqual(wrong, []);
+  });
+
+  it("imports only down the second-level table inside each split folder", () => {
+    const problems = Object.entries(SUBLAYERS).flatMap(([parent, layers]) => {
+      const inside = edges.filter(({ from, to }) => partOf(parent, from) && partOf(parent, to));
+      return layerViolations(inside, layers, (file) => partOf(parent, file) as string);
+    });
+    assert.deepEqual(problems, []);
+  });
+
+  it("has no cycle between folders at any depth inside a top-level folder", () => {
+    const folderEdges = edges
+      .filter(({ from, to }) => folderOf(from) === folderOf(to))
+      .map(({ from, to }) => ({ from: path.posix.dirname(from), to: path.posix.dirname(to) }));
+    assert.deepEqual(cycles(folderEdges), []);
+  });
+
+  it("has every folder with sub-folders in the second-level table", () => {
+    const split = new Set<string>();
+    for (const file of sourceFiles(SRC)) {
+      const parts = file.split("/").slice(0, -1);
+      for (let depth = 1; depth < parts.length; depth++) split.add(parts.slice(0, depth).join("/"));
+    }
+    assert.deepEqual(
+      [...split].filter((folder) => !(folder in SUBLAYERS)),
+      [],
+    );
+  });
+
+  it(`has no folder holding more than ${MAX_FILES_PER_FOLDER} files directly`, () => {
+    const counts = new Map<string, number>();
+    for (const file of sourceFiles(SRC)) {
+      const folder = path.posix.dirname(file);
+      counts.set(folder, (counts.get(folder) ?? 0) + 1);
+    }
+    const crowded = [...counts].filter(([folder, count]) => folder !== "." && count > MAX_FILES_PER_FOLDER);
+    assert.deepEqual(crowded, []);
   });
 
   it("has every folder of src/ in the layer table", () => {

@@ -230,7 +230,7 @@ describe("Claude Code's locations (issue 16)", () => {
   });
 
   it("names the project folder after CLAUDE_CODE_PROJECT_DIR_NAME, ignoring one that is not a plain name", async () => {
-    const { resolveMemoryLocation } = await import("../src/memdir/paths.ts");
+    const { resolveMemoryLocation } = await import("../src/memdir/location/paths.ts");
     const { home, project } = world();
     const named = await resolveMemoryLocation({
       cwd: project,

@@ -67,8 +67,8 @@ describe("what importing an entry loads", () => {
       "recall/lexical/",
       "recall/recall.",
       "recall/select-lexical.",
-      "memdir/write.",
-      "memdir/paths.",
+      "memdir/write/",
+      "memdir/location/",
     ])
       assert.ok(!own.some((url) => url.includes(`/${module}`)), `import "memdir" loaded ${module}`);
     // The control: the recorder sees our modules and CommonJS packages at all.
@@ -199,7 +199,7 @@ describe("memdir mcp's handshake", () => {
       fs
         .readFileSync(log, "utf8")
         .split("\n")
-        .filter((url) => /\/recall\/(recall|select-lexical|lexical\/lexical-index)\.[jt]s$/.test(url));
+        .filter((url) => /\/recall\/(recall|select-lexical|lexical\/index\/lexical-index)\.[jt]s$/.test(url));
     try {
       send({
         jsonrpc: "2.0",

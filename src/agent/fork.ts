@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { WriteOrigin } from "../memdir/provenance.ts";
+import type { WriteOrigin } from "../memdir/trust/provenance.ts";
 import type { ModelClient } from "../model/client.ts";
 import type { Clock, Message } from "../types.ts";
 import { type LoopEvent, queryLoop, type TurnEndReason } from "./loop.ts";

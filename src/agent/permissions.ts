@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { isInside } from "../memdir/inside.ts";
-import { memoryFileRefusal, resolveInsideMemoryDir } from "../memdir/safe-path.ts";
+import { isInside } from "../memdir/fs/inside.ts";
+import { memoryFileRefusal, resolveInsideMemoryDir } from "../memdir/fs/safe-path.ts";
 import { requestedToolPath, type ToolContext } from "./tools/spec.ts";
 import { realPathOfTarget } from "./tools/write-file.ts";
 

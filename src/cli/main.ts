@@ -2,42 +2,42 @@ import fs from "node:fs";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { MemdirError, systemErrorLine } from "../errors.ts";
-import type { CommandContext, MainOptions, RegisterCommand } from "./common.ts";
-import { type CliIO, jsonText, processIO } from "./output.ts";
+import type { CommandContext, MainOptions, RegisterCommand } from "./support/common.ts";
+import { type CliIO, jsonText, processIO } from "./support/output.ts";
 import { isVersionRequest, memdirVersion } from "./version.ts";
 
 // Each command file adds one line here (keep alphabetical). Commands load lazily: a run imports
 // only the command it runs (the MCP SDK, model clients and agent tools cost start-up time that
 // `memdir path` should not pay; hooks start a process per agent turn).
 const commands: Record<string, () => Promise<RegisterCommand>> = {
-  add: async () => (await import("./commands/add.ts")).registerAddCommand,
-  chat: async () => (await import("./commands/chat.ts")).registerChatCommand,
-  context: async () => (await import("./commands/context.ts")).registerContextCommand,
-  doctor: async () => (await import("./commands/doctor.ts")).registerDoctorCommand,
-  dream: async () => (await import("./commands/dream.ts")).registerDreamCommand,
-  eval: async () => (await import("./commands/eval.ts")).registerEvalCommand,
-  export: async () => (await import("./commands/export.ts")).registerExportCommand,
-  extract: async () => (await import("./commands/extract.ts")).registerExtractCommand,
-  forget: async () => (await import("./commands/forget.ts")).registerForgetCommand,
-  helper: async () => (await import("./commands/helper.ts")).registerHelperCommand,
-  history: async () => (await import("./commands/history.ts")).registerHistoryCommand,
-  hook: async () => (await import("./commands/hook.ts")).registerHookCommand,
-  import: async () => (await import("./commands/import.ts")).registerImportCommand,
-  inbox: async () => (await import("./commands/inbox.ts")).registerInboxCommand,
-  list: async () => (await import("./commands/list.ts")).registerListCommand,
-  mcp: async () => (await import("./commands/mcp.ts")).registerMcpCommand,
-  migrate: async () => (await import("./commands/migrate.ts")).registerMigrateCommand,
-  path: async () => (await import("./commands/path.ts")).registerPathCommand,
-  recall: async () => (await import("./commands/recall.ts")).registerRecallCommand,
-  remember: async () => (await import("./commands/remember.ts")).registerRememberCommand,
-  rm: async () => (await import("./commands/rm.ts")).registerRmCommand,
-  run: async () => (await import("./commands/run.ts")).registerRunCommand,
-  setup: async () => (await import("./commands/setup.ts")).registerSetupCommand,
-  show: async () => (await import("./commands/show.ts")).registerShowCommand,
-  ui: async () => (await import("./commands/ui.ts")).registerUiCommand,
-  sync: async () => (await import("./commands/sync.ts")).registerSyncCommand,
-  undo: async () => (await import("./commands/undo.ts")).registerUndoCommand,
-  "warm-up": async () => (await import("./commands/warm-up.ts")).registerWarmUpCommand,
+  add: async () => (await import("./commands/memories/add.ts")).registerAddCommand,
+  chat: async () => (await import("./commands/hosts/chat.ts")).registerChatCommand,
+  context: async () => (await import("./commands/memories/context.ts")).registerContextCommand,
+  doctor: async () => (await import("./commands/upkeep/doctor.ts")).registerDoctorCommand,
+  dream: async () => (await import("./commands/upkeep/dream.ts")).registerDreamCommand,
+  eval: async () => (await import("./commands/memories/eval.ts")).registerEvalCommand,
+  export: async () => (await import("./commands/upkeep/export.ts")).registerExportCommand,
+  extract: async () => (await import("./commands/upkeep/extract.ts")).registerExtractCommand,
+  forget: async () => (await import("./commands/memories/forget.ts")).registerForgetCommand,
+  helper: async () => (await import("./commands/hosts/helper.ts")).registerHelperCommand,
+  history: async () => (await import("./commands/upkeep/history.ts")).registerHistoryCommand,
+  hook: async () => (await import("./commands/hosts/hook.ts")).registerHookCommand,
+  import: async () => (await import("./commands/upkeep/import.ts")).registerImportCommand,
+  inbox: async () => (await import("./commands/upkeep/inbox.ts")).registerInboxCommand,
+  list: async () => (await import("./commands/memories/list.ts")).registerListCommand,
+  mcp: async () => (await import("./commands/hosts/mcp.ts")).registerMcpCommand,
+  migrate: async () => (await import("./commands/memories/migrate.ts")).registerMigrateCommand,
+  path: async () => (await import("./commands/memories/path.ts")).registerPathCommand,
+  recall: async () => (await import("./commands/memories/recall.ts")).registerRecallCommand,
+  remember: async () => (await import("./commands/memories/remember.ts")).registerRememberCommand,
+  rm: async () => (await import("./commands/memories/rm.ts")).registerRmCommand,
+  run: async () => (await import("./commands/hosts/run.ts")).registerRunCommand,
+  setup: async () => (await import("./commands/hosts/setup.ts")).registerSetupCommand,
+  show: async () => (await import("./commands/memories/show.ts")).registerShowCommand,
+  ui: async () => (await import("./commands/memories/ui.ts")).registerUiCommand,
+  sync: async () => (await import("./commands/upkeep/sync.ts")).registerSyncCommand,
+  undo: async () => (await import("./commands/upkeep/undo.ts")).registerUndoCommand,
+  "warm-up": async () => (await import("./commands/hosts/warm-up.ts")).registerWarmUpCommand,
 };
 
 /** The register functions this argv needs: just its command, or all of them for help and errors. */

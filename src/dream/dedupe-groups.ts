@@ -1,4 +1,4 @@
-import { NEEDS_SEGMENTER, segmentPieces, wordSegmenter } from "../recall/lexical/segment.ts";
+import { NEEDS_SEGMENTER, segmentPieces, wordSegmenter } from "../recall/lexical/text/segment.ts";
 import type { MemoryType } from "../types.ts";
 
 /**

@@ -1,10 +1,10 @@
 import path from "node:path";
 import { throwIfAborted } from "../errors.ts";
-import { parseFrontmatter } from "../memdir/frontmatter.ts";
-import { applyIndexChanges, INDEX_FILE, parseIndex } from "../memdir/index-file.ts";
-import { readRegularText } from "../memdir/regular-file.ts";
-import { scanHeaders } from "../memdir/scan.ts";
-import { removeMemory, saveMemory, updateIndex, withMemoryLock } from "../memdir/write.ts";
+import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
+import { applyIndexChanges, INDEX_FILE, parseIndex } from "../memdir/format/index-file.ts";
+import { readRegularText } from "../memdir/fs/regular-file.ts";
+import { scanHeaders } from "../memdir/scan/scan.ts";
+import { removeMemory, saveMemory, updateIndex, withMemoryLock } from "../memdir/write/write.ts";
 import type { Clock } from "../types.ts";
 import {
   type DuplicateGroup,

@@ -7,7 +7,7 @@ import {
   type GitResult,
   git as repositoryGit,
   runGit as runRepositoryGit,
-} from "../memdir/git.ts";
+} from "../memdir/location/git.ts";
 import type { Clock } from "../types.ts";
 import {
   type EntryVersions,
@@ -28,7 +28,7 @@ export function gitAvailable(): boolean {
   return spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
 }
 
-/** The memory dir's own history repository, run through the one hardened git wrapper (src/memdir/git.ts). */
+/** The memory dir's own history repository, run through the one hardened git wrapper (src/memdir/location/git.ts). */
 function historyRepository(memoryDir: string): GitRepository {
   return { gitDir: path.join(memoryDir, ".git"), workTree: memoryDir, label: "history" };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { listTrackedFiles } from "../memdir/scratch.ts";
+import { listTrackedFiles } from "../memdir/write/scratch.ts";
 import type { Clock } from "../types.ts";
 import type { EntryVersions, FileChange, HistoryEntry, HistoryKind } from "./history-types.ts";
 
@@ -15,7 +15,7 @@ import type { EntryVersions, FileChange, HistoryEntry, HistoryKind } from "./his
  */
 export const JOURNAL_DIR = ".history";
 
-export { listTrackedFiles } from "../memdir/scratch.ts";
+export { listTrackedFiles } from "../memdir/write/scratch.ts";
 
 interface Manifest {
   id: string;

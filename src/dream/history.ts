@@ -1,6 +1,6 @@
 import { MemdirError } from "../errors.ts";
-import { openFolderInside } from "../memdir/open-safely.ts";
-import { withMemoryLock } from "../memdir/write.ts";
+import { openFolderInside } from "../memdir/fs/open-safely.ts";
+import { withMemoryLock } from "../memdir/write/write.ts";
 import type { Clock } from "../types.ts";
 import {
   gitAvailable,

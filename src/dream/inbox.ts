@@ -1,7 +1,7 @@
 import { MemdirError } from "../errors.ts";
-import { parseFrontmatter } from "../memdir/frontmatter.ts";
-import { INDEX_FILE } from "../memdir/index-file.ts";
-import { lineDiff } from "../memdir/line-diff.ts";
+import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
+import { INDEX_FILE } from "../memdir/format/index-file.ts";
+import { lineDiff } from "../memdir/format/line-diff.ts";
 import {
   isPending,
   listProposals,
@@ -9,7 +9,7 @@ import {
   type Proposal,
   type ProposedChange,
   saveProposal,
-} from "../memdir/proposal-store.ts";
+} from "../memdir/write/proposal-store.ts";
 import type { Clock } from "../types.ts";
 import { type HistoryEntry, recordEvent } from "./history.ts";
 import { applyProposal } from "./proposal.ts";

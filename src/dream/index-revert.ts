@@ -1,4 +1,4 @@
-import { lineDiff, splitLines } from "../memdir/line-diff.ts";
+import { lineDiff, splitLines } from "../memdir/format/line-diff.ts";
 
 /** Why a line change could not be taken back: the line it added is no longer in the index. */
 export interface IndexRevertConflict {

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { processIsAlive, tryTakeLease } from "../memdir/lease.ts";
+import { processIsAlive, tryTakeLease } from "../memdir/fs/lease.ts";
 import type { Clock } from "../types.ts";
 
 /**

@@ -1,10 +1,15 @@
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { parseFrontmatter } from "../memdir/frontmatter.ts";
-import { INDEX_FILE, parseIndex, upsertIndexLine } from "../memdir/index-file.ts";
-import { loadProposal, type Proposal, type ProposedChange, saveProposal } from "../memdir/proposal-store.ts";
-import { readRegularText } from "../memdir/regular-file.ts";
-import { defaultTitle, removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write.ts";
+import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
+import { INDEX_FILE, parseIndex, upsertIndexLine } from "../memdir/format/index-file.ts";
+import { readRegularText } from "../memdir/fs/regular-file.ts";
+import {
+  loadProposal,
+  type Proposal,
+  type ProposedChange,
+  saveProposal,
+} from "../memdir/write/proposal-store.ts";
+import { defaultTitle, removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write/write.ts";
 import type { Clock } from "../types.ts";
 import { type HistoryEntry, recordChange } from "./history.ts";
 
@@ -17,13 +22,13 @@ export {
   type ProposalSource,
   type ProposedChange,
   saveProposal,
-} from "../memdir/proposal-store.ts";
+} from "../memdir/write/proposal-store.ts";
 export {
   createScratchCopy,
   diffMemoryDirs,
   proposeChanges,
   quarantineReason,
-} from "../memdir/scratch.ts";
+} from "../memdir/write/scratch.ts";
 
 // Propose mode (`--propose`, setting `autoDream.mode: "propose"`, `memoryMode: review`): a writer
 // runs against a scratch copy of the memory dir, and the difference is stored as

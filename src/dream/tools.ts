@@ -4,8 +4,8 @@ import { memoryFileDecision, memoryOnlyPermissions, type PermissionCheck } from 
 import { createSearchTranscriptsTool } from "../agent/search-transcripts.ts";
 import type { ToolSpec } from "../agent/tools/spec.ts";
 import { editTool, globTool, grepTool, readTool, writeTool } from "../agent/tools.ts";
-import { resolveInsideMemoryDir } from "../memdir/safe-path.ts";
-import { removeMemory } from "../memdir/write.ts";
+import { resolveInsideMemoryDir } from "../memdir/fs/safe-path.ts";
+import { removeMemory } from "../memdir/write/write.ts";
 
 const deleteInput = z.object({
   file_path: z.string().min(1).describe("The memory file to delete (inside the memory directory)"),

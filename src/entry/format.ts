@@ -8,13 +8,13 @@
  * const { entries, truncated } = await readIndex(memoryDir);
  */
 
-export { type DoctorIssue, diagnoseMemoryDir, repairMemoryDir } from "../memdir/doctor.ts";
+export type { CacheLog, PersistedCacheStats } from "../memdir/cache/persisted-cache.ts";
 export {
   type FrontmatterIssue,
   type ParsedMemory,
   parseFrontmatter,
   serializeMemory,
-} from "../memdir/frontmatter.ts";
+} from "../memdir/format/frontmatter.ts";
 export {
   formatIndexLine,
   INDEX_MAX_BYTES,
@@ -24,17 +24,27 @@ export {
   type IndexRead,
   parseIndex,
   readIndex,
-} from "../memdir/index-file.ts";
-export type { MemdirCacheMode, MemdirStats } from "../memdir/instance.ts";
+} from "../memdir/format/index-file.ts";
+export type { LockOptions } from "../memdir/fs/lock.ts";
+export { MEMORY_MAX_BYTES, MEMORY_MAX_LINES } from "../memdir/fs/read.ts";
 export {
-  type LinkNote,
-  linkNames,
-  linkResolver,
-  type MemoryLink,
-  resolveLinks,
-  unresolvedLinks,
-} from "../memdir/links.ts";
-export type { LockOptions } from "../memdir/lock.ts";
+  assertInsideMemoryDir,
+  resolveInsideMemoryDir,
+  type SafePathOptions,
+  type SafePathResult,
+  type UnsafePathRule,
+} from "../memdir/fs/safe-path.ts";
+export { type DoctorIssue, diagnoseMemoryDir, repairMemoryDir } from "../memdir/health/doctor.ts";
+export {
+  type Anchor,
+  type AnchorChange,
+  checkAnchors,
+  findAnchors,
+  findStaleMemories,
+  memoryAnchorChanges,
+  type StaleMemory,
+} from "../memdir/health/stale.ts";
+export type { MemdirCacheMode, MemdirStats } from "../memdir/instance.ts";
 export {
   agentMemoryDir,
   ensureMemoryDir,
@@ -44,37 +54,27 @@ export {
   migrateMemory,
   type OrphanedMemoryDir,
   sanitizeProjectPath,
-} from "../memdir/paths.ts";
-export type { CacheLog, PersistedCacheStats } from "../memdir/persisted-cache.ts";
+} from "../memdir/location/paths.ts";
+export {
+  type LinkNote,
+  linkNames,
+  linkResolver,
+  type MemoryLink,
+  resolveLinks,
+  unresolvedLinks,
+} from "../memdir/scan/links.ts";
+export type { ScanState } from "../memdir/scan/scan.ts";
+export { formatManifest, HeaderCache, type HeaderCacheOptions, manifestLine } from "../memdir/scan/scan.ts";
+export type { ScanWatchStats } from "../memdir/scan/scan-watch-types.ts";
 export {
   isAutomaticSource,
   MEMORY_SOURCES,
   type MemorySource,
   provenanceOf,
   type WriteOrigin,
-} from "../memdir/provenance.ts";
-export { findInstructions, type QuarantineFinding } from "../memdir/quarantine.ts";
-export type { QuarantineIntent } from "../memdir/quarantine-rules.ts";
-export { MEMORY_MAX_BYTES, MEMORY_MAX_LINES } from "../memdir/read.ts";
-export {
-  assertInsideMemoryDir,
-  resolveInsideMemoryDir,
-  type SafePathOptions,
-  type SafePathResult,
-  type UnsafePathRule,
-} from "../memdir/safe-path.ts";
-export type { ScanState } from "../memdir/scan.ts";
-export { formatManifest, HeaderCache, type HeaderCacheOptions, manifestLine } from "../memdir/scan.ts";
-export type { ScanWatchStats } from "../memdir/scan-watch-types.ts";
-export { assertNoSecrets, findSecrets, type SecretFinding } from "../memdir/secrets.ts";
-export {
-  type Anchor,
-  type AnchorChange,
-  checkAnchors,
-  findAnchors,
-  findStaleMemories,
-  memoryAnchorChanges,
-  type StaleMemory,
-} from "../memdir/stale.ts";
-export { type WriteOptions, writeMemoryText } from "../memdir/write.ts";
+} from "../memdir/trust/provenance.ts";
+export { findInstructions, type QuarantineFinding } from "../memdir/trust/quarantine.ts";
+export type { QuarantineIntent } from "../memdir/trust/quarantine-rules.ts";
+export { assertNoSecrets, findSecrets, type SecretFinding } from "../memdir/trust/secrets.ts";
+export { type WriteOptions, writeMemoryText } from "../memdir/write/write.ts";
 export { isMemoryType, savedAtMs } from "../types.ts";

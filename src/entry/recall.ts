@@ -22,10 +22,10 @@ export {
   type RecallCandidate,
   type RecallEvidence,
 } from "../recall/explain.ts";
-export { LexicalIndexCache, type LexicalIndexCacheOptions } from "../recall/lexical/lexical-index.ts";
-export type { FieldName } from "../recall/lexical/memory-record.ts";
-export type { RelatedWordTuning } from "../recall/lexical/types.ts";
-export { readWordVectors, WordVectors } from "../recall/lexical/word-vectors.ts";
+export { LexicalIndexCache, type LexicalIndexCacheOptions } from "../recall/lexical/index/lexical-index.ts";
+export type { FieldName } from "../recall/lexical/index/memory-record.ts";
+export type { RelatedWordTuning } from "../recall/lexical/index/types.ts";
+export { readWordVectors, WordVectors } from "../recall/lexical/text/word-vectors.ts";
 export {
   collectSettledMemories,
   type MemoryPrefetch,

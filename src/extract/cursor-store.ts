@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { writeFileAtomic } from "../memdir/atomic.ts";
+import { writeFileAtomic } from "../memdir/fs/atomic.ts";
 
 /**
  * Where background extraction keeps its state between processes, inside the memory dir: the

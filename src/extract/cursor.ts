@@ -1,6 +1,6 @@
 import path from "node:path";
 import { realPathOfTarget } from "../agent/tools/write-file.ts";
-import { isInside } from "../memdir/inside.ts";
+import { isInside } from "../memdir/fs/inside.ts";
 import type { Message } from "../types.ts";
 
 /** Tools whose `file_path` input is written (docs/design.md#the-cursor-and-the-skip-rule: the skip rule looks for these). */

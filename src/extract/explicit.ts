@@ -1,8 +1,8 @@
 import { isMemdirError } from "../errors.ts";
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
-import type { WriteOrigin } from "../memdir/provenance.ts";
-import { scanHeaders } from "../memdir/scan.ts";
-import { removeMemory, saveMemory } from "../memdir/write.ts";
+import { scanHeaders } from "../memdir/scan/scan.ts";
+import type { WriteOrigin } from "../memdir/trust/provenance.ts";
+import { removeMemory, saveMemory } from "../memdir/write/write.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { MemoryType } from "../types.ts";
 import {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { writeFileAtomic } from "../memdir/atomic.ts";
-import { type Lease, liveLeaseHolder, tryTakeLease } from "../memdir/lease.ts";
+import { writeFileAtomic } from "../memdir/fs/atomic.ts";
+import { type Lease, liveLeaseHolder, tryTakeLease } from "../memdir/fs/lease.ts";
 import { extractionStateDir, transcriptKey } from "./cursor-store.ts";
 
 /**

@@ -1,10 +1,10 @@
-import { anchorsOf, escapeRegExp } from "../memdir/anchors.ts";
-import { parseFrontmatter } from "../memdir/frontmatter.ts";
-import { relativeInside } from "../memdir/inside.ts";
+import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
+import { relativeInside } from "../memdir/fs/inside.ts";
+import { readMemoryCapped } from "../memdir/fs/read.ts";
+import { readRegularText } from "../memdir/fs/regular-file.ts";
 import type { Memdir } from "../memdir/instance.ts";
-import { readMemoryCapped } from "../memdir/read.ts";
-import { readRegularText } from "../memdir/regular-file.ts";
-import { scanHeaders } from "../memdir/scan.ts";
+import { scanHeaders } from "../memdir/scan/scan.ts";
+import { anchorsOf, escapeRegExp } from "../memdir/trust/anchors.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "../recall/budget.ts";
 import { DEFAULT_RECALL_K } from "../recall/selector.ts";
 import { formatSurfacedMemory, vanishedAnchorNotes } from "../recall/surface.ts";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { CACHE_DIRECTORY_NAME } from "../memdir/persisted-cache.ts";
+import { CACHE_DIRECTORY_NAME } from "../memdir/cache/persisted-cache.ts";
 import type { Clock } from "../types.ts";
 import type { ContextPart } from "./context-limit.ts";
 

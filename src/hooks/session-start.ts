@@ -1,9 +1,9 @@
 import type { ResolvedConfig } from "../config.ts";
 import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
-import { readIndex } from "../memdir/index-file.ts";
-import type { MemoryLocation } from "../memdir/paths.ts";
-import { isPending, listProposals } from "../memdir/proposal-store.ts";
+import { readIndex } from "../memdir/format/index-file.ts";
+import type { MemoryLocation } from "../memdir/location/paths.ts";
+import { isPending, listProposals } from "../memdir/write/proposal-store.ts";
 import type { Clock } from "../types.ts";
 import { fitHookContext } from "./context-limit.ts";
 

@@ -2,7 +2,7 @@ import type { ResolvedConfig } from "../config.ts";
 import type { ExplicitMemoryResult } from "../extract/explicit.ts";
 import { parseExplicitMemory } from "../extract/explicit-intent.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
-import type { MemoryLocation } from "../memdir/paths.ts";
+import type { MemoryLocation } from "../memdir/location/paths.ts";
 import { prefetchGate } from "../recall/prefetch.ts";
 import { recall } from "../recall/recall.ts";
 import type { Selector } from "../recall/selector.ts";

@@ -1,9 +1,13 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { writeFileAtomic } from "../memdir/atomic.ts";
-import { liveLeaseHolder, tryTakeLease } from "../memdir/lease.ts";
-import { CACHE_DIRECTORY_NAME, persistedCacheEnabled, worthPersisting } from "../memdir/persisted-cache.ts";
-import { isMemoryFileName } from "../memdir/scan-list.ts";
+import {
+  CACHE_DIRECTORY_NAME,
+  persistedCacheEnabled,
+  worthPersisting,
+} from "../memdir/cache/persisted-cache.ts";
+import { writeFileAtomic } from "../memdir/fs/atomic.ts";
+import { liveLeaseHolder, tryTakeLease } from "../memdir/fs/lease.ts";
+import { isMemoryFileName } from "../memdir/scan/scan-list.ts";
 
 /**
  * Cache warm-up for hooks. A `UserPromptSubmit` hook has ~3 s; in a big memory dir (2,000+

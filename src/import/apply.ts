@@ -2,14 +2,14 @@ import path from "node:path";
 import { loadMemoryDocuments } from "../dream/dedupe.ts";
 import { recordChange } from "../dream/history.ts";
 import { MemdirError } from "../errors.ts";
-import { parseFrontmatter } from "../memdir/frontmatter.ts";
-import { slugFor } from "../memdir/memory-names.ts";
-import { describeFindings, findInstructions } from "../memdir/quarantine.ts";
-import { findSecrets, secretKindPhrase } from "../memdir/secrets.ts";
-import { saveMemory } from "../memdir/write.ts";
+import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
+import { slugFor } from "../memdir/format/memory-names.ts";
+import { describeFindings, findInstructions } from "../memdir/trust/quarantine.ts";
+import { findSecrets, secretKindPhrase } from "../memdir/trust/secrets.ts";
+import { saveMemory } from "../memdir/write/write.ts";
 import type { Clock } from "../types.ts";
 import { type Decision, importedFromOf, KnownMemories, type KnownMemory } from "./plan.ts";
-import type { ImportCandidate, ImportReport } from "./types.ts";
+import type { ImportCandidate, ImportReport } from "./sources/types.ts";
 
 export interface ImportIntoOptions {
   /** Report what would happen; write nothing, record nothing. */

@@ -1,8 +1,8 @@
 import path from "node:path";
-import { parseFrontmatter } from "../memdir/frontmatter.ts";
-import { INDEX_FILE, parseIndex } from "../memdir/index-file.ts";
-import { readRegularText } from "../memdir/regular-file.ts";
-import { scanHeaders } from "../memdir/scan.ts";
+import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
+import { INDEX_FILE, parseIndex } from "../memdir/format/index-file.ts";
+import { readRegularText } from "../memdir/fs/regular-file.ts";
+import { scanHeaders } from "../memdir/scan/scan.ts";
 
 /**
  * Every memory of a memory dir as JSON Lines (docs/import.md#export): one object a line,

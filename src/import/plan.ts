@@ -7,7 +7,7 @@ import {
   wordSet,
 } from "../dream/dedupe.ts";
 import type { MemoryType } from "../types.ts";
-import type { ImportCandidate } from "./types.ts";
+import type { ImportCandidate } from "./sources/types.ts";
 
 /**
  * What an import does with each candidate, decided before anything is written (pure;

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { readProjectMarker } from "../memdir/paths.ts";
-import type { ImportCandidate, SkippedSource } from "./types.ts";
+import { readProjectMarker } from "../memdir/location/paths.ts";
+import type { ImportCandidate, SkippedSource } from "./sources/types.ts";
 
 /** A memory dir an import writes into. */
 export interface ImportTarget {

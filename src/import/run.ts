@@ -1,8 +1,8 @@
 import type { Clock } from "../types.ts";
 import { importInto, reportedPath } from "./apply.ts";
 import { routeByProject } from "./projects.ts";
-import { readSource } from "./sources.ts";
-import type { ImportKind, ImportReport } from "./types.ts";
+import { readSource } from "./sources/sources.ts";
+import type { ImportKind, ImportReport } from "./sources/types.ts";
 
 export interface RunImportOptions {
   kind: ImportKind;

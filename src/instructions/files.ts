@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { ResolvedConfig } from "../config.ts";
-import { type IndexLimit, readIndex } from "../memdir/index-file.ts";
-import { isInside } from "../memdir/inside.ts";
-import { resolveMemoryLocation } from "../memdir/paths.ts";
-import { findSecrets } from "../memdir/secrets.ts";
+import { type IndexLimit, readIndex } from "../memdir/format/index-file.ts";
+import { isInside } from "../memdir/fs/inside.ts";
+import { resolveMemoryLocation } from "../memdir/location/paths.ts";
+import { findSecrets } from "../memdir/trust/secrets.ts";
 import { stripHtmlComments } from "./comments.ts";
 import { findImports, importCandidates, MAX_IMPORT_DEPTH } from "./imports.ts";
 

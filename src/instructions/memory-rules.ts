@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from "../config.ts";
-import { ensureMemoryDir, type MemoryLocation } from "../memdir/paths.ts";
+import { ensureMemoryDir, type MemoryLocation } from "../memdir/location/paths.ts";
 import { memorySystemPrompt } from "../prompts/memory-rules.ts";
 
 /**

@@ -30,7 +30,7 @@ export function registerMemoryResources(server: McpServer, memoryDir: string, me
       mimeType: "text/markdown",
     },
     async (uri) => {
-      const { readIndex } = await import("../memdir/index-file.ts");
+      const { readIndex } = await import("../memdir/format/index-file.ts");
       const index = await readIndex(memoryDir);
       return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: index.raw }] };
     },
@@ -42,7 +42,7 @@ export function registerMemoryResources(server: McpServer, memoryDir: string, me
       // `completion/complete` for the `file` argument: the memory files starting with what was typed.
       complete: {
         file: async (typed) => {
-          const { scanHeaders } = await import("../memdir/scan.ts");
+          const { scanHeaders } = await import("../memdir/scan/scan.ts");
           const headers = await scanHeaders(memoryDir, { memdir: memdirFor(memdir, memoryDir) });
           const prefix = typed.toLowerCase();
           return headers
@@ -53,7 +53,7 @@ export function registerMemoryResources(server: McpServer, memoryDir: string, me
         },
       },
       list: async () => {
-        const { scanHeaders } = await import("../memdir/scan.ts");
+        const { scanHeaders } = await import("../memdir/scan/scan.ts");
         const headers = await scanHeaders(memoryDir, { memdir: memdirFor(memdir, memoryDir) });
         return {
           resources: headers.map((header) => ({

@@ -5,7 +5,7 @@ import { createMemoryTools } from "../agent/memory-tools/index.ts";
 import { createToolContext } from "../agent/tools/spec.ts";
 import type { ResolvedConfig } from "../config.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
-import { ensureMemoryDir, type MemoryLocation, projectOf } from "../memdir/paths.ts";
+import { ensureMemoryDir, type MemoryLocation, projectOf } from "../memdir/location/paths.ts";
 import { mcpServerInstructions } from "../prompts/memory-rules.ts";
 import { selectorOnFirstUse } from "../recall/select-on-first-use.ts";
 import type { Selector } from "../recall/selector.ts";

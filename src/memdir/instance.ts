@@ -1,9 +1,9 @@
 import { debugEnabled, persistedCacheEnabled, processEnv, watchingEnabled } from "../config.ts";
 import type { Clock, MemoryHeader } from "../types.ts";
-import type { MemdirCore, MemdirSetup, ScanState } from "./instance-core.ts";
-import type { CacheLog, PersistedCacheStats } from "./persisted-cache.ts";
-import type { ScanOptions } from "./scan.ts";
-import type { ScanWatchStats } from "./scan-watch.ts";
+import type { CacheLog, PersistedCacheStats } from "./cache/persisted-cache.ts";
+import type { MemdirCore, MemdirSetup, ScanState } from "./scan/instance-core.ts";
+import type { ScanOptions } from "./scan/scan.ts";
+import type { ScanWatchStats } from "./scan/scan-watch.ts";
 
 // Taken, not imported: this file loads with `import("memdir")` (see config.ts).
 const path = process.getBuiltinModule("node:path");
@@ -111,7 +111,7 @@ export class Memdir implements ScanState {
    * const headers = await memdir.scan({ limit: 200 });
    */
   async scan(options: Omit<ScanOptions, "memdir"> = {}): Promise<MemoryHeader[]> {
-    const { scanHeaders } = await import("./scan.ts");
+    const { scanHeaders } = await import("./scan/scan.ts");
     return scanHeaders(this.memoryDir, { ...options, memdir: this });
   }
 

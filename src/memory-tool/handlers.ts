@@ -1,12 +1,12 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { INDEX_FILE } from "../memdir/index-file.ts";
+import { INDEX_FILE } from "../memdir/format/index-file.ts";
+import { memoryFileRefusal, resolveInsideMemoryDir } from "../memdir/fs/safe-path.ts";
 import type { Memdir } from "../memdir/instance.ts";
-import { memoryFileRefusal, resolveInsideMemoryDir } from "../memdir/safe-path.ts";
-import { scanHeaders } from "../memdir/scan.ts";
-import { assertNoSecrets } from "../memdir/secrets.ts";
-import { removeMemory, type SaveMemoryResult, saveMemory } from "../memdir/write.ts";
+import { scanHeaders } from "../memdir/scan/scan.ts";
+import { assertNoSecrets } from "../memdir/trust/secrets.ts";
+import { removeMemory, type SaveMemoryResult, saveMemory } from "../memdir/write/write.ts";
 import type { Clock } from "../types.ts";
 import type { MemdirMemoryToolHandlers } from "./commands.ts";
 import { inferMemory } from "./infer.ts";

@@ -1,5 +1,5 @@
-import { parseFrontmatter } from "../memdir/frontmatter.ts";
-import { oneLine, shorten } from "../memdir/memory-names.ts";
+import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
+import { oneLine, shorten } from "../memdir/format/memory-names.ts";
 import { isMemoryType, MEMORY_TYPES, type MemoryType } from "../types.ts";
 
 /** A file the model wrote, read as a memory: what it said and what memdir had to fill in. */

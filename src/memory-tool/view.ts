@@ -1,4 +1,4 @@
-import { INDEX_FILE } from "../memdir/index-file.ts";
+import { INDEX_FILE } from "../memdir/format/index-file.ts";
 import { memoryAge } from "../recall/surface.ts";
 import type { MemoryHeader } from "../types.ts";
 

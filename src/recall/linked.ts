@@ -1,5 +1,5 @@
-import { linkResolver } from "../memdir/links.ts";
-import { readMemoryCapped } from "../memdir/read.ts";
+import { readMemoryCapped } from "../memdir/fs/read.ts";
+import { linkResolver } from "../memdir/scan/links.ts";
 import { type MemoryHeader, savedAtMs } from "../types.ts";
 import { surfacedMemoryMessage } from "./surface.ts";
 

@@ -1,14 +1,14 @@
 import { throwIfAborted } from "../errors.ts";
-import { anchorRoot } from "../memdir/anchors.ts";
+import { readMemoryCapped } from "../memdir/fs/read.ts";
 import type { Memdir } from "../memdir/instance.ts";
-import { linkNames } from "../memdir/links.ts";
-import { readMemoryCapped } from "../memdir/read.ts";
-import { type HeaderCache, scanHeaders } from "../memdir/scan.ts";
+import { linkNames } from "../memdir/scan/links.ts";
+import { type HeaderCache, scanHeaders } from "../memdir/scan/scan.ts";
+import { anchorRoot } from "../memdir/trust/anchors.ts";
 import { type Clock, type MemoryHeader, type Message, type ReadFileState, savedAtMs } from "../types.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
 import { type CandidateStatus, type RecallCandidate, type RecallEvidence, unpickedJudge } from "./explain.ts";
+import { cutQuery } from "./lexical/text/query-text.ts";
 import { linkedMemories, type PickLinks } from "./linked.ts";
-import { cutQuery } from "./query-text.ts";
 import { DEFAULT_RECALL_K, type MemoryPick, type SelectionDetails, type Selector } from "./selector.ts";
 import { surfacedMemoryMessage, vanishedAnchorNotes } from "./surface.ts";
 

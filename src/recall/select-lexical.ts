@@ -1,13 +1,13 @@
 import { throwIfAborted } from "../errors.ts";
 import { yieldToEventLoop } from "../event-loop.ts";
 import type { Memdir } from "../memdir/instance.ts";
-import { coreOf } from "../memdir/instance-core.ts";
-import { LexicalIndexCache } from "./lexical/lexical-index.ts";
-import { queryDates } from "./lexical/query-dates.ts";
+import { coreOf } from "../memdir/scan/instance-core.ts";
+import { LexicalIndexCache } from "./lexical/index/lexical-index.ts";
+import type { LexicalTuning } from "./lexical/index/types.ts";
 import { rankLexically } from "./lexical/rank.ts";
+import { queryDates } from "./lexical/text/query-dates.ts";
+import type { WordVectors } from "./lexical/text/word-vectors.ts";
 import { DEFAULT_LEXICAL_TUNING } from "./lexical/tuning.ts";
-import type { LexicalTuning } from "./lexical/types.ts";
-import type { WordVectors } from "./lexical/word-vectors.ts";
 import type { Selector } from "./selector.ts";
 
 /**
@@ -15,11 +15,11 @@ import type { Selector } from "./selector.ts";
  * in `lexical/` (index, stages, ranking; see lexical/rank.ts).
  */
 
-export { LexicalIndexCache } from "./lexical/lexical-index.ts";
+export { LexicalIndexCache } from "./lexical/index/lexical-index.ts";
+export type { LexicalPick, LexicalTuning, RelatedWordTuning } from "./lexical/index/types.ts";
 export { rankLexically } from "./lexical/rank.ts";
+export type { WordVectors } from "./lexical/text/word-vectors.ts";
 export { DEFAULT_LEXICAL_TUNING } from "./lexical/tuning.ts";
-export type { LexicalPick, LexicalTuning, RelatedWordTuning } from "./lexical/types.ts";
-export type { WordVectors } from "./lexical/word-vectors.ts";
 
 /** Options of {@link createLexicalSelector}. */
 export interface LexicalSelectorOptions {

@@ -1,4 +1,4 @@
-import { formatManifest } from "../memdir/scan.ts";
+import { formatManifest } from "../memdir/scan/scan.ts";
 import type { ModelClient } from "../model/client.ts";
 import type { SideQueryFailure } from "../model/side-query.ts";
 import { selectMemoriesSystemPrompt, selectMemoriesUserPrompt } from "../prompts/select-memories.ts";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { memoryAnchorChanges } from "../memdir/stale.ts";
+import { memoryAnchorChanges } from "../memdir/health/stale.ts";
 import { escapeSystemReminder } from "../prompts/system-reminder.ts";
 import type { Message } from "../types.ts";
 

@@ -1,5 +1,5 @@
-import { segmentPieces, wordSegmenter } from "./lexical/segment.ts";
-import { cutQuery } from "./query-text.ts";
+import { cutQuery } from "./lexical/text/query-text.ts";
+import { segmentPieces, wordSegmenter } from "./lexical/text/segment.ts";
 
 /**
  * Counts words the way a reader would, with `Intl.Segmenter` (ICU dictionaries for Chinese,

@@ -14,7 +14,7 @@ import { createInstructionLoader } from "../instructions/loader.ts";
 import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
-import { type MemoryLocation, projectOf, resolveMemoryLocation } from "../memdir/paths.ts";
+import { type MemoryLocation, projectOf, resolveMemoryLocation } from "../memdir/location/paths.ts";
 import type { ModelClient } from "../model/client.ts";
 import { requireModel } from "../model/factory.ts";
 import { selectorFromConfig } from "../recall/select-from-config.ts";

@@ -1,17 +1,17 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { parseFrontmatter } from "../memdir/frontmatter.ts";
+import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import {
   applyIndexChanges,
   formatIndexLine,
   INDEX_FILE,
   indexLimitsExceeded,
   parseIndex,
-} from "../memdir/index-file.ts";
-import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten } from "../memdir/memory-names.ts";
-import { utf8OrNull } from "../memdir/regular-file.ts";
-import { fileNameRefusal, memoryFileRefusal } from "../memdir/safe-path.ts";
+} from "../memdir/format/index-file.ts";
+import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten } from "../memdir/format/memory-names.ts";
+import { utf8OrNull } from "../memdir/fs/regular-file.ts";
+import { fileNameRefusal, memoryFileRefusal } from "../memdir/fs/safe-path.ts";
 import { isRegularMode } from "./repository.ts";
 
 // The memory dir's side of a sync: which files it holds (and which never leave it), their git

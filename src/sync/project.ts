@@ -1,9 +1,9 @@
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { conflictOf } from "../memdir/conflicts.ts";
-import type { MemoryLocation } from "../memdir/paths.ts";
-import { ensureMemoryDir, readProjectMarker, recordProjectKey } from "../memdir/paths.ts";
-import { projectKey } from "../memdir/project-key.ts";
+import { conflictOf } from "../memdir/format/conflicts.ts";
+import type { MemoryLocation } from "../memdir/location/paths.ts";
+import { ensureMemoryDir, readProjectMarker, recordProjectKey } from "../memdir/location/paths.ts";
+import { projectKey } from "../memdir/location/project-key.ts";
 import { readSyncRemotes } from "./remotes.ts";
 import { fetchRemote, openClone, prepareClone, trackedRemote } from "./repository.ts";
 import {

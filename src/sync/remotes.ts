@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { writeFileAtomic } from "../memdir/atomic.ts";
-import { findSecrets, secretKindPhrase } from "../memdir/secrets.ts";
+import { writeFileAtomic } from "../memdir/fs/atomic.ts";
+import { findSecrets, secretKindPhrase } from "../memdir/trust/secrets.ts";
 
 export { syncAutoEnabled } from "./auto-setting.ts";
 

@@ -2,15 +2,15 @@ import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { writeFileAtomic } from "../memdir/atomic.ts";
-import { type GitRepository, git, runGit } from "../memdir/git.ts";
-import { openFolderInside, removeFileInside } from "../memdir/open-safely.ts";
-import { utf8OrNull } from "../memdir/regular-file.ts";
+import { writeFileAtomic } from "../memdir/fs/atomic.ts";
+import { openFolderInside, removeFileInside } from "../memdir/fs/open-safely.ts";
+import { utf8OrNull } from "../memdir/fs/regular-file.ts";
+import { type GitRepository, git, runGit } from "../memdir/location/git.ts";
 import type { Clock } from "../types.ts";
 import { cloneDir } from "./remotes.ts";
 
 // The sync clone of one remote: `<root>/sync/<hash>/tree` with its own `.git`, run only through
-// the hardened git wrapper (src/memdir/git.ts). The remote's URL is given on each fetch and push,
+// the hardened git wrapper (src/memdir/location/git.ts). The remote's URL is given on each fetch and push,
 // never stored in the clone's config (docs/design.md#sync).
 
 export interface SyncClone {

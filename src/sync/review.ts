@@ -4,7 +4,7 @@ import {
   type ProposedChange,
   proposalId,
   saveProposal,
-} from "../memdir/proposal-store.ts";
+} from "../memdir/write/proposal-store.ts";
 import type { Clock, MemoryMode } from "../types.ts";
 
 // Sync-in under `memoryMode: review` (and `manual`): what the remote changed is not written here

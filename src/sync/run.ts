@@ -1,12 +1,12 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError, throwIfAborted } from "../errors.ts";
-import { conflictFileName, conflictOf, markAsConflict } from "../memdir/conflicts.ts";
-import { applyIndexChanges, INDEX_FILE } from "../memdir/index-file.ts";
-import { type Lease, takeLease } from "../memdir/lease.ts";
-import type { ProposedChange } from "../memdir/proposal-store.ts";
-import { findSecrets, secretKindPhrase } from "../memdir/secrets.ts";
-import { removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write.ts";
+import { conflictFileName, conflictOf, markAsConflict } from "../memdir/format/conflicts.ts";
+import { applyIndexChanges, INDEX_FILE } from "../memdir/format/index-file.ts";
+import { type Lease, takeLease } from "../memdir/fs/lease.ts";
+import { findSecrets, secretKindPhrase } from "../memdir/trust/secrets.ts";
+import type { ProposedChange } from "../memdir/write/proposal-store.ts";
+import { removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write/write.ts";
 import type { Clock, MemoryMode } from "../types.ts";
 import { incomingRefusal, type LocalSide, readLocalSide, rebuildIndex } from "./local.ts";
 import { planSync, type SyncAction } from "./plan.ts";
@@ -35,7 +35,7 @@ export interface SyncTarget {
   /** The memory root (`~/.claude`): the clone lives in `<root>/sync/`. */
   root: string;
   url: string;
-  /** The project key (src/memdir/project-key.ts): the project's folder in the remote. */
+  /** The project key (src/memdir/location/project-key.ts): the project's folder in the remote. */
   key: string;
   /** The folder synced: the memory dir, or its `team/` folder for the team remote. */
   localDir: string;

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { writeFileAtomic } from "../memdir/atomic.ts";
+import { writeFileAtomic } from "../memdir/fs/atomic.ts";
 import type { SyncClone } from "./repository.ts";
 
 /**

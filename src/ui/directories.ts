@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { readProjectMarker } from "../memdir/paths.ts";
+import { readProjectMarker } from "../memdir/location/paths.ts";
 
 /** One memory directory the picker offers. */
 export interface DirectoryChoice {

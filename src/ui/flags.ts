@@ -1,6 +1,6 @@
-import { anchorRoot, anchorsOf, checkAnchors } from "../memdir/anchors.ts";
-import { metadataOf } from "../memdir/frontmatter.ts";
-import { provenanceOf } from "../memdir/provenance.ts";
+import { metadataOf } from "../memdir/format/frontmatter.ts";
+import { anchorRoot, anchorsOf, checkAnchors } from "../memdir/trust/anchors.ts";
+import { provenanceOf } from "../memdir/trust/provenance.ts";
 
 /**
  * The flags `memdir ui` shows on a memory and on an inbox proposal: the one place that decides

@@ -5,12 +5,12 @@ import {
   listInbox,
   rejectProposal as rejectInboxProposal,
 } from "../dream/inbox.ts";
-import { diagnoseMemoryDir, REPAIRABLE_CODES, repairMemoryDir } from "../memdir/doctor.ts";
-import { parseFrontmatter } from "../memdir/frontmatter.ts";
-import { INDEX_MAX_BYTES, INDEX_MAX_LINES, readIndex } from "../memdir/index-file.ts";
+import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
+import { INDEX_MAX_BYTES, INDEX_MAX_LINES, readIndex } from "../memdir/format/index-file.ts";
+import { lineDiff } from "../memdir/format/line-diff.ts";
+import { diagnoseMemoryDir, REPAIRABLE_CODES, repairMemoryDir } from "../memdir/health/doctor.ts";
 import type { Memdir } from "../memdir/instance.ts";
-import { lineDiff } from "../memdir/line-diff.ts";
-import { unresolvedLinks } from "../memdir/links.ts";
+import { unresolvedLinks } from "../memdir/scan/links.ts";
 import { explainRecall } from "../recall/explain.ts";
 import { recall } from "../recall/recall.ts";
 import type { Selector } from "../recall/selector.ts";

@@ -1,7 +1,7 @@
 // Shared set-up for the agent CLI tests: a temp HOME with a project and the worked example's memory.
 import fs from "node:fs";
 import path from "node:path";
-import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
 import type { FakeRequest } from "../../src/testing/index.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { relativeAge } from "../../src/cli/relative-age.ts";
+import { relativeAge } from "../../src/cli/support/relative-age.ts";
 import { runCli } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runCli } from "../helpers/cli.ts";
 import { extractionRequestOf } from "../helpers/hook-extraction.ts";

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { loadTranscript } from "../../src/agent/transcript.ts";
-import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
 import { extractionRequestOf } from "../helpers/hook-extraction.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 

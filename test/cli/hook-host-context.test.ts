@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { loadTranscript } from "../../src/agent/transcript.ts";
-import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
 import { type FakeModelServer, startFakeModelServer } from "../../src/testing/index.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DEFAULT_HOOK_TIMEOUT_MS } from "../../src/cli/commands/hook.ts";
+import { DEFAULT_HOOK_TIMEOUT_MS } from "../../src/cli/commands/hosts/hook.ts";
 import { runCli, startProcess } from "../helpers/cli.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";

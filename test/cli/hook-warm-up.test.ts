@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { PERSIST_MIN_MEMORIES } from "../../src/memdir/persisted-cache.ts";
+import { PERSIST_MIN_MEMORIES } from "../../src/memdir/cache/persisted-cache.ts";
 import { runCli } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";

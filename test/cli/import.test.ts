@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
+import { parseFrontmatter } from "../../src/memdir/format/frontmatter.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";

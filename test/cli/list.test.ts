@@ -6,7 +6,7 @@ import YAML from "yaml";
 import { main } from "../../src/cli/main.ts";
 import { askHelper } from "../../src/helper/ask.ts";
 import { helperPaths } from "../../src/helper/paths.ts";
-import { provenanceOf } from "../../src/memdir/provenance.ts";
+import { provenanceOf } from "../../src/memdir/trust/provenance.ts";
 import { type CliResult, runCli, runProcess } from "../helpers/cli.ts";
 import { makeMemdirPackage } from "../helpers/memdir-package.ts";
 import { writeMemory } from "../helpers/memory.ts";

@@ -6,9 +6,9 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { anchorsOf } from "../../src/memdir/anchors.ts";
-import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
-import { findStaleMemories } from "../../src/memdir/stale.ts";
+import { parseFrontmatter } from "../../src/memdir/format/frontmatter.ts";
+import { findStaleMemories } from "../../src/memdir/health/stale.ts";
+import { anchorsOf } from "../../src/memdir/trust/anchors.ts";
 import { runCli } from "../helpers/cli.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 

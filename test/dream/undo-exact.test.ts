@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { type HistoryBackendName, listHistory, recordChange, undoChange } from "../../src/dream/history.ts";
-import { removeMemory, saveMemory } from "../../src/memdir/write.ts";
+import { removeMemory, saveMemory } from "../../src/memdir/write/write.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { applyExplicitMemory, findMemoryToForget, rememberStatement } from "../../src/extract/explicit.ts";
-import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
+import { parseFrontmatter } from "../../src/memdir/format/frontmatter.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { SECRET_CASES } from "../reliability/secret-cases.ts";
 

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { runExtraction } from "../../src/extract/run-extraction.ts";
-import { listProposals } from "../../src/memdir/proposal-store.ts";
+import { listProposals } from "../../src/memdir/write/proposal-store.ts";
 import { createAnthropicClient } from "../../src/model/anthropic.ts";
 import { type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
 import type { Message } from "../../src/types.ts";

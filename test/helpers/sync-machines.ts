@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
 import { type CliResult, runCli } from "./cli.ts";
 import { memory } from "./memory.ts";
 import { makeTempDir } from "./temp.ts";

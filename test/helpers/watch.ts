@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { watchingEnabled } from "../../src/config.ts";
-import { onLocalFileSystem } from "../../src/memdir/scan-list.ts";
+import { onLocalFileSystem } from "../../src/memdir/scan/scan-list.ts";
 
 // inotify reports a local write at once; the bound only covers a machine under heavy load.
 const PROBE_BOUND_MS = 2000;

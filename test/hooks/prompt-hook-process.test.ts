@@ -4,8 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import v8 from "node:v8";
-import { RECALL_CUT_SHORT_CONTEXT } from "../../src/cli/commands/hook.ts";
-import { withMemoryLock } from "../../src/memdir/lock.ts";
+import { RECALL_CUT_SHORT_CONTEXT } from "../../src/cli/commands/hosts/hook.ts";
+import { withMemoryLock } from "../../src/memdir/fs/lock.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
@@ -110,7 +110,7 @@ function fresh(dir: string, home: string, prompt: string): Promise<string> {
 const cacheDir = (dir: string) => path.join(dir, ".memdir-cache");
 const lexicalFile = (dir: string) => path.join(cacheDir(dir), "lexical.bin");
 
-/** The JSON header of a binary cache file (memdir/binary-cache.ts): its bytes and where they lie. */
+/** The JSON header of a binary cache file (memdir/cache/binary-cache.ts): its bytes and where they lie. */
 function cacheHeader(file: Buffer): { start: number; end: number; header: { fingerprint: string } } {
   const start = 12;
   const end = start + file.readUInt32LE(8);

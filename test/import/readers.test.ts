@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { addedMemoryCandidates } from "../../src/import/added-memories.ts";
-import { readClaudeMem } from "../../src/import/claude-mem.ts";
-import { noteCandidates } from "../../src/import/markdown.ts";
-import { mcpMemoryCandidates } from "../../src/import/mcp-memory.ts";
-import { mem0Candidates } from "../../src/import/mem0.ts";
-import { defaultQwenPlaces } from "../../src/import/qwen.ts";
-import type { ImportCandidate } from "../../src/import/types.ts";
+import { addedMemoryCandidates } from "../../src/import/sources/added-memories.ts";
+import { readClaudeMem } from "../../src/import/sources/claude-mem.ts";
+import { noteCandidates } from "../../src/import/sources/markdown.ts";
+import { mcpMemoryCandidates } from "../../src/import/sources/mcp-memory.ts";
+import { mem0Candidates } from "../../src/import/sources/mem0.ts";
+import { defaultQwenPlaces } from "../../src/import/sources/qwen.ts";
+import type { ImportCandidate } from "../../src/import/sources/types.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { addedMemoriesFile, mcpMemoryJsonl, SOURCE_TIME, writeClaudeMemDb } from "./fixtures.ts";
 

@@ -9,7 +9,7 @@ import {
   type MemoryFilesOptions,
 } from "../../src/instructions/files.ts";
 import { createInstructionLoader } from "../../src/instructions/loader.ts";
-import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 /** A temp world: HOME, a managed dir, and a workspace with a project inside it. */

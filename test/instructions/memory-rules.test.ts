@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { resolveConfig } from "../../src/config.ts";
 import { loadMemoryRules } from "../../src/instructions/memory-rules.ts";
-import { resolveMemoryLocation } from "../../src/memdir/paths.ts";
+import { resolveMemoryLocation } from "../../src/memdir/location/paths.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 describe("loadMemoryRules", () => {

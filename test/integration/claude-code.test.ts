@@ -4,7 +4,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { askHelper } from "../../src/helper/ask.ts";
 import { helperPaths } from "../../src/helper/paths.ts";
-import { sanitizeProjectPath } from "../../src/memdir/paths.ts";
+import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
 import { memorySystemPrompt } from "../../src/prompts/memory-rules.ts";
 import {
   type FakeModelServer,

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isMemdirError } from "../../src/errors.ts";
-import { writeMemoryText } from "../../src/memdir/write.ts";
+import { writeMemoryText } from "../../src/memdir/write/write.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { PersistedCaches } from "../../src/memdir/cache/persisted-cache.ts";
 import { openMemdir } from "../../src/memdir/instance.ts";
-import { coreOf } from "../../src/memdir/instance-core.ts";
-import { PersistedCaches } from "../../src/memdir/persisted-cache.ts";
-import { scanHeaders } from "../../src/memdir/scan.ts";
+import { coreOf } from "../../src/memdir/scan/instance-core.ts";
+import { scanHeaders } from "../../src/memdir/scan/scan.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 // Every instance here gets an empty environment (whatever the runner's says); folders are then

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
+import { parseFrontmatter } from "../../src/memdir/format/frontmatter.ts";
 import { memoryToolHandlers } from "../../src/memory-tool/handlers.ts";
 import { inferMemory } from "../../src/memory-tool/infer.ts";
 import { makeTempDir } from "../helpers/temp.ts";

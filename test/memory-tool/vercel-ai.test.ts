@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { generateText, jsonSchema, stepCountIs, tool } from "ai";
-import { parseFrontmatter } from "../../src/memdir/frontmatter.ts";
+import { parseFrontmatter } from "../../src/memdir/format/frontmatter.ts";
 import { memoryToolSet } from "../../src/memory-tool/tool-set.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { makeTempDir } from "../helpers/temp.ts";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { isMemdirError } from "../../src/errors.ts";
 import { readEvalQueries, runEval } from "../../src/recall/eval.ts";
-import { LexicalIndexCache } from "../../src/recall/lexical/lexical-index.ts";
+import { LexicalIndexCache } from "../../src/recall/lexical/index/lexical-index.ts";
 import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { explainRecall } from "../../src/recall/explain.ts";
-import { LexicalIndexCache } from "../../src/recall/lexical/lexical-index.ts";
+import { LexicalIndexCache } from "../../src/recall/lexical/index/lexical-index.ts";
 import { recall, selectMemories } from "../../src/recall/recall.ts";
 import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
 import { makeTempDir } from "../helpers/temp.ts";

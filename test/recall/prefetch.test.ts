@@ -3,13 +3,13 @@ import { getEventListeners } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { QUERY_MAX_CHARS } from "../../src/recall/lexical/text/query-text.ts";
 import {
   agentMentions,
   collectSettledMemories,
   prefetchGate,
   startRelevantMemoryPrefetch,
 } from "../../src/recall/prefetch.ts";
-import { QUERY_MAX_CHARS } from "../../src/recall/query-text.ts";
 import { surfacedMemoryMessage } from "../../src/recall/surface.ts";
 import type { Message, ReadFileState } from "../../src/types.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { readMemoryCapped } from "../../src/memdir/read.ts";
+import { readMemoryCapped } from "../../src/memdir/fs/read.ts";
 import { collectSurfacedMemories } from "../../src/recall/budget.ts";
 import {
   formatSurfacedMemory,

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { parseIndex } from "../../src/memdir/index-file.ts";
+import { parseIndex } from "../../src/memdir/format/index-file.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runCli, startProcess } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";

@@ -13,7 +13,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { main } from "../../src/cli/main.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { createMemdirServer } from "../../src/mcp/server.ts";
-import { resolveMemoryLocation } from "../../src/memdir/paths.ts";
+import { resolveMemoryLocation } from "../../src/memdir/location/paths.ts";
 import { runCli } from "../helpers/cli.ts";
 import { counted } from "../helpers/reliability-counts.ts";
 import {

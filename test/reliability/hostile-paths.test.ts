@@ -3,8 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { isMemdirError } from "../../src/errors.ts";
-import { assertInsideMemoryDir, resolveInsideMemoryDir } from "../../src/memdir/safe-path.ts";
-import { removeMemory, saveMemory, writeMemoryText } from "../../src/memdir/write.ts";
+import { assertInsideMemoryDir, resolveInsideMemoryDir } from "../../src/memdir/fs/safe-path.ts";
+import { removeMemory, saveMemory, writeMemoryText } from "../../src/memdir/write/write.ts";
 import { counted } from "../helpers/reliability-counts.ts";
 import {
   HOSTILE_PATH_CASES,

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { takeLease } from "../../src/memdir/lease.ts";
+import { takeLease } from "../../src/memdir/fs/lease.ts";
 import { cloneDir } from "../../src/sync/remotes.ts";
 import { syncFolder } from "../../src/sync/run.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";

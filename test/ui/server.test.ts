@@ -4,7 +4,7 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { saveProposal } from "../../src/memdir/proposal-store.ts";
+import { saveProposal } from "../../src/memdir/write/proposal-store.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { INDEX_FILE } from "../../memdir/index-file.ts";
+import { INDEX_FILE } from "../../memdir/format/index-file.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions } from "./spec.ts";
 
 const inputSchema = z.object({});

@@ -26,7 +26,7 @@ export function createDeleteTool(): MemoryToolSpec<DeleteToolInput, DeleteToolOu
     async run(input, context) {
       const memoryDir = memoryDirOf(context, "memory_delete");
       if (typeof memoryDir !== "string") return memoryDir;
-      const { removeMemory } = await import("../../memdir/write.ts");
+      const { removeMemory } = await import("../../memdir/write/write.ts");
       const removed = await removeMemory(memoryDir, input.file);
       context.readFileState.delete(removed.path);
       return { ok: true, output: removed, text: `Deleted ${removed.file} and its line in MEMORY.md` };

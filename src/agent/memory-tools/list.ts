@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Memdir, memdirFor } from "../../memdir/instance.ts";
-import { manifestLine, SCAN_DEFAULT_LIMIT, scanHeaders } from "../../memdir/scan.ts";
+import { manifestLine, SCAN_DEFAULT_LIMIT, scanHeaders } from "../../memdir/scan/scan.ts";
 import { memorySummary, memorySummarySchema, memoryTypeSchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, memoryDirOf } from "./spec.ts";
 

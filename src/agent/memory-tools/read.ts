@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { isMemdirError, MemdirError } from "../../errors.ts";
-import { parseFrontmatter } from "../../memdir/frontmatter.ts";
-import { openReadableInside } from "../../memdir/open-safely.ts";
-import { readRegularFile } from "../../memdir/regular-file.ts";
-import { resolveInsideMemoryDir } from "../../memdir/safe-path.ts";
+import { parseFrontmatter } from "../../memdir/format/frontmatter.ts";
+import { openReadableInside } from "../../memdir/fs/open-safely.ts";
+import { readRegularFile } from "../../memdir/fs/regular-file.ts";
+import { resolveInsideMemoryDir } from "../../memdir/fs/safe-path.ts";
 import { errorMessage } from "../tools/spec.ts";
 import { memoryFileSchema, memorySummary, memorySummarySchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, memoryDirOf } from "./spec.ts";

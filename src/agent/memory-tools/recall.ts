@@ -69,8 +69,8 @@ export function createRecallTool(
       // Loaded on the first call: the MCP server answers its handshake without them (bench/mcp-startup.ts).
       const [{ parseFrontmatter }, { readMemoryCapped }, { recall }, { memoryFreshnessCaveat }] =
         await Promise.all([
-          import("../../memdir/frontmatter.ts"),
-          import("../../memdir/read.ts"),
+          import("../../memdir/format/frontmatter.ts"),
+          import("../../memdir/fs/read.ts"),
           import("../../recall/recall.ts"),
           import("../../recall/surface.ts"),
         ]);

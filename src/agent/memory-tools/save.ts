@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { SaveMemoryResult } from "../../memdir/write.ts";
+import type { SaveMemoryResult } from "../../memdir/write/write.ts";
 import type { ToolContext } from "../tools/spec.ts";
 import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
@@ -65,7 +65,7 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
       if (typeof memoryDir !== "string") return memoryDir;
       await options.prepareMemoryDir?.();
       // The writer loads on the first write: the MCP handshake does not wait for it (bench/mcp-startup.ts).
-      const { saveMemory } = await import("../../memdir/write.ts");
+      const { saveMemory } = await import("../../memdir/write/write.ts");
       const saved = await saveMemory(
         memoryDir,
         {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isoTime } from "../../memdir/scan.ts";
+import { isoTime } from "../../memdir/scan/scan.ts";
 import { memoryAge } from "../../recall/surface.ts";
 import { MEMORY_TYPES, savedAtMs } from "../../types.ts";
 

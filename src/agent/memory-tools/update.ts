@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import { z } from "zod";
-import { parseFrontmatter } from "../../memdir/frontmatter.ts";
-import { resolveInsideMemoryDir } from "../../memdir/safe-path.ts";
+import { parseFrontmatter } from "../../memdir/format/frontmatter.ts";
+import { resolveInsideMemoryDir } from "../../memdir/fs/safe-path.ts";
 import { savedOutcome } from "./save.ts";
 import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
@@ -66,7 +66,7 @@ export function createUpdateTool(
           ok: false,
           message: `memdir: memory_update: ${input.file} has no ${type ? "description" : "type"} to keep; pass one`,
         };
-      const { saveMemory } = await import("../../memdir/write.ts");
+      const { saveMemory } = await import("../../memdir/write/write.ts");
       const saved = await saveMemory(
         memoryDir,
         {

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import type { WriteOrigin } from "../../memdir/provenance.ts";
+import type { WriteOrigin } from "../../memdir/trust/provenance.ts";
 import type { ToolDefinition } from "../../model/client.ts";
 import type { Clock, ReadFileState } from "../../types.ts";
 

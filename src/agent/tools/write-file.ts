@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { relativeInside } from "../../memdir/inside.ts";
-import { indexWarningFor, updateIndex, writeMemoryText } from "../../memdir/write.ts";
+import { relativeInside } from "../../memdir/fs/inside.ts";
+import { indexWarningFor, updateIndex, writeMemoryText } from "../../memdir/write/write.ts";
 import type { ToolContext } from "./spec.ts";
 
 /** The real path of `target`, resolving the deepest existing ancestor (the file may not exist yet). */

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { MemdirError } from "../../errors.ts";
-import { writeFileAtomic } from "../../memdir/atomic.ts";
+import { writeFileAtomic } from "../../memdir/fs/atomic.ts";
 import type { FileEdit } from "./agents.ts";
 import { formatJsonConfig, parseJsonConfig } from "./json-config.ts";
 

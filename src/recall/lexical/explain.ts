@@ -1,6 +1,6 @@
-import { FIELD_NAMES, type FieldName, fieldFrequency } from "./memory-record.ts";
-import { BIGRAM_MARK } from "./tokenize.ts";
-import type { Candidate, LexicalPick, QueryTerm } from "./types.ts";
+import { FIELD_NAMES, type FieldName, fieldFrequency } from "./index/memory-record.ts";
+import type { Candidate, LexicalPick, QueryTerm } from "./index/types.ts";
+import { BIGRAM_MARK } from "./text/tokenize.ts";
 
 /**
  * A ranked candidate as a pick: its final score, and the reason `recall --explain` prints (the

@@ -1,10 +1,10 @@
-import { cutQuery } from "../query-text.ts";
-import { inverseDocumentFrequency } from "./bm25.ts";
-import { priorDocumentFrequency } from "./code-words.ts";
-import type { Corpus } from "./corpus.ts";
-import { NEEDS_SEGMENTER, wordSegmenter } from "./segment.ts";
-import { CJK_STOP_WORDS, type Token, tokenizeDetailed } from "./tokenize.ts";
-import type { QueryTerm } from "./types.ts";
+import type { Corpus } from "./index/corpus.ts";
+import type { QueryTerm } from "./index/types.ts";
+import { inverseDocumentFrequency } from "./stages/bm25.ts";
+import { priorDocumentFrequency } from "./text/code-words.ts";
+import { cutQuery } from "./text/query-text.ts";
+import { NEEDS_SEGMENTER, wordSegmenter } from "./text/segment.ts";
+import { CJK_STOP_WORDS, type Token, tokenizeDetailed } from "./text/tokenize.ts";
 
 /**
  * The query's tokens, without the words that only frame a question ({@link QUESTION_WORDS}). Only

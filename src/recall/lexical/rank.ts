@@ -1,26 +1,26 @@
 import { type MemoryHeader, savedAtMs } from "../../types.ts";
-import { pathFragmentTerms, pathOnlyTerms } from "./code-words.ts";
 import { toPick } from "./explain.ts";
-import type { LexicalIndex } from "./lexical-index.ts";
-import { FIELD_NAMES, type FieldName } from "./memory-record.ts";
+import type { LexicalIndex } from "./index/lexical-index.ts";
+import { FIELD_NAMES, type FieldName } from "./index/memory-record.ts";
+import { saveOrder } from "./index/times.ts";
+import type { Candidate, LexicalPick, LexicalTuning } from "./index/types.ts";
 import { queryTerms, queryTokens } from "./query.ts";
-import type { DateSpan } from "./query-dates.ts";
-import type { RankContext, RankingStage } from "./stage.ts";
-import { answerAfterStage } from "./stage-answer-after.ts";
-import { addExpansionScores, bestMatches, scoreWholeFiles } from "./stage-bm25f.ts";
-import { termBridgeStage } from "./stage-bridges.ts";
-import { dateStage } from "./stage-date.ts";
-import { feedbackApplies, feedbackTerms } from "./stage-feedback.ts";
-import { clearsFloor } from "./stage-floor.ts";
-import { passageStage } from "./stage-passage.ts";
-import { recencyStage } from "./stage-recency.ts";
-import { relatedWordsStage } from "./stage-related.ts";
-import { savedTogetherStage } from "./stage-saved-together.ts";
-import { bridgedConcepts } from "./term-bridges.ts";
-import { saveOrder } from "./times.ts";
+import type { RankContext, RankingStage } from "./stages/stage.ts";
+import { answerAfterStage } from "./stages/stage-answer-after.ts";
+import { addExpansionScores, bestMatches, scoreWholeFiles } from "./stages/stage-bm25f.ts";
+import { termBridgeStage } from "./stages/stage-bridges.ts";
+import { dateStage } from "./stages/stage-date.ts";
+import { feedbackApplies, feedbackTerms } from "./stages/stage-feedback.ts";
+import { clearsFloor } from "./stages/stage-floor.ts";
+import { passageStage } from "./stages/stage-passage.ts";
+import { recencyStage } from "./stages/stage-recency.ts";
+import { relatedWordsStage } from "./stages/stage-related.ts";
+import { savedTogetherStage } from "./stages/stage-saved-together.ts";
+import { bridgedConcepts } from "./stages/term-bridges.ts";
+import { pathFragmentTerms, pathOnlyTerms } from "./text/code-words.ts";
+import type { DateSpan } from "./text/query-dates.ts";
+import type { WordVectors } from "./text/word-vectors.ts";
 import { DEFAULT_LEXICAL_TUNING } from "./tuning.ts";
-import type { Candidate, LexicalPick, LexicalTuning } from "./types.ts";
-import type { WordVectors } from "./word-vectors.ts";
 
 /**
  * The re-ranking stages, in the order they run over the best whole-file candidates. The `own`

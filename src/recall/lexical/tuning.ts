@@ -1,4 +1,4 @@
-import type { LexicalTuning } from "./types.ts";
+import type { LexicalTuning } from "./index/types.ts";
 
 /** The lexical ranker's knobs as measured on the LoCoMo development split (see {@link LexicalTuning}). */
 export const DEFAULT_LEXICAL_TUNING: LexicalTuning = {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../../src/memdir/scan.ts";
-import { LexicalIndexCache } from "../../../src/recall/lexical/lexical-index.ts";
+import { HeaderCache, scanHeaders } from "../../../src/memdir/scan/scan.ts";
+import { LexicalIndexCache } from "../../../src/recall/lexical/index/lexical-index.ts";
 import {
   createLexicalSelector,
   type LexicalPick,

@@ -1,18 +1,22 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../../src/memdir/scan.ts";
-import { LexicalIndexCache } from "../../../src/recall/lexical/lexical-index.ts";
-import { FIELD_NAMES, type FieldName } from "../../../src/recall/lexical/memory-record.ts";
+import { HeaderCache, scanHeaders } from "../../../src/memdir/scan/scan.ts";
+import { LexicalIndexCache } from "../../../src/recall/lexical/index/lexical-index.ts";
+import { FIELD_NAMES, type FieldName } from "../../../src/recall/lexical/index/memory-record.ts";
+import { saveOrder } from "../../../src/recall/lexical/index/times.ts";
+import type { LexicalTuning, StageScores } from "../../../src/recall/lexical/index/types.ts";
 import { queryTerms, queryTokens } from "../../../src/recall/lexical/query.ts";
-import type { RankContext } from "../../../src/recall/lexical/stage.ts";
-import { addExpansionScores, bestMatches, scoreWholeFiles } from "../../../src/recall/lexical/stage-bm25f.ts";
-import { feedbackApplies, feedbackTerms } from "../../../src/recall/lexical/stage-feedback.ts";
-import { passageStage } from "../../../src/recall/lexical/stage-passage.ts";
-import { relatedWordsStage } from "../../../src/recall/lexical/stage-related.ts";
-import { saveOrder } from "../../../src/recall/lexical/times.ts";
+import type { RankContext } from "../../../src/recall/lexical/stages/stage.ts";
+import {
+  addExpansionScores,
+  bestMatches,
+  scoreWholeFiles,
+} from "../../../src/recall/lexical/stages/stage-bm25f.ts";
+import { feedbackApplies, feedbackTerms } from "../../../src/recall/lexical/stages/stage-feedback.ts";
+import { passageStage } from "../../../src/recall/lexical/stages/stage-passage.ts";
+import { relatedWordsStage } from "../../../src/recall/lexical/stages/stage-related.ts";
+import { bundledWordVectors } from "../../../src/recall/lexical/text/word-vectors.ts";
 import { DEFAULT_LEXICAL_TUNING } from "../../../src/recall/lexical/tuning.ts";
-import type { LexicalTuning, StageScores } from "../../../src/recall/lexical/types.ts";
-import { bundledWordVectors } from "../../../src/recall/lexical/word-vectors.ts";
 import { memory, writeMemory } from "../../helpers/memory.ts";
 import { seededRandom, testSeed } from "../../helpers/random.ts";
 import { makeTempDir } from "../../helpers/temp.ts";

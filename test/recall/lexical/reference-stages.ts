@@ -4,8 +4,8 @@
  * query word, every query term looked up in every field of every match. ranking-equality.test.ts
  * checks that the fast stages in src/ give exactly these scores, notes and picks.
  */
-import { normalizedFieldFrequency, saturate } from "../../../src/recall/lexical/bm25.ts";
-import type { Corpus } from "../../../src/recall/lexical/corpus.ts";
+
+import type { Corpus } from "../../../src/recall/lexical/index/corpus.ts";
 import {
   bodyFrequency,
   FIELD_NAMES,
@@ -15,10 +15,16 @@ import {
   forEachDescriptionTerm,
   type IndexedMemory,
   PASSAGE_LINES,
-} from "../../../src/recall/lexical/memory-record.ts";
-import type { RankContext } from "../../../src/recall/lexical/stage.ts";
-import { relatedQueryWords } from "../../../src/recall/lexical/stage-related.ts";
-import type { Candidate, LexicalTuning, QueryTerm, StageScores } from "../../../src/recall/lexical/types.ts";
+} from "../../../src/recall/lexical/index/memory-record.ts";
+import type {
+  Candidate,
+  LexicalTuning,
+  QueryTerm,
+  StageScores,
+} from "../../../src/recall/lexical/index/types.ts";
+import { normalizedFieldFrequency, saturate } from "../../../src/recall/lexical/stages/bm25.ts";
+import type { RankContext } from "../../../src/recall/lexical/stages/stage.ts";
+import { relatedQueryWords } from "../../../src/recall/lexical/stages/stage-related.ts";
 import type { MemoryHeader } from "../../../src/types.ts";
 
 /** Whole-file BM25F: the matches in posting order and their scores. */

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../../src/memdir/scan.ts";
-import { LexicalIndexCache } from "../../../src/recall/lexical/lexical-index.ts";
-import { tokenize } from "../../../src/recall/lexical/tokenize.ts";
-import { decodeTermTable, encodeTermTable } from "../../../src/recall/lexical/word-terms.ts";
+import { HeaderCache, scanHeaders } from "../../../src/memdir/scan/scan.ts";
+import { LexicalIndexCache } from "../../../src/recall/lexical/index/lexical-index.ts";
+import { tokenize } from "../../../src/recall/lexical/text/tokenize.ts";
+import { decodeTermTable, encodeTermTable } from "../../../src/recall/lexical/text/word-terms.ts";
 import {
   bundledWordVectors,
   decodeWordVectors,
@@ -15,7 +15,7 @@ import {
   rowTermsOf,
   termTableFileOf,
   type WordVectors,
-} from "../../../src/recall/lexical/word-vectors.ts";
+} from "../../../src/recall/lexical/text/word-vectors.ts";
 import { createLexicalSelector, type LexicalPick } from "../../../src/recall/select-lexical.ts";
 import { memory } from "../../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../../helpers/temp.ts";

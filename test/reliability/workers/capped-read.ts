@@ -2,8 +2,8 @@
 // reads that file capped, then prints how much the resident set grew and what came back.
 // Usage: node --import tsx capped-read.ts <memoryDir> <file>
 import path from "node:path";
-import { readMemoryCapped } from "../../../src/memdir/read.ts";
-import { scanHeaders } from "../../../src/memdir/scan.ts";
+import { readMemoryCapped } from "../../../src/memdir/fs/read.ts";
+import { scanHeaders } from "../../../src/memdir/scan/scan.ts";
 
 const [memoryDir, file] = process.argv.slice(2);
 const mb = (bytes: number) => bytes / 1024 / 1024;

@@ -4,7 +4,7 @@
 // parent's kill lands among saves, not during start-up.
 // Usage: node --import tsx crash-writer.ts <memoryDir> <lane>
 import { createHash } from "node:crypto";
-import { saveMemory } from "../../../src/memdir/write.ts";
+import { saveMemory } from "../../../src/memdir/write/write.ts";
 
 const [memoryDir, lane] = process.argv.slice(2);
 for (let n = 0; ; n++) {

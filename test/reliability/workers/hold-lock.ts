@@ -2,8 +2,8 @@
 // it until its stdin closes, then saves a memory under it and prints "saved" or the error's code.
 // Usage: node --import tsx hold-lock.ts <memoryDir>
 import { isMemdirError } from "../../../src/errors.ts";
-import { withMemoryLock } from "../../../src/memdir/lock.ts";
-import { saveMemory } from "../../../src/memdir/write.ts";
+import { withMemoryLock } from "../../../src/memdir/fs/lock.ts";
+import { saveMemory } from "../../../src/memdir/write/write.ts";
 
 const [memoryDir] = process.argv.slice(2);
 const stdinClosed = new Promise<void>((resolve) => {

@@ -1,7 +1,7 @@
 // Child process for write-concurrency.test.ts: saves `count` memories through the single writer,
 // optionally removing every `removeEvery`-th one right after saving it, and prints what it kept.
 // Usage: node --import tsx save-many.ts <memoryDir> <workerId> <count> [removeEvery]
-import { removeMemory, saveMemory } from "../../../src/memdir/write.ts";
+import { removeMemory, saveMemory } from "../../../src/memdir/write/write.ts";
 
 const [memoryDir, workerId, countText, removeEveryText] = process.argv.slice(2);
 const count = Number(countText);

@@ -1,0 +1,152 @@
+import type { Memdir } from "../../../memdir/instance.ts";
+import { explainRecall, type RecallCandidate } from "../../../recall/explain.ts";
+import { type RecallResult, recall } from "../../../recall/recall.ts";
+import { type SelectorName, selectorFromConfig } from "../../../recall/select-from-config.ts";
+import type { Selector } from "../../../recall/selector.ts";
+import {
+  type CommandContext,
+  type CommonOptions,
+  type ModelOptions,
+  type RegisterCommand,
+  usageError,
+  withCommonOptions,
+  withModelOptions,
+} from "../../support/common.ts";
+import { configFromOptions, locationFromOptions, memdirForCommand } from "../../support/location.ts";
+import { printJson } from "../../support/output.ts";
+
+/** `--k` as a positive whole number, else a usage error (exit 2) naming the command. */
+export function parsePickCount(value: string, command: string): number {
+  const k = Number(value);
+  if (!Number.isInteger(k) || k < 1)
+    throw usageError(`${command}: --k must be a positive whole number, got "${value}"`);
+  return k;
+}
+
+/**
+ * The selector a command's `--selector`, `--cwd` and `--root` options ask for, with the model
+ * configured from the CLI's environment and settings (see {@link selectorFromConfig}).
+ */
+export function selectorForCommand(
+  options: { selector?: string; cwd?: string; root?: string } & ModelOptions,
+  context: CommandContext,
+): { selector: Selector; name: SelectorName } {
+  const config = configFromOptions(options, context);
+  // A misspelt provider must not read as "offline on purpose": the recall goes on, and says so.
+  if (config.model.unknownProvider !== undefined && options.selector === undefined)
+    context.io.stderr(
+      `memdir: the provider ${config.model.unknownProvider} is not one memdir knows (anthropic, openai): recalling without a model\n`,
+    );
+  return selectorFromConfig(options.selector, config);
+}
+
+interface RecallCommandOptions extends CommonOptions {
+  selector?: string;
+  k: string;
+  explain?: boolean;
+}
+
+/**
+ * `memdir recall "<query>"`: prints what the prefetch would inject for this query, as if it were
+ * the first message of a session (nothing read or surfaced yet). `--explain` lists every
+ * candidate with its score and why it was picked or skipped; `--json` prints
+ * `{query, selector, selected, messages, skipped}` (plus `candidates`, `fallback` with `--explain`).
+ */
+export const registerRecallCommand: RegisterCommand = (program, context) => {
+  withModelOptions(
+    withCommonOptions(
+      program
+        .command("recall")
+        .description("show the memories that would be recalled for a query")
+        .argument("<query>", "the user message to recall for")
+        .option("--selector <name>", "lexical | model | hybrid (default: hybrid with a model, else lexical)")
+        .option("--k <n>", "at most this many memories", "5")
+        .option("--explain", "list every candidate with its score and why it was picked or skipped"),
+    ),
+  ).action(async (query: string, options: RecallCommandOptions) => {
+    const k = parsePickCount(options.k, "recall");
+    const { selector } = selectorForCommand(options, context);
+    const location = await locationFromOptions(options, context);
+    // A diagnostic: it still shows what would be recalled, but says that agents get nothing.
+    const config = configFromOptions(options, context, location);
+    if (!config.autoMemory)
+      context.io.stderr(
+        `memdir: auto memory is off (${config.autoMemoryOffReason}): agents recall nothing; showing what would be recalled if it were on\n`,
+      );
+    const memdir = memdirForCommand(location, context);
+    const result = await recall({
+      memoryDir: location.memoryDir,
+      query,
+      selector,
+      k,
+      explain: options.explain === true,
+      memdir,
+    });
+    if (options.json) printJson(context.io, recallJson(result, options.explain === true, memdir));
+    else if (options.explain) printExplain(context, result, location.memoryDir);
+    else printMessages(context, result);
+  });
+};
+
+/** The `--json` shape (docs/design.md#selectors): exactly these keys, plus the explain fields with `--explain`. */
+export function recallJson(result: RecallResult, explain: boolean, memdir?: Memdir): Record<string, unknown> {
+  return {
+    query: result.query,
+    selector: result.selector,
+    selected: result.selected,
+    messages: result.messages.map((message) => ({
+      role: message.role,
+      isMeta: true,
+      content: message.content,
+    })),
+    skipped: result.skipped,
+    ...(explain
+      ? {
+          candidates: explainRecall(result),
+          // What the command's instance took from the cache files (headers and the lexical index).
+          cache: memdir?.stats().cache ?? { headers: { hits: 0, misses: 0 }, index: { hits: 0, misses: 0 } },
+          ...(result.fallback !== undefined ? { fallback: result.fallback } : {}),
+          ...(result.modelFailure !== undefined ? { modelFailure: result.modelFailure } : {}),
+        }
+      : {}),
+  };
+}
+
+function printMessages(context: CommandContext, result: RecallResult): void {
+  if (result.messages.length === 0) {
+    context.io.stdout("no memories would be recalled for this query\n");
+    return;
+  }
+  context.io.stdout(`${result.messages.map((message) => message.content).join("\n\n")}\n`);
+}
+
+function printExplain(context: CommandContext, result: RecallResult, memoryDir: string): void {
+  const out: string[] = [];
+  out.push(`query: ${result.query}`);
+  out.push(`selector: ${result.selector}`);
+  out.push(`memory dir: ${memoryDir}`);
+  if (result.fallback !== undefined) out.push(`fallback: ${result.fallback}`);
+  if (result.modelFailure !== undefined) out.push(`model failure: ${result.modelFailure} (nothing selected)`);
+  out.push("");
+  const candidates = explainRecall(result);
+  out.push(`candidates (${candidates.length}):`);
+  const width = Math.max(0, ...candidates.map((candidate) => candidate.file.length));
+  for (const candidate of candidates) out.push(`  ${candidateLine(candidate, width)}`);
+  if (candidates.length === 0) out.push("  (no memories in this directory)");
+  out.push("");
+  const bytes = result.messages.reduce(
+    (sum, message) => sum + Buffer.byteLength(message.content as string),
+    0,
+  );
+  const count = result.messages.length;
+  out.push(
+    `would inject ${count} ${count === 1 ? "memory" : "memories"} (${bytes} bytes)${count > 0 ? ":" : ""}`,
+  );
+  for (const message of result.messages) out.push("", message.content as string);
+  context.io.stdout(`${out.join("\n")}\n`);
+}
+
+function candidateLine(candidate: RecallCandidate, width: number): string {
+  const score = candidate.score === null ? "-" : candidate.score.toFixed(3);
+  return `${candidate.status.padEnd(12)} ${score.padStart(8)}  ${candidate.file.padEnd(width)}  ${candidate.reason}`;
+}

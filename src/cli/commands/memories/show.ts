@@ -1,0 +1,82 @@
+import { MemdirError } from "../../../errors.ts";
+import { parseFrontmatter } from "../../../memdir/format/frontmatter.ts";
+import { readRegularFile } from "../../../memdir/fs/regular-file.ts";
+import { assertInsideMemoryDir } from "../../../memdir/fs/safe-path.ts";
+import { memoryAnchorChanges } from "../../../memdir/health/stale.ts";
+import { linkResolver, type MemoryLink, resolveLinks } from "../../../memdir/scan/links.ts";
+import { isoTime } from "../../../memdir/scan/scan.ts";
+import { anchorRoot } from "../../../memdir/trust/anchors.ts";
+import { provenanceOf } from "../../../memdir/trust/provenance.ts";
+import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
+import { locationFromOptions, memdirForCommand } from "../../support/location.ts";
+import { printJson } from "../../support/output.ts";
+
+/**
+ * `memdir show <file>`: one memory, whole, as on disk, then (when its body has `[[name]]` links)
+ * a `links:` list with the file each resolves to or "no such memory". `--json`:
+ * `{file, path, mtime, modified, name, type, description, body, links, issues, source, session,
+ * anchors}` (issues: frontmatter problems, as text; links: `[{name, file, path}]`, `file`/`path`
+ * null for a link to nothing; source/session: the provenance, docs/design.md#provenance, null when
+ * not recorded; anchors: what changed of the project files it names). The text output (whose frontmatter shows
+ * `source:`) ends with a `note:` line for each anchor that vanished or changed.
+ */
+export const registerShowCommand: RegisterCommand = (program, context) => {
+  withCommonOptions(
+    program
+      .command("show")
+      .description("print one memory file")
+      .argument("<file>", "memory file, relative to the memory directory"),
+  ).action(async (file: string, options: CommonOptions) => {
+    const location = await locationFromOptions(options, context);
+    const target = await assertInsideMemoryDir(location.memoryDir, file);
+    let text: string;
+    let mtimeMs: number;
+    try {
+      const { bytes, stat } = await readRegularFile(target.path);
+      text = bytes.toString("utf8");
+      mtimeMs = stat.mtimeMs;
+    } catch (error) {
+      if (error instanceof MemdirError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT")
+        throw new MemdirError("not-found", `show: no memory ${target.file} in ${location.memoryDir}`);
+      throw new MemdirError("io", `show: cannot read ${target.path}: ${code ?? String(error)}`, {
+        cause: error,
+      });
+    }
+    const parsed = parseFrontmatter(text);
+    let links: MemoryLink[] = [];
+    if (parsed.body.includes("[[")) {
+      const headers = await memdirForCommand(location, context).scan();
+      links = resolveLinks(parsed.body, linkResolver(headers));
+    }
+    const { source, session } = provenanceOf(parsed.data);
+    const projectRoot = await anchorRoot(location.memoryDir, location.projectRoot);
+    const anchorChanges = projectRoot === null ? [] : await memoryAnchorChanges(text, projectRoot);
+    if (!options.json) {
+      context.io.stdout(text.endsWith("\n") ? text : `${text}\n`);
+      if (links.length > 0) context.io.stdout(`\nlinks:\n${links.map(linkLine).join("\n")}\n`);
+      for (const change of anchorChanges) context.io.stdout(`note: ${change.message}\n`);
+      return;
+    }
+    printJson(context.io, {
+      file: target.file,
+      path: target.path,
+      mtime: isoTime(mtimeMs),
+      modified: parsed.modifiedMs === null ? null : isoTime(parsed.modifiedMs),
+      name: parsed.name,
+      type: parsed.type,
+      description: parsed.description,
+      body: parsed.body,
+      links,
+      issues: parsed.issues.map((issue) => issue.message),
+      source,
+      session,
+      anchors: anchorChanges.map(({ anchor, change, message }) => ({ ...anchor, change, message })),
+    });
+  });
+};
+
+function linkLine(link: MemoryLink): string {
+  return `  [[${link.name}]] -> ${link.file ?? "no such memory"}`;
+}

@@ -1,0 +1,124 @@
+import fs from "node:fs/promises";
+import { type HookMode, hookMode } from "../../../hooks/mode.ts";
+import { diagnoseMemoryDir, repairMemoryDir } from "../../../memdir/health/doctor.ts";
+import { findStaleMemories } from "../../../memdir/health/stale.ts";
+import type { MemoryLocation } from "../../../memdir/location/paths.ts";
+import { unresolvedLinks } from "../../../memdir/scan/links.ts";
+import {
+  type CommandContext,
+  type CommonOptions,
+  type RegisterCommand,
+  withCommonOptions,
+} from "../../support/common.ts";
+import { configFromOptions, locationFromOptions } from "../../support/location.ts";
+import { printJson } from "../../support/output.ts";
+
+interface DoctorOptions extends CommonOptions {
+  fix?: boolean;
+  stale?: boolean;
+  verbose?: boolean;
+}
+
+/**
+ * `memdir doctor [--fix] [--verbose]`: lists problems (`--json`: `{issues: [{code, file, message}]}`, plus `notes` when there are any) and
+ * exits 1 while any remain. `--fix` first repairs what is safe and then reports what is left.
+ * `notes` (same shape) are information that never changes the exit code: `[[name]]` links to
+ * no memory, which Claude Code calls fine (a memory worth writing later). The human output also
+ * names the hook modes in one line (`--verbose`: a line per host with the reason).
+ * `--stale` lists only the memories whose anchors vanished or changed (docs/design.md#stale-anchors),
+ * with what changed (`--json`: `{stale: [{file, path, changes: [{path, symbol?, change, message}]}]}`),
+ * and exits 1 when there is any.
+ */
+export const registerDoctorCommand: RegisterCommand = (program, context) => {
+  withCommonOptions(
+    program
+      .command("doctor")
+      .description("check the memory directory: index pointers, frontmatter, index limits, secrets")
+      .option("--fix", "remove dead index lines and add missing ones from descriptions")
+      .option("--stale", "list only memories whose anchors (project files, symbols) vanished or changed")
+      .option("--verbose", "say why each hook mode applies"),
+  ).action(async (options: DoctorOptions) => {
+    const location = await locationFromOptions(options, context);
+    if (options.stale) {
+      await reportStale(location, options, context);
+      return;
+    }
+    const exists = await fs.stat(location.memoryDir).then(
+      (stat) => stat.isDirectory(),
+      () => false,
+    );
+    const fixed = exists && options.fix ? await repairMemoryDir(location.memoryDir) : [];
+    const issues = exists ? await diagnoseMemoryDir(location.memoryDir) : [];
+    const notes = exists ? await unresolvedLinks(location.memoryDir) : [];
+    if (issues.length > 0) context.setExitCode(1);
+    if (options.json) {
+      printJson(context.io, notes.length > 0 ? { issues, notes } : { issues });
+      return;
+    }
+    for (const line of fixed) context.io.stdout(`fixed: ${line}\n`);
+    for (const issue of issues) context.io.stdout(`${issue.code}: ${issue.message}\n`);
+    // Which part of the cycle `memdir hook …` gives (docs/design.md#coexistence): one short line,
+    // the reasons with --verbose.
+    const config = configFromOptions(options, context, location);
+    const claudeCode = hookMode(config, "claude-code");
+    const other = hookMode(config, "other");
+    if (options.verbose) {
+      context.io.stdout(`as a Claude Code hook: ${claudeCode.reason}\n`);
+      context.io.stdout(`as a hook of other agents: ${other.reason}\n`);
+    } else context.io.stdout(`${hookModesLine(claudeCode.mode, other.mode)}\n`);
+    for (const note of notes) context.io.stdout(`note: ${note.message}\n`);
+    context.io.stdout(
+      issues.length === 0
+        ? `no issues in ${location.memoryDir}\n`
+        : `${issues.length} issue${issues.length === 1 ? "" : "s"} in ${location.memoryDir}\n`,
+    );
+  });
+};
+
+const MODE_WORDS: Record<HookMode, string> = {
+  full: "whole cycle",
+  "recall-only": "recall only",
+  off: "off",
+};
+
+/** The hook modes in one line: "hooks: recall only for Claude Code, whole cycle for other agents (…)". */
+function hookModesLine(claudeCode: HookMode, other: HookMode): string {
+  const modes =
+    claudeCode === other
+      ? `${MODE_WORDS[claudeCode]} for Claude Code and other agents`
+      : `${MODE_WORDS[claudeCode]} for Claude Code, ${MODE_WORDS[other]} for other agents`;
+  return `hooks: ${modes} (why: memdir doctor --verbose)`;
+}
+
+async function reportStale(
+  location: MemoryLocation,
+  options: DoctorOptions,
+  context: CommandContext,
+): Promise<void> {
+  const stale = await findStaleMemories(location.memoryDir, { projectRoot: location.projectRoot });
+  if (stale.length > 0) context.setExitCode(1);
+  if (options.json) {
+    printJson(context.io, {
+      stale: stale.map((memory) => ({
+        file: memory.file,
+        path: memory.path,
+        changes: memory.changes.map(({ anchor, change, message }) => ({
+          path: anchor.path,
+          ...(anchor.symbol ? { symbol: anchor.symbol } : {}),
+          change,
+          message,
+        })),
+      })),
+    });
+    return;
+  }
+  for (const memory of stale) {
+    context.io.stdout(`${memory.file}\n`);
+    for (const change of memory.changes) context.io.stdout(`    ${change.change}: ${change.message}\n`);
+  }
+  context.io.stdout(
+    stale.length === 0
+      ? `no stale memories in ${location.memoryDir}\n`
+      : `${stale.length} stale ${stale.length === 1 ? "memory" : "memories"} in ${location.memoryDir}\n`,
+  );
+}

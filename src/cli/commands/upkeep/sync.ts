@@ -1,0 +1,142 @@
+import { recordChange } from "../../../dream/history.ts";
+import { MemdirError } from "../../../errors.ts";
+import {
+  type ProjectSyncReport,
+  projectKeyFor,
+  type SyncStatus,
+  syncProject,
+  syncStatus,
+} from "../../../sync/project.ts";
+import { checkRemoteUrl, readSyncRemotes, syncAutoEnabled, writeSyncRemotes } from "../../../sync/remotes.ts";
+import { fetchRemote, openClone, prepareClone } from "../../../sync/repository.ts";
+import { takeSyncLease } from "../../../sync/run.ts";
+import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
+import { configFromOptions, locationFromOptions } from "../../support/location.ts";
+import { printJson } from "../../support/output.ts";
+
+interface SyncCommandOptions extends CommonOptions {
+  status?: boolean;
+  pull?: boolean;
+  auto?: boolean;
+  acceptRemote?: boolean;
+  timeoutMs?: string;
+}
+
+/** How long a background (`--auto`) sync may run before it stops; the next one finishes cleanly. */
+const AUTO_TIMEOUT_MS = 60_000;
+
+/**
+ * `memdir sync`: pull, merge, push the project's memory with the git remote set by `memdir sync
+ * init <git-url>` (and the team remote of `--team`); `--status` says what a sync would do;
+ * `--auto` is the bounded background sync `sync.auto` starts, silent when off (docs/sync.md).
+ */
+export const registerSyncCommand: RegisterCommand = (program, context) => {
+  const sync = withCommonOptions(
+    program
+      .command("sync")
+      .description("sync this project's memory over git (see: memdir sync init <git-url>)")
+      .option("--status", "what a sync would pull and push, the conflicts to resolve, the last sync")
+      .option("--pull", "merge the remote's changes in, push nothing")
+      .option("--accept-remote", "merge with a remote that was rewritten (every local memory is kept)")
+      .option("--auto", "the background sync of sync.auto: nothing unless it is on, never fails")
+      .option("--timeout-ms <ms>", "stop after this long (the next sync finishes cleanly)"),
+  ).action(async (options: SyncCommandOptions) => {
+    const timeoutMs = options.timeoutMs ? Number(options.timeoutMs) : options.auto ? AUTO_TIMEOUT_MS : 0;
+    if (!Number.isFinite(timeoutMs) || timeoutMs < 0)
+      throw new MemdirError(
+        "usage",
+        `sync: --timeout-ms must be a number of milliseconds, got "${options.timeoutMs}"`,
+      );
+    const signal = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    try {
+      const location = await locationFromOptions(options, context);
+      if (options.auto && !syncAutoEnabled(configFromOptions(options, context, location))) return;
+      if (options.status) {
+        const status = await syncStatus(location, { signal });
+        if (options.json) printJson(context.io, status);
+        else context.io.stdout(formatStatus(status));
+        return;
+      }
+      const report = await syncProject(location, {
+        pullOnly: options.pull,
+        acceptRemote: options.acceptRemote,
+        memoryMode: configFromOptions(options, context, location).memoryMode,
+        recordPull: async (memoryDir, change, write) => {
+          await recordChange(
+            memoryDir,
+            {
+              kind: "sync",
+              command: "memdir sync",
+              message: change.message,
+              files: change.files,
+              lock: true,
+            },
+            write,
+          );
+        },
+        signal,
+        ...(options.auto ? { waitMs: timeoutMs } : {}),
+      });
+      if (options.json) printJson(context.io, report);
+      else context.io.stdout(formatReport(report));
+    } catch (error) {
+      // The background sync never fails anything: one line on stderr (nobody reads it), exit 0.
+      if (!options.auto) throw error;
+      context.io.stderr(`${error instanceof Error ? error.message.split("\n")[0] : String(error)}\n`);
+    }
+  });
+
+  withCommonOptions(
+    sync
+      .command("init")
+      .description("set the git remote memory syncs with (--team: this project's team/ memory)")
+      .argument("<git-url>", "a repository you control (ssh, https or file URL); credentials stay with git")
+      .option("--team", "the remote for this project's team/ memory"),
+  ).action(async (url: string, own: CommonOptions & { team?: boolean }) => {
+    // `--json`, `--cwd`… may land on `sync` itself (`memdir sync init … --json`): both count.
+    const options = { ...(sync.opts() as CommonOptions), ...own };
+    const remote = checkRemoteUrl(url);
+    const location = await locationFromOptions(options, context);
+    const clone = openClone(location.root, remote);
+    const lease = await takeSyncLease(clone);
+    try {
+      await prepareClone(clone);
+      await fetchRemote(clone); // a remote that cannot be reached is not recorded
+    } finally {
+      await lease.release();
+    }
+    const remotes = await readSyncRemotes(location.root);
+    const projectKey = options.team ? await projectKeyFor(location) : undefined;
+    if (projectKey !== undefined) remotes.team = { ...remotes.team, [projectKey]: remote };
+    else remotes.user = remote;
+    await writeSyncRemotes(location.root, remotes);
+    if (options.json)
+      printJson(context.io, { remote, team: Boolean(options.team), ...(projectKey ? { projectKey } : {}) });
+    else
+      context.io.stdout(
+        projectKey
+          ? `team memory of ${projectKey} syncs with ${remote}\n`
+          : `memory syncs with ${remote}; run memdir sync (or set "sync": {"auto": true} in settings)\n`,
+      );
+  });
+};
+
+function formatReport(report: ProjectSyncReport): string {
+  const lines = [`synced with ${report.remote}: pulled ${report.pulled}, pushed ${report.pushed}`];
+  for (const file of report.conflicts)
+    lines.push(`conflict: ${file} (the other machine's version; merge it, then delete it)`);
+  for (const { file, reason } of report.skipped) lines.push(`skipped: ${file}: ${reason}`);
+  if (report.team) lines.push(formatReport(report.team).trimEnd().replace(/^/gm, "team: "));
+  return `${lines.join("\n")}\n`;
+}
+
+function formatStatus(status: SyncStatus): string {
+  const lines = [
+    `remote: ${status.remote}${status.reachable ? "" : " (unreachable: figures as of the last fetch)"}`,
+    `ahead: ${status.ahead} file(s) to push, behind: ${status.behind} file(s) to pull`,
+    `last sync: ${status.lastSync ?? "never"}`,
+    ...status.conflicts.map((file) => `conflict: ${file}`),
+  ];
+  if (status.team) lines.push(formatStatus(status.team).trimEnd().replace(/^/gm, "team: "));
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,60 @@
+import { type ResolvedConfig, resolveConfig } from "../../config.ts";
+import { type Memdir, openMemdir } from "../../memdir/instance.ts";
+import { type MemoryLocation, projectOf, resolveMemoryLocation } from "../../memdir/location/paths.ts";
+import { type CommandContext, type CommonOptions, type ModelOptions, modelConfigOptions } from "./common.ts";
+
+/**
+ * The memory location a command works on, from its `--root`, `--cwd` and `--dir` options and the
+ * CLI's environment (`MEMDIR_ROOT`, `HOME`). Every command resolves it through here so they all
+ * agree on where memory lives.
+ *
+ * @example
+ * const location = await locationFromOptions(options, context);
+ * const headers = await memdirForCommand(location, context).scan();
+ */
+export function locationFromOptions(
+  options: CommonOptions,
+  context: CommandContext,
+): Promise<MemoryLocation> {
+  return resolveMemoryLocation({
+    cwd: options.cwd,
+    root: options.root,
+    dir: options.dir,
+    env: context.env,
+    home: context.env.HOME || undefined,
+  });
+}
+
+/**
+ * The instance a one-shot command scans its memory dir with, under the CLI's environment
+ * (`MEMDIR_NO_CACHE`, `MEMDIR_DEBUG`). No folder watchers: the process ends after a scan or two.
+ * Inside the memory helper, its long-lived watched instance of that dir.
+ */
+export function memdirForCommand(
+  location: Pick<MemoryLocation, "memoryDir">,
+  context: CommandContext,
+): Memdir {
+  if (context.memdirs) return context.memdirs.open(location.memoryDir, context.env);
+  return openMemdir(location.memoryDir, { env: context.env, watch: false });
+}
+
+/**
+ * The resolved configuration for a command: its `--cwd`, `--root` and model flags over the CLI's
+ * environment and settings. Pass the memory location when known, so project settings are read
+ * from the project root rather than a sub-folder.
+ */
+export function configFromOptions(
+  options: CommonOptions & ModelOptions,
+  context: CommandContext,
+  location?: Pick<MemoryLocation, "projectRoot" | "sharedFolderOf">,
+): ResolvedConfig {
+  const projectRoot = projectOf(location);
+  return resolveConfig({
+    ...modelConfigOptions(options),
+    cwd: options.cwd,
+    root: options.root,
+    env: context.env,
+    home: context.env.HOME || undefined,
+    ...(projectRoot ? { projectRoot } : {}),
+  });
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from "node:crypto";
+import { constants as fsConstants } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { MemdirError } from "../../errors.ts";
+import { openFolderInside, type PinnedFolder, removeFileInside } from "./open-safely.ts";
+
+// Temp files: `.NAME.PID.RANDOM.memdir-tmp` in the target's folder. The leading dot and the
+// suffix keep them out of scans; the PID lets `doctor --fix` tell a dead writer's leftovers apart.
+const TEMP_SUFFIX = ".memdir-tmp";
+/**
+ * Bytes a temp name adds to its target's name: the leading and separating dots, a PID of up to
+ * 7 digits (Linux's pid_max is 4,194,304), 12 hex digits and the suffix. A file name longer than
+ * 255 bytes minus this cannot be written atomically on file systems with a 255-byte name limit.
+ */
+export const TEMP_NAME_OVERHEAD_BYTES = 1 + 1 + 7 + 1 + 12 + TEMP_SUFFIX.length;
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]+\.memdir-tmp$/;
+
+/**
+ * Writes `data` to `filePath` atomically: a temp file in the same folder is written, fsynced and
+ * renamed over the target, so a reader (or a crash) sees the old file or the new one, never a
+ * mix. With `inside` (the memory dir holding `filePath`), the target's folder is opened first,
+ * created as needed, one component at a time without following links, and the temp file is
+ * created, renamed and cleaned up through that open folder: a folder swapped for a symlink after
+ * the path check cannot redirect the write (docs/design.md#path-safety). With `mode`, the new file
+ * has exactly that mode before it takes the target's name (a private file is never readable by
+ * others, not even for a moment).
+ *
+ * @example
+ * await writeFileAtomic("/…/memory/MEMORY.md", "- [A](a.md) — a\n");
+ */
+export async function writeFileAtomic(
+  filePath: string,
+  data: string | Uint8Array,
+  options: { inside?: string; mode?: number } = {},
+): Promise<void> {
+  const dir = path.dirname(filePath);
+  const base = path.basename(filePath);
+  const tempName = `.${base}.${process.pid}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
+  let folder: PinnedFolder | null = null;
+  const at = (name: string) => (folder ? folder.entry(name) : path.join(dir, name));
+  try {
+    if (options.inside) {
+      const relative = path.relative(path.resolve(options.inside), path.resolve(dir));
+      folder = await openFolderInside(options.inside, relative, { create: true });
+    }
+    try {
+      const handle = await fs.open(
+        at(tempName),
+        fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0),
+        0o644,
+      );
+      try {
+        await handle.writeFile(data);
+        if (options.mode !== undefined) await handle.chmod(options.mode);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await folder?.verify();
+      await fs.rename(at(tempName), at(base));
+    } catch (error) {
+      await fs.rm(at(tempName), { force: true }).catch(() => undefined);
+      throw error;
+    }
+    if (folder) await folder.sync();
+    else await syncDirectory(dir);
+  } catch (error) {
+    if (error instanceof MemdirError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new MemdirError("io", `write: cannot write ${filePath}: ${code ?? String(error)}`, {
+      cause: error,
+    });
+  } finally {
+    await folder?.close().catch(() => undefined);
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await fs.open(dir, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some file systems refuse fsync on a directory; the rename itself is still atomic.
+  }
+}
+
+/** The PID that wrote a temp file of {@link writeFileAtomic}, or null for other names. */
+export function tempFileWriterPid(name: string): number | null {
+  const match = TEMP_NAME.exec(name);
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * Puts a file back as it was before a write whose index update then failed: removed when it was
+ * new (which also frees the space a full disk needs), else rewritten. A failure to restore is
+ * left as it is: the original error is the one to report.
+ */
+export async function restoreFile(memoryDir: string, filePath: string, before: string | null): Promise<void> {
+  if (before === null) await removeFileInside(memoryDir, filePath).catch(() => undefined);
+  else await writeFileAtomic(filePath, before, { inside: memoryDir }).catch(() => undefined);
+}

@@ -1,0 +1,215 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { conflictOf } from "../format/conflicts.ts";
+import { type FrontmatterIssue, parseFrontmatter } from "../format/frontmatter.ts";
+import {
+  applyIndexChanges,
+  INDEX_FILE,
+  INDEX_MAX_BYTES,
+  INDEX_MAX_LINES,
+  type IndexEntry,
+  parseIndex,
+  readIndex,
+} from "../format/index-file.ts";
+import { tempFileWriterPid } from "../fs/atomic.ts";
+import { processIsAlive } from "../fs/lease.ts";
+import { nullUnlessRefused, readRegularFile } from "../fs/regular-file.ts";
+import { HEADER_MAX_LINES, scanHeaders } from "../scan/scan.ts";
+import { describeFindings, findInstructions } from "../trust/quarantine.ts";
+import { findSecrets, secretKindPhrase } from "../trust/secrets.ts";
+import { defaultTitle, updateIndex, withMemoryLock } from "../write/write.ts";
+import { type FileIssue, fileContentIssue, listTree, skippedFileIssues } from "./doctor-files.ts";
+
+/** One problem `memdir doctor` found. `file` is relative to the memory dir. */
+export interface DoctorIssue {
+  code:
+    | "dead-pointer"
+    | "duplicate-pointer"
+    | "missing-pointer"
+    | FrontmatterIssue["code"]
+    | "index-too-long"
+    | "index-too-large"
+    | "secret"
+    | "instruction-like"
+    | "stale-temp"
+    | "sync-conflict"
+    | FileIssue["code"];
+  file: string;
+  message: string;
+}
+
+/**
+ * Checks a memory directory: index lines pointing at missing files (or listed twice), memory
+ * files without an index line, missing or invalid `type`/`description` (as the 30-line header
+ * scan sees them), an index over its load limits, secrets at rest, temp files left by a
+ * killed writer, sync conflicts left to resolve (`conflictOf:`), and bad files (binary, over 1 MB, not UTF-8, unreadable, symlinks that loop,
+ * dangle or leave the dir — see `doctor-files.ts`). Reads only.
+ *
+ * @example
+ * const issues = await diagnoseMemoryDir(memoryDir);
+ */
+export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[]> {
+  const issues: DoctorIssue[] = [];
+  const headers = await scanHeaders(memoryDir, { cache: null });
+  const index = await readIndex(memoryDir);
+  const entries = parseIndex(index.raw);
+  const pointed = new Set<string>();
+  for (const entry of entries) {
+    if (pointed.has(entry.file)) {
+      issues.push({
+        code: "duplicate-pointer",
+        file: entry.file,
+        message: `${INDEX_FILE} line ${entry.lineNumber} points at ${entry.file} again`,
+      });
+      continue;
+    }
+    pointed.add(entry.file);
+    if (!(await isMemoryFile(memoryDir, entry))) {
+      issues.push({
+        code: "dead-pointer",
+        file: entry.file,
+        message: `${INDEX_FILE} line ${entry.lineNumber} points at ${entry.file}, which does not exist`,
+      });
+    }
+  }
+  if (index.lines > INDEX_MAX_LINES) {
+    issues.push({
+      code: "index-too-long",
+      file: INDEX_FILE,
+      message: `${INDEX_FILE} has ${index.lines} lines; only the first ${INDEX_MAX_LINES} are loaded`,
+    });
+  }
+  if (index.bytes > INDEX_MAX_BYTES) {
+    issues.push({
+      code: "index-too-large",
+      file: INDEX_FILE,
+      message: `${INDEX_FILE} has ${index.bytes} bytes; only the first ${INDEX_MAX_BYTES} are loaded`,
+    });
+  }
+  issues.push(...secretIssues(INDEX_FILE, index.raw));
+  for (const header of headers) {
+    if (!pointed.has(header.file)) {
+      issues.push({
+        code: "missing-pointer",
+        file: header.file,
+        message: `${header.file} has no line in ${INDEX_FILE}`,
+      });
+    }
+    const bytes = await readRegularFile(header.path).then((read) => read.bytes, nullUnlessRefused);
+    if (bytes === null) continue;
+    const contentIssue = fileContentIssue(header.file, bytes);
+    if (contentIssue) issues.push(contentIssue);
+    if (contentIssue?.code === "binary") continue; // frontmatter and secret checks mean nothing here
+    const text = bytes.toString("utf8");
+    for (const issue of parseFrontmatter(text, { maxLines: HEADER_MAX_LINES }).issues) {
+      issues.push({ code: issue.code, file: header.file, message: `${header.file}: ${issue.message}` });
+    }
+    issues.push(...secretIssues(header.file, text));
+    issues.push(...instructionIssues(header.file, text));
+    const original = conflictOf(text);
+    if (original !== null)
+      issues.push({
+        code: "sync-conflict",
+        file: header.file,
+        message: `${header.file} is another machine's version of ${original} (a sync conflict): merge what you need into ${original}, then delete ${header.file}`,
+      });
+  }
+  // One listing of the tree serves both checks below.
+  const names = await listTree(memoryDir);
+  issues.push(...(await skippedFileIssues(memoryDir, new Set(headers.map((h) => h.file)), names)));
+  for (const name of staleTempFiles(names)) {
+    issues.push({
+      code: "stale-temp",
+      file: name,
+      message: `${name} is a temp file left by a killed writer`,
+    });
+  }
+  return issues;
+}
+
+function secretIssues(file: string, text: string): DoctorIssue[] {
+  // The name is checked too: a token used as a file name also sits in MEMORY.md (docs/design.md#secrets).
+  const inName = findSecrets(file).map((found) => ({
+    code: "secret" as const,
+    file,
+    message: `the file name ${file} holds what looks like ${secretKindPhrase(found.kind)}; rename it by hand`,
+  }));
+  return [
+    ...inName,
+    ...findSecrets(text).map((found) => ({
+      code: "secret" as const,
+      file,
+      message: `${file} line ${found.line} holds what looks like ${secretKindPhrase(found.kind)}; remove it by hand`,
+    })),
+  ];
+}
+
+// Text at rest that the quarantine would hold (docs/design.md#quarantine): an explicit save that
+// got the warning, a hand edit, or text written before the rules knew it. A future session reads
+// it as context, so it is reported with what was found, the words and how they were read.
+function instructionIssues(file: string, text: string): DoctorIssue[] {
+  return findInstructions(text).map((finding) => ({
+    code: "instruction-like" as const,
+    file,
+    message: `${file} holds ${describeFindings([finding])}; a future session reads it as context: remove it by hand unless it is meant`,
+  }));
+}
+
+async function isMemoryFile(memoryDir: string, entry: IndexEntry): Promise<boolean> {
+  if (entry.file.split("/").includes("..") || path.isAbsolute(entry.file)) return false;
+  const stat = await fs.stat(path.join(memoryDir, entry.file)).catch(() => null);
+  return stat?.isFile() ?? false;
+}
+
+/** Temp files of `writeFileAtomic` whose writer process is gone. */
+function staleTempFiles(names: readonly string[]): string[] {
+  return names.filter((name) => {
+    const pid = tempFileWriterPid(path.posix.basename(name));
+    return pid !== null && (pid === process.pid ? false : !processIsAlive(pid));
+  });
+}
+
+/** The findings {@link repairMemoryDir} repairs (`memdir doctor --fix`; the web view's Health button). */
+export const REPAIRABLE_CODES: ReadonlySet<string> = new Set([
+  "dead-pointer",
+  "duplicate-pointer",
+  "missing-pointer",
+  "stale-temp",
+]);
+
+/**
+ * Repairs what is safe, under the writer lock (which also clears a lock left by a dead writer):
+ * dead and duplicate pointers are removed, missing pointers are added from the files'
+ * descriptions (never for a description that holds a secret), dead writers' temp files are
+ * deleted. Returns one line per repair.
+ */
+export async function repairMemoryDir(memoryDir: string): Promise<string[]> {
+  const fixed: string[] = [];
+  await withMemoryLock(memoryDir, async () => {
+    const issues = await diagnoseMemoryDir(memoryDir);
+    const headers = new Map((await scanHeaders(memoryDir, { cache: null })).map((h) => [h.file, h]));
+    // Every index change of the repair is collected first and written once (applyIndexChanges).
+    const remove = new Set<string>();
+    const add: { title: string; file: string; hook: string }[] = [];
+    for (const issue of issues) {
+      if (issue.code === "dead-pointer") {
+        remove.add(issue.file);
+        fixed.push(`removed the line for missing ${issue.file}`);
+      } else if (issue.code === "duplicate-pointer") {
+        fixed.push(`removed a second line for ${issue.file}`);
+      } else if (issue.code === "missing-pointer") {
+        const description = headers.get(issue.file)?.description;
+        if (!description || findSecrets(description).length > 0) continue;
+        add.push({ title: defaultTitle(issue.file, description), file: issue.file, hook: description });
+        fixed.push(`added a line for ${issue.file}`);
+      }
+    }
+    await updateIndex(memoryDir, (text) => applyIndexChanges(text, { remove, add }));
+    for (const issue of issues) {
+      if (issue.code !== "stale-temp") continue;
+      await fs.rm(path.join(memoryDir, issue.file), { force: true });
+      fixed.push(`deleted ${issue.file}`);
+    }
+  });
+  return fixed;
+}

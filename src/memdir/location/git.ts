@@ -1,0 +1,222 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { processEnv } from "../../config.ts";
+import { MemdirError } from "../../errors.ts";
+import type { Clock } from "../../types.ts";
+import { writeFileAtomic } from "../fs/atomic.ts";
+
+// The one way memdir runs git: the history repository inside a memory dir (src/dream/history-git.ts)
+// and the sync clone (src/sync/) both go through it (docs/design.md#history, docs/design.md#sync).
+
+/** A repository memdir owns: its `.git` folder and the work tree git may write. */
+export interface GitRepository {
+  gitDir: string;
+  workTree: string;
+  /** Names the subsystem in error messages (`history`, `sync`). */
+  label: string;
+}
+
+/**
+ * The whole repository config memdir runs git with, written over whatever `.git/config` holds
+ * before every git call. Repository-local config can make git run programs (`core.fsmonitor`,
+ * `core.hooksPath`, `core.pager`, `core.sshCommand`, filter and diff drivers, aliases,
+ * `include.path`), and a `.git/config` could have been planted (docs/design.md#history): memdir
+ * never runs git with a config it did not write. The sync clone keeps no remote in it either: the
+ * URL is given on each fetch and push.
+ */
+export const REPOSITORY_CONFIG = [
+  "[core]",
+  "\trepositoryformatversion = 0",
+  "\tfilemode = true",
+  "\tbare = false",
+  "\tlogallrefupdates = true",
+  "\tautocrlf = false",
+  "\tsymlinks = false",
+  "\tfsmonitor = false",
+  "\thooksPath = /dev/null",
+  "[user]",
+  "\tname = memdir",
+  "\temail = memdir@localhost",
+  "[commit]",
+  "\tgpgsign = false",
+  "",
+].join("\n");
+
+/**
+ * Settings passed on git's command line as well: they win over every config file, so even a
+ * config changed between {@link pinRepositoryConfig} and git reading it cannot run a program.
+ */
+const COMMON_COMMAND_LINE = [
+  "core.quotepath=false",
+  // A link in a remote (or planted in a history) is checked out as a small plain file holding
+  // the link's text, never as a link that a later read or write would follow (docs/design.md#sync).
+  "core.symlinks=false",
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "core.pager=cat",
+  "core.editor=true",
+  "core.attributesFile=/dev/null",
+  "diff.external=",
+];
+
+/** Local-only calls: no transport, no credentials, no ssh. */
+const LOCAL_COMMAND_LINE = [
+  ...COMMON_COMMAND_LINE,
+  "core.sshCommand=false",
+  "core.askPass=false",
+  "credential.helper=",
+  "protocol.allow=never",
+].flatMap((setting) => ["-c", setting]);
+
+/**
+ * Fetch and push of the sync clone: the user's own git config is read (their credential helpers,
+ * SSH, proxies: memdir stores no credentials, docs/design.md#sync), the repository's is still the
+ * pinned one, the transports are the usual four, and incoming objects are checked.
+ */
+const NETWORK_COMMAND_LINE = [
+  ...COMMON_COMMAND_LINE,
+  "protocol.allow=never",
+  "protocol.file.allow=always",
+  "protocol.ssh.allow=always",
+  "protocol.https.allow=always",
+  "protocol.http.allow=always",
+  "fetch.fsckObjects=true",
+  "transfer.fsckObjects=true",
+].flatMap((setting) => ["-c", setting]);
+
+/**
+ * Makes `.git` safe to run git in: a real folder (not a symbolic link, not a `gitdir:` file),
+ * without a `commondir` that would send git to another repository's config, holding exactly
+ * {@link REPOSITORY_CONFIG}.
+ */
+async function pinRepositoryConfig(repository: GitRepository): Promise<void> {
+  const { gitDir, label } = repository;
+  const stat = await fs.lstat(gitDir).catch(() => null);
+  if (stat === null) return;
+  if (!stat.isDirectory())
+    throw new MemdirError(
+      "io",
+      `${label}: ${gitDir} is not a folder; memdir runs git only in its own repository`,
+    );
+  if (await fs.lstat(path.join(gitDir, "commondir")).catch(() => null))
+    throw new MemdirError(
+      "io",
+      `${label}: ${path.join(gitDir, "commondir")} points git at another repository; memdir refuses to run git there (remove the file)`,
+    );
+  const configPath = path.join(gitDir, "config");
+  const current = await fs.readFile(configPath, "utf8").catch(() => null);
+  if (current !== REPOSITORY_CONFIG) await writeFileAtomic(configPath, REPOSITORY_CONFIG);
+}
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunGitOptions {
+  /** Stamps commits with this clock. */
+  now?: Clock;
+  /** Written to git's stdin. */
+  input?: string;
+  /** A fetch or push: the user's git config and the usual transports are allowed. */
+  network?: boolean;
+  /** Kills git when aborted. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs git on one of memdir's own repositories only. GIT_DIR and GIT_WORK_TREE are explicit so
+ * git never walks up into an enclosing repository; inherited GIT_* variables (from a hook) are
+ * dropped; the user's global and system config are ignored except for fetch and push, so
+ * signing, hooks or autocrlf settings cannot change what we record.
+ */
+export async function runGit(
+  repository: GitRepository,
+  args: string[],
+  options: RunGitOptions = {},
+): Promise<GitResult> {
+  await pinRepositoryConfig(repository);
+  const env = gitEnvironment(repository.gitDir, repository.workTree, Boolean(options.network));
+  if (options.now) {
+    const date = `@${Math.floor(options.now() / 1000)} +0000`;
+    env.GIT_AUTHOR_DATE = date;
+    env.GIT_COMMITTER_DATE = date;
+  }
+  const commandLine = options.network ? NETWORK_COMMAND_LINE : LOCAL_COMMAND_LINE;
+  return spawnGit(repository.workTree, env, [...commandLine, ...args], repository.label, options);
+}
+
+/**
+ * A read-only command (`rev-list`) in a repository memdir does not own, the project's own: its
+ * config is not pinned (it is the project's), but the user's and system config are ignored and the
+ * command-line guards hold, so nothing a config names runs (docs/design.md#project-identity).
+ */
+export function runProjectGit(gitDir: string, args: string[]): Promise<GitResult> {
+  const env = gitEnvironment(gitDir, undefined, false);
+  return spawnGit(path.dirname(gitDir), env, [...LOCAL_COMMAND_LINE, ...args], "project", {});
+}
+
+function gitEnvironment(gitDir: string, workTree: string | undefined, network: boolean): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(processEnv())) if (!key.startsWith("GIT_")) env[key] = value;
+  Object.assign(env, { GIT_DIR: gitDir, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", LC_ALL: "C" });
+  if (workTree !== undefined) env.GIT_WORK_TREE = workTree;
+  if (!network) {
+    env.GIT_CONFIG_NOSYSTEM = "1";
+    env.GIT_CONFIG_GLOBAL = process.platform === "win32" ? "NUL" : "/dev/null";
+  }
+  return env;
+}
+
+function spawnGit(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  args: string[],
+  label: string,
+  options: RunGitOptions,
+): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    // No hooks (a hook file planted in .git/hooks must never run on our commits), no pager, no
+    // fsmonitor, no external programs: see the command-line settings above.
+    const child = spawn("git", ["--no-pager", ...args], {
+      cwd,
+      env,
+      signal: options.signal,
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    child.on("error", (error) => {
+      if (options.signal?.aborted) reject(options.signal.reason);
+      else reject(new MemdirError("io", `${label}: git failed to start`, { cause: error }));
+    });
+    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    if (options.input !== undefined) {
+      child.stdin?.on("error", () => undefined);
+      child.stdin?.end(options.input);
+    }
+  });
+}
+
+/** {@link runGit}, throwing `MemdirError("io")` with git's message on a non-zero exit. */
+export async function git(
+  repository: GitRepository,
+  args: string[],
+  options: RunGitOptions = {},
+): Promise<string> {
+  const result = await runGit(repository, args, options);
+  if (result.code !== 0)
+    throw new MemdirError(
+      "io",
+      `${repository.label}: git ${args[0]} failed in ${repository.workTree}: ${result.stderr.trim()}`,
+    );
+  return result.stdout;
+}

@@ -1,0 +1,423 @@
+import path from "node:path";
+import { MemdirError } from "../../errors.ts";
+import { type Clock, isMemoryType, MEMORY_TYPES, type MemoryType } from "../../types.ts";
+import { parseFrontmatter, refreshModified, serializeMemory } from "../format/frontmatter.ts";
+import {
+  INDEX_FILE,
+  INDEX_MAX_BYTES,
+  INDEX_MAX_LINES,
+  indexLimitsExceeded,
+  parseIndex,
+  removeIndexLine,
+  upsertIndexLine,
+} from "../format/index-file.ts";
+import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten, slugFor } from "../format/memory-names.ts";
+import { memoryVersion } from "../format/memory-version.ts";
+import { restoreFile, writeFileAtomic } from "../fs/atomic.ts";
+import { assertStillLocked, type LockOptions, withMemoryLock } from "../fs/lock.ts";
+import { readTextInside, removeFileInside } from "../fs/open-safely.ts";
+import { nullUnlessRefused, readRegularText } from "../fs/regular-file.ts";
+import type { WriteOrigin } from "../trust/provenance.ts";
+import { assertNoSecrets } from "../trust/secrets.ts";
+import { quarantineCheck, stampsFor, stampText } from "./write-checks.ts";
+import {
+  checkedTarget,
+  exists,
+  freeTarget,
+  isIndexFile,
+  memoryFileTarget,
+  portableName,
+  prepareMemoryDir,
+  resolveOrThrow,
+} from "./write-targets.ts";
+
+export { defaultTitle, slugFor } from "../format/memory-names.ts";
+export { writeFileAtomic } from "../fs/atomic.ts";
+export { type LockOptions, withMemoryLock } from "../fs/lock.ts";
+
+export interface SaveMemoryInput {
+  /** File name relative to the memory dir; derived from type + description when omitted. */
+  file?: string;
+  type: MemoryType | string;
+  description: string;
+  body: string;
+  /** Index title; defaults to the existing entry's title, else one made from the file name. */
+  title?: string;
+  /** Index hook; defaults to the description. */
+  hook?: string;
+  /** Frontmatter keys besides description/type; default: those of the memory being replaced. */
+  extra?: Record<string, unknown>;
+  /** false: refuse (`invalid-input`) when `file` exists; true: refuse (`not-found`) when it does not. */
+  replace?: boolean;
+  /**
+   * The {@link memoryVersion} of the text this save replaces (what an editor loaded): refused
+   * (`conflict`) when the file on disk, read under the writer's lock, is no longer that text or is
+   * gone, so a save never overwrites a change made after the editor loaded the file.
+   */
+  version?: string;
+}
+
+export interface SaveMemoryResult {
+  file: string;
+  path: string;
+  /** False when an existing memory was replaced. */
+  created: boolean;
+  /** Set when this write left `MEMORY.md` over a load limit (docs/design.md#the-index: "tells the writer"). */
+  indexWarning?: string;
+  /** Set when an explicit save holds instruction-like text (docs/design.md#quarantine): what was found. */
+  warning?: string;
+}
+
+export interface WriteOptions {
+  lock?: LockOptions;
+  /** The clock that stamps `modified` (default `Date.now`). */
+  now?: Clock;
+  /**
+   * Who writes: stamped as `source:`/`session:` with the `anchors:` the text names
+   * (docs/design.md#provenance); an automatic source's instruction-like text is held in the inbox
+   * instead of written (docs/design.md#quarantine). Without one the write counts as explicit and
+   * nothing is stamped.
+   */
+  origin?: WriteOrigin;
+  /**
+   * The time stamped as `modified` instead of now: an import keeps the date the source tool
+   * recorded (docs/import.md). The clock still dates everything else (a held proposal's age).
+   */
+  modifiedAt?: number;
+}
+
+/**
+ * What {@link saveMemory} refuses before it touches anything (an unknown type, an empty
+ * description, a credential in the name or the text): callers that record history around a save
+ * check first, so a refused save leaves the memory dir as it was.
+ *
+ * @throws MemdirError("invalid-type" | "invalid-input" | "secret")
+ */
+export function checkSaveInput(input: SaveMemoryInput): {
+  type: MemoryType;
+  description: string;
+  file?: string;
+} {
+  const type = input.type;
+  if (!isMemoryType(type)) {
+    throw new MemdirError(
+      "invalid-type",
+      `write: unknown memory type ${JSON.stringify(type)} (one of ${MEMORY_TYPES.join(", ")})`,
+    );
+  }
+  const description = oneLine(input.description ?? "");
+  if (description === "") throw new MemdirError("invalid-input", "write: the description is empty");
+  const file = input.file?.normalize("NFC");
+  // The file name is scanned like the text: it is also written into MEMORY.md.
+  if (file) assertNoSecrets(file, "file name");
+  assertNoSecrets(description, "description");
+  if (input.title) assertNoSecrets(input.title, "title");
+  if (input.hook) assertNoSecrets(input.hook, "hook");
+  assertNoSecrets(input.body ?? "", "body");
+  return { type, description, ...(file ? { file } : {}) };
+}
+
+/**
+ * Saves one memory: its own file with frontmatter plus its pointer line in `MEMORY.md`, both
+ * changed together under the writer lock, each written atomically (docs/design.md#the-single-writer).
+ * Replacing an existing file updates its index line instead of adding another.
+ *
+ * Refused with a `MemdirError` and nothing written: an unknown type (`invalid-type`), an empty
+ * description (`invalid-input`), a path outside the memory dir (`path-outside`), a secret in the
+ * description, title or body (`secret`), instruction-like text from an automatic writer
+ * (`quarantined`: it waits in the inbox instead).
+ *
+ * @example
+ * const saved = await saveMemory(memoryDir, {
+ *   type: "feedback",
+ *   description: "login integration tests must hit a real database",
+ *   body: "Why: a mocked test passed while the production migration failed.",
+ * });
+ * saved.file // "feedback-login-integration-tests-hit-real-database.md"
+ */
+export async function saveMemory(
+  memoryDir: string,
+  input: SaveMemoryInput,
+  options: WriteOptions = {},
+): Promise<SaveMemoryResult> {
+  const { type, description, file } = checkSaveInput(input);
+  const body = input.body ?? "";
+
+  await prepareMemoryDir(memoryDir);
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      const target = file
+        ? await checkedTarget(memoryDir, file, { newName: true })
+        : await freeTarget(memoryDir, slugFor(type, description));
+      const existing = await readTextInside(memoryDir, target.path).catch(nullUnlessRefused);
+      if (input.version !== undefined && (existing === null || memoryVersion(existing) !== input.version))
+        throw new MemdirError(
+          "conflict",
+          `write: ${target.file} ${existing === null ? "was deleted" : "changed on disk"} since it was loaded for editing`,
+        );
+      if (input.replace !== undefined && (existing !== null) !== input.replace)
+        throw new MemdirError(
+          existing ? "invalid-input" : "not-found",
+          `write: ${target.file} ${existing ? "exists" : "does not exist"}`,
+        );
+      // Unknown keys and the file's shape are kept (Claude Code's `metadata:` map included) unless
+      // the caller gives its own; `name` is the stem unless there is one (other memories link to
+      // it), `modified` is now.
+      const frontmatter = { ...(input.extra ?? (existing === null ? {} : parseFrontmatter(existing).data)) };
+      const stamps = await stampsFor(memoryDir, options.origin, { description, body });
+      for (const [key, value] of Object.entries(stamps))
+        if (value === undefined) delete frontmatter[key];
+        else frontmatter[key] = value;
+      const hasName = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "";
+      const name = hasName ? undefined : path.posix.basename(target.file).replace(/\.md$/i, "");
+      const modified = new Date(options.modifiedAt ?? (options.now ?? Date.now)()).toISOString();
+      const indexPath = path.join(memoryDir, INDEX_FILE);
+      const index = await readText(indexPath);
+      const previous = parseIndex(index).find((entry) => entry.file === target.file);
+      const title = oneLine(input.title ?? "") || previous?.title || defaultTitle(target.file, description);
+      const hook = shorten(oneLine(input.hook ?? "") || description, MAX_HOOK_CHARS);
+      const updated = upsertIndexLine(index, { title, file: target.file, hook });
+
+      await assertStillLocked(memoryDir);
+      const text = serializeMemory({ description, type, body, previous: frontmatter, name, modified });
+      const { warning } = await quarantineCheck(memoryDir, {
+        file: target.file,
+        before: existing,
+        after: text,
+        origin: options.origin,
+        now: (options.now ?? Date.now)(),
+      });
+      await assertStillLocked(memoryDir);
+      await writeFileAtomic(target.path, text, { inside: memoryDir });
+      // The file and its index line change together or not at all: when the index cannot be
+      // written (a full disk, a lost lease), the file goes back to what it was.
+      try {
+        if (updated !== index) {
+          await assertStillLocked(memoryDir);
+          await writeFileAtomic(indexPath, updated, { inside: memoryDir });
+        }
+      } catch (error) {
+        await restoreFile(memoryDir, target.path, existing);
+        throw error;
+      }
+      const indexWarning = indexWarningFor(updated);
+      return {
+        file: target.file,
+        path: target.path,
+        created: existing === null,
+        ...(indexWarning ? { indexWarning } : {}),
+        ...(warning ? { warning } : {}),
+      };
+    },
+    options.lock,
+  );
+}
+
+/**
+ * Removes one memory file and every index line pointing at it, together under the lock.
+ * A file already gone but still listed in the index is fine (its line is removed).
+ *
+ * @throws MemdirError("not-found") when neither the file nor an index line exists.
+ * @example
+ * await removeMemory(memoryDir, "feedback-old-rule.md");
+ */
+export async function removeMemory(
+  memoryDir: string,
+  file: string,
+  options: WriteOptions & {
+    /**
+     * The caller has already taken the file's index lines out (one `MEMORY.md` write for a batch
+     * of removals, as the consolidation's groups do): only the file is removed. Reading and
+     * parsing a 2,000-line index once per removed file was ~3 s of an offline dream at 2,000
+     * memories (docs/benchmarks.md).
+     */
+    indexLinesRemoved?: boolean;
+  } = {},
+): Promise<{ file: string; path: string }> {
+  await resolveOrThrow(memoryDir, file);
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      const target = await checkedTarget(memoryDir, file);
+      let removedFile = true;
+      try {
+        await assertStillLocked(memoryDir);
+        await removeFileInside(memoryDir, target.path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw asIoError(error, target.path);
+        removedFile = false;
+      }
+      if (options.indexLinesRemoved) {
+        if (!removedFile)
+          throw new MemdirError("not-found", `write: no memory ${target.file} in ${memoryDir}`);
+        return { file: target.file, path: target.path };
+      }
+      const indexPath = path.join(memoryDir, INDEX_FILE);
+      const index = await readText(indexPath);
+      const updated = removeIndexLine(index, target.file);
+      if (updated !== index) {
+        await assertStillLocked(memoryDir);
+        await writeFileAtomic(indexPath, updated, { inside: memoryDir });
+      } else if (!removedFile) {
+        throw new MemdirError("not-found", `write: no memory ${target.file} in ${memoryDir}`);
+      }
+      return { file: target.file, path: target.path };
+    },
+    options.lock,
+  );
+}
+
+/**
+ * {@link removeMemory}, where a memory already gone is fine (undo of an addition, a proposal's
+ * delete). The index is not a memory: undoing its addition leaves it empty.
+ */
+export async function removeMemoryIfPresent(
+  memoryDir: string,
+  file: string,
+  options: WriteOptions = {},
+): Promise<void> {
+  if (isIndexFile(file)) {
+    await updateIndex(memoryDir, () => "", options);
+    return;
+  }
+  await removeMemory(memoryDir, file, options).catch((error: unknown) => {
+    if (!(error instanceof MemdirError && error.code === "not-found")) throw error;
+  });
+}
+
+/**
+ * Writes raw text to a file in the memory dir, for agent Write/Edit tools: the path must stay
+ * inside the memory dir, the text must hold no secret, and the write is atomic and under the
+ * writer lock (so it never interleaves with {@link saveMemory} on `MEMORY.md`). The index is not
+ * touched: the agent maintains it itself (docs/design.md#memory-rules). With an `origin`, the
+ * provenance and anchors are stamped into the frontmatter, and the quarantine applies as in
+ * {@link saveMemory}.
+ *
+ * @example
+ * await writeMemoryText(memoryDir, "user-role.md", "---\ndescription: …\ntype: user\n---\n…");
+ */
+export async function writeMemoryText(
+  memoryDir: string,
+  file: string,
+  text: string,
+  options: WriteOptions & { verbatim?: boolean } = {},
+): Promise<{ file: string; path: string; created: boolean; warning?: string }> {
+  await prepareMemoryDir(memoryDir);
+  const target = await memoryFileTarget(memoryDir, file.normalize("NFC"));
+  // A new file's name must be one the index and other file systems carry; an existing file
+  // with an old, odd name can still be edited (and renamed by hand).
+  if (!isIndexFile(target.file) && !(await exists(target.path))) portableName(target.file);
+  assertNoSecrets(target.file, "file name");
+  assertNoSecrets(text, target.file);
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      const before = (await exists(target.path))
+        ? await readTextInside(memoryDir, target.path).catch(nullUnlessRefused)
+        : null;
+      const nowMs = (options.now ?? Date.now)();
+      // A `modified` the text already has is brought up to now (an edit must not keep a stale one);
+      // `verbatim` (a memory pulled by sync, docs/design.md#sync) keeps the text byte for byte: no
+      // refreshed `modified`, no provenance stamp, either of which would make every sync push again.
+      // The quarantine below still reads it.
+      const refreshed = options.verbatim ? text : refreshModified(text, new Date(nowMs));
+      const final =
+        isIndexFile(target.file) || options.verbatim
+          ? refreshed
+          : await stampText(memoryDir, options.origin, refreshed);
+      const { warning } = await quarantineCheck(memoryDir, {
+        file: target.file,
+        before,
+        after: final,
+        origin: options.origin,
+        now: nowMs,
+      });
+      await assertStillLocked(memoryDir);
+      await writeFileAtomic(target.path, final, { inside: memoryDir });
+      return {
+        file: target.file,
+        path: target.path,
+        created: before === null,
+        ...(warning ? { warning } : {}),
+      };
+    },
+    options.lock,
+  );
+}
+
+/**
+ * Rewrites `MEMORY.md` through `change` under the writer lock (used by repairs such as
+ * `memdir doctor --fix`). `change` gets the current text ("" when missing) and returns the new one.
+ */
+export async function updateIndex(
+  memoryDir: string,
+  change: (text: string) => string | Promise<string>,
+  options: WriteOptions = {},
+): Promise<{ changed: boolean; indexWarning?: string; warning?: string }> {
+  await prepareMemoryDir(memoryDir);
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      const indexPath = path.join(memoryDir, INDEX_FILE);
+      const before = await readText(indexPath);
+      const after = await change(before);
+      // Only new lines are checked: a secret already at rest is doctor's to report, and must
+      // not block an unrelated repair.
+      const known = new Set(before.split("\n"));
+      assertNoSecrets(
+        after
+          .split("\n")
+          .filter((line) => !known.has(line))
+          .join("\n"),
+        INDEX_FILE,
+      );
+      if (after === before) return { changed: false };
+      const { warning } = await quarantineCheck(memoryDir, {
+        file: INDEX_FILE,
+        before,
+        after,
+        origin: options.origin,
+        now: (options.now ?? Date.now)(),
+      });
+      await assertStillLocked(memoryDir);
+      await writeFileAtomic(indexPath, after, { inside: memoryDir });
+      const indexWarning = indexWarningFor(after);
+      return { changed: true, ...(indexWarning ? { indexWarning } : {}), ...(warning ? { warning } : {}) };
+    },
+    options.lock,
+  );
+}
+
+/** A writer-facing warning when `indexText` is over a load limit, else undefined. */
+export function indexWarningFor(indexText: string): string | undefined {
+  const trimmed = indexText.trim();
+  const lines = trimmed === "" ? 0 : trimmed.split("\n").length;
+  const bytes = Buffer.byteLength(trimmed, "utf8");
+  const over = indexLimitsExceeded(lines, bytes);
+  if (over.length === 0) return undefined;
+  const parts: string[] = [];
+  if (over.includes("lines")) parts.push(`${lines} lines (limit ${INDEX_MAX_LINES})`);
+  if (over.includes("bytes")) parts.push(`${bytes} bytes (limit ${INDEX_MAX_BYTES})`);
+  return (
+    `${INDEX_FILE} is now ${parts.join(" and ")}: new conversations load only the part within the limits. ` +
+    "Keep each entry to one short line, and merge or remove old memories."
+  );
+}
+
+// ---- helpers ----
+
+async function readText(filePath: string): Promise<string> {
+  try {
+    return await readRegularText(filePath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
+    throw asIoError(error, filePath);
+  }
+}
+
+function asIoError(error: unknown, filePath: string): unknown {
+  if (error instanceof MemdirError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  return new MemdirError("io", `write: ${filePath}: ${code ?? String(error)}`, { cause: error });
+}

@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { HeaderCache, scanHeaders } from "../../../../src/memdir/scan/scan.ts";
+import { LexicalIndexCache } from "../../../../src/recall/lexical/index/lexical-index.ts";
+import { compileBridges } from "../../../../src/recall/lexical/stages/term-bridges.ts";
+import { TERM_BRIDGES } from "../../../../src/recall/lexical/text/term-bridges-table.ts";
+import { createLexicalSelector, type LexicalPick } from "../../../../src/recall/select-lexical.ts";
+import { memory } from "../../../helpers/memory.ts";
+import { makeTempDir, writeTree } from "../../../helpers/temp.ts";
+
+async function select(memoryDir: string, query: string, tuning = {}, k = 5): Promise<LexicalPick[]> {
+  const headers = await scanHeaders(memoryDir, { cache: new HeaderCache() });
+  const selector = createLexicalSelector({ cache: new LexicalIndexCache(), tuning });
+  return (await selector.select({ query, headers, k, memoryDir })).picks as LexicalPick[];
+}
+
+/** A small project's memories, English and Chinese, none sharing a word with the prompts below. */
+function project(): string {
+  const dir = makeTempDir();
+  writeTree(dir, {
+    "pnpm.md": memory("Use pnpm, never npm", "npm writes a lock file CI rejects.", "feedback"),
+    "timeout.md": memory("下游接口默认 3 秒超时", "银行通道例外，15 秒。", "project"),
+    "release.md": memory("Releases ship on Tuesdays", "Nothing goes out on Fridays.", "project"),
+    "doppler.md": memory("Secrets are kept in Doppler", "Per environment: dev, staging, prod.", "reference"),
+    "style.md": memory("Prefer named exports", "Biome enforces noDefaultExport.", "feedback"),
+    "user.md": memory("Backend engineer, new to React", "Explain the frontend in backend terms.", "user"),
+    "oncall.md": memory("值班手册在 docs/oncall.md", "先看报警，再看队列积压。", "reference"),
+  });
+  return dir;
+}
+
+describe("term bridges: the words developers use for one thing", () => {
+  const dir = project();
+
+  for (const [direction, query, file, note] of [
+    ["en→zh", "what is the request timeout", "timeout.md", "related: timeout≈超时"],
+    ["zh→en", "怎么安装依赖", "pnpm.md", "related: 安装≈npm"],
+    ["ja→en", "デプロイはいつできますか", "release.md", "related: デプロイ≈release"],
+    ["en→en", "rotate the credentials", "doppler.md", "related: credentials≈secret"],
+  ] as const) {
+    it(`${direction}: "${query}" finds ${file}, and --explain names the pair`, async () => {
+      const picks = await select(dir, query);
+      assert.equal(picks[0]?.file, file, JSON.stringify(picks));
+      assert.ok(picks[0].reason.includes(note), picks[0].reason);
+    });
+  }
+
+  it("finds nothing through the table when the bridge is switched off (the prompts share no word)", async () => {
+    for (const query of ["怎么安装依赖", "デプロイはいつできますか", "rotate the credentials"])
+      assert.deepEqual(await select(dir, query, { bridgeWeight: 0 }), [], query);
+  });
+
+  it("leaves memories that say no term of the concept alone", async () => {
+    const picks = await select(dir, "怎么安装依赖");
+    assert.deepEqual(
+      picks.map((pick) => pick.file),
+      ["pnpm.md"],
+    );
+  });
+
+  it("ranks a memory that says the prompt's own word above one that says another word for it", async () => {
+    const both = makeTempDir();
+    writeTree(both, {
+      "a-yarn.md": memory("Yarn workspaces hold the apps", "One yarn.lock at the root.", "project"),
+      "b-install.md": memory("Install with the frozen lockfile", "CI runs it that way.", "feedback"),
+    });
+    const picks = await select(both, "how do I install");
+    assert.deepEqual(
+      picks.map((pick) => pick.file),
+      ["b-install.md", "a-yarn.md"],
+    );
+  });
+});
+
+describe("the term-bridge table", () => {
+  const { groups } = compileBridges(TERM_BRIDGES);
+
+  it("is a few hundred terms in concepts of two or more, each concept named once", () => {
+    const concepts = groups.map((group) => group.concept);
+    assert.equal(new Set(concepts).size, concepts.length, "a concept named twice");
+    assert.ok(groups.length >= 40 && groups.length <= 300, `${groups.length} concepts`);
+    for (const group of groups) assert.ok(group.entries.length >= 2, group.concept);
+  });
+
+  it("has no term that would match too much: no single letter, no single Han character", () => {
+    for (const group of groups)
+      for (const entry of group.entries) {
+        assert.ok([...entry.text].length >= 2, `${group.concept}: "${entry.text}"`);
+        assert.ok(entry.terms.length > 0, `${group.concept}: "${entry.text}" has no search term`);
+      }
+  });
+
+  it("writes each word once per concept (the stemmer meets its other forms)", () => {
+    for (const group of groups) {
+      const keys = group.entries.map((entry) => entry.terms.join(" "));
+      assert.equal(new Set(keys).size, keys.length, `${group.concept}: ${keys.join(", ")}`);
+    }
+  });
+
+  it("reads phrases as all of their words, and Chinese and Japanese terms as character pairs", () => {
+    const { groups: parsed } = compileBridges("staging: staging, test environment, 测试环境, テスト環境");
+    assert.deepEqual(
+      parsed[0].entries.map((entry) => entry.terms.length),
+      [1, 2, 3, 4],
+    );
+  });
+});
