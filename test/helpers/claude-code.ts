@@ -1,20 +1,12 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { FakeRequest } from "../../src/testing/index.ts";
+import { answersVersion, installAgent } from "./agent-install.ts";
 import { cliNodeArgs } from "./node-entry.ts";
 
-/** The Claude Code release the integration test runs (issue 16: the current one when it was written). */
+/** The Claude Code release the integration test runs (the current one when it was written). */
 export const CLAUDE_CODE_VERSION = "2.1.328";
-
-const PACKAGE = "@anthropic-ai/claude-code";
-
-/** Where installs are kept between runs: one folder per version, shared by every checkout on the machine. */
-function cacheRoot(): string {
-  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
-  return path.join(base, "memdir-test");
-}
 
 /**
  * The installed package's `claude`. The wrapper's postinstall copies the platform package's
@@ -27,64 +19,21 @@ function findBinary(prefix: string): string | null {
   if (fs.existsSync(scope))
     for (const entry of fs.readdirSync(scope))
       if (entry.startsWith("claude-code-")) candidates.push(path.join(scope, entry, "claude"));
-  for (const candidate of candidates) {
-    if (!fs.existsSync(candidate)) continue;
-    const version = spawnSync(candidate, ["--version"], { encoding: "utf8", timeout: 30_000 });
-    if (version.status === 0 && version.stdout.includes(CLAUDE_CODE_VERSION)) return candidate;
-  }
-  return null;
+  return candidates.find((candidate) => answersVersion(candidate, CLAUDE_CODE_VERSION)) ?? null;
 }
 
-const NETWORK_ERROR = /E(NOTFOUND|AI_AGAIN|CONNREFUSED|CONNRESET|TIMEDOUT|NETUNREACH|HOSTUNREACH)|network/i;
-
 /**
- * Installs `@anthropic-ai/claude-code@CLAUDE_CODE_VERSION` from the npm registry (only there: the
- * native binary comes in the platform's optional dependency) into the cache, once, and returns
- * the path of `claude`. Returns `{skip}` only when the registry cannot be reached; any other
- * install failure throws. Installs into a fresh folder renamed into place, so two test runs at
- * the same time never see a half-installed copy.
+ * Installs `@anthropic-ai/claude-code@CLAUDE_CODE_VERSION` from the npm registry into the cache,
+ * once (test/helpers/agent-install.ts), and returns the path of `claude`, or `{skip}` when the
+ * registry cannot be reached.
  */
 export function installClaudeCode(): { bin: string } | { skip: string } {
-  const target = path.join(cacheRoot(), `claude-code-${CLAUDE_CODE_VERSION}`);
-  const cached = findBinary(target);
-  if (cached) return { bin: cached };
-  fs.mkdirSync(cacheRoot(), { recursive: true });
-  fs.rmSync(target, { recursive: true, force: true }); // a broken copy: install again
-  const staging = fs.mkdtempSync(`${target}.partial-`);
-  const install = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      staging,
-      "--no-audit",
-      "--no-fund",
-      "--no-save",
-      "--loglevel=error",
-      // One retry: an unreachable registry is told in seconds, not after npm's default minute.
-      "--fetch-retries=1",
-      "--fetch-retry-mintimeout=2000",
-      "--fetch-retry-maxtimeout=5000",
-      `${PACKAGE}@${CLAUDE_CODE_VERSION}`,
-    ],
-    { encoding: "utf8", timeout: 600_000 },
-  );
-  if (install.status !== 0) {
-    fs.rmSync(staging, { recursive: true, force: true });
-    const output = `${install.stderr ?? ""}${install.stdout ?? ""}${install.error?.message ?? ""}`;
-    if (NETWORK_ERROR.test(output))
-      return { skip: `the npm registry cannot be reached to install ${PACKAGE}@${CLAUDE_CODE_VERSION}` };
-    throw new Error(`npm install ${PACKAGE}@${CLAUDE_CODE_VERSION} failed:\n${output}`);
-  }
-  try {
-    fs.renameSync(staging, target);
-  } catch {
-    fs.rmSync(staging, { recursive: true, force: true }); // another run got there first
-  }
-  const bin = findBinary(target);
-  if (!bin)
-    throw new Error(`${PACKAGE}@${CLAUDE_CODE_VERSION} installed, but no working claude binary in it`);
-  return { bin };
+  return installAgent({
+    name: "@anthropic-ai/claude-code",
+    version: CLAUDE_CODE_VERSION,
+    slug: "claude-code",
+    findBinary,
+  });
 }
 
 /**
