@@ -13,7 +13,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runEval } from "../src/recall/eval.ts";
-import { createLexicalSelector, type LexicalTuning } from "../src/recall/select-lexical.ts";
+import type { LexicalTuning } from "../src/recall/lexical/index/types.ts";
+import { createLexicalSelector } from "../src/recall/select-lexical.ts";
 import { REPO_ROOT } from "./stats.ts";
 
 export const CODING_RECALL_HALVES = ["tuning", "held-out"] as const;

@@ -7,7 +7,8 @@
  */
 import { performance } from "node:perf_hooks";
 import { runOfflineConsolidation } from "../src/dream/consolidate.ts";
-import { findDuplicateGroups, loadMemoryDocuments } from "../src/dream/dedupe.ts";
+import { loadMemoryDocuments } from "../src/dream/dedupe.ts";
+import { findDuplicateGroups } from "../src/dream/dedupe-groups.ts";
 import { round } from "./stats.ts";
 
 const [dir] = process.argv.slice(2);

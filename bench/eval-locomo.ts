@@ -11,7 +11,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { runEval } from "../src/recall/eval.ts";
-import { createLexicalSelector, type LexicalTuning } from "../src/recall/select-lexical.ts";
+import type { LexicalTuning } from "../src/recall/lexical/index/types.ts";
+import { createLexicalSelector } from "../src/recall/select-lexical.ts";
 
 const dirs = process.argv.slice(2);
 const dataDirs = dirs.length > 0 ? dirs : ["/tmp/locomo-sessions", "/tmp/locomo-observations"];

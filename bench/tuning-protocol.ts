@@ -20,9 +20,10 @@ import path from "node:path";
 import { scanHeaders } from "../src/memdir/scan/scan.ts";
 import { type EvalQuery, readEvalQueries } from "../src/recall/eval.ts";
 import { LexicalIndexCache } from "../src/recall/lexical/index/lexical-index.ts";
+import type { LexicalTuning } from "../src/recall/lexical/index/types.ts";
 import { tokenize } from "../src/recall/lexical/text/tokenize.ts";
 import { selectMemories } from "../src/recall/recall.ts";
-import { createLexicalSelector, type LexicalTuning } from "../src/recall/select-lexical.ts";
+import { createLexicalSelector } from "../src/recall/select-lexical.ts";
 import { REPO_ROOT, runCommand } from "./stats.ts";
 
 /** Each stage turned off, by its knobs (the rows of the table). */

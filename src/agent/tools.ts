@@ -9,14 +9,6 @@ import { readTool } from "./tools/read.ts";
 import type { ToolSpec } from "./tools/spec.ts";
 import { writeTool } from "./tools/write.ts";
 
-export { globToRegExp, matchesGlob } from "./tools/glob-match.ts";
-export {
-  createToolContext,
-  type ToolContext,
-  type ToolResult,
-  type ToolSpec,
-  toolDefinition,
-} from "./tools/spec.ts";
 export { editTool, globTool, grepTool, readTool, writeTool };
 
 /** Read, Write, Edit, Glob, Grep: what the reference agent and forked agents use. */

@@ -7,19 +7,22 @@ import { INDEX_MAX_BYTES, INDEX_MAX_LINES } from "../memdir/format/index-file.ts
 import { findStaleMemories } from "../memdir/health/stale.ts";
 import { formatManifest, scanHeaders } from "../memdir/scan/scan.ts";
 import { anchorRoot } from "../memdir/trust/anchors.ts";
+import type { Proposal } from "../memdir/write/proposal-store.ts";
+import { proposeChanges } from "../memdir/write/scratch.ts";
 import type { ModelClient } from "../model/client.ts";
 import { consolidationPrompt } from "../prompts/consolidate.ts";
 import type { Clock } from "../types.ts";
-import { dedupeMemories, describeApplied, describeGroups } from "./dedupe.ts";
+import { dedupeMemories, describeApplied } from "./dedupe.ts";
+import { describeGroups } from "./dedupe-groups.ts";
 import {
   type DreamDecision,
   type DreamGateSettings,
   evaluateDreamGates,
   SessionScanThrottle,
 } from "./gate.ts";
-import { beginChange, changedMemoryCount, type HistoryEntry } from "./history.ts";
+import { beginChange } from "./history.ts";
+import { changedMemoryCount, type HistoryEntry } from "./history-types.ts";
 import { acquireConsolidationLock, type ProcessProbe, readLastConsolidatedAt } from "./lock.ts";
-import { type Proposal, proposeChanges } from "./proposal.ts";
 import { consolidationPermissions, consolidationTools } from "./tools.ts";
 
 /** A consolidation may read, search and rewrite: more room than extraction's 5 turns. */

@@ -2,9 +2,10 @@ import path from "node:path";
 import { throwIfAborted } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import { applyIndexChanges, INDEX_FILE, parseIndex } from "../memdir/format/index-file.ts";
+import { withMemoryLock } from "../memdir/fs/lock.ts";
 import { readRegularText } from "../memdir/fs/regular-file.ts";
 import { scanHeaders } from "../memdir/scan/scan.ts";
-import { removeMemory, saveMemory, updateIndex, withMemoryLock } from "../memdir/write/write.ts";
+import { removeMemory, saveMemory, updateIndex } from "../memdir/write/write.ts";
 import type { Clock } from "../types.ts";
 import {
   type DuplicateGroup,
@@ -12,30 +13,14 @@ import {
   findDuplicateGroups,
   type MemoryDocument,
 } from "./dedupe-groups.ts";
-import { type HistoryEntry, recordChange } from "./history.ts";
+import { recordChange } from "./history.ts";
+import type { HistoryEntry } from "./history-types.ts";
 import { changedSincePlanned } from "./proposal.ts";
 
 /**
  * The offline duplicate merge carried out (docs/design.md#consolidation): memories read, the plan
  * of `dedupe-groups.ts` applied through the single writer, recorded in the history.
  */
-
-export {
-  containment,
-  DEDUPE_MAX_CHARS,
-  type DuplicateGroup,
-  describeGroups,
-  duplicateKind,
-  findDuplicateGroups,
-  jaccard,
-  type MemoryDocument,
-  mergeBodies,
-  NEAR_DUPLICATE_JACCARD,
-  normalizeText,
-  SAME_DESCRIPTION_BODY_JACCARD,
-  SAME_DESCRIPTION_CONTAINMENT,
-  wordSet,
-} from "./dedupe-groups.ts";
 
 /**
  * Reads every memory with a valid type and description (others are left alone). A `signal` that

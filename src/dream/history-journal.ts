@@ -15,8 +15,6 @@ import type { EntryVersions, FileChange, HistoryEntry, HistoryKind } from "./his
  */
 export const JOURNAL_DIR = ".history";
 
-export { listTrackedFiles } from "../memdir/write/scratch.ts";
-
 interface Manifest {
   id: string;
   kind: HistoryKind;

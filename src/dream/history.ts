@@ -1,6 +1,6 @@
 import { MemdirError } from "../errors.ts";
+import { withMemoryLock } from "../memdir/fs/lock.ts";
 import { openFolderInside } from "../memdir/fs/open-safely.ts";
-import { withMemoryLock } from "../memdir/write/write.ts";
 import type { Clock } from "../types.ts";
 import {
   gitAvailable,
@@ -19,15 +19,6 @@ import {
   UNDOABLE_BY_DEFAULT,
 } from "./history-types.ts";
 import { applyUndoPlan, planUndo } from "./undo-plan.ts";
-
-export {
-  changedMemoryCount,
-  commandOf,
-  type FileChange,
-  type HistoryBackendName,
-  type HistoryEntry,
-  type HistoryKind,
-} from "./history-types.ts";
 
 /**
  * "Never silently destroy" (docs/design.md#history): every change a consolidation makes is recorded

@@ -11,7 +11,8 @@ import {
   saveProposal,
 } from "../memdir/write/proposal-store.ts";
 import type { Clock } from "../types.ts";
-import { type HistoryEntry, recordEvent } from "./history.ts";
+import { recordEvent } from "./history.ts";
+import type { HistoryEntry } from "./history-types.ts";
 import { applyProposal } from "./proposal.ts";
 
 /**

@@ -2,6 +2,7 @@ import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import { INDEX_FILE, parseIndex, upsertIndexLine } from "../memdir/format/index-file.ts";
+import { defaultTitle } from "../memdir/format/memory-names.ts";
 import { readRegularText } from "../memdir/fs/regular-file.ts";
 import {
   loadProposal,
@@ -9,26 +10,10 @@ import {
   type ProposedChange,
   saveProposal,
 } from "../memdir/write/proposal-store.ts";
-import { defaultTitle, removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write/write.ts";
+import { removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write/write.ts";
 import type { Clock } from "../types.ts";
-import { type HistoryEntry, recordChange } from "./history.ts";
-
-export {
-  isPending,
-  listProposals,
-  loadProposal,
-  PROPOSALS_DIR,
-  type Proposal,
-  type ProposalSource,
-  type ProposedChange,
-  saveProposal,
-} from "../memdir/write/proposal-store.ts";
-export {
-  createScratchCopy,
-  diffMemoryDirs,
-  proposeChanges,
-  quarantineReason,
-} from "../memdir/write/scratch.ts";
+import { recordChange } from "./history.ts";
+import type { HistoryEntry } from "./history-types.ts";
 
 // Propose mode (`--propose`, setting `autoDream.mode: "propose"`, `memoryMode: review`): a writer
 // runs against a scratch copy of the memory dir, and the difference is stored as

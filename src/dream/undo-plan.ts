@@ -2,7 +2,7 @@ import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { INDEX_FILE } from "../memdir/format/index-file.ts";
 import { nullUnlessRefused, readRegularText } from "../memdir/fs/regular-file.ts";
-import { isMemoryFileName } from "../memdir/scan/scan.ts";
+import { isMemoryFileName } from "../memdir/scan/scan-list.ts";
 import { removeMemory, writeMemoryText } from "../memdir/write/write.ts";
 import { commandOf, type EntryVersions, type HistoryEntry } from "./history-types.ts";
 import { revertIndexLines } from "./index-revert.ts";

@@ -45,17 +45,12 @@ export {
 } from "../agent/permissions.ts";
 export {
   createToolContext,
-  defaultTools,
-  editTool,
-  globTool,
-  grepTool,
-  readTool,
   type ToolContext,
   type ToolResult,
   type ToolSpec,
   toolDefinition,
-  writeTool,
-} from "../agent/tools.ts";
+} from "../agent/tools/spec.ts";
+export { defaultTools, editTool, globTool, grepTool, readTool, writeTool } from "../agent/tools.ts";
 export {
   type LoadedTranscript,
   listTranscripts,

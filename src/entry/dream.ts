@@ -34,14 +34,13 @@ export {
   rejectProposal,
 } from "../dream/inbox.ts";
 export type { ProcessProbe } from "../dream/lock.ts";
+export { applyProposal, changedSincePlanned } from "../dream/proposal.ts";
 export {
-  applyProposal,
-  changedSincePlanned,
   isPending,
   listProposals,
   loadProposal,
   type Proposal,
   type ProposalSource,
   type ProposedChange,
-  proposeChanges,
-} from "../dream/proposal.ts";
+} from "../memdir/write/proposal-store.ts";
+export { proposeChanges } from "../memdir/write/scratch.ts";

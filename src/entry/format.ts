@@ -35,15 +35,7 @@ export {
   type UnsafePathRule,
 } from "../memdir/fs/safe-path.ts";
 export { type DoctorIssue, diagnoseMemoryDir, repairMemoryDir } from "../memdir/health/doctor.ts";
-export {
-  type Anchor,
-  type AnchorChange,
-  checkAnchors,
-  findAnchors,
-  findStaleMemories,
-  memoryAnchorChanges,
-  type StaleMemory,
-} from "../memdir/health/stale.ts";
+export { findStaleMemories, memoryAnchorChanges, type StaleMemory } from "../memdir/health/stale.ts";
 export type { MemdirCacheMode, MemdirStats } from "../memdir/instance.ts";
 export {
   agentMemoryDir,
@@ -55,6 +47,8 @@ export {
   type OrphanedMemoryDir,
   sanitizeProjectPath,
 } from "../memdir/location/paths.ts";
+export { HeaderCache, type HeaderCacheOptions } from "../memdir/scan/header-cache.ts";
+export type { ScanState } from "../memdir/scan/instance-core.ts";
 export {
   type LinkNote,
   linkNames,
@@ -63,9 +57,9 @@ export {
   resolveLinks,
   unresolvedLinks,
 } from "../memdir/scan/links.ts";
-export type { ScanState } from "../memdir/scan/scan.ts";
-export { formatManifest, HeaderCache, type HeaderCacheOptions, manifestLine } from "../memdir/scan/scan.ts";
+export { formatManifest, manifestLine } from "../memdir/scan/scan.ts";
 export type { ScanWatchStats } from "../memdir/scan/scan-watch-types.ts";
+export { type Anchor, type AnchorChange, checkAnchors, findAnchors } from "../memdir/trust/anchors.ts";
 export {
   isAutomaticSource,
   MEMORY_SOURCES,

@@ -24,7 +24,7 @@ export {
 } from "../recall/explain.ts";
 export { LexicalIndexCache, type LexicalIndexCacheOptions } from "../recall/lexical/index/lexical-index.ts";
 export type { FieldName } from "../recall/lexical/index/memory-record.ts";
-export type { RelatedWordTuning } from "../recall/lexical/index/types.ts";
+export type { LexicalPick, LexicalTuning, RelatedWordTuning } from "../recall/lexical/index/types.ts";
 export { readWordVectors, WordVectors } from "../recall/lexical/text/word-vectors.ts";
 export {
   collectSettledMemories,
@@ -33,16 +33,11 @@ export {
   type PrefetchResult,
   startRelevantMemoryPrefetch,
 } from "../recall/prefetch.ts";
-export {
-  DEFAULT_RECALL_K,
-  type MemorySelection,
-  type SelectionOptions,
-  selectMemories,
-} from "../recall/recall.ts";
+export { type MemorySelection, type SelectionOptions, selectMemories } from "../recall/recall.ts";
 export { SELECTOR_NAMES, type SelectorName, selectorFromConfig } from "../recall/select-from-config.ts";
-export type { LexicalPick, LexicalTuning } from "../recall/select-lexical.ts";
 export type { ModelSelection } from "../recall/select-model.ts";
 export type { SelectionDetails, SelectionFailure } from "../recall/selector.ts";
+export { DEFAULT_RECALL_K } from "../recall/selector.ts";
 export {
   formatSurfacedMemory,
   memoryFreshnessCaveat,

@@ -1,10 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import {
-  CACHE_DIRECTORY_NAME,
-  persistedCacheEnabled,
-  worthPersisting,
-} from "../memdir/cache/persisted-cache.ts";
+import { persistedCacheEnabled } from "../config.ts";
+import { CACHE_DIRECTORY_NAME, worthPersisting } from "../memdir/cache/persisted-cache.ts";
 import { writeFileAtomic } from "../memdir/fs/atomic.ts";
 import { liveLeaseHolder, tryTakeLease } from "../memdir/fs/lease.ts";
 import { isMemoryFileName } from "../memdir/scan/scan-list.ts";

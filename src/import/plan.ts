@@ -5,7 +5,7 @@ import {
   NEAR_DUPLICATE_JACCARD,
   normalizeText,
   wordSet,
-} from "../dream/dedupe.ts";
+} from "../dream/dedupe-groups.ts";
 import type { MemoryType } from "../types.ts";
 import type { ImportCandidate } from "./sources/types.ts";
 

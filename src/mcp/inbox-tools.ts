@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineMemoryTool, type MemoryToolSpec, memoryDirOf } from "../agent/memory-tools/index.ts";
+import { defineMemoryTool, type MemoryToolSpec, memoryDirOf } from "../agent/memory-tools/spec.ts";
 import type { ResolvedConfig } from "../config.ts";
 
 const idSchema = z.object({ id: z.string().min(1).describe("The proposal id, from memory_inbox_list") });

@@ -1,6 +1,6 @@
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { readMemoryFile } from "../agent/memory-tools/index.ts";
+import { readMemoryFile } from "../agent/memory-tools/read.ts";
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
 
 export const INDEX_RESOURCE_URI = "memory://index";

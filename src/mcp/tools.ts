@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type MemoryToolSpec, runSafely } from "../agent/memory-tools/index.ts";
+import { type MemoryToolSpec, runSafely } from "../agent/memory-tools/spec.ts";
 import type { ToolContext } from "../agent/tools/spec.ts";
 
 /**

@@ -3,7 +3,7 @@ import type { Clock, MemoryHeader } from "../types.ts";
 import type { CacheLog, PersistedCacheStats } from "./cache/persisted-cache.ts";
 import type { MemdirCore, MemdirSetup, ScanState } from "./scan/instance-core.ts";
 import type { ScanOptions } from "./scan/scan.ts";
-import type { ScanWatchStats } from "./scan/scan-watch.ts";
+import type { ScanWatchStats } from "./scan/scan-watch-types.ts";
 
 // Taken, not imported: this file loads with `import("memdir")` (see config.ts).
 const path = process.getBuiltinModule("node:path");

@@ -2,12 +2,13 @@ import fs from "node:fs/promises";
 import { MemdirError } from "../errors.ts";
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import { agentMemoryDir, type MemoryLocation } from "../memdir/location/paths.ts";
-import type { HeaderCache } from "../memdir/scan/scan.ts";
+import type { HeaderCache } from "../memdir/scan/header-cache.ts";
 import { type Clock, isRealUserMessage, type Message, messageText, type ReadFileState } from "../types.ts";
 import { collectSurfacedMemories, SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
 import { cutQuery } from "./lexical/text/query-text.ts";
-import { DEFAULT_RECALL_K, type RecallResult, recall, type SurfacedMemory } from "./recall.ts";
+import { type RecallResult, recall, type SurfacedMemory } from "./recall.ts";
 import type { Selector } from "./selector.ts";
+import { DEFAULT_RECALL_K } from "./selector.ts";
 import { isSingleWord } from "./words.ts";
 
 /** What the agent loop hands the prefetch (its slice of the tool-use context). */

@@ -1,8 +1,9 @@
 import { throwIfAborted } from "../errors.ts";
 import { readMemoryCapped } from "../memdir/fs/read.ts";
 import type { Memdir } from "../memdir/instance.ts";
+import type { HeaderCache } from "../memdir/scan/header-cache.ts";
 import { linkNames } from "../memdir/scan/links.ts";
-import { type HeaderCache, scanHeaders } from "../memdir/scan/scan.ts";
+import { scanHeaders } from "../memdir/scan/scan.ts";
 import { anchorRoot } from "../memdir/trust/anchors.ts";
 import { type Clock, type MemoryHeader, type Message, type ReadFileState, savedAtMs } from "../types.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
@@ -13,7 +14,6 @@ import { DEFAULT_RECALL_K, type MemoryPick, type SelectionDetails, type Selector
 import { surfacedMemoryMessage, vanishedAnchorNotes } from "./surface.ts";
 
 // Defined beside the Selector types so the MCP server lists its tools without loading recall (bench/mcp-startup.ts).
-export { DEFAULT_RECALL_K } from "./selector.ts";
 
 /** One memory that made it into `messages`. */
 export interface SurfacedMemory {

@@ -15,12 +15,6 @@ import type { Selector } from "./selector.ts";
  * in `lexical/` (index, stages, ranking; see lexical/rank.ts).
  */
 
-export { LexicalIndexCache } from "./lexical/index/lexical-index.ts";
-export type { LexicalPick, LexicalTuning, RelatedWordTuning } from "./lexical/index/types.ts";
-export { rankLexically } from "./lexical/rank.ts";
-export type { WordVectors } from "./lexical/text/word-vectors.ts";
-export { DEFAULT_LEXICAL_TUNING } from "./lexical/tuning.ts";
-
 /** Options of {@link createLexicalSelector}. */
 export interface LexicalSelectorOptions {
   /**

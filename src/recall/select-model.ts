@@ -5,7 +5,6 @@ import { selectMemoriesSystemPrompt, selectMemoriesUserPrompt } from "../prompts
 import { MODEL_MANIFEST_LIMIT } from "./budget.ts";
 import type { Selection, Selector } from "./selector.ts";
 
-export { MODEL_MANIFEST_LIMIT } from "./budget.ts";
 /** The reply budget of the selection side query (docs/design.md#model-selector). */
 export const MODEL_SELECTOR_MAX_TOKENS = 256;
 

@@ -5,8 +5,6 @@ import { MemdirError } from "../errors.ts";
 import { writeFileAtomic } from "../memdir/fs/atomic.ts";
 import { findSecrets, secretKindPhrase } from "../memdir/trust/secrets.ts";
 
-export { syncAutoEnabled } from "./auto-setting.ts";
-
 // Which git remotes memory syncs with (docs/design.md#sync). Kept under `<root>/sync/`, outside
 // every memory dir, where no automatic writer (extraction, consolidation, MCP) can reach.
 

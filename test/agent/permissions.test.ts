@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { mainAgentPermissions, memoryOnlyPermissions } from "../../src/agent/permissions.ts";
-import { createToolContext } from "../../src/agent/tools.ts";
+import { createToolContext } from "../../src/agent/tools/spec.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 function setup() {

@@ -2,16 +2,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import {
-  createToolContext,
-  editTool,
-  globTool,
-  grepTool,
-  matchesGlob,
-  readTool,
-  toolDefinition,
-  writeTool,
-} from "../../src/agent/tools.ts";
+import { matchesGlob } from "../../src/agent/tools/glob-match.ts";
+import { createToolContext, toolDefinition } from "../../src/agent/tools/spec.ts";
+import { editTool, globTool, grepTool, readTool, writeTool } from "../../src/agent/tools.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 function setup() {

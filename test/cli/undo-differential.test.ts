@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { main } from "../../src/cli/main.ts";
-import { type HistoryBackendName, type HistoryEntry, listHistory } from "../../src/dream/history.ts";
+import { listHistory } from "../../src/dream/history.ts";
+import type { HistoryBackendName, HistoryEntry } from "../../src/dream/history-types.ts";
 import { seededRandom, TEST_SEED_ENV, testSeed } from "../helpers/random.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 

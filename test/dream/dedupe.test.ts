@@ -2,15 +2,15 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { dedupeMemories } from "../../src/dream/dedupe.ts";
 import {
   DEDUPE_MAX_CHARS,
-  dedupeMemories,
   duplicateKind,
   findDuplicateGroups,
   type MemoryDocument,
   mergeBodies,
   wordSet,
-} from "../../src/dream/dedupe.ts";
+} from "../../src/dream/dedupe-groups.ts";
 import { listHistory, undoChange } from "../../src/dream/history.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";

@@ -2,14 +2,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import {
-  beginChange,
-  type HistoryBackendName,
-  listHistory,
-  recordChange,
-  undoChange,
-} from "../../src/dream/history.ts";
-import { listTrackedFiles } from "../../src/dream/history-journal.ts";
+import { beginChange, listHistory, recordChange, undoChange } from "../../src/dream/history.ts";
+import type { HistoryBackendName } from "../../src/dream/history-types.ts";
+import { listTrackedFiles } from "../../src/memdir/write/scratch.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { type HistoryBackendName, listHistory, recordChange, undoChange } from "../../src/dream/history.ts";
+import { listHistory, recordChange, undoChange } from "../../src/dream/history.ts";
+import type { HistoryBackendName } from "../../src/dream/history-types.ts";
 import { removeMemory, saveMemory } from "../../src/memdir/write/write.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 

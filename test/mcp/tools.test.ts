@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { createMemoryTools, isMemoryTool } from "../../src/agent/memory-tools/index.ts";
-import { createToolContext, toolDefinition } from "../../src/agent/tools.ts";
+import { createToolContext, toolDefinition } from "../../src/agent/tools/spec.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
 import { makeTempDir } from "../helpers/temp.ts";

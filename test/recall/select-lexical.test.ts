@@ -2,9 +2,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../src/memdir/scan/scan.ts";
+import { HeaderCache } from "../../src/memdir/scan/header-cache.ts";
+import { scanHeaders } from "../../src/memdir/scan/scan.ts";
 import { LexicalIndexCache } from "../../src/recall/lexical/index/lexical-index.ts";
-import { createLexicalSelector, type LexicalPick } from "../../src/recall/select-lexical.ts";
+import type { LexicalPick } from "../../src/recall/lexical/index/types.ts";
+import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 

@@ -16,17 +16,6 @@ import { createSaveTool } from "./save.ts";
 import type { MemoryToolSpec, MemoryToolsOptions } from "./spec.ts";
 import { createUpdateTool } from "./update.ts";
 
-export { readMemoryFile } from "./read.ts";
-export {
-  defineMemoryTool,
-  type MemoryToolAnnotations,
-  type MemoryToolOutcome,
-  type MemoryToolSpec,
-  type MemoryToolsOptions,
-  memoryDirOf,
-  runSafely,
-} from "./spec.ts";
-
 /**
  * The seven memory tools for one configuration (selector, settings). Calls take the memory dir,
  * cwd, clock and read-file state from their {@link ToolContext}.

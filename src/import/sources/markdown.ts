@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../../errors.ts";
 import { parseFrontmatter } from "../../memdir/format/frontmatter.ts";
-import { isMemoryFileName } from "../../memdir/scan/scan.ts";
+import { isMemoryFileName } from "../../memdir/scan/scan-list.ts";
 import { isMemoryType, type MemoryType } from "../../types.ts";
 import { descriptionFrom, timeFrom } from "./text.ts";
 import type { ImportCandidate, SkippedSource, SourceRead } from "./types.ts";

@@ -8,8 +8,6 @@ import { tempFileWriterPid, writeFileAtomic } from "../fs/atomic.ts";
 import { processIsAlive } from "../fs/lease.ts";
 import { type BinaryCacheContent, decodeBinaryCache, encodeBinaryCache } from "./binary-cache.ts";
 
-export { NO_CACHE_ENV, persistedCacheEnabled } from "../../config.ts";
-
 /**
  * A cache file in the memory directory that lets a fresh process reuse the work of earlier ones
  * (docs/design.md#caches-and-watchers: "nothing re-reads unchanged files"; "a persisted index in the memory dir …

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { MEMORY_MAX_BYTES } from "../fs/read.ts";
 import { utf8OrNull } from "../fs/regular-file.ts";
-import { isMemoryFileName } from "../scan/scan.ts";
+import { isMemoryFileName } from "../scan/scan-list.ts";
 
 /** A bad memory file `memdir doctor` reports (docs/design.md#reading-files, bad input): recall copes, the user should know. */
 export interface FileIssue {

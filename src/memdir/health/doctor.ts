@@ -11,13 +11,16 @@ import {
   parseIndex,
   readIndex,
 } from "../format/index-file.ts";
+import { defaultTitle } from "../format/memory-names.ts";
 import { tempFileWriterPid } from "../fs/atomic.ts";
 import { processIsAlive } from "../fs/lease.ts";
+import { withMemoryLock } from "../fs/lock.ts";
 import { nullUnlessRefused, readRegularFile } from "../fs/regular-file.ts";
-import { HEADER_MAX_LINES, scanHeaders } from "../scan/scan.ts";
+import { HEADER_MAX_LINES } from "../scan/header-cache.ts";
+import { scanHeaders } from "../scan/scan.ts";
 import { describeFindings, findInstructions } from "../trust/quarantine.ts";
 import { findSecrets, secretKindPhrase } from "../trust/secrets.ts";
-import { defaultTitle, updateIndex, withMemoryLock } from "../write/write.ts";
+import { updateIndex } from "../write/write.ts";
 import { type FileIssue, fileContentIssue, listTree, skippedFileIssues } from "./doctor-files.ts";
 
 /** One problem `memdir doctor` found. `file` is relative to the memory dir. */

@@ -3,9 +3,6 @@ import { readRegularText } from "../fs/regular-file.ts";
 import { scanHeaders } from "../scan/scan.ts";
 import { type AnchorChange, anchorRoot, anchorsOf, checkAnchors } from "../trust/anchors.ts";
 
-export type { Anchor, AnchorChange } from "../trust/anchors.ts";
-export { anchorsOf, checkAnchors, findAnchors } from "../trust/anchors.ts";
-
 /** A memory whose anchors no longer match the project, with what changed. */
 export interface StaleMemory {
   file: string;

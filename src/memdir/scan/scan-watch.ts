@@ -4,10 +4,6 @@ import { type Candidate, onLocalFileSystem } from "./scan-list.ts";
 import { WatchedListing } from "./scan-watch-listing.ts";
 import type { ScanWatchStats, ScanWatchTuning, WatchOwner } from "./scan-watch-types.ts";
 
-export { NO_WATCH_ENV, watchingEnabled } from "../../config.ts";
-export { WatchedListing } from "./scan-watch-listing.ts";
-export type { ScanWatchStats, ScanWatchTuning } from "./scan-watch-types.ts";
-
 /**
  * Watch-backed listings (docs/design.md#caches-and-watchers): a process that scans the same memory directory again (the
  * MCP server, the agent loop) keeps, in its {@link WatchRegistry} (one per Memdir), the last listing of each root and one NON-recursive

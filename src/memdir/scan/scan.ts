@@ -18,10 +18,6 @@ import {
 } from "./scan-list.ts";
 import type { WatchRegistry } from "./scan-watch.ts";
 
-export { HEADER_MAX_LINES, HeaderCache, type HeaderCacheOptions } from "./header-cache.ts";
-export type { ScanState } from "./instance-core.ts";
-export { INDEX_FILE_NAME, isMemoryFileName } from "./scan-list.ts";
-export { NO_WATCH_ENV } from "./scan-watch.ts";
 /** The selector's cap on headers (docs/design.md#header-scan). */
 export const SCAN_DEFAULT_LIMIT = 200;
 

@@ -2,8 +2,6 @@ import { MemdirError } from "../../errors.ts";
 import { CONNECTION_SCHEMES, GITHUB_PREFIXES, RULES } from "./secret-rules.ts";
 import { isDummyToken } from "./secret-values.ts";
 
-export { isPlaceholderValue } from "./secret-values.ts";
-
 /** One credential found in a text: what it looks like and where. Never the value itself. */
 export interface SecretFinding {
   /** Human name of the credential kind, e.g. `GitHub personal access token`. */

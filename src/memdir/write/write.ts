@@ -31,10 +31,6 @@ import {
   resolveOrThrow,
 } from "./write-targets.ts";
 
-export { defaultTitle, slugFor } from "../format/memory-names.ts";
-export { writeFileAtomic } from "../fs/atomic.ts";
-export { type LockOptions, withMemoryLock } from "../fs/lock.ts";
-
 export interface SaveMemoryInput {
   /** File name relative to the memory dir; derived from type + description when omitted. */
   file?: string;

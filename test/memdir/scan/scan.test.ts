@@ -3,13 +3,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import {
-  formatManifest,
-  HeaderCache,
-  isoTime,
-  manifestLine,
-  scanHeaders,
-} from "../../../src/memdir/scan/scan.ts";
+import { HeaderCache } from "../../../src/memdir/scan/header-cache.ts";
+import { formatManifest, isoTime, manifestLine, scanHeaders } from "../../../src/memdir/scan/scan.ts";
 import { memory } from "../../helpers/memory.ts";
 import { makeTempDir, sharedDir, writeTree } from "../../helpers/temp.ts";
 

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { isMemdirError } from "../../../src/errors.ts";
-import {
-  assertNoSecrets,
-  findSecrets,
-  isPlaceholderValue,
-  SECRET_KINDS,
-} from "../../../src/memdir/trust/secrets.ts";
+import { isPlaceholderValue } from "../../../src/memdir/trust/secret-values.ts";
+import { assertNoSecrets, findSecrets, SECRET_KINDS } from "../../../src/memdir/trust/secrets.ts";
 
 // Token-shaped values are assembled at run time so the repository holds no scanner bait.
 const githubToken = `ghp_${"aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"}`;

@@ -7,14 +7,10 @@ import { describe, it } from "node:test";
 import { isMemdirError } from "../../../src/errors.ts";
 import { parseFrontmatter } from "../../../src/memdir/format/frontmatter.ts";
 import { parseIndex } from "../../../src/memdir/format/index-file.ts";
-import {
-  removeMemory,
-  saveMemory,
-  slugFor,
-  withMemoryLock,
-  writeFileAtomic,
-  writeMemoryText,
-} from "../../../src/memdir/write/write.ts";
+import { slugFor } from "../../../src/memdir/format/memory-names.ts";
+import { writeFileAtomic } from "../../../src/memdir/fs/atomic.ts";
+import { withMemoryLock } from "../../../src/memdir/fs/lock.ts";
+import { removeMemory, saveMemory, writeMemoryText } from "../../../src/memdir/write/write.ts";
 import { makeTempDir, writeTree } from "../../helpers/temp.ts";
 
 const LOCK = ".memdir-write.lock";

@@ -2,13 +2,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../../src/memdir/scan/scan.ts";
+import { HeaderCache } from "../../../src/memdir/scan/header-cache.ts";
+import { scanHeaders } from "../../../src/memdir/scan/scan.ts";
 import { LexicalIndexCache } from "../../../src/recall/lexical/index/lexical-index.ts";
-import {
-  createLexicalSelector,
-  type LexicalPick,
-  type LexicalTuning,
-} from "../../../src/recall/select-lexical.ts";
+import type { LexicalPick, LexicalTuning } from "../../../src/recall/lexical/index/types.ts";
+import { createLexicalSelector } from "../../../src/recall/select-lexical.ts";
 import { makeTempDir } from "../../helpers/temp.ts";
 
 // The date stage and the answer-after-the-question stage: each test builds a memory dir of one

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../../src/memdir/scan/scan.ts";
+import { HeaderCache } from "../../../src/memdir/scan/header-cache.ts";
+import { scanHeaders } from "../../../src/memdir/scan/scan.ts";
 import { LexicalIndexCache } from "../../../src/recall/lexical/index/lexical-index.ts";
 import { FIELD_NAMES, type FieldName } from "../../../src/recall/lexical/index/memory-record.ts";
 import { saveOrder } from "../../../src/recall/lexical/index/times.ts";

@@ -6,7 +6,8 @@ import {
 } from "../../../dream/consolidate.ts";
 import { type DreamDecision, evaluateDreamGates } from "../../../dream/gate.ts";
 import { historyBackend } from "../../../dream/history.ts";
-import { applyProposal, listProposals } from "../../../dream/proposal.ts";
+import { applyProposal } from "../../../dream/proposal.ts";
+import { listProposals } from "../../../memdir/write/proposal-store.ts";
 import { createModelClientFromConfig } from "../../../model/factory.ts";
 import {
   type CommonOptions,

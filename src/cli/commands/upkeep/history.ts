@@ -1,4 +1,5 @@
-import { type HistoryEntry, historyBackend, listHistory } from "../../../dream/history.ts";
+import { historyBackend, listHistory } from "../../../dream/history.ts";
+import type { HistoryEntry } from "../../../dream/history-types.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
 import { locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";

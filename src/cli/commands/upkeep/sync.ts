@@ -1,5 +1,6 @@
 import { recordChange } from "../../../dream/history.ts";
 import { MemdirError } from "../../../errors.ts";
+import { syncAutoEnabled } from "../../../sync/auto-setting.ts";
 import {
   type ProjectSyncReport,
   projectKeyFor,
@@ -7,7 +8,7 @@ import {
   syncProject,
   syncStatus,
 } from "../../../sync/project.ts";
-import { checkRemoteUrl, readSyncRemotes, syncAutoEnabled, writeSyncRemotes } from "../../../sync/remotes.ts";
+import { checkRemoteUrl, readSyncRemotes, writeSyncRemotes } from "../../../sync/remotes.ts";
 import { fetchRemote, openClone, prepareClone } from "../../../sync/repository.ts";
 import { takeSyncLease } from "../../../sync/run.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";

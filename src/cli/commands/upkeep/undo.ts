@@ -1,4 +1,5 @@
-import { commandOf, type HistoryEntry, undoChange } from "../../../dream/history.ts";
+import { undoChange } from "../../../dream/history.ts";
+import { commandOf, type HistoryEntry } from "../../../dream/history-types.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
 import { locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";

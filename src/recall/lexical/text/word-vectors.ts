@@ -4,8 +4,6 @@ import { fileURLToPath } from "node:url";
 import { MemdirError } from "../../../errors.ts";
 import { decodeTermTable, rowTermsOf, type TermTable } from "./word-terms.ts";
 
-export { rowTermsOf } from "./word-terms.ts";
-
 /**
  * Static English word vectors (GloVe 6B, 100 dimensions, 50,000 most frequent words; built by
  * scripts/build-word-vectors.ts). They let the lexical selector see that "political leaning"

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../../../src/memdir/scan/scan.ts";
+import { HeaderCache } from "../../../../src/memdir/scan/header-cache.ts";
+import { scanHeaders } from "../../../../src/memdir/scan/scan.ts";
 import { LexicalIndexCache } from "../../../../src/recall/lexical/index/lexical-index.ts";
+import type { LexicalPick } from "../../../../src/recall/lexical/index/types.ts";
 import { compileBridges } from "../../../../src/recall/lexical/stages/term-bridges.ts";
 import { TERM_BRIDGES } from "../../../../src/recall/lexical/text/term-bridges-table.ts";
-import { createLexicalSelector, type LexicalPick } from "../../../../src/recall/select-lexical.ts";
+import { createLexicalSelector } from "../../../../src/recall/select-lexical.ts";
 import { memory } from "../../../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../../../helpers/temp.ts";
 

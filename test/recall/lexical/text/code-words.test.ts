@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HeaderCache, scanHeaders } from "../../../../src/memdir/scan/scan.ts";
+import { HeaderCache } from "../../../../src/memdir/scan/header-cache.ts";
+import { scanHeaders } from "../../../../src/memdir/scan/scan.ts";
 import { LexicalIndexCache } from "../../../../src/recall/lexical/index/lexical-index.ts";
+import type { LexicalPick } from "../../../../src/recall/lexical/index/types.ts";
 import { pathFragmentTerms, pathOnlyTerms } from "../../../../src/recall/lexical/text/code-words.ts";
-import { createLexicalSelector, type LexicalPick } from "../../../../src/recall/select-lexical.ts";
+import { createLexicalSelector } from "../../../../src/recall/select-lexical.ts";
 import { memory } from "../../../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../../../helpers/temp.ts";
 
