@@ -4,6 +4,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runCli } from "../helpers/cli.ts";
+import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const FIXTURE = path.resolve(import.meta.dirname, "../fixtures/worked-example");
@@ -86,6 +87,45 @@ describe("memdir recall", () => {
     const json = JSON.parse(withK.stdout);
     assert.equal(json.candidates.length, 2);
     assert.ok(json.candidates.every((c: { status: string; reason: string }) => c.status && c.reason));
+  });
+
+  it("--explain shows the picks, the nearest misses and counts the rest; --all lists every candidate", async () => {
+    const home = makeTempDir();
+    const memoryDir = path.join(home, "memory");
+    // 30 memories about the deploy pipeline (they all score) and 10 about other things.
+    for (let i = 0; i < 30; i++)
+      writeMemory(
+        memoryDir,
+        `deploy-${i}.md`,
+        memory(`deploy pipeline step ${i} for the staging cluster`, `step ${i}`),
+      );
+    for (let i = 0; i < 10; i++)
+      writeMemory(memoryDir, `other-${i}.md`, memory(`favourite lunch place number ${i}`, "noodles"));
+    const lines = (stdout: string) => stdout.split("\n").filter((line) => /^ {2}\S/.test(line));
+    const brief = await runCli(
+      ["recall", "how does the staging deploy pipeline work", "--dir", memoryDir, "--explain"],
+      {
+        home,
+      },
+    );
+    assert.equal(brief.code, 0, brief.stderr);
+    assert.match(brief.stdout, /candidates \(40\):/);
+    const shown = lines(brief.stdout).filter((line) => !line.startsWith("  …"));
+    const picked = shown.filter((line) => /^ {2}picked /.test(line));
+    assert.equal(picked.length, 5, brief.stdout);
+    assert.equal(shown.length, 5 + 10, "the picks and the ten nearest misses");
+    assert.ok(
+      shown.every((line) => /deploy-\d+\.md/.test(line)),
+      "the nearest misses are the other deploy memories, not the lunch places",
+    );
+    assert.match(brief.stdout, /… and 25 more \(.*\); --all lists every candidate/);
+
+    const full = await runCli(
+      ["recall", "how does the staging deploy pipeline work", "--dir", memoryDir, "--explain", "--all"],
+      { home },
+    );
+    assert.equal(lines(full.stdout).length, 40);
+    assert.doesNotMatch(full.stdout, /--all lists every candidate/);
   });
 
   it("says when nothing would be recalled", async () => {

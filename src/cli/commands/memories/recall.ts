@@ -44,12 +44,21 @@ interface RecallCommandOptions extends CommonOptions {
   selector?: string;
   k: string;
   explain?: boolean;
+  all?: boolean;
 }
 
 /**
+ * How many of the candidates recall did not pick `--explain` lists by default, best scored first:
+ * the ones a user asks about ("why not this one?") sit just below the picks, and at 20,000
+ * memories a full list is 20,000 lines (the gen-scale runs in docs/benchmarks.md). `--all` lists every one.
+ */
+export const EXPLAIN_NEAR_MISSES = 10;
+
+/**
  * `memdir recall "<query>"`: prints what the prefetch would inject for this query, as if it were
- * the first message of a session (nothing read or surfaced yet). `--explain` lists every
- * candidate with its score and why it was picked or skipped; `--json` prints
+ * the first message of a session (nothing read or surfaced yet). `--explain` lists the picks and
+ * the nearest misses with their scores and why, and counts the rest (`--all` lists every
+ * candidate); `--json` prints
  * `{query, selector, selected, messages, skipped}` (plus `candidates`, `fallback` with `--explain`).
  */
 export const registerRecallCommand: RegisterCommand = (program, context) => {
@@ -61,7 +70,8 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
         .argument("<query>", "the user message to recall for")
         .option("--selector <name>", "lexical | model | hybrid (default: hybrid with a model, else lexical)")
         .option("--k <n>", "at most this many memories", "5")
-        .option("--explain", "list every candidate with its score and why it was picked or skipped"),
+        .option("--explain", "show the picks, the nearest misses and a summary of every candidate's verdict")
+        .option("--all", "with --explain: list every candidate with its score and why"),
     ),
   ).action(async (query: string, options: RecallCommandOptions) => {
     const k = parsePickCount(options.k, "recall");
@@ -83,7 +93,7 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
       memdir,
     });
     if (options.json) printJson(context.io, recallJson(result, options.explain === true, memdir));
-    else if (options.explain) printExplain(context, result, location.memoryDir);
+    else if (options.explain) printExplain(context, result, location.memoryDir, options.all === true);
     else printMessages(context, result);
   });
 };
@@ -120,7 +130,30 @@ function printMessages(context: CommandContext, result: RecallResult): void {
   context.io.stdout(`${result.messages.map((message) => message.content).join("\n\n")}\n`);
 }
 
-function printExplain(context: CommandContext, result: RecallResult, memoryDir: string): void {
+/**
+ * The candidates `--explain` lists: every pick and linked memory, then the {@link EXPLAIN_NEAR_MISSES}
+ * best-scored others (all of them with `all`), in the explain order; and the verdicts of the rest,
+ * counted.
+ */
+export function explainShown(
+  candidates: readonly RecallCandidate[],
+  all: boolean,
+): { shown: RecallCandidate[]; hidden: Map<string, number> } {
+  if (all) return { shown: [...candidates], hidden: new Map() };
+  const chosen = new Set(
+    candidates.filter((candidate) => candidate.status === "picked" || candidate.status === "linked"),
+  );
+  const misses = candidates
+    .filter((candidate) => !chosen.has(candidate))
+    .sort((a, b) => (b.score ?? Number.NEGATIVE_INFINITY) - (a.score ?? Number.NEGATIVE_INFINITY));
+  for (const miss of misses.slice(0, EXPLAIN_NEAR_MISSES)) chosen.add(miss);
+  const hidden = new Map<string, number>();
+  for (const candidate of candidates)
+    if (!chosen.has(candidate)) hidden.set(candidate.status, (hidden.get(candidate.status) ?? 0) + 1);
+  return { shown: candidates.filter((candidate) => chosen.has(candidate)), hidden };
+}
+
+function printExplain(context: CommandContext, result: RecallResult, memoryDir: string, all: boolean): void {
   const out: string[] = [];
   out.push(`query: ${result.query}`);
   out.push(`selector: ${result.selector}`);
@@ -130,9 +163,14 @@ function printExplain(context: CommandContext, result: RecallResult, memoryDir: 
   out.push("");
   const candidates = explainRecall(result);
   out.push(`candidates (${candidates.length}):`);
-  const width = Math.max(0, ...candidates.map((candidate) => candidate.file.length));
-  for (const candidate of candidates) out.push(`  ${candidateLine(candidate, width)}`);
+  const { shown, hidden } = explainShown(candidates, all);
+  const width = shown.reduce((widest, candidate) => Math.max(widest, candidate.file.length), 0);
+  for (const candidate of shown) out.push(`  ${candidateLine(candidate, width)}`);
   if (candidates.length === 0) out.push("  (no memories in this directory)");
+  if (hidden.size > 0) {
+    const counts = [...hidden].map(([status, count]) => `${count} ${status}`).join(", ");
+    out.push(`  … and ${candidates.length - shown.length} more (${counts}); --all lists every candidate`);
+  }
   out.push("");
   const bytes = result.messages.reduce(
     (sum, message) => sum + Buffer.byteLength(message.content as string),
