@@ -118,6 +118,14 @@ export type ReadFileState = Map<string, { readAt: number; source: "read" | "memo
 export type Clock = () => number;
 
 /**
+ * Where a long job reports how far it is: `done` of `total` units of the named step (files read,
+ * memories indexed, checks run). Called per time slice, not per file; `done === total` ends the
+ * step. The CLI shows it on a terminal's stderr (docs/design.md#progress); library callers may
+ * ignore it.
+ */
+export type ProgressSink = (step: string, done: number, total: number) => void;
+
+/**
  * How much memdir writes without asking (docs/design.md#memory-modes): `auto` writes what its
  * automatic writers find, `review` turns their writes into inbox proposals, `manual` runs no
  * automatic writer at all. Explicit saves write in every mode.

@@ -254,6 +254,7 @@ const EXPECTED: Record<string, string[]> = {
     "parseFrontmatter",
     "parseIndex",
     "type PersistedCacheStats",
+    "type ProgressSink",
     "provenanceOf",
     "type QuarantineFinding",
     "type QuarantineIntent",

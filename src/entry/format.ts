@@ -71,4 +71,4 @@ export { findInstructions, type QuarantineFinding } from "../memdir/trust/quaran
 export type { QuarantineIntent } from "../memdir/trust/quarantine-rules.ts";
 export { assertNoSecrets, findSecrets, type SecretFinding } from "../memdir/trust/secrets.ts";
 export { type WriteOptions, writeMemoryText } from "../memdir/write/write.ts";
-export { isMemoryType, savedAtMs } from "../types.ts";
+export { isMemoryType, type ProgressSink, savedAtMs } from "../types.ts";

@@ -42,6 +42,11 @@ export interface MemdirOptions {
   sweepPerRescan?: number;
   /** Where failed background cache saves are reported (default: stderr with `MEMDIR_DEBUG`, else nowhere). */
   log?: CacheLog;
+  /**
+   * Where long jobs on this directory report how far they are (reading headers, building the
+   * lexical index, doctor's checks); the CLI passes one that draws on a terminal (docs/design.md#progress).
+   */
+  progress?: (step: string, done: number, total: number) => void;
 }
 
 /** Counters of one {@link Memdir}: what came from cache files and how scans were served. */
@@ -74,6 +79,8 @@ export class Memdir implements ScanState {
    * directory lives here (`select-lexical.ts`), saved through the core's persisted caches. @internal
    */
   readonly extensions = new Map<symbol, unknown>();
+  /** See {@link MemdirOptions.progress}. */
+  readonly progress: MemdirOptions["progress"];
   #core: MemdirCore | undefined;
   #closed = false;
 
@@ -82,6 +89,7 @@ export class Memdir implements ScanState {
     this.memoryDir = path.resolve(memoryDir);
     this.clock = options.clock ?? Date.now;
     this.cacheMode = options.cache ?? "persisted";
+    this.progress = options.progress;
     const headers = this.cacheMode !== "off";
     this.setup = {
       headers,

@@ -56,7 +56,7 @@ export function createLexicalSelector(options: LexicalSelectorOptions = {}): Sel
     const cache = options.cache ?? (memdir ? lexicalCacheOf(memdir) : ownLexicalCache());
     const index = cache.forDirectory(request.memoryDir);
     const alreadySynced = index.syncedWith(headers);
-    await index.sync(headers, signal);
+    await index.sync(headers, signal, memdir?.progress);
     // A first ranking of a freshly loaded index runs in a turn of its own (~120 ms at 20,000
     // memories in code V8 has not optimized yet; docs/design.md#the-memory-helper).
     if (!alreadySynced) await yieldToEventLoop();

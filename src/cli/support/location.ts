@@ -2,6 +2,7 @@ import { type ResolvedConfig, resolveConfig } from "../../config.ts";
 import { type Memdir, openMemdir } from "../../memdir/instance.ts";
 import { type MemoryLocation, projectOf, resolveMemoryLocation } from "../../memdir/location/paths.ts";
 import { type CommandContext, type CommonOptions, type ModelOptions, modelConfigOptions } from "./common.ts";
+import { terminalProgress } from "./progress.ts";
 
 /**
  * The memory location a command works on, from its `--root`, `--cwd` and `--dir` options and the
@@ -28,14 +29,21 @@ export function locationFromOptions(
 /**
  * The instance a one-shot command scans its memory dir with, under the CLI's environment
  * (`MEMDIR_NO_CACHE`, `MEMDIR_DEBUG`). No folder watchers: the process ends after a scan or two.
- * Inside the memory helper, its long-lived watched instance of that dir.
+ * Inside the memory helper, its long-lived watched instance of that dir. A command that passes
+ * its `output` options gets its long scans drawn on a terminal (`support/progress.ts`); without
+ * them (hooks) nothing is drawn.
  */
 export function memdirForCommand(
   location: Pick<MemoryLocation, "memoryDir">,
   context: CommandContext,
+  output: { json?: boolean } = { json: true },
 ): Memdir {
   if (context.memdirs) return context.memdirs.open(location.memoryDir, context.env);
-  return openMemdir(location.memoryDir, { env: context.env, watch: false });
+  return openMemdir(location.memoryDir, {
+    env: context.env,
+    watch: false,
+    progress: terminalProgress(context, output),
+  });
 }
 
 /**

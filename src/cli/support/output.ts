@@ -10,12 +10,15 @@ export interface CliIO {
    * `maxBytes` it stops reading and throws `MemdirError("invalid-input")`.
    */
   stdin?: (signal?: AbortSignal, maxBytes?: number) => Promise<string>;
+  /** stderr is a terminal: long jobs draw their progress there (`support/progress.ts`). */
+  stderrIsTTY?: boolean;
 }
 
 export const processIO: CliIO = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   stdin: readStdin,
+  stderrIsTTY: process.stderr.isTTY === true,
 };
 
 /**

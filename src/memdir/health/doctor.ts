@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import type { ProgressSink } from "../../types.ts";
 import { conflictOf } from "../format/conflicts.ts";
 import { type FrontmatterIssue, parseFrontmatter } from "../format/frontmatter.ts";
 import {
@@ -22,6 +23,9 @@ import { describeFindings, findInstructions } from "../trust/quarantine.ts";
 import { findSecrets, secretKindPhrase } from "../trust/secrets.ts";
 import { updateIndex } from "../write/write.ts";
 import { type FileIssue, fileContentIssue, listTree, skippedFileIssues } from "./doctor-files.ts";
+
+/** Doctor reports its checks every this many memories: often enough to move, rarely enough to cost nothing. */
+const PROGRESS_EVERY = 256;
 
 /** One problem `memdir doctor` found. `file` is relative to the memory dir. */
 export interface DoctorIssue {
@@ -51,9 +55,13 @@ export interface DoctorIssue {
  * @example
  * const issues = await diagnoseMemoryDir(memoryDir);
  */
-export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[]> {
+export async function diagnoseMemoryDir(
+  memoryDir: string,
+  options: { progress?: ProgressSink } = {},
+): Promise<DoctorIssue[]> {
+  const progress = options.progress;
   const issues: DoctorIssue[] = [];
-  const headers = await scanHeaders(memoryDir, { cache: null });
+  const headers = await scanHeaders(memoryDir, { cache: null, progress });
   const index = await readIndex(memoryDir);
   const entries = parseIndex(index.raw);
   const pointed = new Set<string>();
@@ -90,7 +98,8 @@ export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[
     });
   }
   issues.push(...secretIssues(INDEX_FILE, index.raw));
-  for (const header of headers) {
+  for (const [checked, header] of headers.entries()) {
+    if (checked % PROGRESS_EVERY === 0) progress?.("checking memories", checked, headers.length);
     if (!pointed.has(header.file)) {
       issues.push({
         code: "missing-pointer",
@@ -117,6 +126,7 @@ export async function diagnoseMemoryDir(memoryDir: string): Promise<DoctorIssue[
         message: `${header.file} is another machine's version of ${original} (a sync conflict): merge what you need into ${original}, then delete ${header.file}`,
       });
   }
+  if (headers.length > 0) progress?.("checking memories", headers.length, headers.length);
   // One listing of the tree serves both checks below.
   const names = await listTree(memoryDir);
   issues.push(...(await skippedFileIssues(memoryDir, new Set(headers.map((h) => h.file)), names)));

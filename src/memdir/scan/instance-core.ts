@@ -43,6 +43,8 @@ export interface MemdirSetup {
 export interface ScanState {
   /** The one {@link MemdirCore} of this owner, made with `make` the first time it is asked for. @internal */
   core(make: (setup: MemdirSetup) => MemdirCore): MemdirCore;
+  /** Where the scan reports how many headers it has read, when the owner wants to know. */
+  readonly progress?: (step: string, done: number, total: number) => void;
 }
 
 /** Reads go in chunks of this size (docs/design.md#header-scan): most frontmatter fits in the first 8 KB. */

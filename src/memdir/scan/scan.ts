@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { throwIfAborted } from "../../errors.ts";
 import { yieldToEventLoop } from "../../event-loop.ts";
-import { type MemoryHeader, savedAtMs } from "../../types.ts";
+import { type MemoryHeader, type ProgressSink, savedAtMs } from "../../types.ts";
 import { parseFrontmatter } from "../format/frontmatter.ts";
 import { openReadableInsideSync } from "../fs/open-safely.ts";
 import { provenanceOf } from "../trust/provenance.ts";
@@ -45,6 +45,8 @@ export interface ScanOptions {
   watch?: boolean;
   /** The instance whose caches and watchers the scan uses (a `Memdir`, see `openMemdir`); `memdir.scan()` passes itself. */
   memdir?: ScanState;
+  /** Where the headers read so far are reported (default: `memdir`'s progress, if any); a `ProgressSink`. */
+  progress?: (step: string, done: number, total: number) => void;
 }
 
 /**
@@ -100,7 +102,16 @@ export async function scanHeaders(memoryDir: string, options: ScanOptions = {}):
   }
   const readsBefore = cache?.reads ?? 0;
   try {
-    await readMissingHeaders(realRoot, chosen, misses, headers, cache, state.readChunk, options.signal);
+    await readMissingHeaders(
+      realRoot,
+      chosen,
+      misses,
+      headers,
+      cache,
+      state.readChunk,
+      options.signal,
+      options.progress ?? options.memdir?.progress,
+    );
   } finally {
     // Also after an abort (a hook's time bound): the headers read so far are kept for next time.
     // Every cached entry is one of this scan's files when the cache holds exactly the hits plus
@@ -157,6 +168,7 @@ async function readMissingHeaders(
   cache: HeaderCache | null,
   chunk: Buffer,
   signal: AbortSignal | undefined,
+  progress: ProgressSink | undefined,
 ): Promise<void> {
   // Synchronous reads in time slices, yielding to the event loop between slices: an awaited
   // open/read/close costs three thread-pool round trips and three promises per file, which made
@@ -194,6 +206,7 @@ async function readMissingHeaders(
       }
       headers[i] = header;
     } while (next < misses.length && performance.now() < sliceEnd);
+    progress?.("reading memory headers", next, misses.length);
   }
 }
 

@@ -35,7 +35,11 @@ export const registerForgetCommand: RegisterCommand = (program, context) => {
     const intent = parseExplicitMemory(raw);
     const query = intent?.kind === "forget" ? intent.query : cleanStatement(raw);
     const location = await locationFromOptions(options, context);
-    const match = await findMemoryToForget(query, location.memoryDir, memdirForCommand(location, context));
+    const match = await findMemoryToForget(
+      query,
+      location.memoryDir,
+      memdirForCommand(location, context, options),
+    );
     if (!match)
       throw new MemdirError("not-found", `memdir: forget: no memory matches ${JSON.stringify(query)}`);
     if (!options.yes) {

@@ -64,7 +64,7 @@ export const registerListCommand: RegisterCommand = (program, context) => {
     const now = context.now();
     const filter = listFilter(options, now);
     const location = await locationFromOptions(options, context);
-    const memdir = memdirForCommand(location, context);
+    const memdir = memdirForCommand(location, context, options);
     const found = await memdir.scan();
     // Ages are counted from the start of the minute, so a listing stays the same within it and
     // the helper's kept one (below) is what a fresh one would print.

@@ -83,7 +83,7 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
       context.io.stderr(
         `memdir: auto memory is off (${config.autoMemoryOffReason}): agents recall nothing; showing what would be recalled if it were on\n`,
       );
-    const memdir = memdirForCommand(location, context);
+    const memdir = memdirForCommand(location, context, options);
     const result = await recall({
       memoryDir: location.memoryDir,
       query,

@@ -47,7 +47,7 @@ export const registerShowCommand: RegisterCommand = (program, context) => {
     const parsed = parseFrontmatter(text);
     let links: MemoryLink[] = [];
     if (parsed.body.includes("[[")) {
-      const headers = await memdirForCommand(location, context).scan();
+      const headers = await memdirForCommand(location, context, options).scan();
       links = resolveLinks(parsed.body, linkResolver(headers));
     }
     const { source, session } = provenanceOf(parsed.data);

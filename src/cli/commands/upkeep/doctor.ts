@@ -12,6 +12,7 @@ import {
 } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";
+import { terminalProgress } from "../../support/progress.ts";
 
 interface DoctorOptions extends CommonOptions {
   fix?: boolean;
@@ -48,7 +49,9 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
       () => false,
     );
     const fixed = exists && options.fix ? await repairMemoryDir(location.memoryDir) : [];
-    const issues = exists ? await diagnoseMemoryDir(location.memoryDir) : [];
+    const issues = exists
+      ? await diagnoseMemoryDir(location.memoryDir, { progress: terminalProgress(context, options) })
+      : [];
     const notes = exists ? await unresolvedLinks(location.memoryDir) : [];
     if (issues.length > 0) context.setExitCode(1);
     if (options.json) {

@@ -9,7 +9,7 @@ import {
   worthPersisting,
 } from "../../../memdir/cache/persisted-cache.ts";
 import { mapBounded } from "../../../memdir/scan/scan-list.ts";
-import type { MemoryHeader } from "../../../types.ts";
+import type { MemoryHeader, ProgressSink } from "../../../types.ts";
 import { bundledWordVectors, type WordVectors } from "../text/word-vectors.ts";
 import {
   isPersistedIndex,
@@ -78,7 +78,7 @@ export class LexicalIndex {
    * `headers` (e.g. filtered out by the caller) stay as long as they still exist, so filtering
    * does not thrash the cache. Unreadable files are skipped, never fatal.
    */
-  async sync(headers: readonly MemoryHeader[], signal?: AbortSignal): Promise<void> {
+  async sync(headers: readonly MemoryHeader[], signal?: AbortSignal, progress?: ProgressSink): Promise<void> {
     if (this.#root !== null) {
       // A load that failed counts as no cache file (rebuilt and saved), here and for every later sync.
       this.#persistLoading ??= this.#loadPersisted(this.#root).catch(() => {
@@ -93,7 +93,7 @@ export class LexicalIndex {
     const sizeBefore = this.corpus.size;
     let read = 0;
     try {
-      read = await this.#syncFiles(headers, signal);
+      read = await this.#syncFiles(headers, signal, progress);
     } finally {
       // Also after an abort (a hook's time bound): what was indexed so far is kept for next time.
       if (read > 0 || this.corpus.size !== sizeBefore) this.#persistDirty = true;
@@ -138,7 +138,11 @@ export class LexicalIndex {
   }
 
   /** The body of {@link sync}; returns how many files were read. */
-  async #syncFiles(headers: readonly MemoryHeader[], signal: AbortSignal | undefined): Promise<number> {
+  async #syncFiles(
+    headers: readonly MemoryHeader[],
+    signal: AbortSignal | undefined,
+    progress: ProgressSink | undefined,
+  ): Promise<number> {
     const stale: MemoryHeader[] = [];
     const wanted = new Set<string>();
     let reused = 0;
@@ -167,6 +171,7 @@ export class LexicalIndex {
     let sliceEnd = performance.now() + INDEX_SLICE_MS;
     for (let i = 0; i < stale.length; i++) {
       if (performance.now() >= sliceEnd) {
+        progress?.("indexing memories", i, stale.length);
         await yieldToEventLoop();
         sliceEnd = performance.now() + INDEX_SLICE_MS;
       }
@@ -180,6 +185,7 @@ export class LexicalIndex {
       this.corpus.remove(stale[i].file);
       if (text !== null) this.corpus.add(stale[i], text);
     }
+    if (stale.length > 0) progress?.("indexing memories", stale.length, stale.length);
     // Common case: the caller passed every indexed file, so nothing can be missing.
     const missing =
       this.corpus.size <= wanted.size && headers.every((h) => this.corpus.has(h.file))
