@@ -6,7 +6,12 @@ import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import { slugFor } from "../memdir/format/memory-names.ts";
 import { describeFindings, findInstructions } from "../memdir/trust/quarantine.ts";
 import { findSecrets, secretKindPhrase } from "../memdir/trust/secrets.ts";
-import { saveMemory } from "../memdir/write/write.ts";
+import {
+  type SaveMemoryInput,
+  type SaveMemoryResult,
+  saveMemoriesTogether,
+  type WriteOptions,
+} from "../memdir/write/write.ts";
 import type { Clock } from "../types.ts";
 import { type Decision, importedFromOf, KnownMemories, type KnownMemory } from "./plan.ts";
 import type { ImportCandidate, ImportReport } from "./sources/types.ts";
@@ -44,15 +49,15 @@ export async function importInto(
   const known = new KnownMemories(knownMemories(documents));
   const files = new Set(documents.map((doc) => doc.file.toLowerCase()));
   const report: ImportReport = { imported: [], merged: [], skipped: [] };
-  const run = async () => {
+  const run = async (save: Save | null) => {
     for (const [index, candidate] of candidates.entries()) {
       const decision = known.decide(candidate);
-      await carryOut(memoryDir, decision, known, files, report, options);
+      await carryOut(save, decision, known, files, report, options);
       options.onProgress?.(index + 1, candidates.length);
     }
     return report;
   };
-  if (options.dryRun) return run();
+  if (options.dryRun) return run(null);
   await recordChange(
     memoryDir,
     {
@@ -63,10 +68,14 @@ export async function importInto(
         `import ${options.what}: ${result?.imported.length ?? 0} imported, ${result?.merged.length ?? 0} merged, ` +
         `${result?.skipped.length ?? 0} skipped`,
     },
-    run,
+    // One hold of the writer lock and one index write for the whole import.
+    () => saveMemoriesTogether(memoryDir, run),
   );
   return report;
 }
+
+/** The batch writer's save (null in a dry run, which writes nothing). */
+type Save = (input: SaveMemoryInput, options?: WriteOptions) => Promise<SaveMemoryResult>;
 
 function knownMemories(documents: Awaited<ReturnType<typeof loadMemoryDocuments>>): KnownMemory[] {
   return documents.map((doc) => {
@@ -84,7 +93,7 @@ function knownMemories(documents: Awaited<ReturnType<typeof loadMemoryDocuments>
 }
 
 async function carryOut(
-  memoryDir: string,
+  save: Save | null,
   decision: Decision,
   known: KnownMemories,
   files: Set<string>,
@@ -109,9 +118,8 @@ async function carryOut(
       const { into } = decision;
       const importedFrom = [...into.importedFrom, candidate.key];
       const modifiedMs = Math.max(into.modifiedMs ?? 0, candidate.modifiedMs ?? 0) || undefined;
-      if (!options.dryRun)
-        await saveMemory(
-          memoryDir,
+      if (save)
+        await save(
           {
             file: into.file,
             replace: true,
@@ -140,15 +148,15 @@ async function carryOut(
       ...(wanted ? { file: wanted, replace: false } : {}),
       extra: { ...candidate.extra, imported_from: candidate.key },
     };
-    const file = options.dryRun
-      ? (wanted ?? `${slugFor(candidate.type, candidate.description)}.md`)
-      : (
-          await saveMemory(memoryDir, input, {
+    const file = save
+      ? (
+          await save(input, {
             origin,
             now: options.now,
             modifiedAt: candidate.modifiedMs ?? undefined,
           })
-        ).file;
+        ).file
+      : (wanted ?? `${slugFor(candidate.type, candidate.description)}.md`);
     files.add(file.toLowerCase());
     known.add({
       file,

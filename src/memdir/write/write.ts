@@ -136,75 +136,153 @@ export async function saveMemory(
   input: SaveMemoryInput,
   options: WriteOptions = {},
 ): Promise<SaveMemoryResult> {
-  const { type, description, file } = checkSaveInput(input);
-  const body = input.body ?? "";
-
+  const checked = checkSaveInput(input);
   await prepareMemoryDir(memoryDir);
   return withMemoryLock(
     memoryDir,
     async () => {
-      const target = file
-        ? await checkedTarget(memoryDir, file, { newName: true })
-        : await freeTarget(memoryDir, slugFor(type, description));
-      const existing = await readTextInside(memoryDir, target.path).catch(nullUnlessRefused);
-      if (input.version !== undefined && (existing === null || memoryVersion(existing) !== input.version))
-        throw new MemdirError(
-          "conflict",
-          `write: ${target.file} ${existing === null ? "was deleted" : "changed on disk"} since it was loaded for editing`,
-        );
-      if (input.replace !== undefined && (existing !== null) !== input.replace)
-        throw new MemdirError(
-          existing ? "invalid-input" : "not-found",
-          `write: ${target.file} ${existing ? "exists" : "does not exist"}`,
-        );
-      // Unknown keys and the file's shape are kept (Claude Code's `metadata:` map included) unless
-      // the caller gives its own; `name` is the stem unless there is one (other memories link to
-      // it), `modified` is now.
-      const frontmatter = { ...(input.extra ?? (existing === null ? {} : parseFrontmatter(existing).data)) };
-      const stamps = await stampsFor(memoryDir, options.origin, { description, body });
-      for (const [key, value] of Object.entries(stamps))
-        if (value === undefined) delete frontmatter[key];
-        else frontmatter[key] = value;
-      const hasName = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "";
-      const name = hasName ? undefined : path.posix.basename(target.file).replace(/\.md$/i, "");
-      const modified = new Date(options.modifiedAt ?? (options.now ?? Date.now)()).toISOString();
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
-      const previous = parseIndex(index).find((entry) => entry.file === target.file);
-      const title = oneLine(input.title ?? "") || previous?.title || defaultTitle(target.file, description);
-      const hook = shorten(oneLine(input.hook ?? "") || description, MAX_HOOK_CHARS);
-      const updated = upsertIndexLine(index, { title, file: target.file, hook });
-
-      await assertStillLocked(memoryDir);
-      const text = serializeMemory({ description, type, body, previous: frontmatter, name, modified });
-      const { warning } = await quarantineCheck(memoryDir, {
-        file: target.file,
-        before: existing,
-        after: text,
-        origin: options.origin,
-        now: (options.now ?? Date.now)(),
-      });
-      await assertStillLocked(memoryDir);
-      await writeFileAtomic(target.path, text, { inside: memoryDir });
+      const step = await saveLocked(memoryDir, input, checked, options, index);
       // The file and its index line change together or not at all: when the index cannot be
       // written (a full disk, a lost lease), the file goes back to what it was.
       try {
-        if (updated !== index) {
+        if (step.index !== index) {
           await assertStillLocked(memoryDir);
-          await writeFileAtomic(indexPath, updated, { inside: memoryDir });
+          await writeFileAtomic(indexPath, step.index, { inside: memoryDir });
         }
       } catch (error) {
-        await restoreFile(memoryDir, target.path, existing);
+        await restoreFile(memoryDir, step.result.path, step.existing);
         throw error;
       }
-      const indexWarning = indexWarningFor(updated);
-      return {
-        file: target.file,
-        path: target.path,
-        created: existing === null,
-        ...(indexWarning ? { indexWarning } : {}),
-        ...(warning ? { warning } : {}),
+      const indexWarning = indexWarningFor(step.index);
+      return { ...step.result, ...(indexWarning ? { indexWarning } : {}) };
+    },
+    options.lock,
+  );
+}
+
+/** One save inside the lock: the memory's file written, its index line only in the returned text. */
+interface LockedSave {
+  result: SaveMemoryResult;
+  /** `MEMORY.md` with the memory's line upserted (not written yet). */
+  index: string;
+  /** The file's text before the save (null: it is new), to restore it if the index cannot be written. */
+  existing: string | null;
+}
+
+/** The body of {@link saveMemory} under the lock, against `index` (the current `MEMORY.md` text). */
+async function saveLocked(
+  memoryDir: string,
+  input: SaveMemoryInput,
+  { type, description, file }: ReturnType<typeof checkSaveInput>,
+  options: WriteOptions,
+  index: string,
+): Promise<LockedSave> {
+  const body = input.body ?? "";
+  const target = file
+    ? await checkedTarget(memoryDir, file, { newName: true })
+    : await freeTarget(memoryDir, slugFor(type, description));
+  const existing = await readTextInside(memoryDir, target.path).catch(nullUnlessRefused);
+  if (input.version !== undefined && (existing === null || memoryVersion(existing) !== input.version))
+    throw new MemdirError(
+      "conflict",
+      `write: ${target.file} ${existing === null ? "was deleted" : "changed on disk"} since it was loaded for editing`,
+    );
+  if (input.replace !== undefined && (existing !== null) !== input.replace)
+    throw new MemdirError(
+      existing ? "invalid-input" : "not-found",
+      `write: ${target.file} ${existing ? "exists" : "does not exist"}`,
+    );
+  // Unknown keys and the file's shape are kept (Claude Code's `metadata:` map included) unless
+  // the caller gives its own; `name` is the stem unless there is one (other memories link to
+  // it), `modified` is now.
+  const frontmatter = { ...(input.extra ?? (existing === null ? {} : parseFrontmatter(existing).data)) };
+  const stamps = await stampsFor(memoryDir, options.origin, { description, body });
+  for (const [key, value] of Object.entries(stamps))
+    if (value === undefined) delete frontmatter[key];
+    else frontmatter[key] = value;
+  const hasName = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "";
+  const name = hasName ? undefined : path.posix.basename(target.file).replace(/\.md$/i, "");
+  const modified = new Date(options.modifiedAt ?? (options.now ?? Date.now)()).toISOString();
+  const previous = parseIndex(index).find((entry) => entry.file === target.file);
+  const title = oneLine(input.title ?? "") || previous?.title || defaultTitle(target.file, description);
+  const hook = shorten(oneLine(input.hook ?? "") || description, MAX_HOOK_CHARS);
+  const updated = upsertIndexLine(index, { title, file: target.file, hook });
+
+  await assertStillLocked(memoryDir);
+  const text = serializeMemory({ description, type, body, previous: frontmatter, name, modified });
+  const { warning } = await quarantineCheck(memoryDir, {
+    file: target.file,
+    before: existing,
+    after: text,
+    origin: options.origin,
+    now: (options.now ?? Date.now)(),
+  });
+  await assertStillLocked(memoryDir);
+  await writeFileAtomic(target.path, text, { inside: memoryDir });
+  return {
+    result: {
+      file: target.file,
+      path: target.path,
+      created: existing === null,
+      ...(warning ? { warning } : {}),
+    },
+    index: updated,
+    existing,
+  };
+}
+
+/**
+ * Saves many memories under ONE hold of the writer lock, with `MEMORY.md` written once at the
+ * end instead of once per memory (an import of 1,000 rows rewrote a growing index 1,000 times:
+ * docs/design.md#import-and-export). `work` gets a `save` that does exactly what
+ * {@link saveMemory} does for one memory (same checks, same refusals, thrown per call) except
+ * the index write. When `work` ends — also when it throws — the index gets the lines of every
+ * file saved so far; if that write fails, every saved file goes back to what it was, so files and
+ * index still change together or not at all.
+ *
+ * @example
+ * const files = await saveMemoriesTogether(memoryDir, async (save) => {
+ *   const a = await save({ type: "user", description: "prefers tabs" });
+ *   const b = await save({ type: "project", description: "CI runs on Fridays" });
+ *   return [a.file, b.file];
+ * });
+ */
+export async function saveMemoriesTogether<T>(
+  memoryDir: string,
+  work: (save: (input: SaveMemoryInput, options?: WriteOptions) => Promise<SaveMemoryResult>) => Promise<T>,
+  options: Pick<WriteOptions, "lock"> = {},
+): Promise<T> {
+  await prepareMemoryDir(memoryDir);
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      const indexPath = path.join(memoryDir, INDEX_FILE);
+      const original = await readText(indexPath);
+      const state = { index: original, saved: [] as { path: string; existing: string | null }[] };
+      const save = async (input: SaveMemoryInput, itemOptions: WriteOptions = {}) => {
+        const checked = checkSaveInput(input);
+        const step = await saveLocked(memoryDir, input, checked, itemOptions, state.index);
+        state.index = step.index;
+        state.saved.push({ path: step.result.path, existing: step.existing });
+        return step.result;
       };
+      try {
+        return await work(save);
+      } finally {
+        try {
+          if (state.index !== original) {
+            await assertStillLocked(memoryDir);
+            await writeFileAtomic(indexPath, state.index, { inside: memoryDir });
+          }
+        } catch (error) {
+          for (const { path: file, existing } of state.saved.reverse())
+            await restoreFile(memoryDir, file, existing);
+          // biome-ignore lint/correctness/noUnsafeFinally: the index failure is the error to report
+          throw error;
+        }
+      }
     },
     options.lock,
   );
