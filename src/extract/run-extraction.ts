@@ -14,6 +14,7 @@ import { proposeChanges } from "../memdir/write/scratch.ts";
 import type { ModelClient } from "../model/client.ts";
 import { extractionPrompt } from "../prompts/extract.ts";
 import type { Clock, MemoryMode, Message } from "../types.ts";
+import { quarantineSecondOpinion } from "./second-opinion.ts";
 
 /** docs/design.md#the-forked-agent: the extraction agent gets at most 5 model calls. */
 export const EXTRACTION_MAX_TURNS = 5;
@@ -120,6 +121,7 @@ export async function runExtraction(options: ExtractionRunOptions): Promise<Extr
     source: "extraction",
     ...(options.session ? { session: options.session } : {}),
     projectRoot,
+    secondOpinion: quarantineSecondOpinion(options.client, options.signal),
   };
   if (mode === "auto") return runIn(options.memoryDir, options, origin);
   let result: ExtractionRunResult = emptyResult();

@@ -57,7 +57,20 @@ export interface WriteOrigin {
    * being held on its own.
    */
   proposing?: boolean;
+  /**
+   * A model's second opinion on a doubtful quarantine finding ({@link isDoubtful}), when memdir is
+   * configured for a model (docs/design.md#quarantine). It may clear a doubtful text of an
+   * automatic writer; it is never asked about text that hid its words or mixes intents, and
+   * no answer (offline, a failure) keeps the rules' verdict.
+   */
+  secondOpinion?: QuarantineSecondOpinion;
 }
+
+/** A model's verdict on text the rules found instruction-like: `hostile` false clears it. Null: no verdict. */
+export type QuarantineSecondOpinion = (
+  text: string,
+  findings: string,
+) => Promise<{ hostile: boolean; reason: string } | null>;
 
 /**
  * `source` and `session` of a frontmatter, when they are there: top level (where memdir writes

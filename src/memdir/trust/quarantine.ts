@@ -24,6 +24,18 @@ import {
 } from "./quarantine-rules.ts";
 import { type QuarantineView, quarantineViews } from "./quarantine-text.ts";
 
+/**
+ * Whether the rules' findings are a case a model's second opinion may decide
+ * (docs/design.md#quarantine): one kind of instruction, written in plain words. Text that had to
+ * be decoded or unhidden to be read, or that carries instructions of several kinds, is never
+ * doubtful: hiding is itself the signal, and a mix is no accident.
+ */
+export function isDoubtful(findings: readonly QuarantineFinding[]): boolean {
+  if (findings.length === 0) return false;
+  if (findings.some((finding) => finding.revealedBy !== undefined)) return false;
+  return new Set(findings.map((finding) => finding.intent)).size === 1;
+}
+
 /** One instruction-like passage in a text: what kind, where, and which words. */
 export interface QuarantineFinding {
   /** What was found, as a phrase: `an instruction to run fetched code`. */

@@ -2,7 +2,7 @@ import { MemdirError } from "../../errors.ts";
 import { parseFrontmatter, setFrontmatterKeys } from "../format/frontmatter.ts";
 import { type Anchor, anchorRoot, findAnchors } from "../trust/anchors.ts";
 import { isAutomaticSource, type WriteOrigin } from "../trust/provenance.ts";
-import { describeFindings, findInstructions } from "../trust/quarantine.ts";
+import { describeFindings, findInstructions, isDoubtful } from "../trust/quarantine.ts";
 import { listProposals, proposalId, saveProposal } from "./proposal-store.ts";
 
 /** The lines of `after` that `before` does not have (the rest blanked): what a write adds. */
@@ -58,11 +58,19 @@ export async function quarantineCheck(
   memoryDir: string,
   write: { file: string; before: string | null; after: string; origin?: WriteOrigin; now: number },
 ): Promise<{ warning?: string }> {
-  const findings = findInstructions(addedLines(write.before, write.after));
+  const added = addedLines(write.before, write.after);
+  const findings = findInstructions(added);
   if (findings.length === 0) return {};
   const reason = describeFindings(findings);
   const origin = write.origin;
   if (origin && isAutomaticSource(origin.source) && !origin.proposing) {
+    // A doubtful case may be cleared by the model memdir is configured for (docs/design.md#quarantine).
+    const opinion =
+      origin.secondOpinion && isDoubtful(findings) ? await origin.secondOpinion(added, reason) : null;
+    if (opinion && !opinion.hostile)
+      return {
+        warning: `${write.file}: the rules found ${reason}; saved because a model's second opinion cleared it (${opinion.reason})`,
+      };
     // The same text held before (a sync pulls it again each time) is held once: the waiting
     // proposal is named again, and one the user rejected is not proposed again.
     const earlier = (await listProposals(memoryDir)).find(

@@ -83,7 +83,7 @@ describe("saveMemoriesTogether", () => {
           file: "user-prefers-tabs.md",
           replace: true,
         });
-        await save({ type: "project", description: "CI runs on Fridays" });
+        await save({ type: "project", description: "CI runs on Fridays", body: "" });
         // The index is taken away under the batch: its one write at the end fails.
         fs.rmSync(path.join(dir, "MEMORY.md"));
         fs.mkdirSync(path.join(dir, "MEMORY.md"));
