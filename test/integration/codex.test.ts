@@ -222,6 +222,43 @@ else
       });
     }
 
+    // The control: the trust entries are what makes the hooks run. An edited hook no longer
+    // matches its hash, and Codex skips it without a word.
+    it("skips a memdir hook edited after setup, and memdir doctor says which", async () => {
+      const fixture = codexProject();
+      await setupMemdir(fixture);
+      const hooksFile = path.join(fixture.home, ".codex", "hooks.json");
+      const hooks = JSON.parse(fs.readFileSync(hooksFile, "utf8")) as {
+        hooks: Record<string, { hooks: { timeout: number }[] }[]>;
+      };
+      hooks.hooks.UserPromptSubmit![0]!.hooks[0]!.timeout = 20;
+      fs.writeFileSync(hooksFile, JSON.stringify(hooks, null, 2));
+      const server = await modelServer(() => ANSWER);
+      const run = await promptCodex(fixture, server);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /hook: SessionStart Completed/, "the untouched hook still runs");
+      assert.doesNotMatch(run.stderr, /hook: UserPromptSubmit/, "the edited one is skipped");
+      const [main] = server.requests.filter((request) => responsesVisibleText(request).includes(PROMPT));
+      const text = responsesVisibleText(main!);
+      assert.equal(occurrences(text, INDEX_LINE), 1);
+      assert.equal(occurrences(text, SECRET_WORD), 0, "no recall without the prompt's hook");
+      const doctor = await runCli(["doctor", "--json"], {
+        home: fixture.home,
+        cwd: fixture.project,
+        env: { CODEX_HOME: path.join(fixture.home, ".codex") },
+      });
+      const { issues } = JSON.parse(doctor.stdout) as { issues: { code: string; message: string }[] };
+      const untrusted = issues.filter((issue) => issue.code === "codex-hook-untrusted");
+      assert.equal(untrusted.length, 1, doctor.stdout);
+      assert.ok(
+        untrusted[0]!.message.includes(
+          `${hooksFile}:user_prompt_submit:0:0: it changed since it was trusted`,
+        ),
+        untrusted[0]!.message,
+      );
+      await backgroundDone(fixture.home);
+    });
+
     it('ends a "remember …" prompt with exactly one memory', async () => {
       const fixture = codexProject();
       await setupMemdir(fixture);

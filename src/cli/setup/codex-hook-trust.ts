@@ -10,7 +10,7 @@ import { lineOf, scanToml, simpleTomlValue, TomlScanError, type TomlStatement } 
 // `command_hook_hash`): `{event_name, matcher?, hooks: [{type, command, timeout, async,
 // statusMessage?}]}` with the timeout defaulted (600 s, at least 1), as JSON with sorted keys,
 // through SHA-256. memdir writes the entries for the hooks it wrote itself, so they run when
-// setup is done (docs/integrations.md#codex; test/integration/codex.test.ts runs them in the real
+// setup is done (docs/integrations.md#codex-cli; test/integration/codex.test.ts runs them in the real
 // binary without --dangerously-bypass-hook-trust). A hook edited afterwards no longer matches its
 // hash, and Codex skips it until it is trusted again (`memdir doctor` says so).
 
@@ -183,4 +183,39 @@ export function withHookTrust(
   }
   if (removed && appended.length === 0 && result.endsWith("\n\n")) result = result.replace(/\n+$/, "\n");
   return result;
+}
+
+/** The `trusted_hash` of each `[hooks.state."<key>"]` table in a config.toml text. */
+export function trustedHashes(text: string, file: string): Map<string, string> {
+  const hashes = new Map<string, string>();
+  for (const table of stateTables(text, file)) {
+    const statement = hashOf(table);
+    const value = statement && simpleTomlValue(text.slice(statement.valueStart, statement.valueEnd));
+    if (typeof value === "string") hashes.set(table.key, value);
+  }
+  return hashes;
+}
+
+/** A memdir hook Codex will not run: never trusted, or changed since it was. */
+export interface UntrustedHook {
+  key: string;
+  state: "untrusted" | "modified";
+}
+
+/**
+ * memdir's hooks in a Codex hooks.json document that the config.toml text does not trust as they
+ * are now: Codex skips them, `codex exec` without a word (what `memdir doctor` reports).
+ */
+export function untrustedMemdirHooks(
+  hooksFile: string,
+  hooksDoc: JsonObject,
+  configText: string | null,
+  configFile: string,
+): UntrustedHook[] {
+  const trusted = trustedHashes(configText ?? "", configFile);
+  return memdirHookTrust(hooksFile, hooksDoc).flatMap(({ key, hash }): UntrustedHook[] => {
+    const current = trusted.get(key);
+    if (current === hash) return [];
+    return [{ key, state: current === undefined ? "untrusted" : "modified" }];
+  });
 }

@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import os from "node:os";
 import { type HookMode, hookMode } from "../../../hooks/mode.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../../memdir/health/doctor.ts";
 import { findStaleMemories } from "../../../memdir/health/stale.ts";
@@ -12,6 +13,7 @@ import {
 } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";
+import { codexHookIssues } from "./doctor-codex.ts";
 
 interface DoctorOptions extends CommonOptions {
   fix?: boolean;
@@ -20,7 +22,8 @@ interface DoctorOptions extends CommonOptions {
 }
 
 /**
- * `memdir doctor [--fix] [--verbose]`: lists problems (`--json`: `{issues: [{code, file, message}]}`, plus `notes` when there are any) and
+ * `memdir doctor [--fix] [--verbose]`: lists problems (in the memory dir, and memdir's Codex hooks
+ * that Codex will not run because they are not trusted as they are) (`--json`: `{issues: [{code, file, message}]}`, plus `notes` when there are any) and
  * exits 1 while any remain. `--fix` first repairs what is safe and then reports what is left.
  * `notes` (same shape) are information that never changes the exit code: `[[name]]` links to
  * no memory, which Claude Code calls fine (a memory worth writing later). The human output also
@@ -48,7 +51,10 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
       () => false,
     );
     const fixed = exists && options.fix ? await repairMemoryDir(location.memoryDir) : [];
-    const issues = exists ? await diagnoseMemoryDir(location.memoryDir) : [];
+    const issues = [
+      ...(exists ? await diagnoseMemoryDir(location.memoryDir) : []),
+      ...(await codexHookIssues(context.env, context.env.HOME || os.homedir())),
+    ];
     const notes = exists ? await unresolvedLinks(location.memoryDir) : [];
     if (issues.length > 0) context.setExitCode(1);
     if (options.json) {
