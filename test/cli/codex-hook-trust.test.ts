@@ -106,3 +106,25 @@ describe("Codex hook trust", () => {
     assert.equal((await doctor()).code, 0);
   });
 });
+
+describe("Codex hook trust keys", () => {
+  it("name the hooks file under CODEX_HOME with its links resolved, as Codex canonicalizes it", async () => {
+    const home = makeTempDir();
+    const real = path.join(home, "dotfiles", "codex");
+    fs.mkdirSync(real, { recursive: true });
+    fs.symlinkSync(real, path.join(home, "codex-link"));
+    const result = await runCli(["setup", "codex"], {
+      home,
+      env: { CODEX_HOME: path.join(home, "codex-link") },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const config = fs.readFileSync(path.join(real, "config.toml"), "utf8");
+    const realHome = fs.realpathSync(real);
+    assert.equal(occurrencesOf(config, `[hooks.state."${realHome}/hooks.json:`), 3, config);
+    assert.equal(occurrencesOf(config, "codex-link"), 0);
+  });
+});
+
+function occurrencesOf(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
