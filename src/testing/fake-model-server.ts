@@ -23,7 +23,10 @@ export interface FakeModelServer {
   readonly url: string;
   /** Base URL for the Anthropic SDK / `ANTHROPIC_BASE_URL` (the SDK appends `/v1/messages`). */
   readonly anthropicBaseURL: string;
-  /** Base URL for the OpenAI SDK / `OPENAI_BASE_URL` (`…/v1`; the SDK appends `/chat/completions` or `/responses`). */
+  /**
+   * Base URL for the OpenAI SDK / `OPENAI_BASE_URL` (`…/v1`; the SDK appends `/chat/completions`
+   * or `/responses`), and for a Codex provider's `base_url`.
+   */
   readonly openaiBaseURL: string;
   /** Every request received, in order (including rejected and retried ones). */
   readonly requests: FakeRequest[];
@@ -39,7 +42,8 @@ export interface FakeModelServer {
 /**
  * Starts a model server on `127.0.0.1` (a free port) that speaks the Anthropic Messages API
  * (`POST /v1/messages`), the OpenAI chat-completions API (`POST /v1/chat/completions`) and the
- * OpenAI Responses API (`POST /v1/responses`, what Codex CLI speaks), JSON and streaming, and answers each request with the next step of `script` (see {@link FakeStep}).
+ * OpenAI Responses API (`POST /v1/responses`, what Codex CLI speaks), JSON and streaming, and
+ * answers each request with the next step of `script` (see {@link FakeStep}).
  * A function instead of an array answers every request. When the script runs out, the server
  * answers 500 with `x-should-retry: false`, so a test that makes one call too many fails loudly.
  *
