@@ -14,6 +14,7 @@ import {
   openaiUserText,
   writeOpenAIMessage,
 } from "./fake-openai-wire.ts";
+import * as responses from "./fake-responses-wire.ts";
 import { type FakeRequest, type FakeStep, type FakeStepFunction, resolveStep } from "./fake-steps.ts";
 
 /** A running fake model server. */
@@ -22,7 +23,10 @@ export interface FakeModelServer {
   readonly url: string;
   /** Base URL for the Anthropic SDK / `ANTHROPIC_BASE_URL` (the SDK appends `/v1/messages`). */
   readonly anthropicBaseURL: string;
-  /** Base URL for the OpenAI SDK / `OPENAI_BASE_URL` (`…/v1`; the SDK appends `/chat/completions`). */
+  /**
+   * Base URL for the OpenAI SDK / `OPENAI_BASE_URL` (`…/v1`; the SDK appends `/chat/completions`
+   * or `/responses`), and for a Codex provider's `base_url`.
+   */
   readonly openaiBaseURL: string;
   /** Every request received, in order (including rejected and retried ones). */
   readonly requests: FakeRequest[];
@@ -37,8 +41,9 @@ export interface FakeModelServer {
 
 /**
  * Starts a model server on `127.0.0.1` (a free port) that speaks the Anthropic Messages API
- * (`POST /v1/messages`) and the OpenAI chat-completions API (`POST /v1/chat/completions`),
- * JSON and streaming, and answers each request with the next step of `script` (see {@link FakeStep}).
+ * (`POST /v1/messages`), the OpenAI chat-completions API (`POST /v1/chat/completions`) and the
+ * OpenAI Responses API (`POST /v1/responses`, what Codex CLI speaks), JSON and streaming, and
+ * answers each request with the next step of `script` (see {@link FakeStep}).
  * A function instead of an array answers every request. When the script runs out, the server
  * answers 500 with `x-should-retry: false`, so a test that makes one call too many fails loudly.
  *
@@ -79,8 +84,10 @@ export async function startFakeModelServer(
       ? ("anthropic" as const)
       : pathname.endsWith("/chat/completions")
         ? ("openai" as const)
-        : null;
-    const errorBody = api === "openai" ? openaiErrorBody : anthropicErrorBody;
+        : pathname.endsWith("/responses")
+          ? ("openai-responses" as const)
+          : null;
+    const errorBody = api === "anthropic" || api === null ? anthropicErrorBody : openaiErrorBody;
     const sendError = (status: number, message: string, headers: Record<string, string> = {}) => {
       response.writeHead(status, { "content-type": "application/json", ...headers });
       response.end(JSON.stringify(errorBody(status, message)));
@@ -110,6 +117,7 @@ export async function startFakeModelServer(
       system: api === "anthropic" ? anthropicSystem(body) : openaiSystem(body),
       userText: api === "anthropic" ? anthropicUserText(body) : openaiUserText(body),
       jsonSchema: api === "anthropic" ? anthropicJsonSchema(body) : openaiJsonSchema(body),
+      ...(api === "openai-responses" ? responses.requestFields(body) : {}),
     };
     requests.push(request);
     if (!request.apiKey) {
@@ -142,8 +150,12 @@ export async function startFakeModelServer(
       sendError(reply.status, reply.message, retryHeaders);
       return;
     }
-    const messageId = `${api === "anthropic" ? "msg" : "chatcmpl"}_fake_${requests.length}`;
-    const write = api === "anthropic" ? writeAnthropicMessage : writeOpenAIMessage;
+    const messageId = `${{ anthropic: "msg", openai: "chatcmpl", "openai-responses": "resp" }[api]}_fake_${requests.length}`;
+    const write = {
+      anthropic: writeAnthropicMessage,
+      openai: writeOpenAIMessage,
+      "openai-responses": responses.writeResponsesMessage,
+    }[api];
     write(response, reply, { body, stream: request.stream, messageId });
   }
 

@@ -46,8 +46,8 @@ export type FakeStepFunction = (request: FakeRequest) => FakeStep | Promise<Fake
 
 /** A recorded request, normalized across both wire formats so step functions and assertions stay simple. */
 export interface FakeRequest {
-  /** Which wire format the request used. */
-  api: "anthropic" | "openai";
+  /** Which wire format the request used (`openai-responses`: `POST /v1/responses`). */
+  api: "anthropic" | "openai" | "openai-responses";
   method: string;
   /** URL path, e.g. `/v1/messages`. */
   path: string;
@@ -59,7 +59,7 @@ export interface FakeRequest {
   apiKey: string | null;
   /** True when the client asked for a streamed reply. */
   stream: boolean;
-  /** The system prompt text (Anthropic `system`; OpenAI system/developer messages joined). */
+  /** The system prompt text (Anthropic `system`; OpenAI system/developer messages joined; Responses `instructions` first). */
   system: string;
   /** Text of the last user message (string content or its text parts joined). */
   userText: string;

@@ -44,6 +44,27 @@ function gitRepo(dir: string): string {
   return dir;
 }
 
+/** memdir's server table in Codex's config.toml as setup writes it new. */
+const CODEX_SERVER_TABLE =
+  '[mcp_servers.memdir]\ncommand = "memdir"\nargs = ["mcp"]\nrequired = true\nstartup_timeout_sec = 30\n';
+
+/**
+ * The trust entries for memdir's three Codex hooks in `codexHome`, the hashes as Codex 0.169.0
+ * computes them for these handlers (test/integration/codex.test.ts runs them untrusted-by-default).
+ */
+function codexTrust(codexHome: string): string {
+  const hashes: Array<[string, string]> = [
+    ["session_start", "sha256:a0fedadf2cd43a051e45910464c0e9c7a302c55c6dff374a6f996c4e1876489d"],
+    ["user_prompt_submit", "sha256:31e061f7ffdf9063792b1aec2cfaaeb79b600e3215ba6d5607531f9bb51821c9"],
+    ["stop", "sha256:a8c1dfbeed77e41901b8f7161cab6ab675988f5f1fc1d6a4150c8390c8239d72"],
+  ];
+  return hashes
+    .map(
+      ([event, hash]) => `[hooks.state."${codexHome}/hooks.json:${event}:0:0"]\ntrusted_hash = "${hash}"\n`,
+    )
+    .join("");
+}
+
 const USER_FILES: Record<string, string[]> = {
   "claude-code": [".claude/settings.json", ".claude.json"],
   codex: [".codex/hooks.json", ".codex/config.toml"],
@@ -85,7 +106,7 @@ describe("memdir setup <agent>", () => {
     });
     assert.equal(
       fs.readFileSync(path.join(home, ".codex/config.toml"), "utf8"),
-      '[mcp_servers.memdir]\ncommand = "memdir"\nargs = ["mcp"]\n',
+      `${CODEX_SERVER_TABLE}\n${codexTrust(path.join(home, ".codex"))}`,
     );
     const gemini = readJson(path.join(home, ".gemini/settings.json")) as {
       hooks: Record<string, unknown>;
@@ -358,8 +379,8 @@ describe("memdir setup <agent>", () => {
     fs.writeFileSync(config, original);
     await setup(home, ["codex"]);
     const written = fs.readFileSync(config, "utf8");
-    assert.ok(written.startsWith(original.trimEnd()), written);
-    assert.match(written, /\n\[mcp_servers\.memdir\]\ncommand = "memdir"\nargs = \["mcp"\]\n$/);
+    const trust = codexTrust(path.join(home, ".codex"));
+    assert.equal(written, `${original}\n${CODEX_SERVER_TABLE}\n${trust}`);
     assert.ok((await setup(home, ["codex"])).files.every((file) => !file.changed));
     // An older memdir table: memdir's keys are set, the user's keys and env sub-table stay.
     const older = `${original}\n[mcp_servers.memdir]\ncommand = "old"\nstartup_timeout_sec = 30\nrequired = true\n\n[mcp_servers.memdir.env]\nA = "1"\n\n[tui]\nx = 1\n`;
@@ -368,8 +389,8 @@ describe("memdir setup <agent>", () => {
     const replaced = fs.readFileSync(config, "utf8");
     assert.equal(
       replaced,
-      older.replace('command = "old"\n', 'command = "memdir"\nargs = ["mcp"]\n'),
-      "only command and args changed",
+      `${older.replace('command = "old"\n', 'command = "memdir"\nargs = ["mcp"]\n')}\n${trust}`,
+      "only command and args changed, and the hooks' trust added",
     );
     await setup(home, ["codex", "--remove"]);
     assert.doesNotMatch(fs.readFileSync(config, "utf8"), /memdir/);
@@ -563,10 +584,12 @@ describe("memdir setup respects the user's files", () => {
     const toml =
       '[mcp_servers.memdir]\ncommand = "npx"\nargs = ["-y", "memdir", "mcp"]\nrequired = true\nstartup_timeout_sec = 20\n';
     fs.writeFileSync(config, toml);
+    fs.writeFileSync(config, toml.replace("required = true", "required = false"));
     await setup(home, ["codex"]);
     assert.equal(
       fs.readFileSync(config, "utf8"),
-      toml.replace('"npx"', '"memdir"').replace('"-y", "memdir", "mcp"', '"mcp"'),
+      `${toml.replace('"npx"', '"memdir"').replace('"-y", "memdir", "mcp"', '"mcp"').replace("required = true", "required = false")}\n${codexTrust(path.join(home, ".codex"))}`,
+      "the user's required = false and startup_timeout_sec stay",
     );
   });
 
@@ -593,7 +616,7 @@ describe("memdir setup respects the user's files", () => {
     fs.writeFileSync(config, original);
     await setup(home, ["codex"]);
     const written = fs.readFileSync(config, "utf8");
-    assert.equal(written, `${original}\n[mcp_servers.memdir]\ncommand = "memdir"\nargs = ["mcp"]\n`);
+    assert.equal(written, `${original}\n${CODEX_SERVER_TABLE}\n${codexTrust(path.join(home, ".codex"))}`);
     await setup(home, ["codex", "--remove"]);
     assert.equal(fs.readFileSync(config, "utf8"), original);
   });
@@ -652,7 +675,10 @@ describe("docs/integrations.md", () => {
     const home = makeTempDir();
     for (const agent of Object.keys(USER_FILES)) await setup(home, [agent]);
     for (const [, agent, file, format, text] of snippets) {
-      const written = fs.readFileSync(path.join(home, file.replace(/^~\//, "")), "utf8");
+      // Codex's hook trust keys name the hooks file by its absolute path: shown for a /home/you.
+      const written = fs
+        .readFileSync(path.join(home, file.replace(/^~\//, "")), "utf8")
+        .replaceAll(`"${home}/`, '"/home/you/');
       if (format === "toml") assert.equal(text, written, `${agent}: ${file}`);
       else assert.deepEqual(JSON.parse(text), JSON.parse(written), `${agent}: ${file}`);
     }

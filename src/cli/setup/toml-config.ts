@@ -12,6 +12,11 @@ import { lineOf, scanToml, simpleTomlValue, TomlScanError, type TomlStatement } 
 export interface TomlServer {
   command: string;
   args: string[];
+  /**
+   * Keys written only when the table lacks them, never changed once there: a value the user set
+   * (`required = false`) stays.
+   */
+  defaults?: Array<[key: string, value: boolean | number]>;
 }
 
 function tomlString(value: string): string {
@@ -19,7 +24,8 @@ function tomlString(value: string): string {
   return JSON.stringify(value);
 }
 
-function tomlValue(value: string | string[]): string {
+function tomlValue(value: string | string[] | boolean | number): string {
+  if (typeof value === "boolean" || typeof value === "number") return String(value);
   return Array.isArray(value) ? `[${value.map(tomlString).join(", ")}]` : tomlString(value);
 }
 
@@ -33,7 +39,9 @@ function ownedEntries(server: TomlServer): Array<[string, string | string[]]> {
 
 /** The table memdir writes for a new server. */
 export function memdirServerTable(server: TomlServer): string {
-  const lines = ownedEntries(server).map(([key, value]) => `${key} = ${tomlValue(value)}`);
+  const lines = [...ownedEntries(server), ...(server.defaults ?? [])].map(
+    ([key, value]) => `${key} = ${tomlValue(value)}`,
+  );
   return `[mcp_servers.memdir]\n${lines.join("\n")}\n`;
 }
 
@@ -136,7 +144,7 @@ function withNewTable(source: string, server: TomlServer): string {
 /**
  * The TOML text with memdir's server set to `server` (removed, with its sub-tables, when null).
  * Only memdir's keys are set: a `command` or `args` that differs is replaced in place, a missing
- * one added under the header, and every other key of the table (`startup_timeout_sec`, `env`,
+ * one added under the header, a `defaults` key added only when absent, and every other key of the table (`startup_timeout_sec`, `env`,
  * `required`, …) and every other byte of the file stay. A server defined another way
  * (`memdir = {…}` under `[mcp_servers]`, dotted keys, `mcp_servers = {…}`) or a file memdir cannot
  * read is an error, and nothing is changed.
@@ -163,6 +171,10 @@ export function withServerTable(text: string | null, server: TomlServer | null, 
     const current = simpleTomlValue(source.slice(statement.valueStart, statement.valueEnd));
     if (!isDeepStrictEqual(current, value))
       edits.push({ start: statement.valueStart, end: statement.valueEnd, text: tomlValue(value) });
+  }
+  for (const [key, value] of server.defaults ?? []) {
+    const present = main.body.some((entry) => entry.keys.length === 1 && entry.keys[0] === key);
+    if (!present) missing.push(`${key} = ${tomlValue(value)}\n`);
   }
   if (missing.length > 0) {
     const newline = insertAt > 0 && source[insertAt - 1] !== "\n" ? "\n" : "";

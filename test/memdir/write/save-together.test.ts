@@ -22,12 +22,14 @@ describe("saveMemoriesTogether", () => {
     const refusals: string[] = [];
     await saveMemoriesTogether(together, async (save) => {
       for (const input of inputs) await save(input, { now });
-      await save({ type: "project", description: "the token", body: "token ghp_x7Qk2mN9pL4rT8vW1yZ3bC6dF0gH5jK8nM2q" }).catch(
-        (error) => {
-          assert.ok(isMemdirError(error));
-          refusals.push(error.code);
-        },
-      );
+      await save({
+        type: "project",
+        description: "the token",
+        body: "token ghp_x7Qk2mN9pL4rT8vW1yZ3bC6dF0gH5jK8nM2q",
+      }).catch((error) => {
+        assert.ok(isMemdirError(error));
+        refusals.push(error.code);
+      });
       // A later save replaces a file saved earlier in the same batch: one line, the new text.
       await save(
         {

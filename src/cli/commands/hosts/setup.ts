@@ -29,6 +29,24 @@ const MCP_MODEL_NOTE =
   "MEMDIR_MODEL in the server's environment, with that provider's key); without it recall is lexical and free.";
 
 /**
+ * What a Codex user must know: hooks run only once trusted (setup trusts its own in user scope;
+ * Codex reads trust from the user's config only), and the MCP server is required
+ * (docs/integrations.md#codex-cli).
+ */
+function codexNote(scope: "user" | "project"): string {
+  const trust =
+    scope === "user"
+      ? "Codex runs hooks only once trusted: memdir trusted the hooks it wrote ([hooks.state] in config.toml; " +
+        "Codex's /hooks lists them). A hook you edit later needs trusting again in /hooks (memdir doctor says so)."
+      : "Codex runs hooks only once trusted, and reads trust from your user config only: start `codex` in this " +
+        "project, open /hooks and trust memdir's three hooks (`codex exec` skips untrusted hooks without a word).";
+  return (
+    `${trust} The MCP server is required = true, so memory_save is there from the first prompt; if memdir ` +
+    "cannot start, Codex stops instead of running without it (set required = false in [mcp_servers.memdir] to prefer that)."
+  );
+}
+
+/**
  * `memdir setup <agent>`: writes memdir's hooks and MCP server entry into the agent's own config
  * files (docs/design.md#agent-setup; what each agent gets: docs/integrations.md).
  */
@@ -121,6 +139,7 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
                 "(memory.enableManagedAutoMemory: false), so the two do not both save the same things.\n",
         );
       }
+      if (agent === "codex") out(`${codexNote(scope)}\n`);
       if (agent === "cline" || agent === "opencode") {
         // MCP only: no hooks, so nothing about hooks or their model use (docs/integrations.md).
         out(

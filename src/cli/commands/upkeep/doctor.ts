@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import os from "node:os";
 import { type HookMode, hookMode } from "../../../hooks/mode.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../../memdir/health/doctor.ts";
 import { findStaleMemories } from "../../../memdir/health/stale.ts";
@@ -13,6 +14,7 @@ import {
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";
 import { terminalProgress } from "../../support/progress.ts";
+import { codexHookIssues } from "./doctor-codex.ts";
 
 interface DoctorOptions extends CommonOptions {
   fix?: boolean;
@@ -21,7 +23,8 @@ interface DoctorOptions extends CommonOptions {
 }
 
 /**
- * `memdir doctor [--fix] [--verbose]`: lists problems (`--json`: `{issues: [{code, file, message}]}`, plus `notes` when there are any) and
+ * `memdir doctor [--fix] [--verbose]`: lists problems (in the memory dir, and memdir's Codex hooks
+ * that Codex will not run because they are not trusted as they are) (`--json`: `{issues: [{code, file, message}]}`, plus `notes` when there are any) and
  * exits 1 while any remain. `--fix` first repairs what is safe and then reports what is left.
  * `notes` (same shape) are information that never changes the exit code: `[[name]]` links to
  * no memory, which Claude Code calls fine (a memory worth writing later). The human output also
@@ -49,9 +52,12 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
       () => false,
     );
     const fixed = exists && options.fix ? await repairMemoryDir(location.memoryDir) : [];
-    const issues = exists
-      ? await diagnoseMemoryDir(location.memoryDir, { progress: terminalProgress(context, options) })
-      : [];
+    const issues = [
+      ...(exists
+        ? await diagnoseMemoryDir(location.memoryDir, { progress: terminalProgress(context, options) })
+        : []),
+      ...(await codexHookIssues(context.env, context.env.HOME || os.homedir())),
+    ];
     const notes = exists ? await unresolvedLinks(location.memoryDir) : [];
     if (issues.length > 0) context.setExitCode(1);
     if (options.json) {
