@@ -135,11 +135,13 @@ export async function planEdits(edits: FileEdit[], options: PlanOptions): Promis
       if (edit.recommended && options.remove)
         next = restoreRecommended(next, edit.recommended, record, options.recommended === true);
       const changed = !isDeepStrictEqual(doc, next);
+      const earlier =
+        options.remove && changed ? [record?.before, await readOrNull(backupPath(edit.path))] : [];
       file = {
         path: edit.path,
         target,
         before,
-        after: changed ? textAfter(next, before, record) : (before ?? ""),
+        after: changed ? textAfter(next, before, earlier) : (before ?? ""),
         changed,
       };
       const recordChange = edit.recommended
@@ -153,14 +155,44 @@ export async function planEdits(edits: FileEdit[], options: PlanOptions): Promis
   return planned;
 }
 
+/** `value` without the keys that hold an empty object, at any depth. */
+function withoutEmptyObjects(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const kept: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    const pruned = withoutEmptyObjects(child);
+    if (
+      typeof pruned === "object" &&
+      pruned !== null &&
+      !Array.isArray(pruned) &&
+      Object.keys(pruned).length === 0
+    )
+      continue;
+    kept[key] = pruned;
+  }
+  return kept;
+}
+
 /**
- * The new text: after `--remove`, when the document is again what it was before setup, the text
- * it had then, byte for byte (formatting, key spacing, a `"hooks": {}` memdir emptied); else the
- * document in the file's own indentation.
+ * The new text: after `--remove`, when the document is again what it was before setup (the
+ * record's text, or the backup's: the file before setup's last change) — but for an empty
+ * `"hooks": {}` or `"mcpServers": {}` memdir's removal dropped — that text byte for byte, its
+ * formatting and empty objects kept; else the document in the file's own indentation.
  */
-function textAfter(next: JsonObject, before: string | null, record: PriorRecord | null): string {
-  if (typeof record?.before === "string" && isDeepStrictEqual(next, parseJsonConfig(record.before, "record")))
-    return record.before;
+function textAfter(
+  next: JsonObject,
+  before: string | null,
+  earlier: Array<string | null | undefined>,
+): string {
+  for (const text of earlier) {
+    if (typeof text !== "string") continue;
+    try {
+      const earlier = parseJsonConfig(text, "earlier");
+      if (isDeepStrictEqual(withoutEmptyObjects(next), withoutEmptyObjects(earlier))) return text;
+    } catch {
+      // an earlier text that is no JSON object is no candidate
+    }
+  }
   return formatJsonConfig(next, before);
 }
 

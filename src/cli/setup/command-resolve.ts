@@ -105,6 +105,29 @@ export function startsBin(found: string, bin: string): boolean {
   }
 }
 
+/**
+ * Why the script at `file` would not start with `env`'s PATH, or null: a `#!/usr/bin/env node`
+ * line (npm's bin scripts) needs `node` on that PATH too, which an agent started from a desktop
+ * launcher may lack although the shell that ran setup has it.
+ */
+export function interpreterProblem(file: string, env: NodeJS.ProcessEnv): string | null {
+  let head: string;
+  try {
+    const handle = fs.openSync(file, "r");
+    try {
+      const buffer = Buffer.alloc(256);
+      head = buffer.subarray(0, fs.readSync(handle, buffer, 0, 256, 0)).toString("utf8");
+    } finally {
+      fs.closeSync(handle);
+    }
+  } catch {
+    return null;
+  }
+  const interpreter = /^#!\s*\S*\/env\s+(?:-S\s+)?([^\s-][^\s]*)/.exec(head.split("\n")[0]);
+  if (interpreter === null || findExecutable(interpreter[1], env) !== null) return null;
+  return `${file} starts with "#!/usr/bin/env ${interpreter[1]}" and ${interpreter[1]} is not on PATH`;
+}
+
 const SHELL_SAFE = /^[\w@%+=:,./-]+$/;
 
 /** One word for a `sh -c` command line: as it is when that is safe, else in single quotes. */
@@ -191,13 +214,16 @@ export function resolveSetupCommand(options: {
       absolute: false,
       note: found === null ? "memdir is not on PATH, and this memdir's bin/memdir.js was not found" : null,
     };
-  if (found !== null && startsBin(found, self.bin))
-    return { argv: ["memdir"], line: "memdir", absolute: false, note: null };
+  const ours = found !== null && startsBin(found, self.bin);
+  const interpreter = ours ? interpreterProblem(found, env) : null;
+  if (ours && interpreter === null) return { argv: ["memdir"], line: "memdir", absolute: false, note: null };
   const argv = [self.node, self.bin];
   const why =
     found === null
       ? "memdir is not on PATH"
-      : `the memdir on PATH (${found}) is another one than this (${self.bin})`;
+      : interpreter !== null
+        ? interpreter
+        : `the memdir on PATH (${found}) is another one than this (${self.bin})`;
   return {
     argv,
     line: shellLine(argv),
