@@ -128,7 +128,9 @@ export function fromNowOnLines(agent: SetupAgent, facts: FromNowOn, config: Reso
   switch (facts.afterEachTurn) {
     case "on":
       lines.push(
-        `${turn} yes, with ${config.model.provider} (${config.model.optIn}); it costs ${EXTRACTION_COST}` +
+        `${turn} yes, with ${config.model.provider} (${config.model.optIn})` +
+          (config.memoryMode === "review" ? ", as proposals you review with `memdir inbox`" : "") +
+          `; it costs ${EXTRACTION_COST}` +
           (facts.recall === "every-prompt" ? `, and ${SELECTION_COST}` : ""),
       );
       break;

@@ -120,8 +120,9 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
           out(`changed   ${file.path}${through}${backup ? ` (backup: ${backup})` : " (new file)"}\n`);
         }
       }
-      if (options.remove || facts === null) return;
+      if (options.remove) return;
       if (command.note !== null) out(`note: ${command.note}\n`);
+      if (facts === null) return;
       if (agent === "claude-code" && options.recommended)
         out(
           "Claude Code's own auto memory is off (autoMemoryEnabled: false) and memdir on (env MEMDIR_DISABLE=0).\n",
