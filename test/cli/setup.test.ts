@@ -8,10 +8,30 @@ import { makeTempDir } from "../helpers/temp.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
+/**
+ * A PATH folder whose `memdir` is a link to this checkout's bin/memdir.js, as a global install
+ * makes it: setup then finds this memdir on PATH and writes the plain `memdir` command.
+ */
+const linkedBin = (() => {
+  const dir = makeTempDir("memdir-path-");
+  fs.symlinkSync(path.join(root, "bin", "memdir.js"), path.join(dir, "memdir"));
+  return dir;
+})();
+
+/** The CLI with this memdir first on PATH (see {@link linkedBin}). */
+function cli(args: string[], options: Parameters<typeof runCli>[1]) {
+  return runCli(args, {
+    ...options,
+    env: { PATH: `${linkedBin}${path.delimiter}${process.env.PATH ?? ""}`, ...options.env },
+  });
+}
+
 interface SetupJson {
   agent: string;
   scope: string;
   files: Array<{ path: string; changed: boolean; backup: string | null }>;
+  command?: { written: string; absolute: boolean; note: string | null };
+  fromNowOn?: Record<string, unknown>;
 }
 
 async function setup(
@@ -19,7 +39,7 @@ async function setup(
   args: string[],
   options: { cwd?: string; env?: Record<string, string> } = {},
 ) {
-  const result = await runCli(["setup", ...args, "--json"], { home, ...options });
+  const result = await cli(["setup", ...args, "--json"], { home, ...options });
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(result.stdout) as SetupJson;
 }
@@ -81,12 +101,16 @@ describe("memdir setup <agent>", () => {
     const home = makeTempDir();
     for (const [agent, files] of Object.entries(USER_FILES)) {
       const result = await setup(home, [agent]);
-      assert.deepEqual(Object.keys(result), ["agent", "scope", "files"]);
-      assert.deepEqual(result, {
-        agent,
-        scope: "user",
-        files: files.map((file) => ({ path: path.join(home, file), changed: true, backup: null })),
-      });
+      assert.deepEqual(Object.keys(result), ["agent", "scope", "files", "command", "fromNowOn"]);
+      assert.deepEqual(
+        { agent: result.agent, scope: result.scope, files: result.files },
+        {
+          agent,
+          scope: "user",
+          files: files.map((file) => ({ path: path.join(home, file), changed: true, backup: null })),
+        },
+      );
+      assert.deepEqual(result.command, { written: "memdir", absolute: false, note: null });
       for (const file of result.files) assert.deepEqual(Object.keys(file), ["path", "changed", "backup"]);
     }
     const claude = readJson(path.join(home, ".claude/settings.json")) as { hooks: Record<string, unknown> };
@@ -203,14 +227,14 @@ describe("memdir setup <agent>", () => {
   it("speaks of hooks only to agents that get them", async () => {
     const home = makeTempDir();
     for (const agent of ["opencode", "cline"]) {
-      const result = await runCli(["setup", agent], { home });
+      const result = await cli(["setup", agent], { home });
       assert.equal(result.code, 0, result.stderr);
       assert.doesNotMatch(result.stdout, /hook/i, `${agent}: ${result.stdout}`);
       assert.match(result.stdout, /MCP server only/);
     }
-    const qwen = await runCli(["setup", "qwen"], { home });
+    const qwen = await cli(["setup", "qwen"], { home });
     assert.match(qwen.stdout, /memdir setup qwen --recommended/);
-    assert.match(qwen.stdout, /Hooks call no model unless/);
+    assert.match(qwen.stdout, /MEMDIR_PROVIDER/);
   });
 
   it("keeps everything else in the file, changes nothing the second time, backs up what it changes, and --remove undoes it", async () => {
@@ -232,7 +256,7 @@ describe("memdir setup <agent>", () => {
       JSON.stringify({ numStartups: 3, mcpServers: { other: { command: "x" } } }),
     );
 
-    const first = await runCli(["setup", "claude-code"], { home });
+    const first = await cli(["setup", "claude-code"], { home });
     assert.equal(first.code, 0, first.stderr);
     const after = readJson(settings) as typeof original & { hooks: Record<string, unknown[]> };
     assert.equal(after.model, "opus");
@@ -284,7 +308,7 @@ describe("memdir setup <agent>", () => {
 
   it("--print shows the change and writes nothing", async () => {
     const home = makeTempDir();
-    const result = await runCli(["setup", "gemini", "--print"], { home });
+    const result = await cli(["setup", "gemini", "--print"], { home });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /\.gemini\/settings\.json \(new file\)/);
     assert.match(result.stdout, /^\+.*"command": "memdir hook before-agent"/m);
@@ -317,7 +341,7 @@ describe("memdir setup <agent>", () => {
     assert.deepEqual(readJson(path.join(repo, ".mcp.json")).mcpServers, {
       memdir: { type: "stdio", command: "memdir", args: ["mcp"] },
     });
-    const cline = await runCli(["setup", "cline", "--project"], { home, cwd: repo });
+    const cline = await cli(["setup", "cline", "--project"], { home, cwd: repo });
     assert.equal(cline.code, 2);
     assert.match(cline.stderr, /cline keeps its MCP servers per user only/);
   });
@@ -405,20 +429,20 @@ describe("memdir setup <agent>", () => {
       '[mcp_servers]\nmemdir = { command = "memdir" }\n',
     );
     const before = snapshot(home);
-    const inline = await runCli(["setup", "codex"], { home });
+    const inline = await cli(["setup", "codex"], { home });
     assert.equal(inline.code, 1);
     assert.match(inline.stderr, /config\.toml: line 2: the memdir MCP server is defined inline/);
     assert.deepEqual(snapshot(home), before, "hooks.json was not written either");
 
     fs.mkdirSync(path.join(home, ".claude"), { recursive: true });
     fs.writeFileSync(path.join(home, ".claude/settings.json"), '{ "model": "opus", }');
-    const broken = await runCli(["setup", "claude-code"], { home });
+    const broken = await cli(["setup", "claude-code"], { home });
     assert.equal(broken.code, 1);
     assert.match(broken.stderr, /settings\.json: not valid JSON .*nothing was changed/);
     assert.equal(fs.readFileSync(path.join(home, ".claude/settings.json"), "utf8"), '{ "model": "opus", }');
     assert.equal(fs.existsSync(path.join(home, ".claude.json")), false);
 
-    const unknown = await runCli(["setup", "vim"], { home });
+    const unknown = await cli(["setup", "vim"], { home });
     assert.equal(unknown.code, 2);
     assert.match(
       unknown.stderr,
@@ -428,13 +452,17 @@ describe("memdir setup <agent>", () => {
 
   it("claude-code offers the recommended setup, says how model use in hooks is turned on, and --recommended turns auto memory off", async () => {
     const home = makeTempDir();
-    const plain = await runCli(["setup", "claude-code"], { home });
+    const plain = await cli(["setup", "claude-code"], { home });
     assert.match(plain.stdout, /memdir setup claude-code --recommended/);
-    assert.match(plain.stdout, /MEMDIR_PROVIDER/);
-    assert.match(plain.stdout, /MEMDIR_MODEL/);
+    assert.match(plain.stdout, /after each turn: by Claude Code's own auto memory, not memdir/);
     assert.equal(readJson(path.join(home, ".claude/settings.json")).autoMemoryEnabled, undefined);
-    const recommended = await runCli(["setup", "claude-code", "--recommended"], { home });
+    const recommended = await cli(["setup", "claude-code", "--recommended"], { home });
     assert.match(recommended.stdout, /auto memory is off \(autoMemoryEnabled: false\) and memdir on/);
+    assert.match(
+      recommended.stdout,
+      /after each turn: no: no model is configured\. To turn it on, set MEMDIR_PROVIDER/,
+    );
+    assert.match(recommended.stdout, /MEMDIR_MODEL/);
     const settings = readJson(path.join(home, ".claude/settings.json")) as {
       autoMemoryEnabled: boolean;
       env: Record<string, string>;
@@ -443,14 +471,14 @@ describe("memdir setup <agent>", () => {
     assert.deepEqual(settings.env, { MEMDIR_DISABLE: "0" });
     // Claude Code runs hooks with the settings' env: memdir stays on although the setting says off.
     const repo = gitRepo(path.join(home, "repo"));
-    const hook = await runCli(["hook", "session-start"], {
+    const hook = await cli(["hook", "session-start"], {
       home,
       cwd: repo,
       env: settings.env,
       input: JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" }),
     });
     assert.match(hook.stdout, /MEMORY\.md/, hook.stderr);
-    const withoutEnv = await runCli(["hook", "session-start"], {
+    const withoutEnv = await cli(["hook", "session-start"], {
       home,
       cwd: repo,
       input: JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" }),
@@ -462,9 +490,9 @@ describe("memdir setup <agent>", () => {
       /MEMORY\.md/,
       "autoMemoryEnabled: false turns only Claude Code's memory off",
     );
-    await runCli(["setup", "claude-code", "--remove", "--recommended"], { home });
+    await cli(["setup", "claude-code", "--remove", "--recommended"], { home });
     assert.deepEqual(readJson(path.join(home, ".claude/settings.json")), {});
-    const wrong = await runCli(["setup", "codex", "--recommended"], { home });
+    const wrong = await cli(["setup", "codex", "--recommended"], { home });
     assert.equal(wrong.code, 2);
   });
 
@@ -502,7 +530,7 @@ describe("memdir setup respects the user's files", () => {
     // A relative link, resolved against the link's own folder.
     fs.symlinkSync("../dotfiles/claude-settings.json", settings);
 
-    const result = await runCli(["setup", "claude-code"], { home });
+    const result = await cli(["setup", "claude-code"], { home });
     assert.equal(result.code, 0, result.stderr);
     assert.ok(fs.lstatSync(settings).isSymbolicLink(), "the link is still a link");
     assert.equal(fs.readlinkSync(settings), "../dotfiles/claude-settings.json");
@@ -527,7 +555,7 @@ describe("memdir setup respects the user's files", () => {
     const settings = path.join(home, ".claude/settings.json");
     fs.mkdirSync(path.dirname(settings), { recursive: true });
     fs.symlinkSync("../dotfiles/missing.json", settings);
-    const result = await runCli(["setup", "claude-code"], { home });
+    const result = await cli(["setup", "claude-code"], { home });
     assert.equal(result.code, 1);
     assert.match(
       result.stderr,
@@ -545,13 +573,13 @@ describe("memdir setup respects the user's files", () => {
     fs.writeFileSync(settings, '{ "model": "opus" }\n');
     fs.chmodSync(settings, 0o444);
     const before = snapshot(home);
-    const result = await runCli(["setup", "claude-code"], { home });
+    const result = await cli(["setup", "claude-code"], { home });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /settings\.json: is read-only \(mode 0444\).*nothing was changed/);
     assert.deepEqual(snapshot(home), before);
     assert.equal(fs.statSync(settings).mode & 0o777, 0o444, "its mode was not touched");
     // --print writes nothing, so it still shows the change.
-    assert.equal((await runCli(["setup", "claude-code", "--print"], { home })).code, 0);
+    assert.equal((await cli(["setup", "claude-code", "--print"], { home })).code, 0);
   });
 
   it("keeps the keys a user added to memdir's server entry, in JSON and in TOML", async () => {

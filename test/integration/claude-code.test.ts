@@ -83,11 +83,25 @@ function claudeProject(): ClaudeProject {
  * by hand might.
  */
 async function setupMemdir(
-  { home, project }: ClaudeProject,
+  { home, project, pathDirs }: ClaudeProject,
   options: { recommended?: boolean; typo?: string } = {},
 ): Promise<void> {
-  const args = ["setup", "claude-code", "--json", ...(options.recommended ? ["--recommended"] : [])];
-  const setup = await runCli(args, { home, cwd: project });
+  // `--command memdir`: the documented command, which the wrapper on this PATH answers (a wrapper
+  // around the test build, not a link to bin/memdir.js, so setup would otherwise write the
+  // absolute form: test/cli/setup-first-run.test.ts).
+  const args = [
+    "setup",
+    "claude-code",
+    "--json",
+    "--command",
+    "memdir",
+    ...(options.recommended ? ["--recommended"] : []),
+  ];
+  const setup = await runCli(args, {
+    home,
+    cwd: project,
+    env: { PATH: [...pathDirs, process.env.PATH ?? ""].join(path.delimiter) },
+  });
   assert.equal(setup.code, 0, `memdir setup: ${setup.stderr}`);
   const written = (JSON.parse(setup.stdout) as { files: { path: string; changed: boolean }[] }).files;
   assert.deepEqual(

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { type HookTrust, memdirHookTrust, withHookTrust } from "./codex-hook-trust.ts";
-import { type HookEntry, type JsonObject, withHooks, withKey, withServer } from "./json-config.ts";
+import { type HookEntry, type JsonObject, withHooks, withServer } from "./json-config.ts";
+import { type RecommendedSetting, withValueAt } from "./prior-values.ts";
 import { withServerTable } from "./toml-config.ts";
 
 /** The agents `memdir setup` knows. */
@@ -41,8 +42,10 @@ export interface SetupRequest {
   qwenHome?: string | undefined;
   /** `COPILOT_HOME`: Copilot CLI's folder in place of `~/.copilot`. */
   copilotHome?: string | undefined;
-  /** How the agent starts memdir: `memdir` (on PATH), `npx -y memdir`, `node /x/bin/memdir.js`. */
-  command: string;
+  /** How the agent starts memdir, as words: `["memdir"]`, `["npx", "-y", "memdir"]`, `[node, "/x/bin/memdir.js"]`. */
+  command: string[];
+  /** The same as the command line hooks run (`--command` as written, quotes and `${VARIABLES}` kept). */
+  commandLine: string;
   remove: boolean;
   /**
    * Claude Code and Qwen Code: turn the agent's own auto memory off (Claude Code's
@@ -53,24 +56,29 @@ export interface SetupRequest {
 
 /** One file and how memdir changes it. */
 export type FileEdit =
-  | { path: string; format: "json"; edit: (doc: JsonObject) => JsonObject }
+  | {
+      path: string;
+      format: "json";
+      edit: (doc: JsonObject) => JsonObject;
+      /**
+       * The agent's own settings `--recommended` changes in this file: setup keeps what they
+       * held before, and `--remove` puts exactly that back (prior-values.ts).
+       */
+      recommended?: RecommendedSetting[];
+    }
   | { path: string; format: "toml"; edit: (text: string | null) => string };
 
 /** A usage problem (`--project` where an agent has no project file). */
 export class SetupUsageError extends Error {}
 
-function words(command: string): string[] {
-  return command.trim().split(/\s+/);
-}
-
 /** The MCP server as most agents write it: `{command, args}` (`["mcp"]` after the prefix's own words). */
 function mcpServer(request: SetupRequest): { command: string; args: string[] } {
-  const [command = "memdir", ...rest] = words(request.command);
+  const [command = "memdir", ...rest] = request.command;
   return { command, args: [...rest, "mcp"] };
 }
 
 function hookCommand(request: SetupRequest, event: string, host?: string): string {
-  return `${request.command.trim()} hook ${event}${host === undefined ? "" : ` --host ${host}`}`;
+  return `${request.commandLine} hook ${event}${host === undefined ? "" : ` --host ${host}`}`;
 }
 
 /**
@@ -146,14 +154,21 @@ function hooksEdit(
   entries: HookEntry[],
   request: SetupRequest,
   extra?: (doc: JsonObject) => JsonObject,
+  recommended?: RecommendedSetting[],
 ): FileEdit {
   return {
     path: file,
     format: "json",
     edit: (doc) => {
       const hooked = withHooks(doc, request.remove ? [] : entries, file);
-      return extra ? extra(hooked) : hooked;
+      const next = extra ? extra(hooked) : hooked;
+      if (!recommended || !request.recommended || request.remove) return next;
+      return recommended.reduce(
+        (current, setting) => withValueAt(current, setting.path, setting.value),
+        next,
+      );
     },
+    ...(recommended ? { recommended } : {}),
   };
 }
 
@@ -181,25 +196,14 @@ function claudeCode(request: SetupRequest): FileEdit[] {
   // The recommended setup: Claude Code's auto memory off, memdir on. memdir reads
   // `autoMemoryEnabled` as well (docs/recall.md#turning-memory-off), so the same settings file
   // also sets MEMDIR_DISABLE=0 in its `env` — which Claude Code hands to every hook and MCP server,
-  // and which wins over the setting for memdir.
-  const autoMemory = (doc: JsonObject): JsonObject => {
-    if (!request.recommended) return doc;
-    const env =
-      typeof doc.env === "object" && doc.env !== null && !Array.isArray(doc.env)
-        ? (doc.env as JsonObject)
-        : {};
-    if (request.remove) {
-      let next = doc.autoMemoryEnabled === false ? withKey(doc, "autoMemoryEnabled", undefined) : doc;
-      if (env.MEMDIR_DISABLE === "0") {
-        const { MEMDIR_DISABLE: _ours, ...rest } = env;
-        next = withKey(next, "env", Object.keys(rest).length > 0 ? rest : undefined);
-      }
-      return next;
-    }
-    return withKey(withKey(doc, "autoMemoryEnabled", false), "env", { ...env, MEMDIR_DISABLE: "0" });
-  };
+  // and which wins over the setting for memdir. `--remove` puts back what they held before
+  // (prior-values.ts).
+  const recommended: RecommendedSetting[] = [
+    { path: ["autoMemoryEnabled"], value: false },
+    { path: ["env", "MEMDIR_DISABLE"], value: "0" },
+  ];
   return [
-    hooksEdit(settings, groupHooks(request, CLAUDE_EVENTS, "s"), request, autoMemory),
+    hooksEdit(settings, groupHooks(request, CLAUDE_EVENTS, "s"), request, undefined, recommended),
     serverEdit(mcp, "mcpServers", { type: "stdio", ...mcpServer(request) }, request),
   ];
 }
@@ -353,22 +357,14 @@ function qwen(request: SetupRequest): FileEdit[] {
       ? path.join(request.projectRoot, ".qwen")
       : (request.qwenHome ?? path.join(request.home, ".qwen"));
   const settings = path.join(dir, "settings.json");
-  const autoMemory = (doc: JsonObject): JsonObject => {
-    if (!request.recommended) return doc;
-    const memory =
-      typeof doc.memory === "object" && doc.memory !== null && !Array.isArray(doc.memory)
-        ? (doc.memory as JsonObject)
-        : {};
-    if (request.remove) {
-      if (memory.enableManagedAutoMemory !== false) return doc;
-      const { enableManagedAutoMemory: _ours, ...rest } = memory;
-      return withKey(doc, "memory", Object.keys(rest).length > 0 ? rest : undefined);
-    }
-    return withKey(doc, "memory", { ...memory, enableManagedAutoMemory: false });
-  };
+  const recommended: RecommendedSetting[] = [{ path: ["memory", "enableManagedAutoMemory"], value: false }];
   return [
-    hooksEdit(settings, groupHooks(request, CLAUDE_NAMES_WITHOUT_FILE_HOOK, "s"), request, (doc) =>
-      autoMemory(withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings)),
+    hooksEdit(
+      settings,
+      groupHooks(request, CLAUDE_NAMES_WITHOUT_FILE_HOOK, "s"),
+      request,
+      (doc) => withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings),
+      recommended,
     ),
   ];
 }

@@ -4,7 +4,15 @@ import { isDeepStrictEqual } from "node:util";
 import { MemdirError } from "../../errors.ts";
 import { writeFileAtomic } from "../../memdir/fs/atomic.ts";
 import type { FileEdit } from "./agents.ts";
-import { formatJsonConfig, parseJsonConfig } from "./json-config.ts";
+import { formatJsonConfig, type JsonObject, parseJsonConfig } from "./json-config.ts";
+import {
+  type PriorRecord,
+  parsePriorRecord,
+  priorRecord,
+  priorRecordPath,
+  type RecommendedSetting,
+  restoreRecommended,
+} from "./prior-values.ts";
 
 /** One file's planned change: its text before (null when absent) and after. */
 export interface PlannedFile {
@@ -15,6 +23,11 @@ export interface PlannedFile {
   before: string | null;
   after: string;
   changed: boolean;
+  /**
+   * The record of prior values beside the file (prior-values.ts): its path, and its new text, or
+   * null to delete it (after `--remove` put the values back).
+   */
+  record?: { path: string; text: string | null };
 }
 
 function refuse(file: string, reason: string): never {
@@ -93,15 +106,19 @@ async function readOrNull(file: string): Promise<string | null> {
   }
 }
 
+/** What the run does: `--remove`, `--recommended` (prior-values.ts). */
+export interface PlanOptions {
+  checkWrites: boolean;
+  remove?: boolean;
+  recommended?: boolean;
+}
+
 /**
  * Works out every file's new text before writing any, so a file memdir cannot edit (broken JSON,
  * an inline TOML server, a read-only file, a dangling link) stops the whole setup with nothing
  * changed. With `checkWrites` (not for `--print`), a file that would change must be writable.
  */
-export async function planEdits(
-  edits: FileEdit[],
-  options: { checkWrites: boolean },
-): Promise<PlannedFile[]> {
+export async function planEdits(edits: FileEdit[], options: PlanOptions): Promise<PlannedFile[]> {
   const planned: PlannedFile[] = [];
   for (const edit of edits) {
     const target = await writeTarget(edit.path);
@@ -112,20 +129,89 @@ export async function planEdits(
       file = { path: edit.path, target, before, after, changed: after !== (before ?? "") };
     } else {
       const doc = parseJsonConfig(before, edit.path);
-      const next = edit.edit(doc);
+      const recordPath = priorRecordPath(edit.path);
+      const record = edit.recommended ? parsePriorRecord(await readOrNull(recordPath)) : null;
+      let next = edit.edit(doc);
+      if (edit.recommended && options.remove)
+        next = restoreRecommended(next, edit.recommended, record, options.recommended === true);
       const changed = !isDeepStrictEqual(doc, next);
+      const earlier =
+        options.remove && changed ? [record?.before, await readOrNull(backupPath(edit.path))] : [];
       file = {
         path: edit.path,
         target,
         before,
-        after: changed ? formatJsonConfig(next, before) : (before ?? ""),
+        after: changed ? textAfter(next, before, earlier) : (before ?? ""),
         changed,
       };
+      const recordChange = edit.recommended
+        ? recordUpdate(edit.recommended, record, doc, before, options, file.changed)
+        : undefined;
+      if (recordChange !== undefined) file.record = { path: recordPath, text: recordChange };
     }
     if (options.checkWrites && file.changed) await checkWritable(edit.path, target, before !== null);
     planned.push(file);
   }
   return planned;
+}
+
+/** `value` without the keys that hold an empty object, at any depth. */
+function withoutEmptyObjects(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const kept: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    const pruned = withoutEmptyObjects(child);
+    if (
+      typeof pruned === "object" &&
+      pruned !== null &&
+      !Array.isArray(pruned) &&
+      Object.keys(pruned).length === 0
+    )
+      continue;
+    kept[key] = pruned;
+  }
+  return kept;
+}
+
+/**
+ * The new text: after `--remove`, when the document is again what it was before setup (the
+ * record's text, or the backup's: the file before setup's last change) — but for an empty
+ * `"hooks": {}` or `"mcpServers": {}` memdir's removal dropped — that text byte for byte, its
+ * formatting and empty objects kept; else the document in the file's own indentation.
+ */
+function textAfter(
+  next: JsonObject,
+  before: string | null,
+  earlier: Array<string | null | undefined>,
+): string {
+  for (const text of earlier) {
+    if (typeof text !== "string") continue;
+    try {
+      const earlier = parseJsonConfig(text, "earlier");
+      if (isDeepStrictEqual(withoutEmptyObjects(next), withoutEmptyObjects(earlier))) return text;
+    } catch {
+      // an earlier text that is no JSON object is no candidate
+    }
+  }
+  return formatJsonConfig(next, before);
+}
+
+/**
+ * How the record changes: kept once, before the first `--recommended` change of the file (a later
+ * run must not record memdir's own values as the user's); deleted by `--remove`; else unchanged
+ * (undefined).
+ */
+function recordUpdate(
+  settings: RecommendedSetting[],
+  record: PriorRecord | null,
+  doc: JsonObject,
+  before: string | null,
+  options: PlanOptions,
+  changed: boolean,
+): string | null | undefined {
+  if (options.remove) return record === null ? undefined : null;
+  if (record !== null || !options.recommended || !changed) return undefined;
+  return `${JSON.stringify(priorRecord(before, doc, settings), null, 2)}\n`;
 }
 
 /** The one backup of `file` setup keeps: the newest, beside the name the agent uses. */
@@ -143,6 +229,7 @@ export function backupPath(file: string): string {
 export async function writePlanned(planned: PlannedFile[]): Promise<Map<string, string>> {
   const backups = new Map<string, string>();
   for (const file of planned) {
+    if (file.record?.text === null) await fs.rm(file.record.path, { force: true });
     if (!file.changed) continue;
     await fs.mkdir(path.dirname(file.target), { recursive: true });
     let mode: number | undefined;
@@ -153,6 +240,9 @@ export async function writePlanned(planned: PlannedFile[]): Promise<Map<string, 
       await writeFileAtomic(backup, file.before, { mode });
       backups.set(file.path, backup);
     }
+    // The record holds the file's old text, so it is as private as the file.
+    if (typeof file.record?.text === "string")
+      await writeFileAtomic(file.record.path, file.record.text, { mode: mode ?? 0o600 });
     await writeFileAtomic(file.target, file.after, mode === undefined ? {} : { mode });
   }
   return backups;

@@ -1,8 +1,11 @@
 import os from "node:os";
 import path from "node:path";
+import { resolveConfig } from "../../../config.ts";
 import { findProjectRoot } from "../../../memdir/location/paths.ts";
 import { SETUP_AGENTS, type SetupAgent, SetupUsageError, setupEdits } from "../../setup/agents.ts";
 import { describeChange, planEdits, writePlanned } from "../../setup/apply.ts";
+import { resolveSetupCommand, selfCommand } from "../../setup/command-resolve.ts";
+import { fromNowOn, fromNowOnLines } from "../../setup/from-now-on.ts";
 import type { RegisterCommand } from "../../support/common.ts";
 import { usageError } from "../../support/common.ts";
 import { printJson } from "../../support/output.ts";
@@ -14,19 +17,8 @@ interface SetupOptions {
   remove?: boolean;
   json?: boolean;
   recommended?: boolean;
-  command: string;
+  command?: string;
 }
-
-const MODEL_NOTE =
-  "Hooks call no model unless memdir is configured for one: set MEMDIR_PROVIDER (anthropic or openai) and " +
-  "MEMDIR_MODEL (or MEMDIR_SELECTOR_MODEL) in the agent's environment, with that provider's key. Then each " +
-  "prompt costs one small selection call (the memory descriptions plus the prompt: roughly 1-3k input and " +
-  "under 100 output tokens) and each finished turn that added messages one extraction run (the new " +
-  "messages plus the memory list, more calls when it saves). Without it recall is lexical and free.";
-
-const MCP_MODEL_NOTE =
-  "The memory recall tool calls no model unless memdir is configured for one (MEMDIR_PROVIDER and " +
-  "MEMDIR_MODEL in the server's environment, with that provider's key); without it recall is lexical and free.";
 
 /**
  * What a Codex user must know: hooks run only once trusted (setup trusts its own in user scope;
@@ -63,8 +55,14 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       "--recommended",
       "claude-code, qwen: also turn the agent's own auto memory off (Claude Code: autoMemoryEnabled: false; Qwen Code: memory.enableManagedAutoMemory: false)",
     )
-    .option("--command <cmd>", "how the agent starts memdir", "memdir")
-    .option("--json", "machine-readable output: {agent, scope, files: [{path, changed, backup}]}")
+    .option(
+      "--command <cmd>",
+      "how the agent starts memdir (default: memdir when the memdir on PATH is this one, else node and this memdir's bin/memdir.js)",
+    )
+    .option(
+      "--json",
+      "machine-readable output: {agent, scope, files: [{path, changed, backup}], command: {written, absolute, note}, fromNowOn}",
+    )
     .action(async (agentName: string, options: SetupOptions) => {
       if (!(SETUP_AGENTS as readonly string[]).includes(agentName))
         throw usageError(`memdir: setup: unknown agent "${agentName}" (one of ${SETUP_AGENTS.join(", ")})`);
@@ -72,6 +70,7 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       if (options.recommended && agent !== "claude-code" && agent !== "qwen")
         throw usageError("memdir: setup: --recommended applies to claude-code and qwen only");
       const env = context.env;
+      const command = resolveSetupCommand({ requested: options.command, env, self: selfCommand() });
       const scope = options.project ? "project" : "user";
       const cwd = path.resolve(options.cwd ?? process.cwd());
       let edits: ReturnType<typeof setupEdits>;
@@ -89,7 +88,8 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
           clineDataDir: env.CLINE_DATA_DIR || undefined,
           qwenHome: env.QWEN_HOME || undefined,
           copilotHome: env.COPILOT_HOME || undefined,
-          command: options.command,
+          command: command.argv,
+          commandLine: command.line,
           remove: options.remove === true,
           recommended: options.recommended === true,
         });
@@ -97,8 +97,19 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
         if (error instanceof SetupUsageError) throw usageError(error.message);
         throw error;
       }
-      const planned = await planEdits(edits, { checkWrites: !options.print });
+      const planned = await planEdits(edits, {
+        checkWrites: !options.print,
+        remove: options.remove === true,
+        recommended: options.recommended === true,
+      });
       const backups = options.print ? new Map<string, string>() : await writePlanned(planned);
+      // The configuration as the agent's hooks will see it, read after the write (so --recommended
+      // counts), with Claude Code's settings "env" over this environment as Claude Code passes it.
+      const home = env.HOME || os.homedir();
+      const agentEnv = agent === "claude-code" ? { ...env, ...claudeSettingsEnv(planned) } : env;
+      const config = resolveConfig({ env: agentEnv, home, cwd, projectRoot: findProjectRoot(cwd) });
+      const facts =
+        options.remove || options.print ? null : fromNowOn(agent, config, options.recommended === true);
       if (options.json) {
         printJson(context.io, {
           agent,
@@ -108,6 +119,12 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
             changed: file.changed,
             backup: backups.get(file.path) ?? null,
           })),
+          ...(options.remove
+            ? {}
+            : {
+                command: { written: command.line, absolute: command.absolute, note: command.note },
+              }),
+          ...(facts ? { fromNowOn: facts } : {}),
         });
         return;
       }
@@ -122,33 +139,30 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
         }
       }
       if (options.remove) return;
-      if (agent === "claude-code") {
+      if (command.note !== null) out(`note: ${command.note}\n`);
+      if (facts === null) return;
+      if (agent === "claude-code" && options.recommended)
         out(
-          options.recommended
-            ? "Claude Code's own auto memory is off (autoMemoryEnabled: false) and memdir on (env MEMDIR_DISABLE=0 " +
-                "in the same settings): memdir gives the whole memory cycle.\n"
-            : "Recommended: `memdir setup claude-code --recommended` also turns Claude Code's own auto memory off " +
-                "(autoMemoryEnabled: false), so memdir gives the whole cycle; while it is on, memdir only recalls.\n",
+          "Claude Code's own auto memory is off (autoMemoryEnabled: false) and memdir on (env MEMDIR_DISABLE=0).\n",
         );
-      }
-      if (agent === "qwen") {
-        out(
-          options.recommended
-            ? "Qwen Code's managed auto memory is off (memory.enableManagedAutoMemory: false): memdir gives the whole memory cycle.\n"
-            : "Recommended: `memdir setup qwen --recommended` also turns Qwen Code's managed auto memory off " +
-                "(memory.enableManagedAutoMemory: false), so the two do not both save the same things.\n",
-        );
-      }
+      if (agent === "qwen" && options.recommended)
+        out("Qwen Code's managed auto memory is off (memory.enableManagedAutoMemory: false).\n");
       if (agent === "codex") out(`${codexNote(scope)}\n`);
-      if (agent === "cline" || agent === "opencode") {
-        // MCP only: no hooks, so nothing about hooks or their model use (docs/integrations.md).
-        out(
-          `${agent} gets the MCP server only: memory goes through its tools (recall, save, context), nothing ` +
-            "is recalled or saved unless the model calls them, and nothing is extracted after a turn.\n",
-        );
-        out(`${MCP_MODEL_NOTE}\n`);
-        return;
-      }
-      out(`${MODEL_NOTE}\n`);
+      for (const line of fromNowOnLines(agent, facts, config)) out(`${line}\n`);
     });
 };
+
+/** The `env` of the Claude Code settings file setup just wrote: Claude Code gives it to every hook. */
+function claudeSettingsEnv(planned: Array<{ path: string; after: string }>): Record<string, string> {
+  const settings = planned.find((file) => file.path.endsWith("settings.json"));
+  if (!settings) return {};
+  try {
+    const doc = JSON.parse(settings.after) as { env?: unknown };
+    if (typeof doc.env !== "object" || doc.env === null) return {};
+    return Object.fromEntries(
+      Object.entries(doc.env).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+    );
+  } catch {
+    return {};
+  }
+}

@@ -1,10 +1,18 @@
 import fs from "node:fs/promises";
 import os from "node:os";
+import path from "node:path";
 import { type HookMode, hookMode } from "../../../hooks/mode.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../../memdir/health/doctor.ts";
 import { findStaleMemories } from "../../../memdir/health/stale.ts";
 import type { MemoryLocation } from "../../../memdir/location/paths.ts";
+import { findProjectRoot } from "../../../memdir/location/paths.ts";
 import { unresolvedLinks } from "../../../memdir/scan/links.ts";
+import {
+  type AgentLocations,
+  configuredCommands,
+  type UnresolvedCommand,
+  unresolvedCommands,
+} from "../../setup/configured-commands.ts";
 import {
   type CommandContext,
   type CommonOptions,
@@ -59,13 +67,18 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
       ...(await codexHookIssues(context.env, context.env.HOME || os.homedir())),
     ];
     const notes = exists ? await unresolvedLinks(location.memoryDir) : [];
-    if (issues.length > 0) context.setExitCode(1);
+    const commands = unresolvedCommands(
+      await configuredCommands(agentLocations(context.env, location.projectRoot, options.cwd)),
+      context.env,
+    );
+    const allIssues = [...issues, ...commands.map(commandIssue)];
+    if (allIssues.length > 0) context.setExitCode(1);
     if (options.json) {
-      printJson(context.io, notes.length > 0 ? { issues, notes } : { issues });
+      printJson(context.io, notes.length > 0 ? { issues: allIssues, notes } : { issues: allIssues });
       return;
     }
     for (const line of fixed) context.io.stdout(`fixed: ${line}\n`);
-    for (const issue of issues) context.io.stdout(`${issue.code}: ${issue.message}\n`);
+    for (const issue of allIssues) context.io.stdout(`${issue.code}: ${issue.message}\n`);
     // Which part of the cycle `memdir hook …` gives (docs/design.md#coexistence): one short line,
     // the reasons with --verbose.
     const config = configFromOptions(options, context, location);
@@ -81,8 +94,41 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
         ? `no issues in ${location.memoryDir}\n`
         : `${issues.length} issue${issues.length === 1 ? "" : "s"} in ${location.memoryDir}\n`,
     );
+    if (commands.length > 0)
+      context.io.stdout(
+        `${commands.length} agent command${commands.length === 1 ? "" : "s"} that will not start memdir\n`,
+      );
   });
 };
+
+/** Where the agents' config files are, from the environment as setup reads it. */
+function agentLocations(
+  env: NodeJS.ProcessEnv,
+  projectRoot: string | null,
+  cwd: string | undefined,
+): AgentLocations {
+  return {
+    home: env.HOME || os.homedir(),
+    projectRoot: projectRoot ?? findProjectRoot(path.resolve(cwd ?? process.cwd())),
+    claudeConfigDir: env.CLAUDE_CONFIG_DIR || undefined,
+    codexHome: env.CODEX_HOME || undefined,
+    xdgConfigHome: env.XDG_CONFIG_HOME || undefined,
+    geminiCliHome: env.GEMINI_CLI_HOME || undefined,
+    clineDir: env.CLINE_DIR || undefined,
+    clineDataDir: env.CLINE_DATA_DIR || undefined,
+    qwenHome: env.QWEN_HOME || undefined,
+    copilotHome: env.COPILOT_HOME || undefined,
+  };
+}
+
+/** An agent command that does not resolve, as a doctor issue (`file`: the agent's config file). */
+function commandIssue(command: UnresolvedCommand): { code: "agent-command"; file: string; message: string } {
+  return {
+    code: "agent-command",
+    file: command.file,
+    message: `${command.file}: ${command.entry} (${command.agent}) runs "${command.command}", but ${command.problem}; fix: ${command.fix}`,
+  };
+}
 
 const MODE_WORDS: Record<HookMode, string> = {
   full: "whole cycle",
