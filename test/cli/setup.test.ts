@@ -47,7 +47,7 @@ function gitRepo(dir: string): string {
 const USER_FILES: Record<string, string[]> = {
   "claude-code": [".claude/settings.json", ".claude.json"],
   codex: [".codex/hooks.json", ".codex/config.toml"],
-  gemini: [".gemini/settings.json"],
+  gemini: [".gemini/settings.json", ".gemini/policies/memdir.toml"],
   qwen: [".qwen/settings.json"],
   copilot: [".copilot/hooks/memdir.json", ".copilot/mcp-config.json"],
   opencode: [".config/opencode/opencode.json"],
@@ -281,7 +281,7 @@ describe("memdir setup <agent>", () => {
     const expected: Record<string, string[]> = {
       "claude-code": [".claude/settings.json", ".mcp.json"],
       codex: [".codex/hooks.json", ".codex/config.toml"],
-      gemini: [".gemini/settings.json"],
+      gemini: [".gemini/settings.json", ".gemini/policies/memdir.toml"],
       opencode: ["opencode.json"],
       cursor: [".cursor/hooks.json", ".cursor/mcp.json"],
     };
@@ -312,7 +312,7 @@ describe("memdir setup <agent>", () => {
     };
     assert.deepEqual(
       (await setup(home, ["gemini"], { env })).files.map((file) => file.path),
-      [path.join(home, "gh/.gemini/settings.json")],
+      [path.join(home, "gh/.gemini/settings.json"), path.join(home, "gh/.gemini/policies/memdir.toml")],
     );
     assert.deepEqual(
       (await setup(home, ["cline"], { env })).files.map((file) => file.path),

@@ -219,6 +219,38 @@ function codex(request: SetupRequest): FileEdit[] {
   ];
 }
 
+/**
+ * The memdir tools Gemini CLI may run without asking: those that read, and `memory_save`, which
+ * only adds a memory (a save that names an existing file is refused). Gemini CLI's policy turns
+ * every "ask" into "deny" in a headless run (`gemini -p`) and leaves denied tools out of the
+ * model's request, so without this rule the model never sees memdir's tools there
+ * (test/integration/gemini.test.ts). `memory_update`, `memory_delete` and the inbox's accept and
+ * reject still ask, and so are not offered headless.
+ */
+const GEMINI_ALLOWED_TOOLS = [
+  "memory_recall",
+  "memory_save",
+  "memory_list",
+  "memory_read",
+  "memory_context",
+  "memory_inbox_list",
+];
+
+/** memdir's own policy file for Gemini CLI (`~/.gemini/policies/memdir.toml`), whole. */
+function geminiPolicy(): string {
+  const names = GEMINI_ALLOWED_TOOLS.map((tool) => `"mcp_memdir_${tool}"`).join(", ");
+  return [
+    "# Written by `memdir setup gemini` (`memdir setup gemini --remove` empties it): memdir's MCP tools",
+    "# that read memory or add one run without asking, headless runs (gemini -p) included.",
+    "[[rule]]",
+    'mcpName = "memdir"',
+    `toolName = [${names}]`,
+    'decision = "allow"',
+    "priority = 100",
+    "",
+  ].join("\n");
+}
+
 function gemini(request: SetupRequest): FileEdit[] {
   const base = request.scope === "project" ? request.projectRoot : (request.geminiCliHome ?? request.home);
   const settings = path.join(base, ".gemini", "settings.json");
@@ -226,6 +258,11 @@ function gemini(request: SetupRequest): FileEdit[] {
     hooksEdit(settings, groupHooks(request, GEMINI_EVENTS, "ms"), request, (doc) =>
       withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings),
     ),
+    {
+      path: path.join(base, ".gemini", "policies", "memdir.toml"),
+      format: "toml",
+      edit: () => (request.remove ? "" : geminiPolicy()),
+    },
   ];
 }
 
