@@ -1,5 +1,12 @@
 import path from "node:path";
-import { type HookEntry, type JsonObject, withHooks, withKey, withServer } from "./json-config.ts";
+import {
+  type HookEntry,
+  type JsonObject,
+  withAllowed,
+  withHooks,
+  withKey,
+  withServer,
+} from "./json-config.ts";
 import { withServerTable } from "./toml-config.ts";
 
 /** The agents `memdir setup` knows. */
@@ -220,14 +227,14 @@ function codex(request: SetupRequest): FileEdit[] {
 }
 
 /**
- * The memdir tools Gemini CLI may run without asking: those that read, and `memory_save`, which
- * only adds a memory (a save that names an existing file is refused). Gemini CLI's policy turns
- * every "ask" into "deny" in a headless run (`gemini -p`) and leaves denied tools out of the
- * model's request, so without this rule the model never sees memdir's tools there
- * (test/integration/gemini.test.ts). `memory_update`, `memory_delete` and the inbox's accept and
- * reject still ask, and so are not offered headless.
+ * The memdir tools Gemini CLI and Qwen Code may run without asking: those that read, and
+ * `memory_save`, which only adds a memory (a save that names an existing file is refused). In a
+ * headless run (`gemini -p`, `qwen -p`) both turn every "ask" into "deny" — Gemini CLI even
+ * leaves denied tools out of the model's request — so without this rule memdir's tools do
+ * nothing there (test/integration/gemini.test.ts, qwen.test.ts). `memory_update`, `memory_delete`
+ * and the inbox's accept and reject still ask.
  */
-const GEMINI_ALLOWED_TOOLS = [
+const ALLOWED_MEMORY_TOOLS = [
   "memory_recall",
   "memory_save",
   "memory_list",
@@ -238,7 +245,7 @@ const GEMINI_ALLOWED_TOOLS = [
 
 /** memdir's own policy file for Gemini CLI (`~/.gemini/policies/memdir.toml`), whole. */
 function geminiPolicy(): string {
-  const names = GEMINI_ALLOWED_TOOLS.map((tool) => `"mcp_memdir_${tool}"`).join(", ");
+  const names = ALLOWED_MEMORY_TOOLS.map((tool) => `"mcp_memdir_${tool}"`).join(", ");
   return [
     "# Written by `memdir setup gemini` (`memdir setup gemini --remove` empties it): memdir's MCP tools",
     "# that read memory or add one run without asking, headless runs (gemini -p) included.",
@@ -324,7 +331,9 @@ function cline(request: SetupRequest): FileEdit[] {
  * Qwen Code: `settings.json` in `~/.qwen` (`QWEN_HOME` in its place, as Qwen Code reads it) or the
  * repository's `.qwen/`, with Claude Code's hook shape and event names (SessionStart,
  * UserPromptSubmit, Stop; timeouts in seconds) and the MCP server under `mcpServers`.
- * `--recommended` turns Qwen's managed auto memory off (`memory.enableManagedAutoMemory`, which
+ * `permissions.allow` lists memdir's reading tools and `memory_save` (ALLOWED_MEMORY_TOOLS):
+ * Qwen Code defers MCP tools (the model reaches them through `tool_search` and `tool_call`) and
+ * denies what would ask in a headless run. `--recommended` turns Qwen's managed auto memory off (`memory.enableManagedAutoMemory`, which
  * also stops its dream: Qwen Code's settings schema).
  */
 function qwen(request: SetupRequest): FileEdit[] {
@@ -348,7 +357,15 @@ function qwen(request: SetupRequest): FileEdit[] {
   };
   return [
     hooksEdit(settings, groupHooks(request, CLAUDE_NAMES_WITHOUT_FILE_HOOK, "s"), request, (doc) =>
-      autoMemory(withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings)),
+      autoMemory(
+        withAllowed(
+          withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings),
+          "permissions",
+          ALLOWED_MEMORY_TOOLS.map((tool) => `mcp__memdir__${tool}`),
+          request.remove,
+          settings,
+        ),
+      ),
     ),
   ];
 }
