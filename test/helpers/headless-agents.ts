@@ -204,8 +204,6 @@ export function runAgent(
     HOME: fixture.home,
     NO_COLOR: "1",
     MEMDIR_HELPER: "0",
-    // A generous bound for memdir's own work inside the hosts' 10 s hook timeout, on a loaded box.
-    MEMDIR_HOOK_TIMEOUT_MS: "8000",
     ...agentEnv,
     ...options.env,
   };

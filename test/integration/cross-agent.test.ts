@@ -91,7 +91,6 @@ else if ("bin" in gemini && "bin" in qwen && "bin" in claude)
         prompt: QUESTION,
         baseURL: claudeServer.url,
         pathDirs: fixture.pathDirs,
-        env: { MEMDIR_HOOK_TIMEOUT_MS: "8000" },
       });
       assert.equal(claudeRun.code, 0, `${claudeRun.stderr}${claudeRun.stdout}`);
       assert.equal(claudeRun.result?.result, ANSWER, claudeRun.stdout);
