@@ -8,6 +8,14 @@ import {
   writeAnthropicMessage,
 } from "./fake-anthropic-wire.ts";
 import {
+  geminiErrorBody,
+  geminiJsonSchema,
+  geminiRoute,
+  geminiSystem,
+  geminiUserText,
+  writeGeminiMessage,
+} from "./fake-gemini-wire.ts";
+import {
   openaiErrorBody,
   openaiJsonSchema,
   openaiSystem,
@@ -28,6 +36,8 @@ export interface FakeModelServer {
    * or `/responses`), and for a Codex provider's `base_url`.
    */
   readonly openaiBaseURL: string;
+  /** Base URL for the Gemini API / `GOOGLE_GEMINI_BASE_URL` (the client appends `/v1beta/models/…`). */
+  readonly geminiBaseURL: string;
   /** Every request received, in order (including rejected and retried ones). */
   readonly requests: FakeRequest[];
   /** Appends steps to the script. */
@@ -42,12 +52,14 @@ export interface FakeModelServer {
 /**
  * Starts a model server on `127.0.0.1` (a free port) that speaks the Anthropic Messages API
  * (`POST /v1/messages`), the OpenAI chat-completions API (`POST /v1/chat/completions`) and the
- * OpenAI Responses API (`POST /v1/responses`, what Codex CLI speaks), JSON and streaming, and
- * answers each request with the next step of `script` (see {@link FakeStep}).
+ * OpenAI Responses API (`POST /v1/responses`, what Codex CLI speaks) and the Gemini API
+ * (`POST /v1beta/models/<model>:generateContent` and `:streamGenerateContent`), JSON and
+ * streaming, and answers each request with the next step of `script` (see {@link FakeStep}).
  * A function instead of an array answers every request. When the script runs out, the server
  * answers 500 with `x-should-retry: false`, so a test that makes one call too many fails loudly.
  *
- * Requests need a key (`x-api-key` or `Authorization: Bearer`), like the real services; any value works.
+ * Requests need a key (`x-api-key`, `x-goog-api-key`, `?key=` or `Authorization: Bearer`), like the
+ * real services; any value works.
  *
  * @example
  * import { startFakeModelServer } from "memdir/testing";
@@ -79,15 +91,24 @@ export async function startFakeModelServer(
     raw: string,
     response: http.ServerResponse,
   ): Promise<void> {
-    const pathname = new URL(incoming.url ?? "/", "http://127.0.0.1").pathname.replace(/\/+$/, "");
+    const address = new URL(incoming.url ?? "/", "http://127.0.0.1");
+    const pathname = address.pathname.replace(/\/+$/, "");
+    const gemini = geminiRoute(pathname);
     const api = pathname.endsWith("/messages")
       ? ("anthropic" as const)
       : pathname.endsWith("/chat/completions")
         ? ("openai" as const)
         : pathname.endsWith("/responses")
           ? ("openai-responses" as const)
-          : null;
-    const errorBody = api === "anthropic" || api === null ? anthropicErrorBody : openaiErrorBody;
+          : gemini !== null
+            ? ("gemini" as const)
+            : null;
+    const errorBody =
+      api === "openai" || api === "openai-responses"
+        ? openaiErrorBody
+        : api === "gemini"
+          ? geminiErrorBody
+          : anthropicErrorBody;
     const sendError = (status: number, message: string, headers: Record<string, string> = {}) => {
       response.writeHead(status, { "content-type": "application/json", ...headers });
       response.end(JSON.stringify(errorBody(status, message)));
@@ -112,11 +133,21 @@ export async function startFakeModelServer(
       path: pathname,
       headers,
       body,
-      apiKey: headers["x-api-key"] || bearer,
-      stream: body?.stream === true,
-      system: api === "anthropic" ? anthropicSystem(body) : openaiSystem(body),
-      userText: api === "anthropic" ? anthropicUserText(body) : openaiUserText(body),
-      jsonSchema: api === "anthropic" ? anthropicJsonSchema(body) : openaiJsonSchema(body),
+      apiKey: headers["x-api-key"] || headers["x-goog-api-key"] || address.searchParams.get("key") || bearer,
+      stream: gemini?.stream ?? body?.stream === true,
+      ...(api === "gemini"
+        ? { system: geminiSystem(body), userText: geminiUserText(body), jsonSchema: geminiJsonSchema(body) }
+        : api === "anthropic"
+          ? {
+              system: anthropicSystem(body),
+              userText: anthropicUserText(body),
+              jsonSchema: anthropicJsonSchema(body),
+            }
+          : {
+              system: openaiSystem(body),
+              userText: openaiUserText(body),
+              jsonSchema: openaiJsonSchema(body),
+            }),
       ...(api === "openai-responses" ? responses.requestFields(body) : {}),
     };
     requests.push(request);
@@ -150,13 +181,17 @@ export async function startFakeModelServer(
       sendError(reply.status, reply.message, retryHeaders);
       return;
     }
-    const messageId = `${{ anthropic: "msg", openai: "chatcmpl", "openai-responses": "resp" }[api]}_fake_${requests.length}`;
-    const write = {
-      anthropic: writeAnthropicMessage,
-      openai: writeOpenAIMessage,
-      "openai-responses": responses.writeResponsesMessage,
-    }[api];
-    write(response, reply, { body, stream: request.stream, messageId });
+    const messageId = `${{ anthropic: "msg", openai: "chatcmpl", "openai-responses": "resp", gemini: "resp" }[api]}_fake_${requests.length}`;
+    if (gemini !== null)
+      writeGeminiMessage(response, reply, { body, stream: request.stream, messageId, model: gemini.model });
+    else {
+      const write = {
+        anthropic: writeAnthropicMessage,
+        openai: writeOpenAIMessage,
+        "openai-responses": responses.writeResponsesMessage,
+      }[api as "anthropic" | "openai" | "openai-responses"];
+      write(response, reply, { body, stream: request.stream, messageId });
+    }
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -178,6 +213,7 @@ export async function startFakeModelServer(
     url,
     anthropicBaseURL: url,
     openaiBaseURL: `${url}/v1`,
+    geminiBaseURL: url,
     requests,
     push: (...steps) => {
       queue.push(...steps);

@@ -47,7 +47,7 @@ export type FakeStepFunction = (request: FakeRequest) => FakeStep | Promise<Fake
 /** A recorded request, normalized across both wire formats so step functions and assertions stay simple. */
 export interface FakeRequest {
   /** Which wire format the request used (`openai-responses`: `POST /v1/responses`). */
-  api: "anthropic" | "openai" | "openai-responses";
+  api: "anthropic" | "openai" | "openai-responses" | "gemini";
   method: string;
   /** URL path, e.g. `/v1/messages`. */
   path: string;
@@ -55,11 +55,11 @@ export interface FakeRequest {
   headers: Record<string, string>;
   /** The parsed JSON body (`null` when it was not JSON). */
   body: Record<string, unknown> | null;
-  /** The key from `x-api-key` or `Authorization: Bearer …`, or null. */
+  /** The key from `x-api-key`, `x-goog-api-key`, `?key=` or `Authorization: Bearer …`, or null. */
   apiKey: string | null;
-  /** True when the client asked for a streamed reply. */
+  /** True when the client asked for a streamed reply (Gemini: `:streamGenerateContent`). */
   stream: boolean;
-  /** The system prompt text (Anthropic `system`; OpenAI system/developer messages joined; Responses `instructions` first). */
+  /** The system prompt text (Anthropic `system`; OpenAI system/developer messages joined; Responses `instructions` first; Gemini `systemInstruction`). */
   system: string;
   /** Text of the last user message (string content or its text parts joined). */
   userText: string;

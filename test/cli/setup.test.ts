@@ -88,7 +88,7 @@ function codexTrust(codexHome: string): string {
 const USER_FILES: Record<string, string[]> = {
   "claude-code": [".claude/settings.json", ".claude.json"],
   codex: [".codex/hooks.json", ".codex/config.toml"],
-  gemini: [".gemini/settings.json"],
+  gemini: [".gemini/settings.json", ".gemini/policies/memdir.toml"],
   qwen: [".qwen/settings.json"],
   copilot: [".copilot/hooks/memdir.json", ".copilot/mcp-config.json"],
   opencode: [".config/opencode/opencode.json"],
@@ -174,7 +174,23 @@ describe("memdir setup <agent>", () => {
         Stop: [{ hooks: [{ type: "command", command: "memdir hook stop", timeout: 10 }] }],
       },
       mcpServers: { memdir: { command: "memdir", args: ["mcp"] } },
+      // Headless Qwen Code denies what would ask: memdir's reading tools and memory_save are allowed.
+      permissions: {
+        allow: [
+          "mcp__memdir__memory_recall",
+          "mcp__memdir__memory_save",
+          "mcp__memdir__memory_list",
+          "mcp__memdir__memory_read",
+          "mcp__memdir__memory_context",
+          "mcp__memdir__memory_inbox_list",
+        ],
+      },
     });
+    // Gemini CLI: memdir's own policy file allows the same tools.
+    assert.match(
+      fs.readFileSync(path.join(home, ".gemini/policies/memdir.toml"), "utf8"),
+      /\[\[rule\]\]\nmcpName = "memdir"\ntoolName = \["mcp_memdir_memory_recall", "mcp_memdir_memory_save", .*\]\ndecision = "allow"\npriority = 100\n$/,
+    );
     // Copilot CLI: its own hook format (bash, timeoutSec), told to answer in Copilot's format.
     assert.deepEqual(readJson(path.join(home, ".copilot/hooks/memdir.json")), {
       version: 1,
@@ -198,7 +214,11 @@ describe("memdir setup <agent>", () => {
     fs.mkdirSync(path.dirname(settings), { recursive: true });
     fs.writeFileSync(
       settings,
-      JSON.stringify({ model: { name: "qwen3-coder" }, memory: { enableManagedAutoDream: true } }),
+      JSON.stringify({
+        model: { name: "qwen3-coder" },
+        memory: { enableManagedAutoDream: true },
+        permissions: { allow: ["Bash(git *)"] },
+      }),
     );
     assert.deepEqual(
       (await setup(home, ["qwen", "--recommended"], { env })).files.map((file) => file.path),
@@ -208,10 +228,17 @@ describe("memdir setup <agent>", () => {
     assert.deepEqual(written.memory, { enableManagedAutoDream: true, enableManagedAutoMemory: false });
     assert.deepEqual(written.model, { name: "qwen3-coder" });
     assert.deepEqual(Object.keys(written.hooks), ["SessionStart", "UserPromptSubmit", "Stop"]);
+    const allowed = (readJson(settings) as { permissions: { allow: string[] } }).permissions.allow;
+    assert.deepEqual(allowed.slice(0, 3), [
+      "Bash(git *)",
+      "mcp__memdir__memory_recall",
+      "mcp__memdir__memory_save",
+    ]);
     await setup(home, ["qwen", "--recommended", "--remove"], { env });
     assert.deepEqual(readJson(settings), {
       model: { name: "qwen3-coder" },
       memory: { enableManagedAutoDream: true },
+      permissions: { allow: ["Bash(git *)"] },
     });
 
     const hooks = path.join(home, "ch/hooks/memdir.json");
@@ -326,7 +353,7 @@ describe("memdir setup <agent>", () => {
     const expected: Record<string, string[]> = {
       "claude-code": [".claude/settings.json", ".mcp.json"],
       codex: [".codex/hooks.json", ".codex/config.toml"],
-      gemini: [".gemini/settings.json"],
+      gemini: [".gemini/settings.json", ".gemini/policies/memdir.toml"],
       opencode: ["opencode.json"],
       cursor: [".cursor/hooks.json", ".cursor/mcp.json"],
     };
@@ -357,7 +384,7 @@ describe("memdir setup <agent>", () => {
     };
     assert.deepEqual(
       (await setup(home, ["gemini"], { env })).files.map((file) => file.path),
-      [path.join(home, "gh/.gemini/settings.json")],
+      [path.join(home, "gh/.gemini/settings.json"), path.join(home, "gh/.gemini/policies/memdir.toml")],
     );
     assert.deepEqual(
       (await setup(home, ["cline"], { env })).files.map((file) => file.path),

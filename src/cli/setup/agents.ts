@@ -1,7 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { type HookTrust, memdirHookTrust, withHookTrust } from "./codex-hook-trust.ts";
-import { type HookEntry, type JsonObject, withHooks, withServer } from "./json-config.ts";
+import {
+  type HookEntry,
+  type JsonObject,
+  withAllowed,
+  withHooks,
+  withKey,
+  withServer,
+} from "./json-config.ts";
 import { type RecommendedSetting, withValueAt } from "./prior-values.ts";
 import { withServerTable } from "./toml-config.ts";
 
@@ -280,6 +287,38 @@ function codexHomeAsCodexSees(request: SetupRequest): string {
   }
 }
 
+/**
+ * The memdir tools Gemini CLI and Qwen Code may run without asking: those that read, and
+ * `memory_save`, which only adds a memory (a save that names an existing file is refused). In a
+ * headless run (`gemini -p`, `qwen -p`) both turn every "ask" into "deny" — Gemini CLI even
+ * leaves denied tools out of the model's request — so without this rule memdir's tools do
+ * nothing there (test/integration/gemini.test.ts, qwen.test.ts). `memory_update`, `memory_delete`
+ * and the inbox's accept and reject still ask.
+ */
+const ALLOWED_MEMORY_TOOLS = [
+  "memory_recall",
+  "memory_save",
+  "memory_list",
+  "memory_read",
+  "memory_context",
+  "memory_inbox_list",
+];
+
+/** memdir's own policy file for Gemini CLI (`~/.gemini/policies/memdir.toml`), whole. */
+function geminiPolicy(): string {
+  const names = ALLOWED_MEMORY_TOOLS.map((tool) => `"mcp_memdir_${tool}"`).join(", ");
+  return [
+    "# Written by `memdir setup gemini` (`memdir setup gemini --remove` empties it): memdir's MCP tools",
+    "# that read memory or add one run without asking, headless runs (gemini -p) included.",
+    "[[rule]]",
+    'mcpName = "memdir"',
+    `toolName = [${names}]`,
+    'decision = "allow"',
+    "priority = 100",
+    "",
+  ].join("\n");
+}
+
 function gemini(request: SetupRequest): FileEdit[] {
   const base = request.scope === "project" ? request.projectRoot : (request.geminiCliHome ?? request.home);
   const settings = path.join(base, ".gemini", "settings.json");
@@ -287,6 +326,11 @@ function gemini(request: SetupRequest): FileEdit[] {
     hooksEdit(settings, groupHooks(request, GEMINI_EVENTS, "ms"), request, (doc) =>
       withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings),
     ),
+    {
+      path: path.join(base, ".gemini", "policies", "memdir.toml"),
+      format: "toml",
+      edit: () => (request.remove ? "" : geminiPolicy()),
+    },
   ];
 }
 
@@ -348,7 +392,9 @@ function cline(request: SetupRequest): FileEdit[] {
  * Qwen Code: `settings.json` in `~/.qwen` (`QWEN_HOME` in its place, as Qwen Code reads it) or the
  * repository's `.qwen/`, with Claude Code's hook shape and event names (SessionStart,
  * UserPromptSubmit, Stop; timeouts in seconds) and the MCP server under `mcpServers`.
- * `--recommended` turns Qwen's managed auto memory off (`memory.enableManagedAutoMemory`, which
+ * `permissions.allow` lists memdir's reading tools and `memory_save` (ALLOWED_MEMORY_TOOLS):
+ * Qwen Code defers MCP tools (the model reaches them through `tool_search` and `tool_call`) and
+ * denies what would ask in a headless run. `--recommended` turns Qwen's managed auto memory off (`memory.enableManagedAutoMemory`, which
  * also stops its dream: Qwen Code's settings schema).
  */
 function qwen(request: SetupRequest): FileEdit[] {
@@ -363,7 +409,14 @@ function qwen(request: SetupRequest): FileEdit[] {
       settings,
       groupHooks(request, CLAUDE_NAMES_WITHOUT_FILE_HOOK, "s"),
       request,
-      (doc) => withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings),
+      (doc) =>
+        withAllowed(
+          withServer(doc, "mcpServers", request.remove ? null : mcpServer(request), settings),
+          "permissions",
+          ALLOWED_MEMORY_TOOLS.map((tool) => `mcp__memdir__${tool}`),
+          request.remove,
+          settings,
+        ),
       recommended,
     ),
   ];

@@ -120,6 +120,34 @@ export function withServer(
   return result;
 }
 
+/**
+ * `doc[key].allow` (a permission list such as Qwen Code's `permissions.allow`) holding each of
+ * `names` once, or none of them with `remove`; the user's own entries stay in their order, and
+ * a list or object left empty is dropped.
+ */
+export function withAllowed(
+  doc: JsonObject,
+  key: string,
+  names: readonly string[],
+  remove: boolean,
+  file: string,
+): JsonObject {
+  const section = objectAt(doc, key, file) ?? {};
+  const current = section.allow;
+  if (current !== undefined && !Array.isArray(current))
+    throw new MemdirError(
+      "invalid-input",
+      `memdir: setup: ${file}: "${key}.allow" is not a list; nothing was changed`,
+    );
+  const list = current ?? [];
+  const next = remove
+    ? list.filter((entry) => !names.includes(entry as string))
+    : [...list, ...names.filter((name) => !list.includes(name))];
+  if (isDeepStrictEqual(next, list)) return doc;
+  const nextSection = withKey(section, "allow", next.length > 0 ? next : undefined);
+  return withKey(doc, key, Object.keys(nextSection).length > 0 ? nextSection : undefined);
+}
+
 /** `doc[key]` set to `value`, or removed when `value` is undefined. */
 export function withKey(doc: JsonObject, key: string, value: unknown): JsonObject {
   if (isDeepStrictEqual(doc[key], value)) return doc;
