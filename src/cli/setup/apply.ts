@@ -15,6 +15,8 @@ export interface PlannedFile {
   before: string | null;
   after: string;
   changed: boolean;
+  /** The file is removed (a file memdir owns whole, on `--remove`). */
+  remove?: true;
 }
 
 function refuse(file: string, reason: string): never {
@@ -107,7 +109,20 @@ export async function planEdits(
     const target = await writeTarget(edit.path);
     const before = await readOrNull(target);
     let file: PlannedFile;
-    if (edit.format === "toml") {
+    if (edit.format === "file") {
+      const ours = before === null || before.startsWith(edit.marker);
+      const after = ours ? (edit.text ?? "") : before;
+      const remove = ours && edit.text === null && before !== null;
+      const changed = remove || (ours && edit.text !== null && edit.text !== before);
+      file = {
+        path: edit.path,
+        target,
+        before,
+        after,
+        changed,
+        ...(remove ? { remove: true as const } : {}),
+      };
+    } else if (edit.format === "toml") {
       const after = edit.edit(before);
       file = { path: edit.path, target, before, after, changed: after !== (before ?? "") };
     } else {
@@ -138,7 +153,8 @@ export function backupPath(file: string): string {
  * file, replaced on each run), the new text is written atomically to the file — through a
  * symbolic link to the file it leads to, the link kept — (a crash leaves the old or the new
  * file, never half of one), and the file keeps its mode (`~/.claude.json` is private; so is its
- * backup). Returns each backup's path by file.
+ * backup). A file memdir owns whole is removed on `--remove` (after its backup). Returns each
+ * backup's path by file.
  */
 export async function writePlanned(planned: PlannedFile[]): Promise<Map<string, string>> {
   const backups = new Map<string, string>();
@@ -153,7 +169,8 @@ export async function writePlanned(planned: PlannedFile[]): Promise<Map<string, 
       await writeFileAtomic(backup, file.before, { mode });
       backups.set(file.path, backup);
     }
-    await writeFileAtomic(file.target, file.after, mode === undefined ? {} : { mode });
+    if (file.remove) await fs.rm(file.target, { force: true });
+    else await writeFileAtomic(file.target, file.after, mode === undefined ? {} : { mode });
   }
   return backups;
 }

@@ -121,7 +121,16 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
                 "(memory.enableManagedAutoMemory: false), so the two do not both save the same things.\n",
         );
       }
-      if (agent === "cline" || agent === "opencode") {
+      if (agent === "opencode") {
+        // A plugin, not hook commands: it runs memdir's session-start and prompt hooks, no Stop.
+        out(
+          "opencode gets the MCP server and memdir's plugin: the rules and the index in every request, the " +
+            "memories recalled for each prompt, and memory_save for the model; nothing is extracted after a turn.\n",
+        );
+        out(`${MCP_MODEL_NOTE}\n`);
+        return;
+      }
+      if (agent === "cline") {
         // MCP only: no hooks, so nothing about hooks or their model use (docs/integrations.md).
         out(
           `${agent} gets the MCP server only: memory goes through its tools (recall, save, context), nothing ` +
