@@ -113,7 +113,7 @@ export function runAgent(
     child.stderr.setEncoding("utf8").on("data", (data: string) => {
       stderr += data;
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 240_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 600_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
