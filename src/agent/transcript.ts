@@ -5,6 +5,7 @@ import { MemdirError } from "../errors.ts";
 import type { Message } from "../types.ts";
 import { messageFromClaudeCodeLine } from "./transcript-claude-code.ts";
 import { messageFromCodexLine } from "./transcript-codex.ts";
+import { messageFromCopilotLine } from "./transcript-copilot.ts";
 import { messageFromCursorLine } from "./transcript-cursor.ts";
 import { messagesFromGeminiSession } from "./transcript-gemini.ts";
 
@@ -121,16 +122,16 @@ export function loadTranscript(file: string): LoadedTranscript {
     }
     const line = parsed as Partial<TranscriptLine>;
     if (line?.type !== "message" || !line.message || typeof line.message !== "object") {
-      // Not ours: maybe a Claude Code, Codex or Cursor session read through `memdir hook stop`.
+      // Not ours: maybe a Claude Code, Codex, Copilot CLI or Cursor session read through `memdir hook stop`.
       const foreign = messageFromClaudeCodeLine(parsed);
       if (foreign) {
         if (foreign.sessionId) sessionId = foreign.sessionId;
         messages.push(foreign.message);
         continue;
       }
-      const codex = messageFromCodexLine(parsed, lineNumber);
-      if (codex && "sessionId" in codex) sessionId = codex.sessionId;
-      else if (codex) messages.push(codex.message);
+      const event = messageFromCodexLine(parsed, lineNumber) ?? messageFromCopilotLine(parsed);
+      if (event && "sessionId" in event) sessionId = event.sessionId;
+      else if (event) messages.push(event.message);
       else {
         const cursor = messageFromCursorLine(parsed, lineNumber);
         if (cursor) messages.push(cursor);

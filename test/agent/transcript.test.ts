@@ -112,4 +112,34 @@ describe("loadTranscript with another agent's sessions", () => {
       { type: "tool_result", toolUseId: "t1", content: "written" },
     ]);
   });
+
+  it("reads a Copilot CLI session log (events.jsonl): what the user typed and the assistant's text, by event id", () => {
+    // The event shapes Copilot CLI 1.0.102 writes (test/integration/copilot.test.ts reads a real one).
+    const file = path.join(makeTempDir(), "events.jsonl");
+    const events = [
+      { type: "session.start", data: { sessionId: "5e49", copilotVersion: "1.0.102" }, id: "e1" },
+      { type: "hook.start", data: { hookType: "userPromptSubmitted", input: { prompt: "When?" } }, id: "e2" },
+      {
+        type: "user.message",
+        data: { content: "When does the freeze start?", transformedContent: "<system_reminder>Memory …" },
+        id: "e3",
+        timestamp: "2026-12-05T07:18:32.648Z",
+      },
+      { type: "assistant.message", data: { content: "", toolRequests: [{ name: "view" }] }, id: "e4" },
+      { type: "tool.execution_complete", data: { result: { content: "…" } }, id: "e5" },
+      { type: "assistant.message", data: { content: "Friday at noon." }, id: "e6" },
+    ];
+    fs.writeFileSync(file, `${events.map((event) => JSON.stringify(event)).join("\n")}\n`);
+    const loaded = loadTranscript(file);
+    assert.equal(loaded.sessionId, "5e49");
+    assert.deepEqual(loaded.messages, [
+      {
+        id: "e3",
+        role: "user",
+        content: "When does the freeze start?",
+        timestamp: "2026-12-05T07:18:32.648Z",
+      },
+      { id: "e6", role: "assistant", content: "Friday at noon." },
+    ]);
+  });
 });

@@ -227,7 +227,8 @@ describe("memdir setup says what happens from now on", () => {
       qwen: ["every-prompt", "offline", "needs-model"],
       copilot: ["every-prompt", "offline", "needs-model"],
       cursor: ["when-model-calls-memory_recall", "when-model-calls-memory_save", "needs-model"],
-      opencode: ["when-model-calls-memory_recall", "when-model-calls-memory_save", "not-available"],
+      // opencode's prompt hook runs through memdir's plugin; it has no end-of-turn hook.
+      opencode: ["every-prompt", "offline", "not-available"],
       cline: ["when-model-calls-memory_recall", "when-model-calls-memory_save", "not-available"],
     };
     for (const [agent, [recall, remember, afterEachTurn]] of Object.entries(expected)) {
@@ -272,16 +273,20 @@ describe("memdir setup says what happens from now on", () => {
       /after each turn: yes, with anthropic \(MEMDIR_PROVIDER=anthropic\); it costs one extraction run/,
     );
 
-    for (const agent of ["opencode", "cline"]) {
-      const result = await runCli(["setup", agent], { home: makeTempDir(), env: { PATH: linked } });
-      assert.doesNotMatch(result.stdout, /hook/i, `${agent}: ${result.stdout}`);
-      assert.match(
-        result.stdout,
-        /recall on every prompt: no; memories are recalled when the model calls memory_recall/,
-      );
-      assert.match(result.stdout, /saving "remember …": only when the model calls memory_save/);
-      assert.match(result.stdout, /after each turn: no: \w+ gives memdir no way to act after a turn/);
-    }
+    const cline = await runCli(["setup", "cline"], { home: makeTempDir(), env: { PATH: linked } });
+    assert.doesNotMatch(cline.stdout, /hook/i, cline.stdout);
+    assert.match(
+      cline.stdout,
+      /recall on every prompt: no; memories are recalled when the model calls memory_recall/,
+    );
+    assert.match(cline.stdout, /saving "remember …": only when the model calls memory_save/);
+    assert.match(cline.stdout, /after each turn: no: Cline gives memdir no way to act after a turn/);
+    // opencode: memdir's plugin runs the prompt hook, so recall and "remember …" work per prompt.
+    const opencode = await runCli(["setup", "opencode"], { home: makeTempDir(), env: { PATH: linked } });
+    assert.doesNotMatch(opencode.stdout, /hook/i, opencode.stdout);
+    assert.match(opencode.stdout, /recall on every prompt: yes/);
+    assert.match(opencode.stdout, /saving "remember …": yes, offline/);
+    assert.match(opencode.stdout, /after each turn: no: opencode gives memdir no way to act after a turn/);
     const cursor = await runCli(["setup", "cursor"], { home: makeTempDir(), env: { PATH: linked } });
     assert.match(cursor.stdout, /when the model calls memory_recall/);
     assert.match(cursor.stdout, /after each turn: no: no model is configured\. To turn it on/);

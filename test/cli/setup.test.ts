@@ -91,7 +91,7 @@ const USER_FILES: Record<string, string[]> = {
   gemini: [".gemini/settings.json", ".gemini/policies/memdir.toml"],
   qwen: [".qwen/settings.json"],
   copilot: [".copilot/hooks/memdir.json", ".copilot/mcp-config.json"],
-  opencode: [".config/opencode/opencode.json"],
+  opencode: [".config/opencode/opencode.json", ".config/opencode/plugins/memdir.js"],
   cursor: [".cursor/hooks.json", ".cursor/mcp.json"],
   cline: [".cline/data/settings/cline_mcp_settings.json"],
 };
@@ -151,7 +151,7 @@ describe("memdir setup <agent>", () => {
     ]);
     assert.deepEqual(gemini.mcpServers, { memdir: { command: "memdir", args: ["mcp"] } });
     assert.deepEqual(readJson(path.join(home, ".config/opencode/opencode.json")), {
-      mcp: { memdir: { type: "local", command: ["memdir", "mcp"], enabled: true } },
+      mcp: { memdir: { type: "local", command: ["memdir", "mcp"], enabled: true, timeout: 30000 } },
     });
     assert.deepEqual(readJson(path.join(home, ".cursor/hooks.json")), {
       version: 1,
@@ -251,14 +251,32 @@ describe("memdir setup <agent>", () => {
     assert.deepEqual(readJson(path.join(home, "ch/mcp-config.json")), {});
   });
 
+  it("opencode: writes memdir's plugin beside opencode.json, leaves a plugin of the same name that is not memdir's, and --remove deletes its own", async () => {
+    const home = makeTempDir();
+    const plugin = path.join(home, ".config/opencode/plugins/memdir.js");
+    await setup(home, ["opencode", "--command", "npx -y memdir"]);
+    const text = fs.readFileSync(plugin, "utf8");
+    assert.match(text, /^\/\/ memdir for opencode: written by `memdir setup opencode`\./);
+    assert.match(text, /const COMMAND = \["npx","-y","memdir"\];/);
+    assert.equal((await setup(home, ["opencode", "--command", "npx -y memdir"])).files[1].changed, false);
+    await setup(home, ["opencode", "--remove"]);
+    assert.equal(fs.existsSync(plugin), false);
+    fs.writeFileSync(plugin, "export const Mine = async () => ({});\n");
+    const mine = await setup(home, ["opencode"]);
+    assert.equal(mine.files[1].changed, false);
+    assert.equal(fs.readFileSync(plugin, "utf8"), "export const Mine = async () => ({});\n");
+  });
+
   it("speaks of hooks only to agents that get them", async () => {
     const home = makeTempDir();
-    for (const agent of ["opencode", "cline"]) {
-      const result = await cli(["setup", agent], { home });
-      assert.equal(result.code, 0, result.stderr);
-      assert.doesNotMatch(result.stdout, /hook/i, `${agent}: ${result.stdout}`);
-      assert.match(result.stdout, /MCP server only/);
-    }
+    const cline = await cli(["setup", "cline"], { home });
+    assert.equal(cline.code, 0, cline.stderr);
+    assert.doesNotMatch(cline.stdout, /hook/i, cline.stdout);
+    assert.match(cline.stdout, /MCP server only/);
+    const opencode = await cli(["setup", "opencode"], { home });
+    assert.equal(opencode.code, 0, opencode.stderr);
+    assert.doesNotMatch(opencode.stdout, /hook/i, opencode.stdout);
+    assert.match(opencode.stdout, /MCP server and memdir's plugin/);
     const qwen = await cli(["setup", "qwen"], { home });
     assert.match(qwen.stdout, /memdir setup qwen --recommended/);
     assert.match(qwen.stdout, /MEMDIR_PROVIDER/);
@@ -354,7 +372,7 @@ describe("memdir setup <agent>", () => {
       "claude-code": [".claude/settings.json", ".mcp.json"],
       codex: [".codex/hooks.json", ".codex/config.toml"],
       gemini: [".gemini/settings.json", ".gemini/policies/memdir.toml"],
-      opencode: ["opencode.json"],
+      opencode: ["opencode.json", ".opencode/plugins/memdir.js"],
       cursor: [".cursor/hooks.json", ".cursor/mcp.json"],
     };
     for (const [agent, files] of Object.entries(expected)) {
@@ -407,7 +425,7 @@ describe("memdir setup <agent>", () => {
     );
     assert.deepEqual(
       (await setup(home, ["opencode"], { env })).files.map((file) => file.path),
-      [path.join(home, "xdg/opencode/opencode.json")],
+      [path.join(home, "xdg/opencode/opencode.json"), path.join(home, "xdg/opencode/plugins/memdir.js")],
     );
   });
 

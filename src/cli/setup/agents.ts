@@ -1,14 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { type HookTrust, memdirHookTrust, withHookTrust } from "./codex-hook-trust.ts";
-import {
-  type HookEntry,
-  type JsonObject,
-  withAllowed,
-  withHooks,
-  withKey,
-  withServer,
-} from "./json-config.ts";
+import { type HookEntry, type JsonObject, withAllowed, withHooks, withServer } from "./json-config.ts";
+import { OPENCODE_PLUGIN_MARKER, opencodePluginSource } from "./opencode-plugin.ts";
 import { type RecommendedSetting, withValueAt } from "./prior-values.ts";
 import { withServerTable } from "./toml-config.ts";
 
@@ -73,7 +67,12 @@ export type FileEdit =
        */
       recommended?: RecommendedSetting[];
     }
-  | { path: string; format: "toml"; edit: (text: string | null) => string };
+  | { path: string; format: "toml"; edit: (text: string | null) => string }
+  /**
+   * A file memdir owns whole: `text` is its content, or null to remove it. A file there that does
+   * not start with `marker` is not memdir's: it is left alone (and reported unchanged).
+   */
+  | { path: string; format: "file"; text: string | null; marker: string };
 
 /** A usage problem (`--project` where an agent has no project file). */
 export class SetupUsageError extends Error {}
@@ -334,19 +333,38 @@ function gemini(request: SetupRequest): FileEdit[] {
   ];
 }
 
+/**
+ * opencode: the MCP server in `opencode.json` (user: `~/.config/opencode/`, `XDG_CONFIG_HOME` in
+ * place of `~/.config`; project: the repository root), and memdir's plugin in the `plugins/`
+ * folder beside it (`.opencode/plugins/` for a project), which brings the index and recall as
+ * hooks do elsewhere (src/cli/setup/opencode-plugin.ts).
+ */
 function opencode(request: SetupRequest): FileEdit[] {
-  const file =
+  const configDir =
     request.scope === "project"
-      ? path.join(request.projectRoot, "opencode.json")
-      : path.join(request.xdgConfigHome ?? path.join(request.home, ".config"), "opencode", "opencode.json");
+      ? request.projectRoot
+      : path.join(request.xdgConfigHome ?? path.join(request.home, ".config"), "opencode");
+  const pluginDir =
+    request.scope === "project"
+      ? path.join(request.projectRoot, ".opencode", "plugins")
+      : path.join(configDir, "plugins");
   const server = mcpServer(request);
   return [
     serverEdit(
-      file,
+      path.join(configDir, "opencode.json"),
       "mcp",
-      { type: "local", command: [server.command, ...server.args], enabled: true },
+      // `timeout`: opencode's bound in ms on each request to the server, the first tool listing
+      // included (default 5000). test/integration/opencode.test.ts once saw a session without
+      // memdir's tools on a heavily loaded machine, where only the server's start is slow.
+      { type: "local", command: [server.command, ...server.args], enabled: true, timeout: 30_000 },
       request,
     ),
+    {
+      path: path.join(pluginDir, "memdir.js"),
+      format: "file",
+      text: request.remove ? null : opencodePluginSource(request.command),
+      marker: OPENCODE_PLUGIN_MARKER,
+    },
   ];
 }
 

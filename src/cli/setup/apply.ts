@@ -28,6 +28,8 @@ export interface PlannedFile {
    * null to delete it (after `--remove` put the values back).
    */
   record?: { path: string; text: string | null };
+  /** The file is removed (a file memdir owns whole, on `--remove`). */
+  remove?: true;
 }
 
 function refuse(file: string, reason: string): never {
@@ -124,7 +126,20 @@ export async function planEdits(edits: FileEdit[], options: PlanOptions): Promis
     const target = await writeTarget(edit.path);
     const before = await readOrNull(target);
     let file: PlannedFile;
-    if (edit.format === "toml") {
+    if (edit.format === "file") {
+      const ours = before === null || before.startsWith(edit.marker);
+      const after = ours ? (edit.text ?? "") : before;
+      const remove = ours && edit.text === null && before !== null;
+      const changed = remove || (ours && edit.text !== null && edit.text !== before);
+      file = {
+        path: edit.path,
+        target,
+        before,
+        after,
+        changed,
+        ...(remove ? { remove: true as const } : {}),
+      };
+    } else if (edit.format === "toml") {
       const after = edit.edit(before);
       file = { path: edit.path, target, before, after, changed: after !== (before ?? "") };
     } else {
@@ -224,7 +239,8 @@ export function backupPath(file: string): string {
  * file, replaced on each run), the new text is written atomically to the file — through a
  * symbolic link to the file it leads to, the link kept — (a crash leaves the old or the new
  * file, never half of one), and the file keeps its mode (`~/.claude.json` is private; so is its
- * backup). Returns each backup's path by file.
+ * backup). A file memdir owns whole is removed on `--remove` (after its backup). Returns each
+ * backup's path by file.
  */
 export async function writePlanned(planned: PlannedFile[]): Promise<Map<string, string>> {
   const backups = new Map<string, string>();
@@ -243,7 +259,8 @@ export async function writePlanned(planned: PlannedFile[]): Promise<Map<string, 
     // The record holds the file's old text, so it is as private as the file.
     if (typeof file.record?.text === "string")
       await writeFileAtomic(file.record.path, file.record.text, { mode: mode ?? 0o600 });
-    await writeFileAtomic(file.target, file.after, mode === undefined ? {} : { mode });
+    if (file.remove) await fs.rm(file.target, { force: true });
+    else await writeFileAtomic(file.target, file.after, mode === undefined ? {} : { mode });
   }
   return backups;
 }

@@ -19,10 +19,27 @@ export const AGENT_NAMES: Record<SetupAgent, string> = {
   cline: "Cline",
 };
 
-/** Agents whose prompt hook memdir gets (recall and "remember …" on every prompt). */
-const PROMPT_HOOK: ReadonlySet<SetupAgent> = new Set(["claude-code", "codex", "gemini", "qwen", "copilot"]);
-/** Agents whose end-of-turn hook memdir gets (extraction after a turn). */
-const TURN_HOOK: ReadonlySet<SetupAgent> = new Set([...PROMPT_HOOK, "cursor"]);
+/**
+ * Agents whose prompt hook memdir gets (recall and "remember …" on every prompt); opencode's
+ * through memdir's plugin, which runs the same hook.
+ */
+const PROMPT_HOOK: ReadonlySet<SetupAgent> = new Set([
+  "claude-code",
+  "codex",
+  "gemini",
+  "qwen",
+  "copilot",
+  "opencode",
+]);
+/** Agents whose end-of-turn hook memdir gets (extraction after a turn): opencode's plugin has none. */
+const TURN_HOOK: ReadonlySet<SetupAgent> = new Set([
+  "claude-code",
+  "codex",
+  "gemini",
+  "qwen",
+  "copilot",
+  "cursor",
+]);
 
 /** The facts, also printed as `fromNowOn` by `--json`. */
 export interface FromNowOn {
@@ -104,7 +121,7 @@ function howToConfigure(agent: SetupAgent): string {
 /** The lines setup ends with: what happens from now on, true for this agent and configuration. */
 export function fromNowOnLines(agent: SetupAgent, facts: FromNowOn, config: ResolvedConfig): string[] {
   const name = AGENT_NAMES[agent];
-  const mcpOnly = !TURN_HOOK.has(agent);
+  const mcpOnly = !TURN_HOOK.has(agent) && !PROMPT_HOOK.has(agent);
   const lines = [`From now on, in ${name}${mcpOnly ? " (memdir's MCP server only)" : ""}:`];
   if (facts.recall === "off") {
     lines.push(

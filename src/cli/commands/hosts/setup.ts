@@ -148,6 +148,12 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       if (agent === "qwen" && options.recommended)
         out("Qwen Code's managed auto memory is off (memory.enableManagedAutoMemory: false).\n");
       if (agent === "codex") out(`${codexNote(scope)}\n`);
+      if (agent === "opencode")
+        // A plugin, not hook commands: it runs memdir's session-start and prompt hooks, no Stop.
+        out(
+          "opencode gets the MCP server and memdir's plugin: the rules and the index in every request, the " +
+            "memories recalled for each prompt, and memory_save for the model.\n",
+        );
       for (const line of fromNowOnLines(agent, facts, config)) out(`${line}\n`);
     });
 };
