@@ -4,7 +4,7 @@ import { findProjectRoot } from "../../../memdir/location/paths.ts";
 import { SETUP_AGENTS, type SetupAgent, SetupUsageError, setupEdits } from "../../setup/agents.ts";
 import { describeChange, planEdits, writePlanned } from "../../setup/apply.ts";
 import type { RegisterCommand } from "../../support/common.ts";
-import { usageError } from "../../support/common.ts";
+import { resolveFrom, usageError } from "../../support/common.ts";
 import { printJson } from "../../support/output.ts";
 
 interface SetupOptions {
@@ -55,7 +55,7 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
         throw usageError("memdir: setup: --recommended applies to claude-code and qwen only");
       const env = context.env;
       const scope = options.project ? "project" : "user";
-      const cwd = path.resolve(options.cwd ?? process.cwd());
+      const cwd = resolveFrom(context, options.cwd ?? ".");
       let edits: ReturnType<typeof setupEdits>;
       try {
         edits = setupEdits({
