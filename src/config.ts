@@ -438,8 +438,9 @@ export const NO_WATCH_ENV = "MEMDIR_NO_WATCH";
 export const DEBUG_ENV = "MEMDIR_DEBUG";
 
 /**
- * The process's environment. memdir reads environment variables only in this file; library code
- * takes an `env` option and falls back to this, so a caller (a test, an embedding host) decides.
+ * The process's environment, for what inherits it: git, run as a child of this process
+ * (memdir/location/git.ts). Everything else below the entry layer takes an `env` argument that
+ * the entry point (the CLI, the root's wrappers) hands in (test/process-state.test.ts).
  */
 export function processEnv(): NodeJS.ProcessEnv {
   return process.env;
