@@ -39,7 +39,11 @@ function request(args: string[], cwd: string, env: Record<string, string>): Help
 function client(tag: string, env: Record<string, string> = {}) {
   const home = makeTempDir(`memdir-helper-client-${tag}-`);
   const project = path.join(home, "work", tag);
-  writeMemory(path.join(project, "mem"), `project-${tag}.md`, memory(`the ${tag} project's rule`, "", "project"));
+  writeMemory(
+    path.join(project, "mem"),
+    `project-${tag}.md`,
+    memory(`the ${tag} project's rule`, "", "project"),
+  );
   return { home, project, env: { HOME: home, ...env } };
 }
 
@@ -57,7 +61,10 @@ describe("memory helper: each request's cwd and environment", () => {
     // Side by side, and one after the other: neither sees the other's cwd or environment.
     const [pathA, pathB] = await Promise.all([run(["path"], a), run(["path"], b)]);
     assert.equal(pathA.code, 0, pathA.stderr);
-    assert.equal(pathA.stdout, `${path.join(a.home, ".claude", "projects", sanitizeProjectPath(a.project), "memory")}\n`);
+    assert.equal(
+      pathA.stdout,
+      `${path.join(a.home, ".claude", "projects", sanitizeProjectPath(a.project), "memory")}\n`,
+    );
     assert.equal(pathB.code, 0, pathB.stderr);
     assert.equal(pathB.stdout, `${path.join(rootB, "projects", sanitizeProjectPath(b.project), "memory")}\n`);
     for (const who of [a, b, a]) {
