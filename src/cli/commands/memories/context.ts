@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { resolveConfig } from "../../../config.ts";
 import { getMemoryFiles, type InstructionFile } from "../../../instructions/files.ts";
 import { formatUserContext } from "../../../instructions/user-context.ts";
