@@ -133,7 +133,7 @@ export function claudeConfigDir(env: NodeJS.ProcessEnv, home: string): string {
  */
 export function resolveRoot(options: { root?: string; env?: NodeJS.ProcessEnv; home?: string } = {}): string {
   const env = options.env ?? process.env;
-  const home = options.home ?? env.HOME ?? homedir();
+  const home = resolveHome(env, options.home);
   if (options.root) return path.resolve(expandHome(options.root, home));
   if (env.MEMDIR_ROOT) return path.resolve(expandHome(env.MEMDIR_ROOT, home));
   return claudeConfigDir(env, home);
@@ -174,6 +174,15 @@ export function autoMemoryDirectorySetting(configDir: string, home: string): str
 }
 
 /**
+ * The user's home folder: `home` when given, else `HOME` in `env`, else the account's
+ * (`os.homedir()`). Library code hands in `env` (and `home` when it has one); this is where the
+ * account's is looked up.
+ */
+export function resolveHome(env: NodeJS.ProcessEnv, home?: string): string {
+  return home ?? env.HOME ?? homedir();
+}
+
+/**
  * The project folder's name under `<root>/projects/` when `CLAUDE_CODE_PROJECT_DIR_NAME` names
  * one (Claude Code then uses it instead of the sanitized project path), else null. Only a plain
  * folder name counts: a value with a separator, `..` or NUL is ignored.
@@ -190,7 +199,7 @@ export function projectDirNameFromEnv(env: NodeJS.ProcessEnv = process.env): str
  */
 export function resolveConfig(options: ConfigOptions = {}): ResolvedConfig {
   const env = options.env ?? process.env;
-  const home = options.home ?? env.HOME ?? homedir();
+  const home = resolveHome(env, options.home);
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const root = resolveRoot({ root: options.root, env, home });
   const configDir = claudeConfigDir(env, home);
@@ -429,8 +438,9 @@ export const NO_WATCH_ENV = "MEMDIR_NO_WATCH";
 export const DEBUG_ENV = "MEMDIR_DEBUG";
 
 /**
- * The process's environment. memdir reads environment variables only in this file; library code
- * takes an `env` option and falls back to this, so a caller (a test, an embedding host) decides.
+ * The process's environment, for what inherits it: git, run as a child of this process
+ * (memdir/location/git.ts). Everything else below the entry layer takes an `env` argument that
+ * the entry point (the CLI, the root's wrappers) hands in (test/process-state.test.ts).
  */
 export function processEnv(): NodeJS.ProcessEnv {
   return process.env;

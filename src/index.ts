@@ -29,6 +29,7 @@
  */
 
 import type { CappedRead } from "./memdir/fs/read.ts";
+import { type Memdir, type MemdirOptions, openMemdir as openMemdirWith } from "./memdir/instance.ts";
 import type { MemoryLocation, MemoryLocationOptions } from "./memdir/location/paths.ts";
 import type { ScanOptions } from "./memdir/scan/scan.ts";
 import type { SaveMemoryInput, SaveMemoryResult, WriteOptions } from "./memdir/write/write.ts";
@@ -42,7 +43,7 @@ import type { MemoryHeader } from "./types.ts";
 
 export { isMemdirError, MemdirError, type MemdirErrorCode } from "./errors.ts";
 export type { CappedRead } from "./memdir/fs/read.ts";
-export { Memdir, type MemdirOptions, openMemdir } from "./memdir/instance.ts";
+export { Memdir, type MemdirOptions } from "./memdir/instance.ts";
 export type { MemoryLocation, MemoryLocationOptions } from "./memdir/location/paths.ts";
 export type { ScanOptions } from "./memdir/scan/scan.ts";
 export type { SaveMemoryInput, SaveMemoryResult } from "./memdir/write/write.ts";
@@ -58,6 +59,20 @@ export { type Clock, MEMORY_TYPES, type MemoryHeader, type MemoryType, type Mess
 // ---- The memory directory: each function loads its implementation on its first call ----
 
 /**
+ * Opens memory directory `memoryDir` for this process; its switches (`MEMDIR_NO_CACHE`,
+ * `MEMDIR_NO_WATCH`, `MEMDIR_DEBUG`) are read from `options.env`, else the process's environment.
+ * Opening reads nothing yet; the first {@link Memdir.scan} does.
+ *
+ * @example
+ * const memdir = openMemdir(location.memoryDir, { watch: false });
+ * const headers = await memdir.scan();
+ * await memdir.close();
+ */
+export function openMemdir(memoryDir: string, options: MemdirOptions = {}): Memdir {
+  return openMemdirWith(memoryDir, { ...options, env: options.env ?? process.env });
+}
+
+/**
  * Where memory lives for a project.
  *
  * @example
@@ -65,7 +80,11 @@ export { type Clock, MEMORY_TYPES, type MemoryHeader, type MemoryType, type Mess
  * location.memoryDir // "/Users/me/.claude/projects/-Users-me-shop/memory"
  */
 export async function resolveMemoryLocation(options: MemoryLocationOptions = {}): Promise<MemoryLocation> {
-  return (await import("./memdir/location/paths.ts")).resolveMemoryLocation(options);
+  return (await import("./memdir/location/paths.ts")).resolveMemoryLocation({
+    ...options,
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env ?? process.env,
+  });
 }
 
 /**
@@ -206,5 +225,10 @@ function loadingSelector<S extends Selection>(name: string, load: () => Promise<
  * await session.close();
  */
 export async function createAgentSession(options: AgentSessionOptions = {}): Promise<AgentSession> {
-  return (await import("./session/agent-session.ts")).createAgentSession(options);
+  // The entry point decides the directory and environment the library is handed.
+  return (await import("./session/agent-session.ts")).createAgentSession({
+    ...options,
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env ?? process.env,
+  });
 }

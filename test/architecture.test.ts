@@ -47,8 +47,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ["memdir"],
   // The base every layer uses.
   ["errors.ts", "config.ts", "event-loop.ts"],
-  // The shared types and their pure helpers (settings name memory types and modes too).
-  ["types.ts"],
+  // The shared types and their pure helpers (settings name memory types and modes too), and the
+  // process-wide memos (process-memo.ts: imports nothing).
+  ["types.ts", "process-memo.ts"],
 ];
 
 /**

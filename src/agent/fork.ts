@@ -14,8 +14,8 @@ export interface ForkedAgentOptions {
   tools: readonly ToolSpec[];
   client: ModelClient;
   permissions: PermissionCheck;
-  /** Where relative paths resolve (default `process.cwd()`). */
-  cwd?: string;
+  /** Where relative paths resolve. */
+  cwd: string;
   /** Writes inside it go through the single writer. */
   memoryDir?: string | null;
   /** The memory dir the model knows, when `memoryDir` is a scratch copy of it (`ToolContext.shownMemoryDir`). */
@@ -74,7 +74,7 @@ export async function runForkedAgent(options: ForkedAgentOptions): Promise<Forke
 
   const now = options.now ?? Date.now;
   const toolContext = createToolContext({
-    cwd: options.cwd ?? process.cwd(),
+    cwd: options.cwd,
     memoryDir: options.memoryDir ?? null,
     now,
     signal: controller.signal,

@@ -85,6 +85,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const context: CommandContext = {
     io,
     env,
+    // Read when a command needs it, as process.cwd() was: a hook run in a removed folder still answers.
+    get cwd() {
+      return options.cwd ?? process.cwd();
+    },
     setExitCode: (code) => {
       exitCode = code;
     },

@@ -19,7 +19,7 @@ export interface ExtractorOptions {
    * The main agent's working directory (a request's `cwd` wins): where the relative paths of its
    * writes resolve when the skip rule looks for a write into the memory dir.
    */
-  cwd?: string;
+  cwd: string;
   tools?: readonly ToolSpec[];
   maxTurns?: number;
   now?: Clock;
@@ -114,7 +114,7 @@ async function processRequest(state: ExtractorState, request: ExtractionRequest)
     return;
   }
   const newMessages = countNewMessages(fresh);
-  const cwd = request.cwd ?? options.cwd ?? process.cwd();
+  const cwd = request.cwd ?? options.cwd;
   if (await mainAgentWroteMemory(fresh, { memoryDir: options.memoryDir, cwd })) {
     state.cursor = last.id;
     report(state, { status: "skipped", newMessages, reason: "main-agent-wrote-memory" });

@@ -13,6 +13,8 @@ export interface MemoryHooksOptions {
   hooks: HookRegistry;
   /** The auto-memory dir, or null when auto memory is off (then nothing is installed). */
   memoryDir: string | null;
+  /** The main agent's working directory (see `ExtractorOptions.cwd`). */
+  cwd: string;
   /** The instance for `memoryDir` that the explicit rule and extraction scan with (default: private ones). */
   memdir?: Memdir;
   /** The model for background extraction; null (offline) → only the explicit "remember …" rule. */
@@ -108,6 +110,7 @@ export function installMemoryHooks(options: MemoryHooksOptions): MemoryHooks {
   ) {
     extractor = createExtractor({
       memoryDir: options.memoryDir,
+      cwd: options.cwd,
       memdir: options.memdir,
       client: options.client,
       model: options.model,

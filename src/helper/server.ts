@@ -105,19 +105,39 @@ const KEPT_MEMDIRS = 8;
 
 /**
  * Serves CLI requests on the helper's unix socket until a reason to stop, which it resolves to.
- * Requests run one at a time (each changes the process's cwd and environment to the client's);
- * a request is acknowledged (`{"ack": pid}`) when it starts, so a client queued behind a long one
- * or talking to a stopped helper does the work itself instead of waiting. Behind nothing but the
- * work between requests (a sweep, a memory dir loaded ahead, which does what the request would
- * have to do first anyway), it is acknowledged at once.
+ * Requests run one at a time, each with the client's cwd and environment handed to `run` (the
+ * helper's own never change); a request is acknowledged (`{"ack": pid}`) when it starts, so a
+ * client queued behind a long one or talking to a stopped helper does the work itself instead of
+ * waiting. Behind nothing but the work between requests (a sweep, a memory dir loaded ahead, which
+ * does what the request would have to do first anyway), it is acknowledged at once.
  */
 export async function serveHelper(options: HelperOptions): Promise<string> {
+  const opened = await openSocket(options);
+  if (typeof opened === "string") return opened;
+  const helper = new HelperRun(options, opened);
+  opened.server.on("connection", (socket) => {
+    helper.touch();
+    readRequest(socket, (request) => helper.answer(socket, request));
+  });
+  return helper.stopped;
+}
+
+/** The socket a helper listens on, and the secret its clients must send. */
+interface OpenSocket {
+  server: net.Server;
+  secret: string;
+  /** The inodes of the socket and secret files: another one there ends the helper. */
+  socketIno: number | null;
+  secretIno: number | null;
+}
+
+/** Step 1: the socket folder checked, the socket listening, the secret written; or why not. */
+async function openSocket(options: HelperOptions): Promise<OpenSocket | string> {
   const { paths } = options;
   // Never make a HOME that is gone (a test's temp HOME being removed as the helper starts).
   if (!fs.existsSync(options.home)) return `no helper: its HOME ${options.home} is gone`;
   const unfit = ensureHelperDir(paths.dir);
   if (unfit !== null) return `no helper: ${unfit}`;
-  const memdirs = new MemdirCache();
   const server = net.createServer();
   const bound = await listenOnce(server, paths.socket);
   if (bound !== null) return bound;
@@ -131,148 +151,195 @@ export async function serveHelper(options: HelperOptions): Promise<string> {
     return `no helper: cannot write ${paths.secret}: ${(error as Error).message}`;
   }
   fs.rmSync(paths.starting, { force: true });
-  const socketIno = inodeOf(paths.socket);
-  const startedAt = Date.now();
-  let lastActivity = Date.now();
-  let requests = 0;
-  let queue: Promise<void> = Promise.resolve();
-  let pending = 0;
+  return { server, secret, socketIno: inodeOf(paths.socket), secretIno };
+}
+
+/**
+ * One serving helper: its queue of runs (one at a time), the work between them (sweeps, memory
+ * dirs loaded ahead), the checks that end it, and its counters for `status`.
+ */
+class HelperRun {
+  readonly memdirs = new MemdirCache();
+  readonly startedAt = Date.now();
+  readonly stopped: Promise<string>;
+  #lastActivity = Date.now();
+  #requests = 0;
+  #queue: Promise<void> = Promise.resolve();
+  /** Jobs in the queue, the one under way included. */
+  #pending = 0;
   /** Runs asked for and not started yet. */
-  let runsQueued = 0;
+  #runsQueued = 0;
   /** Whether a run is under way (a request behind it is acknowledged only when it starts). */
-  let running = false;
+  #running = false;
   /** Memory dirs loaded ahead of their first prompt (reported by `status`). */
-  const preloaded = new Set<string>();
-  let stopReason: string | null = null;
-  let resolveStopped: (reason: string) => void = () => {};
-  const stopped = new Promise<string>((resolve) => {
-    resolveStopped = resolve;
-  });
-  const stop = (reason: string) => {
-    if (stopReason !== null) return;
-    stopReason = reason;
-    clearInterval(timer);
-    clearTimeout(preloadTimer);
-    server.close();
-    if (inodeOf(paths.socket) === socketIno) fs.rmSync(paths.socket, { force: true });
-    if (inodeOf(paths.secret) === secretIno) fs.rmSync(paths.secret, { force: true });
-    void queue.then(() => memdirs.closeAll()).then(() => resolveStopped(reason));
-  };
-  // Between requests, in the queue (so never beside a run, which sets the process's cwd and
-  // environment): the folder watchers' next safety sweep; and once the helper has been idle for
-  // PRELOAD_AFTER_IDLE_MS, the memory dirs asked to be loaded ahead of their first prompt
-  // (docs/design.md#the-memory-helper).
-  let preloadTimer: NodeJS.Timeout | undefined;
-  const runPreloads = async () => {
-    if (runsQueued > 0) return; // a prompt came first: it loads its dir, and the next idle time the rest
-    for (const { memoryDir, env } of memdirs.takePreloads()) {
-      if (stopReason !== null) break;
+  readonly #preloaded = new Set<string>();
+  #stopReason: string | null = null;
+  #resolveStopped: (reason: string) => void = () => {};
+  #preloadTimer: NodeJS.Timeout | undefined;
+  readonly #lifeTimer: NodeJS.Timeout;
+
+  readonly options: HelperOptions;
+  readonly socket: OpenSocket;
+
+  constructor(options: HelperOptions, socket: OpenSocket) {
+    this.options = options;
+    this.socket = socket;
+    this.stopped = new Promise<string>((resolve) => {
+      this.#resolveStopped = resolve;
+    });
+    if (options.preloadAtStart) {
+      this.memdirs.preloadLater(options.preloadAtStart.memoryDir, options.preloadAtStart.env);
+      this.#schedulePreloads();
+    }
+    this.#lifeTimer = setInterval(
+      () => this.#checkLife(),
+      Math.min(options.checkMs ?? 1000, Math.max(50, options.idleMs)),
+    );
+  }
+
+  /** A client connected: the helper is not idle. */
+  touch(): void {
+    this.#lastActivity = Date.now();
+  }
+
+  /** Answers one request line (null: not a request) on `socket`. */
+  answer(socket: net.Socket, request: HelperRequest | null): void {
+    const { paths } = this.options;
+    // Not a request, or not from memdir's own client (no secret): closed, and nothing else.
+    if (request === null || !secretMatches(request.secret, this.socket.secret)) return void socket.destroy();
+    if (request.v !== HELPER_PROTOCOL || request.build !== paths.build) {
+      socket.end(`${JSON.stringify({ other: true })}\n`);
+      this.#stop("a client of another build asked");
+      return;
+    }
+    if (request.op === "status" || request.op === "stop") {
+      socket.end(`${ackLine()}${JSON.stringify(this.#status())}\n`);
+      if (request.op === "stop") this.#stop("asked to stop");
+      return;
+    }
+    if (request.op === "preload") {
+      const queued = typeof request.dir === "string" && path.isAbsolute(request.dir);
+      socket.end(`${ackLine()}${JSON.stringify({ queued })}\n`);
+      if (queued) {
+        this.memdirs.preloadLater(request.dir as string, request.env ?? {});
+        this.#schedulePreloads();
+      }
+      return;
+    }
+    this.#queueRun(socket, request);
+  }
+
+  #status() {
+    return {
+      pid: process.pid,
+      socket: this.options.paths.socket,
+      startedAt: this.startedAt,
+      requests: this.#requests,
+      memoryDirs: this.memdirs.dirs(),
+      preloaded: [...this.#preloaded],
+    };
+  }
+
+  /** A CLI run, queued behind the others; its answer is written to `socket` when it is done. */
+  #queueRun(socket: net.Socket, request: HelperRequest): void {
+    clearTimeout(this.#preloadTimer); // rescheduled after this run: preloads wait for an idle helper
+    // Behind another run, the client learns it was taken only when it starts: a client queued
+    // behind a long run does the work itself instead of waiting for it.
+    const ackedEarly = this.#runsQueued === 0 && !this.#running;
+    if (ackedEarly) socket.write(ackLine());
+    this.#runsQueued++;
+    this.#enqueue(async () => {
+      this.#runsQueued--;
+      if (socket.destroyed || this.#stopReason !== null) return; // the client gave up waiting
+      if (!ackedEarly) socket.write(ackLine());
+      this.#requests++;
+      const result = await this.#run(request);
+      if (!socket.destroyed) {
+        const [line, stdout] = resultFrame(result);
+        socket.write(line);
+        socket.end(stdout);
+      }
+      this.touch();
+      await this.#betweenRequests();
+    });
+  }
+
+  async #run(request: HelperRequest): Promise<HelperResult> {
+    this.#running = true;
+    try {
+      return await this.options.run(request, this.memdirs);
+    } catch (error) {
+      return { stdout: "", stderr: `memdir: ${(error as Error)?.message ?? String(error)}\n`, code: 1 };
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  #enqueue(job: () => Promise<void>): void {
+    this.#pending++;
+    this.#queue = this.#queue.then(job);
+    void this.#queue.finally(() => {
+      this.#pending--;
+      this.touch();
+    });
+  }
+
+  // Between requests, in the queue (so never beside a run): the folder watchers' next safety
+  // sweep; and once the helper has been idle for PRELOAD_AFTER_IDLE_MS, the memory dirs asked to
+  // be loaded ahead of their first prompt (docs/design.md#the-memory-helper).
+  async #betweenRequests(): Promise<void> {
+    await yieldToEventLoop();
+    this.memdirs.sweepAhead();
+    this.#schedulePreloads();
+  }
+
+  #schedulePreloads(): void {
+    clearTimeout(this.#preloadTimer);
+    if (this.memdirs.hasPreloads() && this.#stopReason === null)
+      this.#preloadTimer = setTimeout(() => this.#enqueue(() => this.#runPreloads()), PRELOAD_AFTER_IDLE_MS);
+  }
+
+  async #runPreloads(): Promise<void> {
+    if (this.#runsQueued > 0) return; // a prompt came first: it loads its dir, and the next idle time the rest
+    for (const { memoryDir, env } of this.memdirs.takePreloads()) {
+      if (this.#stopReason !== null) break;
       try {
-        if (await options.preload?.(memoryDir, env, memdirs)) preloaded.add(memoryDir);
+        if (await this.options.preload?.(memoryDir, env, this.memdirs)) this.#preloaded.add(memoryDir);
       } catch {
         // Not loaded ahead: its first prompt loads it, as without the preload.
       }
     }
-  };
-  const schedulePreloads = () => {
-    clearTimeout(preloadTimer);
-    if (memdirs.hasPreloads() && stopReason === null)
-      preloadTimer = setTimeout(() => enqueue(runPreloads), PRELOAD_AFTER_IDLE_MS);
-  };
-  const betweenRequests = async () => {
-    await yieldToEventLoop();
-    memdirs.sweepAhead();
-    schedulePreloads();
-  };
-  const enqueue = (job: () => Promise<void>) => {
-    pending++;
-    queue = queue.then(job);
-    void queue.finally(() => {
-      pending--;
-      lastActivity = Date.now();
-    });
-  };
-  if (options.preloadAtStart) {
-    memdirs.preloadLater(options.preloadAtStart.memoryDir, options.preloadAtStart.env);
-    schedulePreloads();
   }
-  const timer = setInterval(
-    () => {
-      if (!fs.existsSync(options.home)) stop(`its HOME ${options.home} is gone`);
-      else if (inodeOf(paths.socket) !== socketIno)
-        stop(`its socket ${paths.socket} was removed or replaced`);
-      else if (inodeOf(paths.secret) !== secretIno)
-        stop(`its secret ${paths.secret} was removed or replaced`);
-      else if (options.buildChanged()) stop("memdir was rebuilt or reinstalled");
-      else if (pending === 0 && Date.now() - lastActivity >= options.idleMs)
-        stop(`idle for ${options.idleMs} ms`);
-    },
-    Math.min(options.checkMs ?? 1000, Math.max(50, options.idleMs)),
-  );
-  server.on("connection", (socket) => {
-    lastActivity = Date.now();
-    readRequest(socket, (request) => {
-      // Not a request, or not from memdir's own client (no secret): closed, and nothing else.
-      if (request === null || !secretMatches(request.secret, secret)) return socket.destroy();
-      if (request.v !== HELPER_PROTOCOL || request.build !== paths.build) {
-        socket.end(`${JSON.stringify({ other: true })}\n`);
-        stop("a client of another build asked");
-        return;
-      }
-      if (request.op === "status" || request.op === "stop") {
-        const status = {
-          pid: process.pid,
-          socket: paths.socket,
-          startedAt,
-          requests,
-          memoryDirs: memdirs.dirs(),
-          preloaded: [...preloaded],
-        };
-        socket.end(`${JSON.stringify({ ack: process.pid })}\n${JSON.stringify(status)}\n`);
-        if (request.op === "stop") stop("asked to stop");
-        return;
-      }
-      if (request.op === "preload") {
-        const queued = typeof request.dir === "string" && path.isAbsolute(request.dir);
-        socket.end(`${JSON.stringify({ ack: process.pid })}\n${JSON.stringify({ queued })}\n`);
-        if (queued) {
-          memdirs.preloadLater(request.dir as string, request.env ?? {});
-          schedulePreloads();
-        }
-        return;
-      }
-      const ack = () => socket.write(`${JSON.stringify({ ack: process.pid })}\n`);
-      clearTimeout(preloadTimer); // rescheduled after this run: preloads wait for an idle helper
-      // Behind another run, the client learns it was taken only when it starts: a client queued
-      // behind a long run does the work itself instead of waiting for it.
-      const ackedEarly = runsQueued === 0 && !running;
-      if (ackedEarly) ack();
-      runsQueued++;
-      enqueue(async () => {
-        runsQueued--;
-        if (socket.destroyed || stopReason !== null) return; // the client gave up waiting
-        if (!ackedEarly) ack();
-        requests++;
-        running = true;
-        let result: HelperResult;
-        try {
-          result = await options.run(request, memdirs);
-        } catch (error) {
-          result = { stdout: "", stderr: `memdir: ${(error as Error)?.message ?? String(error)}\n`, code: 1 };
-        } finally {
-          running = false;
-        }
-        if (!socket.destroyed) {
-          const [line, stdout] = resultFrame(result);
-          socket.write(line);
-          socket.end(stdout);
-        }
-        lastActivity = Date.now();
-        await betweenRequests();
-      });
-    });
-  });
-  return stopped;
+
+  /** Once per check interval: the reasons a helper ends (docs/design.md#the-memory-helper). */
+  #checkLife(): void {
+    const { paths, home, idleMs } = this.options;
+    if (!fs.existsSync(home)) this.#stop(`its HOME ${home} is gone`);
+    else if (inodeOf(paths.socket) !== this.socket.socketIno)
+      this.#stop(`its socket ${paths.socket} was removed or replaced`);
+    else if (inodeOf(paths.secret) !== this.socket.secretIno)
+      this.#stop(`its secret ${paths.secret} was removed or replaced`);
+    else if (this.options.buildChanged()) this.#stop("memdir was rebuilt or reinstalled");
+    else if (this.#pending === 0 && Date.now() - this.#lastActivity >= idleMs)
+      this.#stop(`idle for ${idleMs} ms`);
+  }
+
+  #stop(reason: string): void {
+    if (this.#stopReason !== null) return;
+    this.#stopReason = reason;
+    const { paths } = this.options;
+    clearInterval(this.#lifeTimer);
+    clearTimeout(this.#preloadTimer);
+    this.socket.server.close();
+    if (inodeOf(paths.socket) === this.socket.socketIno) fs.rmSync(paths.socket, { force: true });
+    if (inodeOf(paths.secret) === this.socket.secretIno) fs.rmSync(paths.secret, { force: true });
+    void this.#queue.then(() => this.memdirs.closeAll()).then(() => this.#resolveStopped(reason));
+  }
+}
+
+/** The line that tells a client its request was taken. */
+function ackLine(): string {
+  return `${JSON.stringify({ ack: process.pid })}\n`;
 }
 
 /**

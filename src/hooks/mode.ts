@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { ResolvedConfig } from "../config.ts";
+import { isInside } from "../memdir/fs/inside.ts";
 
 /**
  * What memdir does as a hook (docs/design.md#coexistence):
@@ -30,8 +31,7 @@ export function hostIsClaudeCode(
 ): boolean {
   if (env.CLAUDECODE === "1") return true;
   if (!transcriptPath || !path.isAbsolute(transcriptPath)) return false;
-  const relative = path.relative(path.join(claudeConfigDir, "projects"), transcriptPath);
-  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+  return isInside(path.join(claudeConfigDir, "projects"), transcriptPath);
 }
 
 /**

@@ -120,10 +120,7 @@ export function runningWarmUp(memoryDir: string): Promise<number | null> {
  * const decision = await warmUpDecision(memoryDir);
  * if (decision.warm) spawnDetachedMemdir(["warm-up", "--dir", memoryDir], env);
  */
-export async function warmUpDecision(
-  memoryDir: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<WarmUpDecision> {
+export async function warmUpDecision(memoryDir: string, env: NodeJS.ProcessEnv): Promise<WarmUpDecision> {
   if (!persistedCacheEnabled(env))
     return { warm: false, reason: "persisted caches are off (MEMDIR_NO_CACHE)" };
   const survey = await surveyMemoryDir(memoryDir);
@@ -167,10 +164,7 @@ export type WarmUpOutcome =
  * @example
  * const outcome = await warmUp(memoryDir); // { status: "warmed", memories: 2000, … }
  */
-export async function warmUp(
-  memoryDir: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<WarmUpOutcome> {
+export async function warmUp(memoryDir: string, env: NodeJS.ProcessEnv): Promise<WarmUpOutcome> {
   if (!persistedCacheEnabled(env))
     return { status: "not-needed", memories: 0, reason: "persisted caches are off (MEMDIR_NO_CACHE)" };
   const exists = await fs.stat(memoryDir).then(

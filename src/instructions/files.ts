@@ -112,7 +112,8 @@ export async function getMemoryFiles(options: MemoryFilesOptions): Promise<Instr
           cwd,
           root: options.root ?? config.root,
           home,
-          ...(options.env ? { env: options.env } : {}),
+          // Without an environment handed in, none: no variable moves the memory dir.
+          env: options.env ?? {},
         })
       ).memoryDir;
     const index = await loadIndexFile(memoryDir, "AutoMem");

@@ -1,4 +1,4 @@
-import { debugEnabled, persistedCacheEnabled, processEnv, watchingEnabled } from "../config.ts";
+import { debugEnabled, persistedCacheEnabled, watchingEnabled } from "../config.ts";
 import type { Clock, MemoryHeader } from "../types.ts";
 import type { CacheLog, PersistedCacheStats } from "./cache/persisted-cache.ts";
 import type { MemdirCore, MemdirSetup, ScanState } from "./scan/instance-core.ts";
@@ -20,9 +20,9 @@ export type MemdirCacheMode = "persisted" | "memory" | "off";
 /** Options of {@link openMemdir}: the side effects an instance may have. */
 export interface MemdirOptions {
   /**
-   * The environment that `MEMDIR_NO_CACHE`, `MEMDIR_NO_WATCH` and `MEMDIR_DEBUG` are read from
-   * (default: the process's; see `config.ts`). A switch set there turns its feature off even
-   * when an option below asks for it.
+   * The environment that `MEMDIR_NO_CACHE`, `MEMDIR_NO_WATCH` and `MEMDIR_DEBUG` are read from.
+   * A switch set there turns its feature off even when an option below asks for it. The root's
+   * `openMemdir` hands in the process's when none is given; without one, no switch is set.
    */
   env?: NodeJS.ProcessEnv;
   /** The clock of everything this instance stamps or compares with now (default `Date.now`). */
@@ -85,7 +85,7 @@ export class Memdir implements ScanState {
   #closed = false;
 
   constructor(memoryDir: string, options: MemdirOptions = {}) {
-    const env = options.env ?? processEnv();
+    const env = options.env ?? {};
     this.memoryDir = path.resolve(memoryDir);
     this.clock = options.clock ?? Date.now;
     this.cacheMode = options.cache ?? "persisted";

@@ -47,6 +47,8 @@ export interface EvalOptions {
   signal?: AbortSignal;
   /** Called after each query (progress output). */
   onQuery?: (done: number, total: number) => void;
+  /** The environment the memory dirs' instances read their switches from (`MEMDIR_NO_CACHE`, …; default none). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** The file every eval data dir holds. */
@@ -72,7 +74,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     const memoryDir = query.conv ? path.join(options.dataDir, query.conv) : options.dataDir;
     let memdir = memdirs.get(memoryDir);
     if (memdir === undefined) {
-      memdir = openMemdir(memoryDir);
+      memdir = openMemdir(memoryDir, { env: options.env ?? {} });
       memdirs.set(memoryDir, memdir);
     }
     const started = performance.now();

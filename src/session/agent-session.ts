@@ -6,7 +6,7 @@ import { mainAgentPermissions, type PermissionCheck } from "../agent/permissions
 import { createToolContext, type ToolContext, type ToolSpec } from "../agent/tools/spec.ts";
 import { defaultTools } from "../agent/tools.ts";
 import { loadTranscript, openTranscript, type Transcript, transcriptPath } from "../agent/transcript.ts";
-import { processEnv, type ResolvedConfig, resolveConfig } from "../config.ts";
+import { type ResolvedConfig, resolveConfig } from "../config.ts";
 import { maybeStartConsolidation } from "../dream/consolidate.ts";
 import { SessionScanThrottle } from "../dream/gate.ts";
 import { installMemoryHooks, type MemoryHooks } from "../extract/wire.ts";
@@ -20,6 +20,15 @@ import { requireModel } from "../model/factory.ts";
 import { selectorFromConfig } from "../recall/select-from-config.ts";
 import type { Selector } from "../recall/selector.ts";
 import type { Clock, Message } from "../types.ts";
+
+/**
+ * Where a session works and the environment it reads, which the entry point decides (the root's
+ * `createAgentSession` takes the process's when they are not given; the CLI its own).
+ */
+export interface SessionPlace {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
 
 export interface AgentSessionOptions {
   cwd?: string;
@@ -102,13 +111,13 @@ export function referenceAgentPrompt(projectRoot: string): string {
  * `resume` loads an earlier transcript and continues appending to it.
  *
  * @example
- * const session = await createAgentSession({ cwd: "/Users/me/shop" });
+ * const session = await createAgentSession({ cwd: "/Users/me/shop", env: process.env });
  * for await (const event of session.runTurn("fix the failing login test")) {
  *   if (event.type === "text_delta") process.stdout.write(event.text);
  * }
  * await session.close();
  */
-export async function createAgentSession(options: AgentSessionOptions = {}): Promise<AgentSession> {
+export async function createAgentSession(options: SessionPlace & AgentSessionOptions): Promise<AgentSession> {
   const basis = await resolveSessionBasis(options);
   const { config, location, projectRoot, client, now, log } = basis;
   const { rules, userContext } = await loadSessionInstructions(basis, options);
@@ -126,6 +135,7 @@ export async function createAgentSession(options: AgentSessionOptions = {}): Pro
   const memoryHooks = installMemoryHooks({
     hooks,
     memoryDir: options.memoryHooks === false ? null : memoryDir,
+    cwd: basis.cwd,
     memdir,
     client,
     model: options.model,
@@ -173,11 +183,11 @@ interface SessionBasis {
 }
 
 /** Step 1: where memory lives, the configuration, and the model client (no provider → clear error). */
-async function resolveSessionBasis(options: AgentSessionOptions): Promise<SessionBasis> {
-  const env = options.env ?? processEnv();
+async function resolveSessionBasis(options: SessionPlace & AgentSessionOptions): Promise<SessionBasis> {
+  const env = options.env;
   const home = options.home ?? (env.HOME || undefined);
   const now = options.now ?? Date.now;
-  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const cwd = path.resolve(options.cwd);
   const location = await resolveMemoryLocation({ cwd, root: options.root, dir: options.dir, env, home });
   const projectRoot = projectOf(location) ?? cwd;
   const config = resolveConfig({

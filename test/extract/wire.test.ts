@@ -51,6 +51,7 @@ async function runTurn(options: {
   const memoryHooks = installMemoryHooks({
     hooks,
     memoryDir: options.memoryDir,
+    cwd: options.project,
     client: options.extractionClient,
     bare: options.bare,
     log: (line) => logged.push(line),
@@ -187,7 +188,7 @@ describe("installMemoryHooks", () => {
     assert.equal(memoryHooks.extractor, null);
     assert.equal(server.requests.length, 0);
 
-    const off = installMemoryHooks({ hooks: createHookRegistry(), memoryDir: null, client });
+    const off = installMemoryHooks({ hooks: createHookRegistry(), memoryDir: null, cwd: "/", client });
     assert.equal(off.extractor, null);
     assert.equal(await off.drain(), true);
   });
@@ -196,7 +197,7 @@ describe("installMemoryHooks", () => {
     const { project, memoryDir } = setup();
     const { server, client } = await fakeExtractionModel([]);
     const hooks = createHookRegistry();
-    installMemoryHooks({ hooks, memoryDir, client });
+    installMemoryHooks({ hooks, memoryDir, cwd: project, client });
     hooks.runStopHooks({
       messages: [{ id: "1", role: "user", content: "hi" }],
       memoryDir,

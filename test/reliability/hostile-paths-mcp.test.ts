@@ -28,7 +28,12 @@ import {
 /** A connected MCP client for a server on `memoryDir`. */
 async function connect(fixture: HostileFixture, memoryDir: string): Promise<Client> {
   const env = { HOME: fixture.base };
-  const location = await resolveMemoryLocation({ dir: memoryDir, env, home: fixture.base });
+  const location = await resolveMemoryLocation({
+    cwd: fixture.base,
+    dir: memoryDir,
+    env,
+    home: fixture.base,
+  });
   const config = resolveConfig({ cwd: fixture.base, home: fixture.base, env });
   const server = createMemdirServer({ location, config });
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();

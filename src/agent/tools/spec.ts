@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { relativeInside } from "../../memdir/fs/inside.ts";
 import type { WriteOrigin } from "../../memdir/trust/provenance.ts";
 import type { ToolDefinition } from "../../model/client.ts";
 import type { Clock, ReadFileState } from "../../types.ts";
@@ -99,10 +100,9 @@ export function requestedToolPath(
   const shown = context.shownMemoryDir;
   if (shown === undefined || context.memoryDir === null) return absolute;
   const shownDir = path.resolve(shown);
-  if (absolute === shownDir || absolute === `${shownDir}${path.sep}`) return context.memoryDir;
-  if (absolute.startsWith(`${shownDir}${path.sep}`))
-    return `${context.memoryDir}${absolute.slice(shownDir.length)}`;
-  return absolute;
+  const inside = relativeInside(shownDir, absolute, { orSame: true });
+  if (inside === null) return absolute;
+  return inside === "" ? context.memoryDir : path.join(context.memoryDir, inside);
 }
 
 /** Resolves a tool's `file_path` (absolute, or relative to the context's cwd; see {@link requestedToolPath}). */

@@ -10,6 +10,7 @@ import {
   type CommandContext,
   type CommonOptions,
   type ModelOptions,
+  resolveFrom,
   withCommonOptions,
   withModelOptions,
 } from "./common.ts";
@@ -41,7 +42,7 @@ export function sessionFromOptions(
 ): Promise<AgentSession> {
   const maxTurns = Number(options.maxTurns ?? "20");
   return createAgentSession({
-    cwd: options.cwd,
+    cwd: resolveFrom(context, options.cwd ?? "."),
     root: options.root,
     dir: options.dir,
     env: context.env,

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Command } from "commander";
 import { MemdirError } from "../../errors.ts";
 import type { MemdirProvider } from "../../helper/server.ts";
@@ -24,6 +25,12 @@ export function withCommonOptions(command: Command): Command {
 export interface CommandContext {
   io: CliIO;
   env: NodeJS.ProcessEnv;
+  /**
+   * The directory relative paths and the project resolve from: the process's, or inside the
+   * memory helper the client's (docs/design.md#the-memory-helper). Read it only where the process's
+   * would have been read (a run whose directory is gone fails there, not at start).
+   */
+  readonly cwd: string;
   /** Sets the process exit code without throwing. */
   setExitCode: (code: number) => void;
   /**
@@ -41,6 +48,8 @@ export interface CommandContext {
 export interface MainOptions {
   io?: CliIO;
   env?: NodeJS.ProcessEnv;
+  /** See {@link CommandContext.cwd} (default: `process.cwd()`). */
+  cwd?: string;
   /** See {@link CommandContext.memdirs}. */
   memdirs?: MemdirProvider;
   /** See {@link CommandContext.now} (default: `Date.now`). */
@@ -52,6 +61,14 @@ export interface MainOptions {
  * type lives here, not in main.ts, so that commands never import the file that loads them.
  */
 export type RegisterCommand = (program: Command, context: CommandContext) => void;
+
+/**
+ * `target` resolved against the command's directory ({@link CommandContext.cwd}), as
+ * `path.resolve(target)` would against the process's: an absolute `target` never reads it.
+ */
+export function resolveFrom(context: Pick<CommandContext, "cwd">, target: string): string {
+  return path.isAbsolute(target) ? path.resolve(target) : path.resolve(context.cwd, target);
+}
 
 /** Thrown for bad usage; main() maps it to exit code 2. */
 export function usageError(message: string): MemdirError {

@@ -1,7 +1,13 @@
 import { type ResolvedConfig, resolveConfig } from "../../config.ts";
 import { type Memdir, openMemdir } from "../../memdir/instance.ts";
 import { type MemoryLocation, projectOf, resolveMemoryLocation } from "../../memdir/location/paths.ts";
-import { type CommandContext, type CommonOptions, type ModelOptions, modelConfigOptions } from "./common.ts";
+import {
+  type CommandContext,
+  type CommonOptions,
+  type ModelOptions,
+  modelConfigOptions,
+  resolveFrom,
+} from "./common.ts";
 import { terminalProgress } from "./progress.ts";
 
 /**
@@ -18,7 +24,7 @@ export function locationFromOptions(
   context: CommandContext,
 ): Promise<MemoryLocation> {
   return resolveMemoryLocation({
-    cwd: options.cwd,
+    cwd: resolveFrom(context, options.cwd ?? "."),
     root: options.root,
     dir: options.dir,
     env: context.env,
@@ -59,7 +65,7 @@ export function configFromOptions(
   const projectRoot = projectOf(location);
   return resolveConfig({
     ...modelConfigOptions(options),
-    cwd: options.cwd,
+    cwd: resolveFrom(context, options.cwd ?? "."),
     root: options.root,
     env: context.env,
     home: context.env.HOME || undefined,

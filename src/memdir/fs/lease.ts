@@ -4,6 +4,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { MemdirError } from "../../errors.ts";
+import { processMemo } from "../../process-memo.ts";
 
 /**
  * One lock-file lease for every lock memdir takes (the writer lock, the extraction queue, the
@@ -113,12 +114,11 @@ export function isLeaseStale(holder: LeaseHolder, staleMs: number, now = Date.no
  */
 export function ownProcessStartMs(): number {
   // Read once: a process's start never changes, and a long-lived helper takes many locks.
-  OWN_PROC_START.ms ??= processStartMs(process.pid) ?? OWN_START_MS;
-  return OWN_PROC_START.ms;
+  return processMemo(OWN_PROC_START, () => processStartMs(process.pid) ?? OWN_START_MS);
 }
 
-/** A memo of a constant of this process (its `/proc` start time), not per-directory state. */
-const OWN_PROC_START: { ms?: number } = {};
+/** The key of this process's `/proc` start time among the process memos. */
+const OWN_PROC_START = Symbol("own-process-start");
 
 function leaseBody(): string {
   const token = randomBytes(8).toString("hex");

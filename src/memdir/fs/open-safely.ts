@@ -12,6 +12,7 @@ import {
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../../errors.ts";
+import { isInside } from "./inside.ts";
 import { assertRegularFile } from "./regular-file.ts";
 
 // Opening files inside the memory dir so that a folder swapped for a symlink *after* the path
@@ -33,14 +34,6 @@ function swapped(where: string, cause?: unknown): MemdirError {
     "path-outside",
     `memdir: path: ${where} changed into a symbolic link or left the memory directory while memdir was using it; nothing was written or read there`,
     cause === undefined ? undefined : { cause },
-  );
-}
-
-function isInside(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  return (
-    relative === "" ||
-    (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
   );
 }
 
@@ -134,7 +127,8 @@ async function openByPath(root: string, segments: string[], options: { create?: 
     async verify() {
       const now = await fsp.lstat(folder).catch(() => null);
       const real = await fsp.realpath(folder).catch(() => null);
-      if (!now || now.isSymbolicLink() || !real || !isInside(realRoot, real)) throw swapped(folder);
+      if (!now || now.isSymbolicLink() || !real || !isInside(realRoot, real, { orSame: true }))
+        throw swapped(folder);
       if (opened && (now.dev !== opened.dev || now.ino !== opened.ino)) throw swapped(folder);
     },
     sync: async () => {
@@ -190,7 +184,7 @@ export async function openReadableInside(
           const named = await fsp.stat(resolved);
           return named.dev === stat.dev && named.ino === stat.ino ? resolved : "";
         });
-    if (!real || !isInside(realRoot, real) || real === realRoot) throw swapped(filePath);
+    if (!real || !isInside(realRoot, real, { orSame: true }) || real === realRoot) throw swapped(filePath);
     assertRegularFile(filePath, stat); // never read a FIFO or device (docs/design.md#reading-files)
     return { handle, stat };
   } catch (error) {
@@ -214,7 +208,7 @@ export function openReadableInsideSync(realRoot: string, filePath: string): { fd
       const named = statSync(real);
       if (named.dev !== stat.dev || named.ino !== stat.ino) real = "";
     }
-    if (!real || !isInside(realRoot, real) || real === realRoot) throw swapped(filePath);
+    if (!real || !isInside(realRoot, real, { orSame: true }) || real === realRoot) throw swapped(filePath);
     assertRegularFile(filePath, stat); // never read a FIFO or device (docs/design.md#reading-files)
     return { fd, stat };
   } catch (error) {

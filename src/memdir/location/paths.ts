@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import {
   autoMemoryDirectorySetting,
   claudeConfigDir,
-  processEnv,
   projectDirNameFromEnv,
+  resolveHome,
   resolveRoot,
 } from "../../config.ts";
 import { MemdirError } from "../../errors.ts";
@@ -34,15 +33,19 @@ export interface MemoryLocation {
 }
 
 export interface MemoryLocationOptions {
-  /** Directory to resolve the project from; defaults to `process.cwd()`. */
+  /** Directory to resolve the project from; defaults to `process.cwd()` (the root's `resolveMemoryLocation`). */
   cwd?: string;
   /** Memory root option (beats `MEMDIR_ROOT` and settings). */
   root?: string;
   /** Use this memory directory directly, bypassing project resolution (`--dir`). */
   dir?: string;
+  /** Where `MEMDIR_ROOT`, `HOME` and Claude Code's variables are read (default: the process's, as for `cwd`). */
   env?: NodeJS.ProcessEnv;
   home?: string;
 }
+
+/** {@link MemoryLocationOptions} with the directory and environment an entry point handed in. */
+export type MemoryLocationRequest = MemoryLocationOptions & { cwd: string; env: NodeJS.ProcessEnv };
 
 /**
  * The owner marker inside each memory directory: JSON `{projectRoot}`, plus `projectKey` once a
@@ -207,14 +210,14 @@ function expandHome(p: string, home: string): string {
  *
  * @throws MemdirError("project-mismatch") when the directory's owner marker names another project.
  * @example
- * const location = await resolveMemoryLocation({ cwd: "/Users/me/shop", home: "/Users/me" });
+ * const location = await resolveMemoryLocation({ cwd: "/Users/me/shop", env: {}, home: "/Users/me" });
  * location.memoryDir // "/Users/me/.claude/projects/-Users-me-shop/memory"
  */
-export async function resolveMemoryLocation(options: MemoryLocationOptions = {}): Promise<MemoryLocation> {
-  const env = options.env ?? processEnv();
-  const home = options.home ?? env.HOME ?? os.homedir();
+export async function resolveMemoryLocation(options: MemoryLocationRequest): Promise<MemoryLocation> {
+  const env = options.env;
+  const home = resolveHome(env, options.home);
   const root = resolveRoot({ root: options.root, env, home });
-  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const cwd = path.resolve(options.cwd);
   if (options.dir) {
     const memoryDir = path.resolve(cwd, expandHome(options.dir, home));
     return {

@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { throwIfAborted } from "../../errors.ts";
 import { yieldToEventLoop } from "../../event-loop.ts";
+import { isInside } from "../fs/inside.ts";
 
 /** The index file's name; never a memory itself (docs/design.md#memory-format). */
 export const INDEX_FILE_NAME = "MEMORY.md";
@@ -220,7 +221,7 @@ export function onLocalFileSystem(folderPath: string): boolean {
 async function symlinkStaysInside(linkPath: string, realRoot: string): Promise<boolean> {
   try {
     const target = await fs.realpath(linkPath);
-    return target.startsWith(realRoot + path.sep);
+    return isInside(realRoot, target);
   } catch {
     return false; // dangling link or loop (ELOOP)
   }

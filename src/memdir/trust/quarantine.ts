@@ -11,6 +11,7 @@
  * model (`quarantine-text.ts`). A memory about the install script that uses curl, a rule to merge
  * bumps without asking, or "System: Ubuntu 22.04" is a fact or a preference and passes.
  */
+import { processMemo } from "../../process-memo.ts";
 import {
   INTENT_KINDS,
   INTENT_RULES,
@@ -73,8 +74,10 @@ function sentencesOf(text: string): { start: number; text: string }[] {
   return sentences;
 }
 
-const globalOf = new Map<RegExp, RegExp>();
+/** The key of the global copies of the rules' patterns (constants) among the process memos. */
+const GLOBAL_COPIES = Symbol("quarantine-global-patterns");
 function global(pattern: RegExp): RegExp {
+  const globalOf = processMemo(GLOBAL_COPIES, () => new Map<RegExp, RegExp>());
   let made = globalOf.get(pattern);
   if (!made) {
     made = new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`);

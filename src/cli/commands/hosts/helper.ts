@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { askHelper, startHelperIfNone } from "../../../helper/ask.ts";
 import {
@@ -15,7 +16,7 @@ import {
   serveHelper,
 } from "../../../helper/server.ts";
 import { spawnDetachedMemdir } from "../../../hooks/spawn.ts";
-import { type CommandContext, type RegisterCommand, usageError } from "../../support/common.ts";
+import { type CommandContext, type RegisterCommand, resolveFrom, usageError } from "../../support/common.ts";
 import { printJson } from "../../support/output.ts";
 
 const ACTIONS = ["status", "start", "stop", "serve"] as const;
@@ -85,8 +86,9 @@ async function serve(
   // Only a stamp that could be read counts as a change (a run holding every file descriptor is not).
   // A stray rejection of a run's aborted background work must not end the helper of every session.
   process.on("unhandledRejection", () => {});
-  // Resolved against the directory it was started in, before the helper leaves it.
-  const preloadAtStart = preload === undefined ? undefined : path.resolve(preload);
+  const preloadAtStart = preload === undefined ? undefined : resolveFrom(context, preload);
+  // Once, before serving: the helper holds no folder of the session that started it busy. Requests
+  // never change its cwd or environment; each names its own (runHelperRequest).
   process.chdir("/");
   const reason = await serveHelper({
     paths,
@@ -96,7 +98,7 @@ async function serve(
       const now = fileStamp(mainFile);
       return now !== "unknown" && now !== stamp;
     },
-    run: (request, memdirs) => runRequest(main, entry, request, memdirs),
+    run: (request, memdirs) => runHelperRequest(main, entry, request, memdirs),
     preload: preloadMemoryDir,
     preloadAtStart:
       preloadAtStart === undefined ? undefined : { memoryDir: preloadAtStart, env: { ...context.env } },
@@ -138,8 +140,14 @@ async function preloadMemoryDir(
   return true;
 }
 
-/** One CLI run as the client would have run it: its cwd, its environment, its stdin, a captured io. */
-async function runRequest(
+/**
+ * One CLI run as the client would have run it: its cwd, its environment and its stdin handed to
+ * `main` with a captured io. The helper's own cwd and environment stay as they are: every command
+ * reads the client's from `main`'s options (docs/design.md#the-memory-helper), so runs never
+ * depend on what a previous one left behind. Exported for the test that runs two clients' requests
+ * in one process.
+ */
+export async function runHelperRequest(
   main: NonNullable<CommandContext["main"]>,
   entry: string,
   request: HelperRequest,
@@ -147,15 +155,10 @@ async function runRequest(
 ): Promise<HelperResult> {
   let stdout = "";
   let stderr = "";
-  const env = { ...(request.env ?? {}) };
-  try {
-    process.chdir(request.cwd ?? "/");
-  } catch (error) {
-    return { stdout: "", stderr: "", code: 1, fallback: (error as Error).message };
-  }
-  // Code that reads process.env (or os.homedir()) sees what the client's process would have seen.
-  for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
-  Object.assign(process.env, env);
+  // As process.chdir from the helper's own "/" took it.
+  const cwd = path.resolve("/", request.cwd ?? "/");
+  const unusable = unusableDirectory(cwd);
+  if (unusable !== null) return { stdout: "", stderr: "", code: 1, fallback: unusable };
   try {
     const code = await main([process.execPath, entry, ...(request.args ?? [])], {
       io: {
@@ -167,7 +170,8 @@ async function runRequest(
         },
         stdin: async () => request.stdin ?? "",
       },
-      env,
+      env: { ...(request.env ?? {}) },
+      cwd,
       memdirs,
     });
     return { stdout, stderr, code };
@@ -177,5 +181,17 @@ async function runRequest(
       stderr: `${stderr}memdir: ${error instanceof Error ? error.message : String(error)}\n`,
       code: 1,
     };
+  }
+}
+
+/**
+ * Why the client's cwd cannot be worked in (gone, not a folder), or null: the client then runs
+ * the command itself, where its process's own cwd decides what happens.
+ */
+function unusableDirectory(cwd: string): string | null {
+  try {
+    return fs.statSync(cwd).isDirectory() ? null : `the client's cwd ${cwd} is not a folder`;
+  } catch (error) {
+    return (error as Error).message;
   }
 }

@@ -24,6 +24,7 @@ import {
   type CommandContext,
   type ModelOptions,
   type RegisterCommand,
+  resolveFrom,
   withModelOptions,
 } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions, memdirForCommand } from "../../support/location.ts";
@@ -250,7 +251,7 @@ async function hookContext(
 ): Promise<string | null> {
   const env = context.env;
   // Cursor sends no `cwd`, and runs user-level hooks in ~/.cursor: its first workspace root is the project.
-  const cwd = path.resolve(options.cwd ?? input.cwd ?? input.workspace_roots?.[0] ?? process.cwd());
+  const cwd = resolveFrom(context, options.cwd ?? input.cwd ?? input.workspace_roots?.[0] ?? ".");
   // A relative --dir means the same folder whatever directory the host started the hook in.
   const dir = options.dir ? path.resolve(cwd, options.dir) : undefined;
   const located = { ...options, cwd, dir };

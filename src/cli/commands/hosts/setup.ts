@@ -7,7 +7,7 @@ import { describeChange, planEdits, writePlanned } from "../../setup/apply.ts";
 import { resolveSetupCommand, selfCommand } from "../../setup/command-resolve.ts";
 import { fromNowOn, fromNowOnLines } from "../../setup/from-now-on.ts";
 import type { RegisterCommand } from "../../support/common.ts";
-import { usageError } from "../../support/common.ts";
+import { resolveFrom, usageError } from "../../support/common.ts";
 import { printJson } from "../../support/output.ts";
 
 interface SetupOptions {
@@ -72,7 +72,7 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       const env = context.env;
       const command = resolveSetupCommand({ requested: options.command, env, self: selfCommand() });
       const scope = options.project ? "project" : "user";
-      const cwd = path.resolve(options.cwd ?? process.cwd());
+      const cwd = resolveFrom(context, options.cwd ?? ".");
       let edits: ReturnType<typeof setupEdits>;
       try {
         edits = setupEdits({

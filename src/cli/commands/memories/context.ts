@@ -1,12 +1,16 @@
 import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { resolveConfig } from "../../../config.ts";
 import { getMemoryFiles, type InstructionFile } from "../../../instructions/files.ts";
 import { formatUserContext } from "../../../instructions/user-context.ts";
 import { type MemoryLocation, resolveMemoryLocation } from "../../../memdir/location/paths.ts";
 import { memorySystemPrompt } from "../../../prompts/memory-rules.ts";
-import { type CommandContext, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
+import {
+  type CommandContext,
+  type RegisterCommand,
+  resolveFrom,
+  withCommonOptions,
+} from "../../support/common.ts";
 import { printJson } from "../../support/output.ts";
 
 interface ContextOptions {
@@ -51,7 +55,7 @@ export const registerContextCommand: RegisterCommand = (program, context) => {
 async function runContext(options: ContextOptions, context: CommandContext): Promise<void> {
   const env = context.env;
   const home = env.HOME ?? os.homedir();
-  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const cwd = resolveFrom(context, options.cwd ?? ".");
   const config = resolveConfig({
     cwd,
     root: options.root,

@@ -1,6 +1,11 @@
 import path from "node:path";
 import { type EvalReport, type EvalScores, runEval } from "../../../recall/eval.ts";
-import { type ModelOptions, type RegisterCommand, withModelOptions } from "../../support/common.ts";
+import {
+  type ModelOptions,
+  type RegisterCommand,
+  resolveFrom,
+  withModelOptions,
+} from "../../support/common.ts";
 import { type CliIO, printJson } from "../../support/output.ts";
 import { parsePickCount, selectorForCommand } from "./recall.ts";
 
@@ -36,8 +41,8 @@ export const registerEvalCommand: RegisterCommand = (program, context) => {
     .action(async (options: EvalCommandOptions) => {
       const k = parsePickCount(options.k, "eval");
       const { selector } = selectorForCommand(options, context);
-      const dataDir = path.resolve(options.cwd ?? process.cwd(), options.data);
-      const report = await runEval({ dataDir, selector, k });
+      const dataDir = path.resolve(resolveFrom(context, options.cwd ?? "."), options.data);
+      const report = await runEval({ dataDir, selector, k, env: context.env });
       if (options.json) printJson(context.io, report);
       else printReport(context.io, report);
     });

@@ -8,6 +8,7 @@ import {
 import {
   type CommonOptions,
   type RegisterCommand,
+  resolveFrom,
   usageError,
   withCommonOptions,
 } from "../../support/common.ts";
@@ -53,7 +54,7 @@ export const registerMigrateCommand: RegisterCommand = (program, context) => {
       for (const orphan of orphans) context.io.stdout(`  ${orphan.projectRoot}  →  ${orphan.memoryDir}\n`);
       return;
     }
-    const to = findProjectRoot(options.cwd ?? process.cwd());
+    const to = findProjectRoot(resolveFrom(context, options.cwd ?? "."));
     const moved = await migrateMemory({ from: options.from, to, root });
     // Resolving the new location checks the marker now names this project.
     const location = await resolveMemoryLocation({ cwd: to, root, env, home });

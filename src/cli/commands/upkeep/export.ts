@@ -4,6 +4,7 @@ import { writeFileAtomic } from "../../../memdir/fs/atomic.ts";
 import {
   type CommonOptions,
   type RegisterCommand,
+  resolveFrom,
   usageError,
   withCommonOptions,
 } from "../../support/common.ts";
@@ -39,7 +40,7 @@ export const registerExportCommand: RegisterCommand = (program, context) => {
     const count = await exportJsonl(location.memoryDir, (line) => {
       lines.push(line);
     });
-    const out = path.resolve(options.out);
+    const out = resolveFrom(context, options.out);
     await fs.mkdir(path.dirname(out), { recursive: true });
     // All or nothing: an export stopped half-way must not leave a file that looks complete.
     await writeFileAtomic(out, lines.join(""));

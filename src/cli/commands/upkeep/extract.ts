@@ -15,6 +15,7 @@ import {
   type CommonOptions,
   type ModelOptions,
   type RegisterCommand,
+  resolveFrom,
   usageError,
   withCommonOptions,
   withModelOptions,
@@ -51,7 +52,7 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
     ),
   ).action(async (options: ExtractOptions) => {
     if (!options.transcript) throw usageError("extract: --transcript <session.jsonl> is required");
-    const cwd = path.resolve(options.cwd ?? process.cwd());
+    const cwd = resolveFrom(context, options.cwd ?? ".");
     const location = await locationFromOptions(options, context);
     const config = configFromOptions(options, context, location);
     if (config.memoryMode === "manual") {

@@ -5,6 +5,7 @@ import { ensureMemoryDir } from "../../../memdir/location/paths.ts";
 import {
   type CommonOptions,
   type RegisterCommand,
+  resolveFrom,
   usageError,
   withCommonOptions,
 } from "../../support/common.ts";
@@ -36,7 +37,12 @@ export const registerImportCommand: RegisterCommand = (program, context) => {
     if (!isImportKind(kind))
       throw usageError(`import: unknown kind ${JSON.stringify(kind)} (one of ${IMPORT_KINDS.join(", ")})`);
     const location = await locationFromOptions(
-      { ...options, ...(options.project ? { cwd: path.resolve(options.cwd ?? ".", options.project) } : {}) },
+      {
+        ...options,
+        ...(options.project
+          ? { cwd: path.resolve(resolveFrom(context, options.cwd ?? "."), options.project) }
+          : {}),
+      },
       context,
     );
     if (!options.dryRun) await ensureMemoryDir(location);
@@ -44,7 +50,7 @@ export const registerImportCommand: RegisterCommand = (program, context) => {
     const progress = progressCounter(context.io);
     const report = await runImport({
       kind,
-      ...(options.from ? { from: path.resolve(options.from) } : {}),
+      ...(options.from ? { from: resolveFrom(context, options.from) } : {}),
       memoryDir: location.memoryDir,
       projectRoot: location.projectRoot,
       root: location.root,

@@ -1,3 +1,4 @@
+import { processMemo } from "../../../process-memo.ts";
 import type { Corpus } from "../index/corpus.ts";
 import { TERM_BRIDGES } from "../text/term-bridges-table.ts";
 import { BIGRAM_MARK, CJK_CHAR, forEachBigram, type Token, tokenize } from "../text/tokenize.ts";
@@ -33,8 +34,9 @@ interface CompiledBridges {
   byTerm: ReadonlyMap<string, readonly (readonly [number, number])[]>;
 }
 
-// A memo of constant data, compiled on first use: one copy per process, like the word vectors.
-const compiled: CompiledBridges[] = [];
+// The key of the compiled table among the process memos: constant data, compiled on first use,
+// one copy per process, like the word vectors.
+const COMPILED = Symbol("term-bridges");
 
 /** Parses `table` (the {@link TERM_BRIDGES} format). Exported for tests of the table itself. */
 export function compileBridges(table: string): { groups: readonly BridgeGroup[] } & CompiledBridges {
@@ -88,8 +90,7 @@ const NO_TERMS: ReadonlySet<string> = new Set();
 const CJK_CHARS = new RegExp(CJK_CHAR.source, "gu");
 
 function bridges(): CompiledBridges {
-  compiled[0] ??= compileBridges(TERM_BRIDGES);
-  return compiled[0];
+  return processMemo(COMPILED, () => compileBridges(TERM_BRIDGES));
 }
 
 /** A concept the query names, with what it names it by and what else may say it in a memory. */

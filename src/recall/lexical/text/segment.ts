@@ -1,3 +1,5 @@
+import { processMemo } from "../../../process-memo.ts";
+
 /**
  * `Intl.Segmenter` word segmentation in bounded pieces (docs/design.md#long-input). ICU's word iterator
  * costs time quadratic in the length of the text it is handed (measured on Node 20:
@@ -8,14 +10,13 @@
 
 // Constructing a segmenter loads ICU's word-break data (~13 ms per process, docs/design.md#the-prompt-hook-process); using it is
 // cheap. Made on first use, once per process: text that needs no segmenter (see NEEDS_SEGMENTER,
-// and words.ts's plain case) never pays for it. A memo of a stateless ICU object, not per-directory state.
-const segmenters: Intl.Segmenter[] = [];
+// and words.ts's plain case) never pays for it. A process memo of a stateless ICU object.
+const SEGMENTER = Symbol("word-segmenter");
 
 /** One word segmenter for the process, made on first use. */
 export const wordSegmenter = {
   segment(text: string): Intl.Segments {
-    segmenters[0] ??= new Intl.Segmenter(undefined, { granularity: "word" });
-    return segmenters[0].segment(text);
+    return processMemo(SEGMENTER, () => new Intl.Segmenter(undefined, { granularity: "word" })).segment(text);
   },
 };
 

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemdirError } from "../../../errors.ts";
+import { processMemo } from "../../../process-memo.ts";
 import { decodeTermTable, rowTermsOf, type TermTable } from "./word-terms.ts";
 
 /**
@@ -234,9 +235,9 @@ export function readWordVectors(file: string): WordVectors {
 /** File name of the bundled vectors, in the package's `data` folder. */
 export const BUNDLED_WORD_VECTORS = "word-vectors.bin";
 
-// The bundled vectors of this process, read once (empty until then; `null` in it: unusable). A memo
-// of the package's own read-only data, as segment.ts keeps the ICU segmenter: not per-directory state.
-const bundled: (WordVectors | null)[] = [];
+// The key of the bundled vectors among the process memos (`null`: unusable): the package's own
+// read-only data, as segment.ts keeps the ICU segmenter.
+const BUNDLED = Symbol("bundled-word-vectors");
 
 /**
  * The vectors shipped with memdir (3.9 MB), read on the first call and shared by every later one
@@ -247,11 +248,10 @@ const bundled: (WordVectors | null)[] = [];
  * selector then ranks by words alone, as it did before the vectors existed.
  */
 export function bundledWordVectors(): WordVectors | null {
-  if (bundled.length === 0) {
+  return processMemo(BUNDLED, () => {
     const file = findBundledFile();
-    bundled.push(file ? readWordVectorsOrNull(file, warn) : null);
-  }
-  return bundled[0];
+    return file ? readWordVectorsOrNull(file, warn) : null;
+  });
 }
 
 /**
