@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -19,7 +19,7 @@ async function setup(
   args: string[],
   options: { cwd?: string; env?: Record<string, string> } = {},
 ) {
-  const result = await runCli(["setup", ...args, "--json"], { home, ...options });
+  const result = await runCliInProcess(["setup", ...args, "--json"], { home, ...options });
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(result.stdout) as SetupJson;
 }
@@ -182,12 +182,12 @@ describe("memdir setup <agent>", () => {
   it("speaks of hooks only to agents that get them", async () => {
     const home = makeTempDir();
     for (const agent of ["opencode", "cline"]) {
-      const result = await runCli(["setup", agent], { home });
+      const result = await runCliInProcess(["setup", agent], { home });
       assert.equal(result.code, 0, result.stderr);
       assert.doesNotMatch(result.stdout, /hook/i, `${agent}: ${result.stdout}`);
       assert.match(result.stdout, /MCP server only/);
     }
-    const qwen = await runCli(["setup", "qwen"], { home });
+    const qwen = await runCliInProcess(["setup", "qwen"], { home });
     assert.match(qwen.stdout, /memdir setup qwen --recommended/);
     assert.match(qwen.stdout, /Hooks call no model unless/);
   });
@@ -211,7 +211,7 @@ describe("memdir setup <agent>", () => {
       JSON.stringify({ numStartups: 3, mcpServers: { other: { command: "x" } } }),
     );
 
-    const first = await runCli(["setup", "claude-code"], { home });
+    const first = await runCliInProcess(["setup", "claude-code"], { home });
     assert.equal(first.code, 0, first.stderr);
     const after = readJson(settings) as typeof original & { hooks: Record<string, unknown[]> };
     assert.equal(after.model, "opus");
@@ -263,7 +263,7 @@ describe("memdir setup <agent>", () => {
 
   it("--print shows the change and writes nothing", async () => {
     const home = makeTempDir();
-    const result = await runCli(["setup", "gemini", "--print"], { home });
+    const result = await runCliInProcess(["setup", "gemini", "--print"], { home });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /\.gemini\/settings\.json \(new file\)/);
     assert.match(result.stdout, /^\+.*"command": "memdir hook before-agent"/m);
@@ -296,7 +296,7 @@ describe("memdir setup <agent>", () => {
     assert.deepEqual(readJson(path.join(repo, ".mcp.json")).mcpServers, {
       memdir: { type: "stdio", command: "memdir", args: ["mcp"] },
     });
-    const cline = await runCli(["setup", "cline", "--project"], { home, cwd: repo });
+    const cline = await runCliInProcess(["setup", "cline", "--project"], { home, cwd: repo });
     assert.equal(cline.code, 2);
     assert.match(cline.stderr, /cline keeps its MCP servers per user only/);
   });
@@ -384,20 +384,20 @@ describe("memdir setup <agent>", () => {
       '[mcp_servers]\nmemdir = { command = "memdir" }\n',
     );
     const before = snapshot(home);
-    const inline = await runCli(["setup", "codex"], { home });
+    const inline = await runCliInProcess(["setup", "codex"], { home });
     assert.equal(inline.code, 1);
     assert.match(inline.stderr, /config\.toml: line 2: the memdir MCP server is defined inline/);
     assert.deepEqual(snapshot(home), before, "hooks.json was not written either");
 
     fs.mkdirSync(path.join(home, ".claude"), { recursive: true });
     fs.writeFileSync(path.join(home, ".claude/settings.json"), '{ "model": "opus", }');
-    const broken = await runCli(["setup", "claude-code"], { home });
+    const broken = await runCliInProcess(["setup", "claude-code"], { home });
     assert.equal(broken.code, 1);
     assert.match(broken.stderr, /settings\.json: not valid JSON .*nothing was changed/);
     assert.equal(fs.readFileSync(path.join(home, ".claude/settings.json"), "utf8"), '{ "model": "opus", }');
     assert.equal(fs.existsSync(path.join(home, ".claude.json")), false);
 
-    const unknown = await runCli(["setup", "vim"], { home });
+    const unknown = await runCliInProcess(["setup", "vim"], { home });
     assert.equal(unknown.code, 2);
     assert.match(
       unknown.stderr,
@@ -407,12 +407,12 @@ describe("memdir setup <agent>", () => {
 
   it("claude-code offers the recommended setup, says how model use in hooks is turned on, and --recommended turns auto memory off", async () => {
     const home = makeTempDir();
-    const plain = await runCli(["setup", "claude-code"], { home });
+    const plain = await runCliInProcess(["setup", "claude-code"], { home });
     assert.match(plain.stdout, /memdir setup claude-code --recommended/);
     assert.match(plain.stdout, /MEMDIR_PROVIDER/);
     assert.match(plain.stdout, /MEMDIR_MODEL/);
     assert.equal(readJson(path.join(home, ".claude/settings.json")).autoMemoryEnabled, undefined);
-    const recommended = await runCli(["setup", "claude-code", "--recommended"], { home });
+    const recommended = await runCliInProcess(["setup", "claude-code", "--recommended"], { home });
     assert.match(recommended.stdout, /auto memory is off \(autoMemoryEnabled: false\) and memdir on/);
     const settings = readJson(path.join(home, ".claude/settings.json")) as {
       autoMemoryEnabled: boolean;
@@ -422,14 +422,14 @@ describe("memdir setup <agent>", () => {
     assert.deepEqual(settings.env, { MEMDIR_DISABLE: "0" });
     // Claude Code runs hooks with the settings' env: memdir stays on although the setting says off.
     const repo = gitRepo(path.join(home, "repo"));
-    const hook = await runCli(["hook", "session-start"], {
+    const hook = await runCliInProcess(["hook", "session-start"], {
       home,
       cwd: repo,
       env: settings.env,
       input: JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" }),
     });
     assert.match(hook.stdout, /MEMORY\.md/, hook.stderr);
-    const withoutEnv = await runCli(["hook", "session-start"], {
+    const withoutEnv = await runCliInProcess(["hook", "session-start"], {
       home,
       cwd: repo,
       input: JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart" }),
@@ -441,9 +441,9 @@ describe("memdir setup <agent>", () => {
       /MEMORY\.md/,
       "autoMemoryEnabled: false turns only Claude Code's memory off",
     );
-    await runCli(["setup", "claude-code", "--remove", "--recommended"], { home });
+    await runCliInProcess(["setup", "claude-code", "--remove", "--recommended"], { home });
     assert.deepEqual(readJson(path.join(home, ".claude/settings.json")), {});
-    const wrong = await runCli(["setup", "codex", "--recommended"], { home });
+    const wrong = await runCliInProcess(["setup", "codex", "--recommended"], { home });
     assert.equal(wrong.code, 2);
   });
 
@@ -481,7 +481,7 @@ describe("memdir setup respects the user's files", () => {
     // A relative link, resolved against the link's own folder.
     fs.symlinkSync("../dotfiles/claude-settings.json", settings);
 
-    const result = await runCli(["setup", "claude-code"], { home });
+    const result = await runCliInProcess(["setup", "claude-code"], { home });
     assert.equal(result.code, 0, result.stderr);
     assert.ok(fs.lstatSync(settings).isSymbolicLink(), "the link is still a link");
     assert.equal(fs.readlinkSync(settings), "../dotfiles/claude-settings.json");
@@ -506,7 +506,7 @@ describe("memdir setup respects the user's files", () => {
     const settings = path.join(home, ".claude/settings.json");
     fs.mkdirSync(path.dirname(settings), { recursive: true });
     fs.symlinkSync("../dotfiles/missing.json", settings);
-    const result = await runCli(["setup", "claude-code"], { home });
+    const result = await runCliInProcess(["setup", "claude-code"], { home });
     assert.equal(result.code, 1);
     assert.match(
       result.stderr,
@@ -524,13 +524,13 @@ describe("memdir setup respects the user's files", () => {
     fs.writeFileSync(settings, '{ "model": "opus" }\n');
     fs.chmodSync(settings, 0o444);
     const before = snapshot(home);
-    const result = await runCli(["setup", "claude-code"], { home });
+    const result = await runCliInProcess(["setup", "claude-code"], { home });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /settings\.json: is read-only \(mode 0444\).*nothing was changed/);
     assert.deepEqual(snapshot(home), before);
     assert.equal(fs.statSync(settings).mode & 0o777, 0o444, "its mode was not touched");
     // --print writes nothing, so it still shows the change.
-    assert.equal((await runCli(["setup", "claude-code", "--print"], { home })).code, 0);
+    assert.equal((await runCliInProcess(["setup", "claude-code", "--print"], { home })).code, 0);
   });
 
   it("keeps the keys a user added to memdir's server entry, in JSON and in TOML", async () => {

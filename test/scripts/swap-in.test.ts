@@ -69,7 +69,11 @@ describe("the build's swap of dist/", () => {
     assert.deepEqual(readTree(live), newTree);
     assert.equal(fs.existsSync(next), false, "the fresh tree is consumed");
     assert.equal(fs.existsSync(path.join(live, "old-only")), false, "a folder left empty goes");
-    assert.equal(fs.statSync(path.join(live, "lib/same.js")).ino, sameInode, "an unchanged file is left alone");
+    assert.equal(
+      fs.statSync(path.join(live, "lib/same.js")).ino,
+      sameInode,
+      "an unchanged file is left alone",
+    );
     assert.ok(steps.length >= 6, `every change is a step: ${steps.join(", ")}`);
   });
 
