@@ -59,7 +59,11 @@ describe("memdir eval", () => {
   it("refuses --selector model when no model is configured", async () => {
     const home = makeTempDir();
     const result = await runCliInProcess(["eval", "--data", EVAL_SMALL, "--selector", "model"], { home });
-    assert.notEqual(result.code, 0);
-    assert.match(result.stderr, /model/i);
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, "", "no table for a run that cannot select");
+    assert.equal(
+      result.stderr,
+      "memdir: no model configured: set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or MEMDIR_PROVIDER=openai with OPENAI_BASE_URL for a local server)\n",
+    );
   });
 });
