@@ -46,8 +46,8 @@ export type FakeStepFunction = (request: FakeRequest) => FakeStep | Promise<Fake
 
 /** A recorded request, normalized across both wire formats so step functions and assertions stay simple. */
 export interface FakeRequest {
-  /** Which wire format the request used. */
-  api: "anthropic" | "openai";
+  /** Which wire format the request used; `client` for the in-process double (`createFakeModelClient`). */
+  api: "anthropic" | "openai" | "client";
   method: string;
   /** URL path, e.g. `/v1/messages`. */
   path: string;
