@@ -1,15 +1,24 @@
 // Runs every test file under test/ with node:test through tsx. Node 20's runner has no globs,
 // so the file list is built here; the summary line is printed last so CI can read it.
+// The files run in two tiers (scripts/test-tiers.mjs): the fast tier first, then the slow one, and
+// the one closing line counts both. `--tier fast` runs the fast tier alone, without the build its
+// tests never start (typecheck with `npm run typecheck`); `--tier slow` the rest.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { tierOf } from "./test-tiers.mjs";
 
 const args = process.argv.slice(2);
-const onlyIndex = args.indexOf("--only");
-const only = onlyIndex >= 0 ? args[onlyIndex + 1] : undefined;
-const filters = args.filter((a, i) => !a.startsWith("--") && (onlyIndex < 0 || i !== onlyIndex + 1));
+const valueOf = (flag) => (args.indexOf(flag) >= 0 ? args[args.indexOf(flag) + 1] : undefined);
+const only = valueOf("--only");
+const tier = valueOf("--tier");
+if (tier !== undefined && tier !== "fast" && tier !== "slow") {
+  console.error(`run-tests: --tier takes fast or slow, not ${tier}`);
+  process.exit(2);
+}
+const filters = args.filter((a, i) => !a.startsWith("--") && !["--only", "--tier"].includes(args[i - 1]));
 
 const root = path.resolve(import.meta.dirname, "..");
 const files = fs
@@ -18,101 +27,135 @@ const files = fs
   .filter((f) => f.endsWith(".test.ts"))
   .filter((f) => !only || f.split(path.sep).includes(only))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort()
-  .map((f) => path.join("test", f));
+  .filter((f) => !tier || tierOf(f) === tier)
+  .sort();
 
 if (files.length === 0) {
   console.error("run-tests: no test files matched");
   process.exit(1);
 }
+const tiers = ["fast", "slow"]
+  .map((name) => ({ name, files: files.filter((f) => tierOf(f) === name).map((f) => path.join("test", f)) }))
+  .filter((t) => t.files.length > 0);
 
 // Compile everything once so that the many child processes the tests start (the CLI, writers
 // killed mid-write, the MCP server) run plain JavaScript instead of paying tsx's start-up each
 // time (test/helpers/node-entry.ts). This also typechecks the tests.
 const build = path.join(root, ".tmp", "test-build");
-fs.rmSync(build, { recursive: true, force: true });
-const compile = spawnSync(
-  process.execPath,
-  [
-    path.join(root, "node_modules/typescript/bin/tsc"),
-    "-p",
-    "tsconfig.json",
-    "--outDir",
-    build,
-    "--noEmit",
-    "false",
-    "--declaration",
-    "false",
-    "--sourceMap",
-    "false",
-  ],
-  { cwd: root, stdio: "inherit" },
-);
-if (compile.status !== 0) {
-  console.log("0 passed, 1 failed, 0 skipped");
-  console.error("run-tests: the TypeScript build failed (see above)");
-  process.exit(1);
+const needsBuild = tier !== "fast";
+if (needsBuild) compileTests();
+
+function compileTests() {
+  fs.rmSync(build, { recursive: true, force: true });
+  const compile = spawnSync(
+    process.execPath,
+    [
+      path.join(root, "node_modules/typescript/bin/tsc"),
+      "-p",
+      "tsconfig.json",
+      "--outDir",
+      build,
+      "--noEmit",
+      "false",
+      "--declaration",
+      "false",
+      "--sourceMap",
+      "false",
+    ],
+    { cwd: root, stdio: "inherit" },
+  );
+  if (compile.status !== 0) {
+    console.log("0 passed, 1 failed, 0 skipped");
+    console.error("run-tests: the TypeScript build failed (see above)");
+    process.exit(1);
+  }
 }
 
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-tests-"));
-const summaryFile = path.join(runDir, "summary.txt");
 // Reliability tests append what they tried and observed here (test/helpers/reliability-counts.ts).
 const countsFile = path.join(runDir, "reliability-counts.jsonl");
 // The whole suite takes 2-5 minutes on 2 cores (and .ci/run runs it twice); past this something hangs, and saying so beats
-// CI's own timeout, which prints nothing about where.
+// CI's own timeout, which prints nothing about where. The bound is for both tiers together.
 const suiteTimeoutMs = Number(process.env.MEMDIR_SUITE_TIMEOUT_MS ?? 30 * 60_000);
-const result = spawnSync(
-  process.execPath,
-  [
-    "--import",
-    "tsx",
-    // So that no test's verdict is lost on the way to this process (see the file).
-    "--import",
-    pathToFileURL(path.join(root, "scripts/flush-test-reports.mjs")).href,
-    "--test",
-    `--test-concurrency=${process.env.MEMDIR_TEST_CONCURRENCY ?? "2"}`,
-    // A handle left open (a server whose close hook never ran because an earlier hook threw) kept
-    // a test file's process alive and the whole CI run waited 90 minutes on it: end each file when
-    // its tests are done, and fail a single test that hangs instead of waiting forever (15 min:
-    // above the Claude Code install's own 10 min bound, test/helpers/claude-code.ts).
-    "--test-force-exit",
-    `--test-timeout=${process.env.MEMDIR_TEST_TIMEOUT_MS ?? "900000"}`,
-    "--test-reporter=spec",
-    "--test-reporter-destination=stdout",
-    `--test-reporter=${path.join(root, "scripts/summary-reporter.mjs")}`,
-    // A real file: Node 24 fsyncs a reporter destination on close, which /dev/null refuses (EINVAL).
-    `--test-reporter-destination=${summaryFile}.stream`,
-    ...files,
-  ],
-  {
-    cwd: root,
-    stdio: "inherit",
-    env: {
-      ...process.env,
-      NO_COLOR: "1",
-      MEMDIR_TEST_BUILD: build,
-      MEMDIR_RELIABILITY_COUNTS: countsFile,
-      MEMDIR_TEST_SUMMARY: summaryFile,
-    },
-    timeout: suiteTimeoutMs,
-    killSignal: "SIGTERM",
-  },
-);
-if (result.error)
-  console.error(
-    `run-tests: the suite did not finish within ${suiteTimeoutMs / 60_000} minutes: ${result.error.message}`,
-  );
+const suiteStart = Date.now();
+const outcomes = [];
+for (const { name, files: tierFiles } of tiers) {
+  if (tiers.length > 1) console.log(`run-tests: the ${name} tier, ${tierFiles.length} files`);
+  outcomes.push(runTier(name, tierFiles, Math.max(1, suiteTimeoutMs - (Date.now() - suiteStart))));
+}
 if (files.some((f) => f.split(path.sep).includes("reliability"))) {
   for (const line of reliabilityLines(countsFile)) console.log(line);
 }
-const summary = fs.existsSync(summaryFile) ? fs.readFileSync(summaryFile, "utf8").trimEnd() : "";
-if (!summary || result.error) console.log("0 passed, 1 failed, 0 skipped");
-else if (result.status !== 0 && / 0 failed,/.test(summary))
-  // The runner failed without a failed test (a file that crashed outside any test): never print
-  // a clean summary then.
-  console.log(summary.replace(/ 0 failed,/, " 1 failed,"));
-else console.log(summary);
-process.exit(result.error ? 1 : (result.status ?? 1));
+// One closing line for all tiers: the failed tests of each, then the summed counts.
+const failures = outcomes.flatMap((o) => o.failures);
+const total = { passed: 0, failed: 0, skipped: 0 };
+for (const o of outcomes) for (const key of Object.keys(total)) total[key] += o.counts[key];
+if (failures.length > 0) console.log(`failed tests:\n${failures.join("\n")}`);
+console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+const broken = outcomes.find((o) => o.error) ?? outcomes.find((o) => o.status !== 0);
+process.exit(broken ? (broken.error ? 1 : (broken.status ?? 1)) : 0);
+
+/**
+ * Runs one tier's files in one node:test run and reads its summary back: the counts, the failed
+ * tests' lines, and the run's status. A run that timed out, printed no summary, or failed without
+ * a failed test (a file that crashed outside any test) counts one failure more, so a broken run
+ * never prints a clean line.
+ */
+function runTier(name, tierFiles, timeoutMs) {
+  const summaryFile = path.join(runDir, `summary-${name}.txt`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      // So that no test's verdict is lost on the way to this process (see the file).
+      "--import",
+      pathToFileURL(path.join(root, "scripts/flush-test-reports.mjs")).href,
+      "--test",
+      `--test-concurrency=${process.env.MEMDIR_TEST_CONCURRENCY ?? "2"}`,
+      // A handle left open (a server whose close hook never ran because an earlier hook threw) kept
+      // a test file's process alive and the whole CI run waited 90 minutes on it: end each file when
+      // its tests are done, and fail a single test that hangs instead of waiting forever (15 min:
+      // above the Claude Code install's own 10 min bound, test/helpers/claude-code.ts).
+      "--test-force-exit",
+      `--test-timeout=${process.env.MEMDIR_TEST_TIMEOUT_MS ?? "900000"}`,
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      `--test-reporter=${path.join(root, "scripts/summary-reporter.mjs")}`,
+      // A real file: Node 24 fsyncs a reporter destination on close, which /dev/null refuses (EINVAL).
+      `--test-reporter-destination=${summaryFile}.stream`,
+      ...tierFiles,
+    ],
+    {
+      cwd: root,
+      stdio: "inherit",
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        ...(needsBuild ? { MEMDIR_TEST_BUILD: build } : {}),
+        MEMDIR_RELIABILITY_COUNTS: countsFile,
+        MEMDIR_TEST_SUMMARY: summaryFile,
+      },
+      timeout: timeoutMs,
+      killSignal: "SIGTERM",
+    },
+  );
+  if (result.error)
+    console.error(
+      `run-tests: the suite did not finish within ${suiteTimeoutMs / 60_000} minutes: ${result.error.message}`,
+    );
+  const summary = fs.existsSync(summaryFile) ? fs.readFileSync(summaryFile, "utf8").trimEnd() : "";
+  const last = /^(\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(summary.split("\n").at(-1) ?? "");
+  const counts = last
+    ? { passed: Number(last[1]), failed: Number(last[2]), skipped: Number(last[3]) }
+    : { passed: 0, failed: 0, skipped: 0 };
+  const failures = summary.split("\n").filter((line) => line.startsWith("  - "));
+  if (!last || result.error || (result.status !== 0 && counts.failed === 0)) {
+    counts.failed++;
+    failures.push(`  - the ${name} tier's run ${result.error ? "timed out" : "failed outside any test"}`);
+  }
+  return { counts, failures, status: result.status, error: result.error };
+}
 
 /**
  * One line per reliability family, summed from the counts the tests recorded: what was tried and

@@ -347,6 +347,8 @@ const EXPECTED: Record<string, string[]> = {
     "wrapSystemReminder",
   ],
   "./testing": [
+    "createFakeModelClient",
+    "type FakeModelClient",
     "type FakeModelServer",
     "type FakeRequest",
     "type FakeStep",

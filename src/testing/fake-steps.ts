@@ -46,8 +46,8 @@ export type FakeStepFunction = (request: FakeRequest) => FakeStep | Promise<Fake
 
 /** A recorded request, normalized across both wire formats so step functions and assertions stay simple. */
 export interface FakeRequest {
-  /** Which wire format the request used (`openai-responses`: `POST /v1/responses`). */
-  api: "anthropic" | "openai" | "openai-responses" | "gemini";
+  /** Which wire format the request used (`openai-responses`: `POST /v1/responses`); `client` for the in-process double (`createFakeModelClient`). */
+  api: "anthropic" | "openai" | "openai-responses" | "gemini" | "client";
   method: string;
   /** URL path, e.g. `/v1/messages`. */
   path: string;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 // The child runs from the repository so `--import tsx` resolves (runCli's default cwd is HOME);
@@ -17,7 +17,8 @@ function setup() {
   const root = path.join(home, ".memroot");
   const memoryDir = path.join(root, "projects", project.replace(/[^A-Za-z0-9]/g, "-"), "memory");
   const common = ["--root", root, "--cwd", project];
-  const run = (args: string[], input?: string) => runCli([...args, ...common], { home, input, cwd: repo });
+  const run = (args: string[], input?: string) =>
+    runCliInProcess([...args, ...common], { home, input, cwd: repo });
   return { home, project, root, memoryDir, run };
 }
 
@@ -92,10 +93,10 @@ describe("memdir path / add / list / show / rm", () => {
   it("uses --dir directly and lists a missing directory as empty", async () => {
     const { home } = setup();
     const dir = path.join(home, "elsewhere", "memory");
-    const listed = await runCli(["list", "--dir", dir, "--json"], { home, cwd: repo });
+    const listed = await runCliInProcess(["list", "--dir", dir, "--json"], { home, cwd: repo });
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual(JSON.parse(listed.stdout), []);
-    const where = await runCli(["path", "--dir", dir, "--json"], { home, cwd: repo });
+    const where = await runCliInProcess(["path", "--dir", dir, "--json"], { home, cwd: repo });
     assert.equal(JSON.parse(where.stdout).projectRoot, null);
   });
 
@@ -212,7 +213,7 @@ describe("memdir doctor", () => {
     assert.match(verbose.stdout, /^as a Claude Code hook: recall only: Claude Code's own auto memory is on/m);
     assert.match(verbose.stdout, /^as a hook of other agents: whole cycle: the host has no auto memory/m);
     const { home, project, root } = setup();
-    const off = await runCli(["doctor", "--root", root, "--cwd", project], {
+    const off = await runCliInProcess(["doctor", "--root", root, "--cwd", project], {
       home,
       cwd: repo,
       env: { MEMDIR_DISABLE: "1" },

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { relativeAge } from "../../src/cli/support/relative-age.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 // A memory directory as Claude Code writes it (test/fixtures/claude-code), copied, so every mtime
@@ -15,7 +15,7 @@ function setup() {
   const home = makeTempDir();
   const memoryDir = path.join(home, "memory");
   fs.cpSync(FIXTURE, memoryDir, { recursive: true });
-  const run = (args: string[]) => runCli([...args, "--dir", memoryDir], { home, cwd: repo });
+  const run = (args: string[]) => runCliInProcess([...args, "--dir", memoryDir], { home, cwd: repo });
   return { memoryDir, run };
 }
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 /** HOME, an empty managed dir and a project, all in one temp dir. */
@@ -23,7 +23,7 @@ type World = ReturnType<typeof makeWorld>;
 const repo = path.resolve(import.meta.dirname, "../..");
 
 async function contextJson(world: World, args: string[] = [], env: Record<string, string> = {}) {
-  const result = await runCli(
+  const result = await runCliInProcess(
     ["context", "--json", "--cwd", world.project, "--managed-dir", world.managed, ...args],
     {
       home: world.home,
@@ -103,7 +103,7 @@ describe("memdir context", () => {
     assert.equal(report.index.truncated, "lines");
     assert.match(report.context, /300 lines \(limit 200\)/);
 
-    const text = await runCli(["context", "--cwd", world.project, "--managed-dir", world.managed], {
+    const text = await runCliInProcess(["context", "--cwd", world.project, "--managed-dir", world.managed], {
       home: world.home,
       cwd: repo,
     });
@@ -196,7 +196,7 @@ describe("memdir context", () => {
     assert.deepEqual(claudeMd.imports, []);
     assert.deepEqual(claudeMd.skippedImports, [path.join(world.home, ".ssh", "config")]);
     assert.ok(!report.context.includes("Host *"));
-    const text = await runCli(["context", "--cwd", world.project, "--managed-dir", world.managed], {
+    const text = await runCliInProcess(["context", "--cwd", world.project, "--managed-dir", world.managed], {
       home: world.home,
       cwd: repo,
     });

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { CONSOLIDATE_LOCK_FILE } from "../../src/dream/lock.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
@@ -47,7 +47,7 @@ const readAll = (dir: string) =>
 describe("memdir dream --status", () => {
   it("reports each gate as JSON", async () => {
     const { home, memoryDir } = fixture({ hoursAgo: 25, sessions: 5 });
-    const result = await runCli(["dream", "--status", "--json", "--dir", memoryDir], { home });
+    const result = await runCliInProcess(["dream", "--status", "--json", "--dir", memoryDir], { home });
     assert.equal(result.code, 0, result.stderr);
     const status = JSON.parse(result.stdout);
     assert.equal(status.enabled, true);
@@ -59,7 +59,7 @@ describe("memdir dream --status", () => {
 
   it("says it would not run 23 hours after the last consolidation", async () => {
     const { home, memoryDir } = fixture({ hoursAgo: 23, sessions: 5 });
-    const result = await runCli(["dream", "--status", "--json", "--dir", memoryDir], { home });
+    const result = await runCliInProcess(["dream", "--status", "--json", "--dir", memoryDir], { home });
     const status = JSON.parse(result.stdout);
     assert.equal(status.wouldRun, false);
     assert.equal(status.blockedBy, "time");
@@ -69,7 +69,7 @@ describe("memdir dream --status", () => {
     const { home, memoryDir } = fixture({ hoursAgo: 25, sessions: 5 });
     // This test process is alive: its PID in a fresh lock blocks.
     fs.writeFileSync(path.join(memoryDir, CONSOLIDATE_LOCK_FILE), String(process.pid));
-    const result = await runCli(["dream", "--status", "--json", "--dir", memoryDir], { home });
+    const result = await runCliInProcess(["dream", "--status", "--json", "--dir", memoryDir], { home });
     const status = JSON.parse(result.stdout);
     assert.equal(status.lock, "held");
     assert.equal(status.wouldRun, false);
@@ -79,12 +79,12 @@ describe("memdir dream --status", () => {
 describe("memdir dream (offline)", () => {
   it("does not run while the gates are closed, and --force runs the offline duplicate merge", async () => {
     const { home, memoryDir } = fixture({ hoursAgo: 2, sessions: 0 });
-    const closed = await runCli(["dream", "--dir", memoryDir], { home });
+    const closed = await runCliInProcess(["dream", "--dir", memoryDir], { home });
     assert.equal(closed.code, 0, closed.stderr);
     assert.match(closed.stdout, /not consolidating/);
     assert.equal(mdFiles(memoryDir).length, 4);
 
-    const forced = await runCli(["dream", "--force", "--dir", memoryDir], { home });
+    const forced = await runCliInProcess(["dream", "--force", "--dir", memoryDir], { home });
     assert.equal(forced.code, 0, forced.stderr);
     assert.match(forced.stdout, /no model configured: running the offline duplicate merge/);
     assert.match(forced.stdout, /Improved 1 memory/);
@@ -95,28 +95,34 @@ describe("memdir dream (offline)", () => {
   it("--propose changes nothing until the proposal is applied", async () => {
     const { home, memoryDir } = fixture();
     const before = readAll(memoryDir);
-    const proposed = await runCli(["dream", "--force", "--propose", "--json", "--dir", memoryDir], { home });
+    const proposed = await runCliInProcess(["dream", "--force", "--propose", "--json", "--dir", memoryDir], {
+      home,
+    });
     assert.equal(proposed.code, 0, proposed.stderr);
     const report = JSON.parse(proposed.stdout);
     assert.equal(report.status, "proposed");
     assert.deepEqual(readAll(memoryDir), before, "nothing changed yet");
 
     const status = JSON.parse(
-      (await runCli(["dream", "--status", "--json", "--dir", memoryDir], { home })).stdout,
+      (await runCliInProcess(["dream", "--status", "--json", "--dir", memoryDir], { home })).stdout,
     );
     assert.deepEqual(status.proposals, [report.proposal.id]);
 
-    const applied = await runCli(["dream", "--apply", report.proposal.id, "--dir", memoryDir], { home });
+    const applied = await runCliInProcess(["dream", "--apply", report.proposal.id, "--dir", memoryDir], {
+      home,
+    });
     assert.equal(applied.code, 0, applied.stderr);
     assert.deepEqual(mdFiles(memoryDir), ["MEMORY.md", "feedback-real-db.md", "project-fridays.md"]);
-    const again = await runCli(["dream", "--apply", report.proposal.id, "--dir", memoryDir], { home });
+    const again = await runCliInProcess(["dream", "--apply", report.proposal.id, "--dir", memoryDir], {
+      home,
+    });
     assert.equal(again.code, 1);
     assert.match(again.stderr, /already applied/);
   });
 
   it("--propose says what it would merge, and that nothing changed yet", async () => {
     const { home, memoryDir } = fixture();
-    const proposed = await runCli(["dream", "--force", "--propose", "--dir", memoryDir], { home });
+    const proposed = await runCliInProcess(["dream", "--force", "--propose", "--dir", memoryDir], { home });
     assert.equal(proposed.code, 0, proposed.stderr);
     assert.match(
       proposed.stdout,
@@ -128,13 +134,13 @@ describe("memdir dream (offline)", () => {
       /^Proposed changes to 1 memory, nothing changed yet: memdir dream --apply \S+$/m,
     );
     // The inbox shows the proposal in the same words.
-    const inbox = await runCli(["inbox", "--dir", memoryDir], { home });
+    const inbox = await runCliInProcess(["inbox", "--dir", memoryDir], { home });
     assert.match(inbox.stdout, /would merge feedback-real-db-copy\.md into feedback-real-db\.md/);
   });
 
   it("refuses to mix --status with a run", async () => {
     const { home, memoryDir } = fixture();
-    const result = await runCli(["dream", "--status", "--force", "--dir", memoryDir], { home });
+    const result = await runCliInProcess(["dream", "--status", "--force", "--dir", memoryDir], { home });
     assert.equal(result.code, 2);
   });
 });
@@ -166,7 +172,7 @@ describe("memdir dream (model)", () => {
     ]);
     try {
       const env = { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.anthropicBaseURL };
-      const result = await runCli(["dream", "--json", "--dir", memoryDir], { home, env });
+      const result = await runCliInProcess(["dream", "--json", "--dir", memoryDir], { home, env });
       assert.equal(result.code, 0, result.stderr);
       const report = JSON.parse(result.stdout);
       assert.equal(report.status, "done", result.stdout);
@@ -177,7 +183,7 @@ describe("memdir dream (model)", () => {
       assert.deepEqual(mdFiles(memoryDir), ["MEMORY.md", "feedback-real-db.md"]);
       assert.doesNotMatch(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"), /fridays|copy/);
 
-      const undo = await runCli(["undo", "--dir", memoryDir], { home });
+      const undo = await runCliInProcess(["undo", "--dir", memoryDir], { home });
       assert.equal(undo.code, 0, undo.stderr);
       assert.match(undo.stdout, new RegExp(`undid ${report.historyId}`));
       assert.deepEqual(readAll(memoryDir), before);

@@ -4,7 +4,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
 import type { Message } from "../../src/types.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 const MEMORY_TEXT =
@@ -60,11 +60,14 @@ describe("memdir extract", () => {
       },
       "Saved one memory.",
     ]);
-    const result = await runCli(["extract", "--transcript", transcript, "--dir", memoryDir, "--json"], {
-      home,
-      cwd: project,
-      env,
-    });
+    const result = await runCliInProcess(
+      ["extract", "--transcript", transcript, "--dir", memoryDir, "--json"],
+      {
+        home,
+        cwd: project,
+        env,
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     const report = JSON.parse(result.stdout);
     assert.deepEqual(report.written, ["feedback-real-database.md", "MEMORY.md"]);
@@ -91,7 +94,7 @@ describe("memdir extract", () => {
       },
       "Saved.",
     ]);
-    const result = await runCli(["extract", "--transcript", transcript, "--dir", memoryDir], {
+    const result = await runCliInProcess(["extract", "--transcript", transcript, "--dir", memoryDir], {
       home,
       cwd: project,
       env,
@@ -102,7 +105,7 @@ describe("memdir extract", () => {
 
   it("exits 1 with one line naming the variable to set when no model is configured", async () => {
     const { home, project, memoryDir, transcript } = setup();
-    const result = await runCli(["extract", "--transcript", transcript, "--dir", memoryDir], {
+    const result = await runCliInProcess(["extract", "--transcript", transcript, "--dir", memoryDir], {
       home,
       cwd: project,
     });
@@ -115,7 +118,7 @@ describe("memdir extract", () => {
   it("exits 1 when the model fails, saying so", async () => {
     const { home, project, memoryDir, transcript } = setup();
     const { env } = await modelEnv([{ error: 500, message: "overloaded" }]);
-    const result = await runCli(["extract", "--transcript", transcript, "--dir", memoryDir], {
+    const result = await runCliInProcess(["extract", "--transcript", transcript, "--dir", memoryDir], {
       home,
       cwd: project,
       env,
@@ -126,7 +129,7 @@ describe("memdir extract", () => {
 
   it("needs --transcript (usage error, exit 2)", async () => {
     const { home, memoryDir } = setup();
-    const result = await runCli(["extract", "--dir", memoryDir], { home });
+    const result = await runCliInProcess(["extract", "--dir", memoryDir], { home });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--transcript/);
   });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
@@ -20,23 +20,25 @@ function fixture() {
 describe("memdir history", () => {
   it("says there is no history before the first consolidation", async () => {
     const { home, memoryDir } = fixture();
-    const result = await runCli(["history", "--dir", memoryDir], { home });
+    const result = await runCliInProcess(["history", "--dir", memoryDir], { home });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /no history yet/);
   });
 
   it("lists a consolidation with the files it changed, and saves made since as a snapshot", async () => {
     const { home, memoryDir } = fixture();
-    assert.equal((await runCli(["dream", "--force", "--dir", memoryDir], { home })).code, 0);
+    assert.equal((await runCliInProcess(["dream", "--force", "--dir", memoryDir], { home })).code, 0);
     writeTree(memoryDir, { "c.md": memory("a new rule", "Saved by hand.") });
-    assert.equal((await runCli(["undo", "--dir", memoryDir], { home })).code, 0);
+    assert.equal((await runCliInProcess(["undo", "--dir", memoryDir], { home })).code, 0);
 
-    const text = await runCli(["history", "--dir", memoryDir], { home });
+    const text = await runCliInProcess(["history", "--dir", memoryDir], { home });
     assert.match(text.stdout, /dedupe: merged/);
     assert.match(text.stdout, / {4}- [ab]\.md/);
     assert.match(text.stdout, /undone by/);
 
-    const json = JSON.parse((await runCli(["history", "--json", "--dir", memoryDir], { home })).stdout);
+    const json = JSON.parse(
+      (await runCliInProcess(["history", "--json", "--dir", memoryDir], { home })).stdout,
+    );
     assert.ok(["git", "journal"].includes(json.backend));
     const kinds = json.entries.map((e: { kind: string }) => e.kind);
     assert.deepEqual(kinds.slice(0, 3), ["undo", "snapshot", "dedupe"]);

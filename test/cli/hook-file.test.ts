@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
@@ -56,7 +56,7 @@ describe("memdir hook post-tool-use", () => {
   it("answers a Read of an anchored file with its memory, in Claude Code's PostToolUse shape", async () => {
     const { home, shop, pinned } = project();
     const file = path.join(shop, "src", "auth", "login.ts");
-    const result = await runCli(["hook", "post-tool-use"], {
+    const result = await runCliInProcess(["hook", "post-tool-use"], {
       home,
       cwd: shop,
       input: postToolUse(shop, "Read", { file_path: file }),
@@ -73,14 +73,14 @@ describe("memdir hook post-tool-use", () => {
   it("adds a memory once per session: the same file again, or an Edit of it, answers {}", async () => {
     const { home, shop } = project();
     const file = path.join(shop, "src", "auth", "login.ts");
-    const first = await runCli(["hook", "post-tool-use"], {
+    const first = await runCliInProcess(["hook", "post-tool-use"], {
       home,
       cwd: shop,
       input: postToolUse(shop, "Read", { file_path: file }),
     });
     assert.ok(first.stdout.includes(SECRET));
     for (const tool of ["Read", "Edit"]) {
-      const again = await runCli(["hook", "post-tool-use"], {
+      const again = await runCliInProcess(["hook", "post-tool-use"], {
         home,
         cwd: shop,
         input: postToolUse(shop, tool, { file_path: file }),
@@ -90,7 +90,7 @@ describe("memdir hook post-tool-use", () => {
       assert.match(again.stderr, /no memory about src\/auth\/login\.ts this session has not seen/);
     }
     // Another session is shown it again.
-    const other = await runCli(["hook", "post-tool-use"], {
+    const other = await runCliInProcess(["hook", "post-tool-use"], {
       home,
       cwd: shop,
       input: postToolUse(shop, "Read", { file_path: file }, "sess-2"),
@@ -106,16 +106,24 @@ describe("memdir hook post-tool-use", () => {
       hook_event_name: "UserPromptSubmit",
       prompt: "what is the login rule about refreshing the token before the retry?",
     });
-    const recalled = await runCli(["hook", "user-prompt-submit"], { home, cwd: shop, input: prompt });
+    const recalled = await runCliInProcess(["hook", "user-prompt-submit"], {
+      home,
+      cwd: shop,
+      input: prompt,
+    });
     assert.ok(recalled.stdout.includes(SECRET), `the prompt hook recalled it: ${recalled.stderr}`);
     const file = path.join(shop, "src", "auth", "login.ts");
-    const read = await runCli(["hook", "post-tool-use"], {
+    const read = await runCliInProcess(["hook", "post-tool-use"], {
       home,
       cwd: shop,
       input: postToolUse(shop, "Read", { file_path: file }),
     });
     assert.equal(read.stdout.trim(), "{}");
-    const promptAgain = await runCli(["hook", "user-prompt-submit"], { home, cwd: shop, input: prompt });
+    const promptAgain = await runCliInProcess(["hook", "user-prompt-submit"], {
+      home,
+      cwd: shop,
+      input: prompt,
+    });
     assert.ok(!promptAgain.stdout.includes(SECRET), "nor does the prompt hook repeat it");
   });
 
@@ -136,7 +144,7 @@ describe("memdir hook post-tool-use", () => {
       ["no JSON", "not json", /not the hook's JSON/],
     ];
     for (const [what, input, reason] of cases) {
-      const result = await runCli(["hook", "PostToolUse"], { home, cwd: shop, input });
+      const result = await runCliInProcess(["hook", "PostToolUse"], { home, cwd: shop, input });
       assert.equal(result.code, 0, what);
       assert.equal(result.stdout.trim(), "{}", what);
       assert.match(result.stderr, reason, what);
@@ -154,7 +162,7 @@ describe("memdir hook post-tool-use", () => {
       tool_input: { file_path: path.join(shop, "src", "auth", "login.ts") },
       tool_response: { llmContent: "…" },
     });
-    const result = await runCli(["hook", "after-tool"], { home, cwd: shop, input });
+    const result = await runCliInProcess(["hook", "after-tool"], { home, cwd: shop, input });
     assert.equal(result.code, 0, result.stderr);
     const answer = JSON.parse(result.stdout) as Answer;
     assert.equal(answer.hookSpecificOutput?.hookEventName, "AfterTool");

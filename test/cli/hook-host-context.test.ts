@@ -5,7 +5,7 @@ import { after, describe, it } from "node:test";
 import { loadTranscript } from "../../src/agent/transcript.ts";
 import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
 import { type FakeModelServer, startFakeModelServer } from "../../src/testing/index.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
@@ -33,7 +33,7 @@ async function shopWithLoginMemory() {
     path.join(memoryDir, "MEMORY.md"),
     "- [Login tests](project-login-tests.md) — the login integration tests hit a real database\n",
   );
-  const started = await runCli(["hook", "session-start"], {
+  const started = await runCliInProcess(["hook", "session-start"], {
     home,
     input: JSON.stringify({ hook_event_name: "SessionStart", cwd: shop, source: "startup" }),
   });
@@ -56,7 +56,10 @@ describe("memdir hook reads the user's words, not the host's context blocks", ()
   it("recalls nothing for Gemini's headless 'what is 2+2?' although the prepended session context names the login memory", async () => {
     const { home, shop, sessionContext } = await shopWithLoginMemory();
     const prompt = `<hook_context>${sessionContext}</hook_context>\n\nwhat is 2+2?`;
-    const result = await runCli(["hook", "before-agent"], { home, input: beforeAgent(shop, prompt) });
+    const result = await runCliInProcess(["hook", "before-agent"], {
+      home,
+      input: beforeAgent(shop, prompt),
+    });
     assert.equal(result.code, 0, result.stderr);
     assert.doesNotMatch(result.stdout, /project-login-tests/, "recall ran on memdir's own index");
   });
@@ -67,7 +70,10 @@ describe("memdir hook reads the user's words, not the host's context blocks", ()
       `<session_context>This is the Gemini CLI. Today's date is Tuesday. My operating system is linux.</session_context>\n` +
       `<hook_context>${sessionContext}</hook_context>\n` +
       "remember that the staging database listens on port 5433";
-    const result = await runCli(["hook", "before-agent"], { home, input: beforeAgent(shop, prompt) });
+    const result = await runCliInProcess(["hook", "before-agent"], {
+      home,
+      input: beforeAgent(shop, prompt),
+    });
     assert.equal(result.code, 0, result.stderr);
     const saved = fs
       .readdirSync(memoryDir)
@@ -91,7 +97,7 @@ describe("memdir hook reads the user's words, not the host's context blocks", ()
       const server = await startFakeModelServer([]);
       servers.push(server);
       for (const prompt of ["", "<hook_context>memdir: rules and index</hook_context>"]) {
-        const result = await runCli(["hook", "UserPromptSubmit"], {
+        const result = await runCliInProcess(["hook", "UserPromptSubmit"], {
           home,
           env: {
             MEMDIR_PROVIDER: "anthropic",
@@ -148,7 +154,7 @@ describe("memdir hook --host copilot", () => {
     const { home, shop } = await shopWithLoginMemory();
     const payload = (event: string, prompt?: string) =>
       JSON.stringify({ hook_event_name: event, session_id: "c-1", cwd: shop, ...(prompt ? { prompt } : {}) });
-    const started = await runCli(["hook", "session-start", "--host", "copilot"], {
+    const started = await runCliInProcess(["hook", "session-start", "--host", "copilot"], {
       home,
       input: payload("SessionStart"),
     });
@@ -156,7 +162,7 @@ describe("memdir hook --host copilot", () => {
     const start = JSON.parse(started.stdout) as Record<string, unknown>;
     assert.deepEqual(Object.keys(start), ["additionalContext"]);
     assert.match(String(start.additionalContext), /project-login-tests\.md/);
-    const prompted = await runCli(["hook", "user-prompt-submit", "--host", "copilot"], {
+    const prompted = await runCliInProcess(["hook", "user-prompt-submit", "--host", "copilot"], {
       home,
       input: payload("UserPromptSubmit", "why do the login integration tests hit a real database?"),
     });
@@ -173,7 +179,7 @@ describe("memdir hook --host copilot", () => {
     );
     const transcript = path.join(home, "session.jsonl");
     fs.writeFileSync(transcript, "");
-    const stopped = await runCli(["hook", "stop", "--host", "copilot"], {
+    const stopped = await runCliInProcess(["hook", "stop", "--host", "copilot"], {
       home,
       input: JSON.stringify({
         hook_event_name: "Stop",

@@ -4,7 +4,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { WORKED_EXAMPLE_PROMPT, writeWorkedExample } from "../mcp/worked-example.ts";
 
@@ -32,7 +32,7 @@ interface HookAnswer {
 describe("memdir hook user-prompt-submit", () => {
   it("surfaces the worked example's memory for the worked example's prompt, from the input's cwd", async () => {
     const { home, project } = workedExample();
-    const result = await runCli(["hook", "user-prompt-submit"], {
+    const result = await runCliInProcess(["hook", "user-prompt-submit"], {
       home,
       cwd: home, // not the project: the project comes from the hook input
       input: hookInput({ cwd: project, hook_event_name: "UserPromptSubmit", prompt: WORKED_EXAMPLE_PROMPT }),
@@ -53,7 +53,7 @@ describe("memdir hook user-prompt-submit", () => {
 
   it("saves a plain 'remember …' at once and says so", async () => {
     const { home, project, memoryDir } = workedExample();
-    const result = await runCli(["hook", "user-prompt-submit"], {
+    const result = await runCliInProcess(["hook", "user-prompt-submit"], {
       home,
       input: hookInput({ cwd: project, prompt: "remember that we deploy only on Tuesdays" }),
     });
@@ -77,7 +77,7 @@ describe("memdir hook user-prompt-submit", () => {
 
   it("answers {} when auto memory is off", async () => {
     const { home, project } = workedExample();
-    const result = await runCli(["hook", "user-prompt-submit"], {
+    const result = await runCliInProcess(["hook", "user-prompt-submit"], {
       home,
       env: { MEMDIR_DISABLE: "1" },
       input: hookInput({ cwd: project, prompt: WORKED_EXAMPLE_PROMPT }),
@@ -97,7 +97,7 @@ describe("memdir hook user-prompt-submit", () => {
     const subFolder = path.join(project, "src", "auth");
     fs.mkdirSync(subFolder, { recursive: true });
     for (const event of ["user-prompt-submit", "session-start"]) {
-      const result = await runCli(["hook", event], {
+      const result = await runCliInProcess(["hook", event], {
         home,
         input: hookInput({ cwd: subFolder, prompt: WORKED_EXAMPLE_PROMPT }),
       });
@@ -106,7 +106,7 @@ describe("memdir hook user-prompt-submit", () => {
     }
     const transcript = path.join(home, "s-1.jsonl");
     fs.writeFileSync(transcript, `${JSON.stringify({ id: "m1", role: "user", content: "hi" })}\n`);
-    const stop = await runCli(["hook", "stop"], {
+    const stop = await runCliInProcess(["hook", "stop"], {
       home,
       input: hookInput({ cwd: subFolder, transcript_path: transcript, hook_event_name: "Stop" }),
     });
@@ -121,7 +121,7 @@ describe("memdir hook user-prompt-submit", () => {
       { json: { selected_memories: ["feedback-real-database.md"] } },
     ]);
     after(() => server.close());
-    const result = await runCli(["hook", "user-prompt-submit", "--timeout-ms", "20000"], {
+    const result = await runCliInProcess(["hook", "user-prompt-submit", "--timeout-ms", "20000"], {
       home,
       env: {
         ANTHROPIC_BASE_URL: server.anthropicBaseURL,
@@ -140,7 +140,7 @@ describe("memdir hook user-prompt-submit", () => {
 describe("memdir hook session-start", () => {
   it("adds the memory rules and the index", async () => {
     const { home, project, memoryDir } = workedExample();
-    const result = await runCli(["hook", "session-start"], {
+    const result = await runCliInProcess(["hook", "session-start"], {
       home,
       input: hookInput({ cwd: project, hook_event_name: "SessionStart", source: "startup" }),
     });
@@ -166,7 +166,7 @@ describe("memdir hook stop", () => {
     const transcript = path.join(home, "session.jsonl");
     fs.writeFileSync(transcript, "");
     const before = fs.readdirSync(memoryDir).sort();
-    const result = await runCli(["hook", "stop"], {
+    const result = await runCliInProcess(["hook", "stop"], {
       home,
       input: hookInput({ cwd: project, transcript_path: transcript, hook_event_name: "Stop" }),
     });
@@ -178,7 +178,7 @@ describe("memdir hook stop", () => {
 
   it("answers {} and exits 0 for an unknown event, with one line saying so", async () => {
     const { home } = workedExample();
-    const result = await runCli(["hook", "pre-tool-use"], { home, input: "{}" });
+    const result = await runCliInProcess(["hook", "pre-tool-use"], { home, input: "{}" });
     assert.equal(result.code, 0);
     assert.deepEqual(JSON.parse(result.stdout), {});
     assert.match(result.stderr, /unknown event "pre-tool-use"/);

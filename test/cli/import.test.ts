@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { parseFrontmatter } from "../../src/memdir/format/frontmatter.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import {
@@ -35,7 +35,7 @@ function memoryFiles(dir: string): Record<string, string> {
 }
 
 async function importJson(home: string, args: string[]): Promise<Report> {
-  const result = await runCli(["import", ...args, "--json"], { home });
+  const result = await runCliInProcess(["import", ...args, "--json"], { home });
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(result.stdout) as Report;
 }
@@ -166,7 +166,7 @@ describe("memdir import", () => {
       );
       assert.deepEqual(memoryFiles(memoryDir), files);
 
-      const undo = await runCli(["undo", "--json", "--dir", memoryDir], { home });
+      const undo = await runCliInProcess(["undo", "--json", "--dir", memoryDir], { home });
       assert.equal(undo.code, 0, undo.stderr);
       assert.deepEqual(memoryFiles(memoryDir), {});
       assert.equal(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8").trim(), "");
@@ -248,7 +248,7 @@ describe("memdir import", () => {
     const all = Object.values(memoryFiles(memoryDir)).join("\n");
     assert.ok(!all.includes("ghp_"), "the secret is not written");
     assert.ok(!all.includes("Ignore all previous"), "the held text is not written");
-    const inbox = await runCli(["inbox", "--json", "--dir", memoryDir], { home });
+    const inbox = await runCliInProcess(["inbox", "--json", "--dir", memoryDir], { home });
     assert.ok(inbox.stdout.includes("Ignore all previous"), inbox.stdout);
   });
 
@@ -263,7 +263,7 @@ describe("memdir import", () => {
     // The blog has a memory dir already (its owner marker names it); "wiki" has none.
     assert.equal(
       (
-        await runCli(["add", "--type", "project", "--description", "blog uses hugo", "hugo"], {
+        await runCliInProcess(["add", "--type", "project", "--description", "blog uses hugo", "hugo"], {
           home,
           cwd: blog,
         })
@@ -282,7 +282,10 @@ describe("memdir import", () => {
         { project: "wiki", title: "Wiki pages are in asciidoc", narrative: "Not markdown." },
       ],
     });
-    const result = await runCli(["import", "claude-mem", "--project", shop, "--json"], { home, cwd: home });
+    const result = await runCliInProcess(["import", "claude-mem", "--project", shop, "--json"], {
+      home,
+      cwd: home,
+    });
     assert.equal(result.code, 0, result.stderr);
     const report = JSON.parse(result.stdout) as Report;
     assert.equal(report.imported.length, 2);
@@ -304,17 +307,17 @@ describe("memdir import", () => {
   it("fails clearly on a missing source, a file that is not claude-mem's database and an unknown kind, writing nothing", async () => {
     const home = makeTempDir();
     const memoryDir = path.join(home, "mem");
-    const missing = await runCli(["import", "claude-mem", "--dir", memoryDir], { home });
+    const missing = await runCliInProcess(["import", "claude-mem", "--dir", memoryDir], { home });
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /claude-mem.*claude-mem\.db.*--from/);
     writeTree(home, { "notes.txt": "just text, not SQLite\n".repeat(20) });
-    const wrong = await runCli(
+    const wrong = await runCliInProcess(
       ["import", "claude-mem", "--from", path.join(home, "notes.txt"), "--dir", memoryDir],
       { home },
     );
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /not a SQLite database/);
-    const unknown = await runCli(["import", "evernote", "--dir", memoryDir], { home });
+    const unknown = await runCliInProcess(["import", "evernote", "--dir", memoryDir], { home });
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown kind "evernote"/);
     assert.deepEqual(memoryFiles(memoryDir), {});
@@ -341,7 +344,7 @@ describe("memdir export --format jsonl", () => {
         "- [Real DB](feedback-real-db.md) — real database\n- [Role](user-role.md) — data engineer\n",
     });
 
-    const exported = await runCli(["export", "--format", "jsonl", "--dir", from], { home });
+    const exported = await runCliInProcess(["export", "--format", "jsonl", "--dir", from], { home });
     assert.equal(exported.code, 0, exported.stderr);
     const lines = exported.stdout
       .trim()
@@ -356,12 +359,12 @@ describe("memdir export --format jsonl", () => {
     assert.equal(lines[1].body, "Knows SQL well.\n");
 
     const out = path.join(home, "export.jsonl");
-    assert.equal((await runCli(["export", "--out", out, "--dir", from], { home })).code, 0);
+    assert.equal((await runCliInProcess(["export", "--out", out, "--dir", from], { home })).code, 0);
     assert.equal(fs.readFileSync(out, "utf8"), exported.stdout);
 
     const report = await importJson(home, ["jsonl", "--from", out, "--dir", to]);
     assert.deepEqual([...report.imported].sort(), ["feedback-real-db.md", "user-role.md"]);
-    const again = await runCli(["export", "--dir", to], { home });
+    const again = await runCliInProcess(["export", "--dir", to], { home });
     const pick = (l: Record<string, unknown>) => ({
       file: l.file,
       type: l.type,

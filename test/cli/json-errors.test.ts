@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
@@ -27,12 +27,12 @@ describe("--json errors", () => {
       { args: ["show", "../outside.md"], exit: 1, code: "path-outside", says: /outside/ },
     ];
     for (const { args, exit, code, says } of cases) {
-      const human = await runCli([...args, "--dir", dir], { home });
+      const human = await runCliInProcess([...args, "--dir", dir], { home });
       assert.equal(human.code, exit, `${args.join(" ")}: ${human.stderr}`);
       assert.equal(human.stdout, "", `${args.join(" ")}: human output keeps stdout empty`);
       assert.match(human.stderr, says);
 
-      const json = await runCli([...args, "--dir", dir, "--json"], { home });
+      const json = await runCliInProcess([...args, "--dir", dir, "--json"], { home });
       assert.equal(json.code, exit, `${args.join(" ")} --json: ${json.stderr}`);
       const parsed = JSON.parse(json.stdout) as { error: { code: string; message: string } };
       assert.deepEqual(Object.keys(parsed), ["error"]);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 describe("memdir migrate", () => {
@@ -12,7 +12,8 @@ describe("memdir migrate", () => {
     const oldProject = path.join(home, "old-shop");
     const newProject = path.join(home, "shop");
     fs.mkdirSync(oldProject);
-    const run = (args: string[], cwd: string) => runCli([...args, "--root", root, "--cwd", cwd], { home });
+    const run = (args: string[], cwd: string) =>
+      runCliInProcess([...args, "--root", root, "--cwd", cwd], { home });
 
     const saved = await run(["remember", "use pnpm, not npm", "--json"], oldProject);
     assert.equal(saved.code, 0, saved.stderr);
@@ -49,7 +50,8 @@ describe("memdir migrate", () => {
     const newProject = path.join(home, "new");
     fs.mkdirSync(oldProject);
     fs.mkdirSync(newProject);
-    const run = (args: string[], cwd: string) => runCli([...args, "--root", root, "--cwd", cwd], { home });
+    const run = (args: string[], cwd: string) =>
+      runCliInProcess([...args, "--root", root, "--cwd", cwd], { home });
     assert.equal((await run(["remember", "old rule: use tabs"], oldProject)).code, 0);
     assert.equal((await run(["remember", "new rule: use spaces"], newProject)).code, 0);
     fs.rmSync(oldProject, { recursive: true });

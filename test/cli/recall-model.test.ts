@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { type FakeModelServer, type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 // `memdir recall --selector model` as a real child process against the fake model server.
@@ -51,10 +51,13 @@ describe("memdir recall with a model (CLI subprocess)", () => {
   it("recalls what the model picked from the manifest (--selector model --json)", async () => {
     const { home, memoryDir } = workedExample();
     const server = await serve([pickDatabaseNotes]);
-    const result = await runCli(["recall", QUERY, "--selector", "model", "--json", "--dir", memoryDir], {
-      home,
-      env: { ANTHROPIC_BASE_URL: server.anthropicBaseURL, ANTHROPIC_API_KEY: "x" },
-    });
+    const result = await runCliInProcess(
+      ["recall", QUERY, "--selector", "model", "--json", "--dir", memoryDir],
+      {
+        home,
+        env: { ANTHROPIC_BASE_URL: server.anthropicBaseURL, ANTHROPIC_API_KEY: "x" },
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     const output = JSON.parse(result.stdout) as {
       selector: string;
@@ -86,10 +89,13 @@ describe("memdir recall with a model (CLI subprocess)", () => {
   it("works against an OpenAI-compatible local server", async () => {
     const { home, memoryDir } = workedExample();
     const server = await serve([pickDatabaseNotes]);
-    const result = await runCli(["recall", QUERY, "--selector", "model", "--json", "--dir", memoryDir], {
-      home,
-      env: { MEMDIR_PROVIDER: "openai", OPENAI_BASE_URL: server.openaiBaseURL, MEMDIR_MODEL: "qwen3:8b" },
-    });
+    const result = await runCliInProcess(
+      ["recall", QUERY, "--selector", "model", "--json", "--dir", memoryDir],
+      {
+        home,
+        env: { MEMDIR_PROVIDER: "openai", OPENAI_BASE_URL: server.openaiBaseURL, MEMDIR_MODEL: "qwen3:8b" },
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     const output = JSON.parse(result.stdout) as { selected: { file: string }[] };
     assert.deepEqual(
@@ -103,10 +109,13 @@ describe("memdir recall with a model (CLI subprocess)", () => {
   it("explains a model failure and selects nothing with --selector model", async () => {
     const { home, memoryDir } = workedExample();
     const server = await serve([{ error: 400, message: "bad request from the fake" }]);
-    const result = await runCli(["recall", QUERY, "--selector", "model", "--explain", "--dir", memoryDir], {
-      home,
-      env: { ANTHROPIC_BASE_URL: server.anthropicBaseURL, ANTHROPIC_API_KEY: "x" },
-    });
+    const result = await runCliInProcess(
+      ["recall", QUERY, "--selector", "model", "--explain", "--dir", memoryDir],
+      {
+        home,
+        env: { ANTHROPIC_BASE_URL: server.anthropicBaseURL, ANTHROPIC_API_KEY: "x" },
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /model failure: .*400/);
     assert.match(result.stdout, /would inject 0 memories/);

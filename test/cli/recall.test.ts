@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { startFakeModelServer } from "../../src/testing/index.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, runCliInProcess } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
@@ -34,7 +34,7 @@ function workedExample(): { home: string; memoryDir: string } {
 describe("memdir recall", () => {
   it("prints the system-reminder the worked example would inject (offline, lexical)", async () => {
     const { home, memoryDir } = workedExample();
-    const result = await runCli(["recall", QUERY, "--dir", memoryDir], { home });
+    const result = await runCliInProcess(["recall", QUERY, "--dir", memoryDir], { home });
     assert.equal(result.code, 0, result.stderr);
     const target = path.join(memoryDir, "feedback-real-database.md");
     assert.ok(
@@ -48,7 +48,7 @@ describe("memdir recall", () => {
 
   it("--json has exactly the documented keys", async () => {
     const { home, memoryDir } = workedExample();
-    const result = await runCli(["recall", QUERY, "--dir", memoryDir, "--json"], { home });
+    const result = await runCliInProcess(["recall", QUERY, "--dir", memoryDir, "--json"], { home });
     assert.equal(result.code, 0, result.stderr);
     const json = JSON.parse(result.stdout);
     assert.deepEqual(Object.keys(json).sort(), ["messages", "query", "selected", "selector", "skipped"]);
@@ -73,7 +73,7 @@ describe("memdir recall", () => {
 
   it("--explain lists every candidate with its score and why", async () => {
     const { home, memoryDir } = workedExample();
-    const result = await runCli(["recall", QUERY, "--dir", memoryDir, "--explain"], { home });
+    const result = await runCliInProcess(["recall", QUERY, "--dir", memoryDir, "--explain"], { home });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^selector: lexical$/m);
     assert.match(result.stdout, /candidates \(2\):/);
@@ -81,9 +81,12 @@ describe("memdir recall", () => {
     assert.match(result.stdout, /^ {2}(below-floor|beyond-k) +\S+ +project-auth-migration\.md/m);
     assert.match(result.stdout, /would inject 1 memory/);
 
-    const withK = await runCli(["recall", QUERY, "--dir", memoryDir, "--explain", "--json", "--k", "1"], {
-      home,
-    });
+    const withK = await runCliInProcess(
+      ["recall", QUERY, "--dir", memoryDir, "--explain", "--json", "--k", "1"],
+      {
+        home,
+      },
+    );
     const json = JSON.parse(withK.stdout);
     assert.equal(json.candidates.length, 2);
     assert.ok(json.candidates.every((c: { status: string; reason: string }) => c.status && c.reason));
@@ -130,30 +133,35 @@ describe("memdir recall", () => {
 
   it("says when nothing would be recalled", async () => {
     const { home, memoryDir } = workedExample();
-    const result = await runCli(["recall", "quarterly marketing budget spreadsheet", "--dir", memoryDir], {
-      home,
-    });
+    const result = await runCliInProcess(
+      ["recall", "quarterly marketing budget spreadsheet", "--dir", memoryDir],
+      {
+        home,
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /no memories would be recalled/);
   });
 
   it("says on stderr that agents recall nothing while auto memory is off, and still shows the picks", async () => {
     const { home, memoryDir } = workedExample();
-    const result = await runCli(["recall", QUERY, "--dir", memoryDir], {
+    const result = await runCliInProcess(["recall", QUERY, "--dir", memoryDir], {
       home,
       env: { MEMDIR_DISABLE: "1" },
     });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /auto memory is off \(.*MEMDIR_DISABLE.*\): agents recall nothing/);
     assert.match(result.stdout, /feedback-real-database\.md/);
-    const on = await runCli(["recall", QUERY, "--dir", memoryDir], { home });
+    const on = await runCliInProcess(["recall", QUERY, "--dir", memoryDir], { home });
     assert.equal(on.stderr, "", "no note while memory is on");
   });
 
   it("--selector model without a model exits 1 naming the variable to set", async () => {
     const { home, memoryDir } = workedExample();
     for (const selector of ["model", "hybrid"]) {
-      const result = await runCli(["recall", QUERY, "--dir", memoryDir, "--selector", selector], { home });
+      const result = await runCliInProcess(["recall", QUERY, "--dir", memoryDir, "--selector", selector], {
+        home,
+      });
       assert.equal(result.code, 1);
       assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
       assert.match(result.stderr, /ANTHROPIC_API_KEY/);
@@ -163,10 +171,13 @@ describe("memdir recall", () => {
   it("rejects an unknown selector and a bad --k as usage errors", async () => {
     const { home, memoryDir } = workedExample();
     assert.equal(
-      (await runCli(["recall", QUERY, "--dir", memoryDir, "--selector", "magic"], { home })).code,
+      (await runCliInProcess(["recall", QUERY, "--dir", memoryDir, "--selector", "magic"], { home })).code,
       2,
     );
-    assert.equal((await runCli(["recall", QUERY, "--dir", memoryDir, "--k", "0"], { home })).code, 2);
+    assert.equal(
+      (await runCliInProcess(["recall", QUERY, "--dir", memoryDir, "--k", "0"], { home })).code,
+      2,
+    );
   });
 
   describe("with a model configured", () => {
@@ -182,7 +193,7 @@ describe("memdir recall", () => {
       }));
       servers.push(server);
       const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.anthropicBaseURL };
-      const result = await runCli(["recall", QUERY, "--dir", memoryDir, "--json"], { home, env });
+      const result = await runCliInProcess(["recall", QUERY, "--dir", memoryDir, "--json"], { home, env });
       assert.equal(result.code, 0, result.stderr);
       const json = JSON.parse(result.stdout);
       assert.equal(json.selector, "hybrid");
@@ -198,7 +209,7 @@ describe("memdir recall", () => {
       const server = await startFakeModelServer(() => ({ error: 400, message: "model not found" }));
       servers.push(server);
       const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.anthropicBaseURL };
-      const result = await runCli(["recall", QUERY, "--dir", memoryDir, "--explain"], { home, env });
+      const result = await runCliInProcess(["recall", QUERY, "--dir", memoryDir, "--explain"], { home, env });
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /^selector: hybrid$/m);
       assert.match(result.stdout, /^fallback: model selector failed .*; used the lexical picks$/m);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 /** A home with a memory dir holding the worked example's two memories. */
@@ -26,7 +26,7 @@ function setup(withMemories = true) {
 describe("memdir remember", () => {
   it("saves the demo's 记住：… statement offline and prints {file, path, type, description} with --json", async () => {
     const { home, memoryDir } = setup(false);
-    const result = await runCli(
+    const result = await runCliInProcess(
       ["remember", "记住：登录模块的集成测试不得 mock 数据库", "--dir", memoryDir, "--json"],
       { home },
     );
@@ -48,7 +48,7 @@ describe("memdir remember", () => {
 
   it("saves a plain statement as it is, and --type overrides the guess", async () => {
     const { home, memoryDir } = setup(false);
-    const result = await runCli(
+    const result = await runCliInProcess(
       [
         "remember",
         "The",
@@ -74,9 +74,12 @@ describe("memdir remember", () => {
   it("refuses a statement holding a credential (exit 1, nothing written)", async () => {
     const { home, memoryDir } = setup(false);
     const key = ["AKIA", "Z7QX3MPL5VB2NR4T"].join("");
-    const result = await runCli(["remember", `remember: the AWS key is ${key}`, "--dir", memoryDir], {
-      home,
-    });
+    const result = await runCliInProcess(
+      ["remember", `remember: the AWS key is ${key}`, "--dir", memoryDir],
+      {
+        home,
+      },
+    );
     assert.equal(result.code, 1);
     assert.ok(!result.stderr.includes(key));
     assert.deepEqual(fs.readdirSync(memoryDir), []);
@@ -86,9 +89,12 @@ describe("memdir remember", () => {
 describe("memdir forget", () => {
   it("removes the best match and its index line with --yes", async () => {
     const { home, memoryDir } = setup();
-    const result = await runCli(["forget", "登录模块集成测试 mock 数据库", "--yes", "--dir", memoryDir], {
-      home,
-    });
+    const result = await runCliInProcess(
+      ["forget", "登录模块集成测试 mock 数据库", "--yes", "--dir", memoryDir],
+      {
+        home,
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "Forgot feedback-real-database.md: 登录模块的集成测试不得 mock 数据库\n");
     assert.equal(fs.existsSync(path.join(memoryDir, "feedback-real-database.md")), false);
@@ -99,7 +105,10 @@ describe("memdir forget", () => {
 
   it("shows the match and keeps it when the answer is n", async () => {
     const { home, memoryDir } = setup();
-    const result = await runCli(["forget", "忘掉认证重构那条", "--dir", memoryDir], { home, input: "n\n" });
+    const result = await runCliInProcess(["forget", "忘掉认证重构那条", "--dir", memoryDir], {
+      home,
+      input: "n\n",
+    });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /Forget project-auth-migration\.md \(认证重构由合规要求推动\)\? \[y\/N\]/);
     assert.match(result.stderr, /Kept it\./);
@@ -108,10 +117,13 @@ describe("memdir forget", () => {
 
   it("removes after a y answer and reports {removed, file, path} with --json", async () => {
     const { home, memoryDir } = setup();
-    const result = await runCli(["forget", "auth migration compliance", "--json", "--dir", memoryDir], {
-      home,
-      input: "y\n",
-    });
+    const result = await runCliInProcess(
+      ["forget", "auth migration compliance", "--json", "--dir", memoryDir],
+      {
+        home,
+        input: "y\n",
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(JSON.parse(result.stdout), {
       removed: true,
@@ -123,7 +135,9 @@ describe("memdir forget", () => {
 
   it("exits 1 saying so when nothing matches", async () => {
     const { home, memoryDir } = setup();
-    const result = await runCli(["forget", "kubernetes helm charts", "--yes", "--dir", memoryDir], { home });
+    const result = await runCliInProcess(["forget", "kubernetes helm charts", "--yes", "--dir", memoryDir], {
+      home,
+    });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /no memory matches "kubernetes helm charts"/);
     assert.equal(fs.readdirSync(memoryDir).length, 3);

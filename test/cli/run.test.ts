@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { loadTranscript } from "../../src/agent/transcript.ts";
 import { startFakeModelServer } from "../../src/testing/index.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { agentFixture, agentRequests, bodyText, fakeModelEnv, INDEX_LINE } from "./agent-fixture.ts";
 
 const QUESTION = "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。";
@@ -12,7 +12,7 @@ const QUESTION = "修复 src/auth/login.integration.test.ts 的失败测试，�
 describe("memdir run", () => {
   it("says what to set when no model is configured", async () => {
     const { home, project } = agentFixture();
-    const result = await runCli(["run", "hello there"], { home, cwd: project });
+    const result = await runCliInProcess(["run", "hello there"], { home, cwd: project });
     assert.equal(result.code, 1);
     assert.equal(result.stderr.trim().split("\n").length, 1);
     assert.match(result.stderr, /ANTHROPIC_API_KEY/);
@@ -35,7 +35,7 @@ describe("memdir run", () => {
       return { toolCall: { name: "Glob", input: { pattern: "**/*.test.ts" } } };
     });
     t.after(() => server.close());
-    const result = await runCli(["run", QUESTION], {
+    const result = await runCliInProcess(["run", QUESTION], {
       home,
       cwd: project,
       env: fakeModelEnv(server.anthropicBaseURL),
@@ -77,7 +77,11 @@ describe("memdir run", () => {
     });
     t.after(() => server.close());
     const env = fakeModelEnv(server.anthropicBaseURL);
-    const first = await runCli(["run", "first question here", "--json"], { home, cwd: project, env });
+    const first = await runCliInProcess(["run", "first question here", "--json"], {
+      home,
+      cwd: project,
+      env,
+    });
     assert.equal(first.code, 0, first.stderr);
     const events = first.stdout
       .trim()
@@ -92,7 +96,7 @@ describe("memdir run", () => {
     const session = events.at(-1)!;
     assert.equal(session.type, "session");
 
-    const second = await runCli(["run", "second question here", "--resume", session.sessionId!], {
+    const second = await runCliInProcess(["run", "second question here", "--resume", session.sessionId!], {
       home,
       cwd: project,
       env,

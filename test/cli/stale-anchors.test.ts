@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 import { parseFrontmatter } from "../../src/memdir/format/frontmatter.ts";
 import { findStaleMemories } from "../../src/memdir/health/stale.ts";
 import { anchorsOf } from "../../src/memdir/trust/anchors.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
 function git(cwd: string, ...args: string[]): void {
@@ -28,7 +28,7 @@ async function repository() {
   git(project, "add", "-A");
   git(project, "commit", "-q", "-m", "start");
   const add = (description: string, body: string) =>
-    runCli(["add", "--type", "project", "--description", description, body], { home, cwd: project });
+    runCliInProcess(["add", "--type", "project", "--description", description, body], { home, cwd: project });
   const login = await add(
     "token refresh lives in the login module",
     "`refreshToken` in src/auth/login.ts renews tokens.",
@@ -63,7 +63,7 @@ describe("stale anchors", () => {
 
   it("after a rename and a deleted function, doctor --stale lists both memories with what changed", async () => {
     const { home, project } = await repository();
-    const clean = await runCli(["doctor", "--stale"], { home, cwd: project });
+    const clean = await runCliInProcess(["doctor", "--stale"], { home, cwd: project });
     assert.equal(clean.code, 0, clean.stdout);
     assert.match(clean.stdout, /no stale memories/);
 
@@ -71,7 +71,7 @@ describe("stale anchors", () => {
     fs.writeFileSync(path.join(project, "src/auth/session.ts"), "export function expire() {}\n");
     git(project, "commit", "-qam", "rename login, drop keepAlive");
 
-    const result = await runCli(["doctor", "--stale", "--json"], { home, cwd: project });
+    const result = await runCliInProcess(["doctor", "--stale", "--json"], { home, cwd: project });
     assert.equal(result.code, 1, "stale memories make doctor exit 1");
     const { stale } = JSON.parse(result.stdout) as {
       stale: { file: string; changes: { change: string; message: string }[] }[];
@@ -96,7 +96,7 @@ describe("stale anchors", () => {
       "the untouched build script is not stale",
     );
 
-    const human = await runCli(["doctor", "--stale"], { home, cwd: project });
+    const human = await runCliInProcess(["doctor", "--stale"], { home, cwd: project });
     assert.match(human.stdout, /vanished: src\/auth\/login\.ts no longer exists/);
     assert.match(human.stdout, /2 stale memories/);
   });
@@ -104,7 +104,7 @@ describe("stale anchors", () => {
   it("surfacing a memory whose file vanished adds one note line; show says so too", async () => {
     const { home, project, loginPath } = await repository();
     git(project, "mv", "src/auth/login.ts", "src/auth/signin.ts");
-    const recalled = await runCli(["recall", "how are tokens refreshed in the login module"], {
+    const recalled = await runCliInProcess(["recall", "how are tokens refreshed in the login module"], {
       home,
       cwd: project,
     });
@@ -112,7 +112,7 @@ describe("stale anchors", () => {
     assert.match(recalled.stdout, /token refresh lives in the login module/);
     const notes = recalled.stdout.split("\n").filter((line) => line.startsWith("note: "));
     assert.deepEqual(notes, ["note: src/auth/login.ts no longer exists"]);
-    const shown = await runCli(["show", path.basename(loginPath), "--json"], { home, cwd: project });
+    const shown = await runCliInProcess(["show", path.basename(loginPath), "--json"], { home, cwd: project });
     const memory = JSON.parse(shown.stdout);
     assert.equal(memory.source, "cli");
     assert.ok(memory.anchors.some((a: { change: string }) => a.change === "vanished"));

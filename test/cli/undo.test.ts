@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
@@ -31,12 +31,12 @@ describe("memdir undo", () => {
     const { home, memoryDir } = fixture();
     const before = readAll(memoryDir);
     const dream = JSON.parse(
-      (await runCli(["dream", "--force", "--json", "--dir", memoryDir], { home })).stdout,
+      (await runCliInProcess(["dream", "--force", "--json", "--dir", memoryDir], { home })).stdout,
     );
     assert.equal(dream.status, "done");
     assert.notDeepEqual(readAll(memoryDir), before);
 
-    const undo = await runCli(["undo", "--json", "--dir", memoryDir], { home });
+    const undo = await runCliInProcess(["undo", "--json", "--dir", memoryDir], { home });
     assert.equal(undo.code, 0, undo.stderr);
     const report = JSON.parse(undo.stdout);
     assert.equal(report.undone.id, dream.historyId);
@@ -46,20 +46,20 @@ describe("memdir undo", () => {
 
   it("takes an id, and fails clearly when there is nothing to undo or the id is unknown", async () => {
     const { home, memoryDir } = fixture();
-    const nothing = await runCli(["undo", "--dir", memoryDir], { home });
+    const nothing = await runCliInProcess(["undo", "--dir", memoryDir], { home });
     assert.equal(nothing.code, 1);
     assert.match(nothing.stderr, /nothing to undo/);
 
     const dream = JSON.parse(
-      (await runCli(["dream", "--force", "--json", "--dir", memoryDir], { home })).stdout,
+      (await runCliInProcess(["dream", "--force", "--json", "--dir", memoryDir], { home })).stdout,
     );
-    const unknown = await runCli(["undo", "ffffffffff", "--dir", memoryDir], { home });
+    const unknown = await runCliInProcess(["undo", "ffffffffff", "--dir", memoryDir], { home });
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no history entry/);
 
-    const byId = await runCli(["undo", dream.historyId, "--dir", memoryDir], { home });
+    const byId = await runCliInProcess(["undo", dream.historyId, "--dir", memoryDir], { home });
     assert.equal(byId.code, 0, byId.stderr);
-    const twice = await runCli(["undo", dream.historyId, "--dir", memoryDir], { home });
+    const twice = await runCliInProcess(["undo", dream.historyId, "--dir", memoryDir], { home });
     assert.equal(twice.code, 1);
     assert.match(twice.stderr, /already undone/);
   });
@@ -86,7 +86,7 @@ describe("memdir undo after forget and rm", () => {
     const { home, memoryDir } = fixture();
     // An older consolidation in the history: a plain undo must not reach past the forget to it.
     const dream = JSON.parse(
-      (await runCli(["dream", "--force", "--json", "--dir", memoryDir], { home })).stdout,
+      (await runCliInProcess(["dream", "--force", "--json", "--dir", memoryDir], { home })).stdout,
     );
     assert.equal(dream.status, "done");
     writeTree(memoryDir, {
@@ -98,11 +98,13 @@ describe("memdir undo after forget and rm", () => {
     );
     const before = readAll(memoryDir);
 
-    const forget = await runCli(["forget", "deploys on fridays", "--yes", "--dir", memoryDir], { home });
+    const forget = await runCliInProcess(["forget", "deploys on fridays", "--yes", "--dir", memoryDir], {
+      home,
+    });
     assert.equal(forget.code, 0, forget.stderr);
     assert.equal(fs.existsSync(path.join(memoryDir, "deploys.md")), false);
 
-    const undo = await runCli(["undo", "--dir", memoryDir], { home });
+    const undo = await runCliInProcess(["undo", "--dir", memoryDir], { home });
     assert.equal(undo.code, 0, undo.stderr);
     assert.deepEqual(
       readAll(memoryDir),
@@ -116,10 +118,10 @@ describe("memdir undo after forget and rm", () => {
   it("memdir rm then memdir undo --json names the entry, its command and files, and keeps later index lines", async () => {
     const { home, memoryDir } = distinct();
     const before = readAll(memoryDir);
-    const rm = await runCli(["rm", "database.md", "--dir", memoryDir], { home });
+    const rm = await runCliInProcess(["rm", "database.md", "--dir", memoryDir], { home });
     assert.equal(rm.code, 0, rm.stderr);
     // A later, unrelated save adds a line right where the removed one was.
-    const add = await runCli(
+    const add = await runCliInProcess(
       [
         "add",
         "--type",
@@ -135,11 +137,13 @@ describe("memdir undo after forget and rm", () => {
       { home },
     );
     assert.equal(add.code, 0, add.stderr);
-    const history = JSON.parse((await runCli(["history", "--json", "--dir", memoryDir], { home })).stdout);
+    const history = JSON.parse(
+      (await runCliInProcess(["history", "--json", "--dir", memoryDir], { home })).stdout,
+    );
     const rmEntry = history.entries.find((e: { kind: string }) => e.kind === "rm");
     assert.ok(rmEntry, "memdir rm is recorded in the history");
 
-    const undo = await runCli(["undo", rmEntry.id, "--json", "--dir", memoryDir], { home });
+    const undo = await runCliInProcess(["undo", rmEntry.id, "--json", "--dir", memoryDir], { home });
     assert.equal(undo.code, 0, undo.stderr);
     const report = JSON.parse(undo.stdout);
     assert.equal(report.undone.id, rmEntry.id);

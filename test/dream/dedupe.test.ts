@@ -60,7 +60,16 @@ describe("duplicate detection", () => {
       { description: "登录模块的集成测试不得 mock 数据库", body: "必须连接真实数据库。" },
       { description: "登录模块的集成测试不得mock数据库", body: "必须连接真实数据库" },
     );
-    assert.ok(kind);
+    // The same words, spaced and punctuated differently: a near duplicate with every word shared.
+    assert.deepEqual(kind, { reason: "near", similarity: 1 });
+    assert.equal(
+      duplicateKind(
+        { description: "登录模块的集成测试不得 mock 数据库", body: "必须连接真实数据库。" },
+        { description: "用户喜欢用 pnpm 而不是 npm", body: "这个仓库里总是用 pnpm。" },
+      ),
+      null,
+      "two different Chinese memories are not duplicates",
+    );
   });
 
   it("compares a long memory by the words of its first DEDUPE_MAX_CHARS characters", () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { runCli } from "./cli.ts";
+import { runCliInProcess } from "./cli.ts";
 import { makeTempDir, writeTree } from "./temp.ts";
 
 /**
@@ -14,7 +14,7 @@ export async function addAnchoredMemory(): Promise<{ home: string; project: stri
   const project = path.join(home, "shop");
   writeTree(project, { "src/auth/login.ts": "export function refreshToken() {}\n" });
   execFileSync("git", ["init", "-q"], { cwd: project });
-  const added = await runCli(
+  const added = await runCliInProcess(
     [
       "add",
       "--type",

@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { MemdirError } from "../../src/errors.ts";
 import { cliNodeArgs } from "./node-entry.ts";
 
 export interface CliResult {
@@ -28,6 +29,18 @@ export function runCli(
     under?: string[];
   },
 ): Promise<CliResult> {
+  const env = cliEnv(options);
+  const [command, ...commandArgs] = [...(options.under ?? []), process.execPath, ...cliNodeArgs(), ...args];
+  return runProcess(command, commandArgs, {
+    cwd: options.cwd ?? options.home,
+    env,
+    input: options.input,
+    timeoutMs: options.timeoutMs,
+  });
+}
+
+/** The environment {@link runCli} and {@link runCliInProcess} run the CLI with. */
+function cliEnv(options: { env?: Record<string, string | undefined>; home: string }): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     HOME: options.home,
@@ -37,13 +50,77 @@ export function runCli(
     MEMDIR_HELPER: "0",
   };
   for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
-  const [command, ...commandArgs] = [...(options.under ?? []), process.execPath, ...cliNodeArgs(), ...args];
-  return runProcess(command, commandArgs, {
-    cwd: options.cwd ?? options.home,
-    env,
-    input: options.input,
-    timeoutMs: options.timeoutMs,
-  });
+  return env;
+}
+
+/** The in-process runs of this test file, one at a time: each holds the process's cwd and env. */
+let inProcessQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs the memdir CLI's `main` in this process, with the same arguments, environment, stdin and
+ * result as {@link runCli}: for tests of what a command prints and answers (output, flags, `--json`
+ * shapes, errors), where starting a process costs time and proves nothing. Tests of process
+ * behaviour (exit on a signal, a hook's exit code under a host, stdin never closed, the helper,
+ * `bin/memdir.js`) keep {@link runCli}.
+ *
+ * Like the memory helper's runs (src/cli/commands/hosts/helper.ts), it sets the process's cwd and
+ * `process.env` to the run's for its duration, so code that reads `os.homedir()` sees the test's
+ * HOME; runs in one file are queued. `timeoutMs` and `under` are not supported: a test that needs
+ * them is about the process.
+ */
+export function runCliInProcess(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; home: string },
+): Promise<CliResult> {
+  const run = inProcessQueue.then(() => runMainOnce(args, options));
+  inProcessQueue = run.catch(() => undefined);
+  return run;
+}
+
+async function runMainOnce(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; home: string },
+): Promise<CliResult> {
+  const { main } = await import("../../src/cli/main.ts");
+  const env = cliEnv(options);
+  const input = options.input ?? "";
+  let stdout = "";
+  let stderr = "";
+  const savedCwd = process.cwd();
+  const savedEnv = { ...process.env };
+  const savedArgv = process.argv;
+  // A command that starts memdir in the background (a hook's extraction, the warm-up) starts
+  // `process.argv[1]`: the CLI, never this test file (src/hooks/spawn.ts).
+  process.argv = [process.execPath, cliNodeArgs().at(-1)!, ...args];
+  process.chdir(options.cwd ?? options.home);
+  for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
+  Object.assign(process.env, env);
+  try {
+    const code = await main([process.execPath, "memdir", ...args], {
+      cwd: options.cwd ?? options.home,
+      io: {
+        stdout: (text) => {
+          stdout += text;
+        },
+        stderr: (text) => {
+          stderr += text;
+        },
+        // As readStdin (src/cli/support/output.ts): past maxBytes, the same refusal.
+        stdin: async (_signal, maxBytes = Number.POSITIVE_INFINITY) => {
+          if (Buffer.byteLength(input) > maxBytes)
+            throw new MemdirError("invalid-input", `stdin: more than ${maxBytes} bytes`);
+          return input;
+        },
+      },
+      env,
+    });
+    return { code, stdout, stderr, timedOut: false };
+  } finally {
+    process.argv = savedArgv;
+    process.chdir(savedCwd);
+    for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+    Object.assign(process.env, savedEnv);
+  }
 }
 
 /**

@@ -234,8 +234,8 @@ else
         assert.equal(occurrences(text, INDEX_LINE), 1, "the index line, once");
       });
 
-      // Fails until hook conformance (issue 16 item 5) is merged: memdir wraps each recalled
-      // memory in <system-reminder> tags, which Claude Code escapes to "&lt;system-reminder>".
+      // Claude Code escapes a <system-reminder> tag in hook context to "&lt;system-reminder>", so
+      // memdir's hook adds recalled memories without them (docs/integrations.md).
       it("passes recalled memories through as written: no <system-reminder> tags Claude Code must escape", () => {
         const { server } = suiteRun();
         const text = modelVisibleText(mainRequests(server)[0]);
@@ -243,8 +243,8 @@ else
         assert.equal(occurrences(text, "&lt;system-reminder"), 0, "escaped tags reach the model");
       });
 
-      // Fails until the opt-in change (issue 16 item 3) is merged: today the host's
-      // ANTHROPIC_API_KEY alone makes the hooks select with a model and extract on stop.
+      // The host's ANTHROPIC_API_KEY is Claude Code's, not a choice to let memdir call a model:
+      // model selection and extraction are opt-in.
       it("makes no model request of memdir's own when only the host's ANTHROPIC_API_KEY is set", async () => {
         const { fixture, server } = suiteRun();
         await backgroundDone(fixture.home);
@@ -272,8 +272,7 @@ else
         assert.ok(modelVisibleText(mainRequests(server)[0]).includes(SECRET_WORD));
       });
 
-      // Fails until coexistence (issue 16 item 4) is merged: today memdir adds its rules and the
-      // index next to Claude Code's own.
+      // With Claude Code's own memory on, memdir adds recall only: one set of rules, one index.
       it("gives the model one set of memory rules and one copy of the index", () => {
         const { fixture, server } = suiteRun();
         const text = modelVisibleText(mainRequests(server)[0]);

@@ -44,7 +44,11 @@ describe("memory tools, defined once for the agent loop and MCP", () => {
     fs.writeFileSync(path.join(home, "outside.md"), "outside\n");
     const refused = await byName.get("memory_read")!.handler({ file: "../outside.md" }, context);
     assert.equal(refused.isError, true);
-    assert.match(refused.content, /outside the memory directory|\.\./);
+    assert.match(
+      refused.content,
+      /^memdir: read: the path "\.\.\/outside\.md" contains "\.\.", which could leave the memory directory; use a path relative to the memory directory \/.*\/memory, such as "feedback-testing\.md"$/,
+    );
+    assert.ok(!refused.content.includes("outside\n"), "the file's text is not read out");
   });
 
   it("do not surface again in a session what recall or a read already gave the model", async () => {

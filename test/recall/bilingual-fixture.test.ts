@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import type { EvalReport } from "../../src/recall/eval.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 // The bilingual quality fixture (test/fixtures/recall-bilingual, README there): everyday
@@ -24,10 +24,13 @@ function copyOfFixture(): string {
 describe("the bilingual recall fixture", () => {
   it(`keeps recall@5 at or above ${OVERALL_THRESHOLD}, and ${DATES_THRESHOLD} on questions that name a date`, async () => {
     // `memdir eval` as a real process, in UTC: the fixture's days are UTC days.
-    const result = await runCli(["eval", "--data", copyOfFixture(), "--selector", "lexical", "--json"], {
-      home: makeTempDir(),
-      env: { TZ: "UTC" },
-    });
+    const result = await runCliInProcess(
+      ["eval", "--data", copyOfFixture(), "--selector", "lexical", "--json"],
+      {
+        home: makeTempDir(),
+        env: { TZ: "UTC" },
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     const report = JSON.parse(result.stdout) as EvalReport;
     assert.ok(report.queries >= 40, `${report.queries} queries`);
@@ -49,13 +52,13 @@ describe("the bilingual recall fixture", () => {
     const home = makeTempDir();
     const env = { TZ: "UTC" };
     const memoryDir = path.join(copyOfFixture(), "life");
-    const dated = await runCli(
+    const dated = await runCliInProcess(
       ["recall", "What book did I start on 1 June 2023?", "--dir", memoryDir, "--explain"],
       { home, env },
     );
     assert.equal(dated.code, 0, dated.stderr);
     assert.match(dated.stdout, /picked +\d+\.\d+ +midnight-library\.md.*date: 2023-06-01 \(saved that day\)/);
-    const answer = await runCli(
+    const answer = await runCliInProcess(
       [
         "recall",
         "What did you recommend as a graduation gift for my sister?",

@@ -127,10 +127,16 @@ describe("memdir sync: faults", () => {
     });
     await sleep(2_000);
     assert.equal(finished, false, "the sync waits while another holds the remote");
+    assert.equal(await held.holds(), true, "the waiting sync never takes a live holder's lease");
     assert.equal(world.remoteText("project-x.md"), null);
+    assert.match(world.a.read("project-x.md") ?? "", /waits its turn/, "the memory is kept meanwhile");
     await held.release();
     assert.equal(await run.done, 0);
     assert.match(world.remoteText("project-x.md") ?? "", /waits its turn/);
+    // What the user sees next: nothing left to push, and the other machine gets the memory.
+    assert.equal((await syncJson(world.a)).pushed, 0);
+    await syncJson(world.b);
+    assert.match(world.b.read("project-x.md") ?? "", /waits its turn/);
   });
 
   it("concurrent syncs from both machines (and twice on one) converge without losing a memory", async () => {

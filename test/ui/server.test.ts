@@ -5,7 +5,7 @@ import net from "node:net";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { saveProposal } from "../../src/memdir/write/proposal-store.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, runCliInProcess } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -243,7 +243,7 @@ describe("memdir ui (the server)", () => {
       ["new"],
     );
     const history = JSON.parse(
-      (await runCli(["history", "--json", "--dir", memoryDir], { home, env })).stdout,
+      (await runCliInProcess(["history", "--json", "--dir", memoryDir], { home, env })).stdout,
     );
     assert.ok(
       history.entries.some(
@@ -491,7 +491,7 @@ describe("memdir ui (the server)", () => {
 
   it("rejects a bad --port with a usage error", async () => {
     const { home, memoryDir, env } = setup();
-    const result = await runCli(["ui", "--port", "70000", "--dir", memoryDir], { home, env });
+    const result = await runCliInProcess(["ui", "--port", "70000", "--dir", memoryDir], { home, env });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--port must be a whole number/);
   });

@@ -8,7 +8,7 @@ import { isMemdirError } from "../../../src/errors.ts";
 import { parseIndex } from "../../../src/memdir/format/index-file.ts";
 import { scanHeaders } from "../../../src/memdir/scan/scan.ts";
 import { removeMemory, saveMemory, writeMemoryText } from "../../../src/memdir/write/write.ts";
-import { runCli } from "../../helpers/cli.ts";
+import { runCliInProcess } from "../../helpers/cli.ts";
 import { makeTempDir } from "../../helpers/temp.ts";
 
 const memoryText = "---\ndescription: notes\ntype: project\n---\nbody\n";
@@ -139,13 +139,13 @@ describe("memory file names (issue 22, item 4)", () => {
     const home = makeTempDir();
     const dir = memoryDir();
     await saveMemory(dir, { file: "project-ok.md", type: "project", description: "ok", body: "b" });
-    const add = await runCli(
+    const add = await runCliInProcess(
       ["add", "--dir", dir, "--type", "project", "--description", "x", "--file", "<a>b.md", "body"],
       { home },
     );
     assert.equal(add.code, 1);
     assert.match(add.stderr, /^memdir: .*has "<"/m);
-    const doctor = await runCli(["doctor", "--dir", dir], { home });
+    const doctor = await runCliInProcess(["doctor", "--dir", dir], { home });
     assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
   });
 });

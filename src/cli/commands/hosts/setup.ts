@@ -1,5 +1,4 @@
 import os from "node:os";
-import path from "node:path";
 import { resolveConfig } from "../../../config.ts";
 import { findProjectRoot } from "../../../memdir/location/paths.ts";
 import { SETUP_AGENTS, type SetupAgent, SetupUsageError, setupEdits } from "../../setup/agents.ts";
