@@ -13,7 +13,13 @@ const next = path.join(root, `.dist-next-${process.pid}`);
 fs.rmSync(next, { recursive: true, force: true });
 const result = spawnSync(
   process.execPath,
-  [path.join(root, "node_modules/typescript/bin/tsc"), "-p", path.join(root, "tsconfig.build.json"), "--outDir", next],
+  [
+    path.join(root, "node_modules/typescript/bin/tsc"),
+    "-p",
+    path.join(root, "tsconfig.build.json"),
+    "--outDir",
+    next,
+  ],
   { cwd: root, stdio: "inherit" },
 );
 if (result.status !== 0) {

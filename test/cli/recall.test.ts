@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { startFakeModelServer } from "../../src/testing/index.ts";
-import { runCli, runCliInProcess } from "../helpers/cli.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
@@ -105,7 +105,7 @@ describe("memdir recall", () => {
     for (let i = 0; i < 10; i++)
       writeMemory(memoryDir, `other-${i}.md`, memory(`favourite lunch place number ${i}`, "noodles"));
     const lines = (stdout: string) => stdout.split("\n").filter((line) => /^ {2}\S/.test(line));
-    const brief = await runCli(
+    const brief = await runCliInProcess(
       ["recall", "how does the staging deploy pipeline work", "--dir", memoryDir, "--explain"],
       {
         home,
@@ -123,7 +123,7 @@ describe("memdir recall", () => {
     );
     assert.match(brief.stdout, /… and 25 more \(.*\); --all lists every candidate/);
 
-    const full = await runCli(
+    const full = await runCliInProcess(
       ["recall", "how does the staging deploy pipeline work", "--dir", memoryDir, "--explain", "--all"],
       { home },
     );
