@@ -17,6 +17,16 @@ import type { ToolContext } from "../agent/tools/spec.ts";
  * A successful write announces `notifications/resources/list_changed`: the memory files are
  * the server's resources (docs/design.md#mcp-server).
  */
+/**
+ * MCP clients that put `structuredContent` in front of the model beside the text block: Cline
+ * (its MCP client is named `@cline/core` or `cline-…`) sends both in one tool message
+ * (test/integration/cline.test.ts). For them a read-only tool's text only points at the structured
+ * result, so each recalled memory reaches the model once; a write's short confirmation stays.
+ * Other hosts read the text alone (Claude Code) or the structured JSON alone (Qwen Code), so they
+ * keep both whole.
+ */
+const SENDS_STRUCTURED_TO_MODEL = /cline/i;
+
 export function registerMemoryTools(
   server: McpServer,
   tools: readonly MemoryToolSpec[],
@@ -38,8 +48,13 @@ export function registerMemoryTools(
         // Sent before the result, so a client that refreshes on it already sees the change.
         if (!tool.annotations.readOnlyHint && server.isConnected())
           await server.server.sendResourceListChanged().catch(() => undefined);
+        const client = server.server.getClientVersion()?.name ?? "";
+        const text =
+          tool.annotations.readOnlyHint && SENDS_STRUCTURED_TO_MODEL.test(client)
+            ? `${tool.name}: the result is the structured content of this message.`
+            : outcome.text;
         return {
-          content: [{ type: "text", text: outcome.text }],
+          content: [{ type: "text", text }],
           structuredContent: outcome.output as Record<string, unknown>,
         };
       },

@@ -162,7 +162,9 @@ export async function setupAgent(
   agent: string,
   args: string[] = [],
 ): Promise<string[]> {
-  const setup = await runCli(["setup", agent, "--json", ...args], {
+  // `--command memdir`: the documented command, answered by the wrapper on the agent's PATH (not a
+  // link to bin/memdir.js, so setup would otherwise write the absolute form past it).
+  const setup = await runCli(["setup", agent, "--json", "--command", "memdir", ...args], {
     home: fixture.home,
     cwd: fixture.project,
   });

@@ -80,7 +80,8 @@ function clineEnv(fixture: AgentProject): Record<string, string> {
  */
 async function setupMemdir(fixture: AgentProject, server: FakeModelServer): Promise<void> {
   const { home, project } = fixture;
-  const setup = await runCli(["setup", "cline", "--json"], { home, cwd: project });
+  // `--command memdir`: the documented command, which the wrapper on the agent's PATH answers.
+  const setup = await runCli(["setup", "cline", "--json", "--command", "memdir"], { home, cwd: project });
   assert.equal(setup.code, 0, `memdir setup: ${setup.stderr}`);
   const files = (JSON.parse(setup.stdout) as { files: { path: string }[] }).files.map((file) => file.path);
   assert.deepEqual(files, [path.join(home, ".cline", "data", "settings", "cline_mcp_settings.json")]);
@@ -150,10 +151,9 @@ else
         assert.ok(toolNames(first).includes(SAVE_TOOL));
       });
 
-      // Fails today: Cline 3.0.65 puts the tool result's text block and its structuredContent in
-      // the one tool message, and memory_recall's structuredContent carries each memory's body
-      // (`memories[].content`) beside the text's rendering of it, so the body reaches the model
-      // twice. Making the text JSON-free (test/mcp/stdio.test.ts) halved the copies, not ended them.
+      // Cline 3.0.65 puts the tool result's text block and its structuredContent in the one tool
+      // message; memory_recall's structuredContent carries each memory's body, so for Cline the
+      // text only points at it (src/mcp/tools.ts, test/mcp/structured-clients.test.ts).
       it("gives the model each recalled memory once (Cline sends the text block and structuredContent)", () => {
         const last = server.requests.filter(fromCline).at(-1)!;
         const results = toolResults(last);

@@ -80,7 +80,8 @@ function copilotProject(): AgentProject {
 
 /** `memdir setup copilot` as a user runs it: `~/.copilot/hooks/memdir.json` and `mcp-config.json`. */
 async function setupMemdir({ home, project }: AgentProject): Promise<void> {
-  const setup = await runCli(["setup", "copilot", "--json"], { home, cwd: project });
+  // `--command memdir`: the documented command, which the wrapper on the agent's PATH answers.
+  const setup = await runCli(["setup", "copilot", "--json", "--command", "memdir"], { home, cwd: project });
   assert.equal(setup.code, 0, `memdir setup: ${setup.stderr}`);
   const files = (JSON.parse(setup.stdout) as { files: { path: string }[] }).files.map((file) => file.path);
   assert.deepEqual(files, [

@@ -79,7 +79,8 @@ function opencodeProject(): AgentProject {
  * project's opencode.json.
  */
 async function setupMemdir({ home, project }: AgentProject): Promise<void> {
-  const setup = await runCli(["setup", "opencode", "--json"], { home, cwd: project });
+  // `--command memdir`: the documented command, which the wrapper on the agent's PATH answers.
+  const setup = await runCli(["setup", "opencode", "--json", "--command", "memdir"], { home, cwd: project });
   assert.equal(setup.code, 0, `memdir setup: ${setup.stderr}`);
   const files = (JSON.parse(setup.stdout) as { files: { path: string }[] }).files.map((file) => file.path);
   const config = path.join(home, ".config", "opencode");

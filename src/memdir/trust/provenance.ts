@@ -63,14 +63,11 @@ export interface WriteOrigin {
    * automatic writer; it is never asked about text that hid its words or mixes intents, and
    * no answer (offline, a failure) keeps the rules' verdict.
    */
-  secondOpinion?: QuarantineSecondOpinion;
+  secondOpinion?: (text: string, findings: string) => Promise<{ hostile: boolean; reason: string } | null>;
 }
 
 /** A model's verdict on text the rules found instruction-like: `hostile` false clears it. Null: no verdict. */
-export type QuarantineSecondOpinion = (
-  text: string,
-  findings: string,
-) => Promise<{ hostile: boolean; reason: string } | null>;
+export type QuarantineSecondOpinion = NonNullable<WriteOrigin["secondOpinion"]>;
 
 /**
  * `source` and `session` of a frontmatter, when they are there: top level (where memdir writes
