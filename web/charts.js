@@ -3,11 +3,22 @@
 import { h, s } from "/dom.js";
 
 /**
+ * The bar chart's viewBox width: about the width it will be drawn at (the page less its margins),
+ * so one unit is about one pixel and the 11px axis labels stay 11px — a fixed 640-unit box drawn
+ * 324px wide on a phone shrank them to 5px, and 1,034px wide on a desktop grew them to 18px.
+ * Between 300 and 1040 (the overview's widest card).
+ */
+function chartWidth() {
+  const page = globalThis.document?.documentElement?.clientWidth ?? 1040;
+  return Math.round(Math.min(1040, Math.max(300, page - 66)));
+}
+
+/**
  * Stacked bars: one bar per period, one segment per series. `periods` is
  * `[{label, counts: {series: n}}]`; `series` fixes the order and the colour class `c-<series>`.
  */
 export function stackedBars(periods, series, { title }) {
-  const width = 640;
+  const width = chartWidth();
   const height = 220;
   const left = 34;
   const bottom = 24;
@@ -20,7 +31,9 @@ export function stackedBars(periods, series, { title }) {
   const bar = Math.max(2, Math.min(48, slot * 0.7));
   const scale = (height - bottom - top) / most;
   const ticks = [0, Math.ceil(most / 2), most];
-  const every = Math.max(1, Math.ceil(periods.length / 8));
+  // A date label needs about 44 units: as many as fit, at most 8.
+  const labels = Math.max(2, Math.min(8, Math.floor((width - left) / 44)));
+  const every = Math.max(1, Math.ceil(periods.length / labels));
   return s(
     "svg",
     { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": title, className: "chart" },
@@ -67,7 +80,13 @@ export function stackedBars(periods, series, { title }) {
         index % every === 0
           ? s(
               "text",
-              { x: x + bar / 2, y: height - 6, className: "axis", "text-anchor": "middle" },
+              // Kept inside the box: the last day's label otherwise hangs past the right edge.
+              {
+                x: Math.min(x + bar / 2, width - 18),
+                y: height - 6,
+                className: "axis",
+                "text-anchor": "middle",
+              },
               period.label,
             )
           : null,

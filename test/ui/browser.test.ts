@@ -575,6 +575,12 @@ describe("memdir ui in a browser", {
             scrollWidth <= clientWidth,
             `${name} at ${width} px scrolls sideways: ${scrollWidth} > ${clientWidth}`,
           );
+          // Chart labels stay readable at either width (a fixed viewBox once drew them 5px tall).
+          const labelHeights = await page.$$eval("svg.chart text.axis", (texts) =>
+            texts.map((text) => text.getBoundingClientRect().height),
+          );
+          for (const height of labelHeights)
+            assert.ok(height >= 9, `${name} at ${width} px: a chart label is ${height.toFixed(1)} px tall`);
         }
       } finally {
         await page.setViewportSize({ width: 1280, height: 800 });
