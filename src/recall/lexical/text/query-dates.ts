@@ -10,6 +10,14 @@
  * {@link PERIOD_RULES}. chrono is loaded only for a query that may name a date.
  */
 
+import {
+  isHypothetical,
+  isLowercaseVerbMonth,
+  isPastTense,
+  namesThePresent,
+  VAGUE_AGO,
+} from "./date-sense.ts";
+
 /** One date or period a query names. */
 export interface DateSpan {
   /** The words of the query it came from ("May 4th", "上周"). */
@@ -96,14 +104,18 @@ const PERIOD_RULES: readonly { pattern: RegExp; period: Period; offset: number |
  * // [{ text: "May 6th", startMs: <2023-05-06 00:00>, endMs: <2023-05-07 00:00>, everyYear: true }]
  */
 export async function queryDates(query: string, nowMs: number): Promise<DateSpan[]> {
+  // What the date stage may not read as a memory's time (date-sense.ts): a hypothetical's date,
+  // a vague count, "today" in a present-tense request, "march" the verb.
+  if (isHypothetical(query)) return [];
+  const past = isPastTense(query);
   const spans: DateSpan[] = [];
   // The rules first; what they matched is blanked so the parsers do not read it a second time.
-  let rest = query;
+  let rest = query.replace(VAGUE_AGO, (text) => " ".repeat(text.length));
   for (const rule of PERIOD_RULES) {
     rest = rest.replace(rule.pattern, (text: string, ...groups: unknown[]) => {
       const count = String(groups[0]);
       const offset = rule.offset === "daysAgo" ? -(NUMERALS[count] ?? Number(count)) : rule.offset;
-      if (Number.isFinite(offset))
+      if (Number.isFinite(offset) && (past || !namesThePresent(text)))
         spans.push({ text, ...periodSpan(nowMs, rule.period, offset), everyYear: false });
       return " ".repeat(text.length);
     });
@@ -113,7 +125,8 @@ export async function queryDates(query: string, nowMs: number): Promise<DateSpan
   const seen = new Set(spans.map((span) => span.text));
   for (const parse of await parsersFor(rest)) {
     for (const result of parse(rest, reference)) {
-      if (seen.has(result.text)) continue;
+      if (seen.has(result.text) || isLowercaseVerbMonth(result.text)) continue;
+      if (!past && namesThePresent(result.text)) continue;
       const span = spanOf(result, nowMs);
       if (span === null) continue;
       seen.add(result.text);

@@ -29,6 +29,8 @@ async function picksOf(memoryDir: string, cache: LexicalIndexCache, query: strin
   const select = createLexicalSelector({ cache });
   const headers = await scanHeaders(memoryDir, { limit: Number.POSITIVE_INFINITY });
   const { picks } = await select.select({ query, headers, k: 5, memoryDir, recentTools: [] });
+  // The cache file is saved in the background; waiting for it lets the temp dir go without a race.
+  await cache.flush();
   return picks.map((pick) => ({ file: pick.file, score: pick.score }));
 }
 

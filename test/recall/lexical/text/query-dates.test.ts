@@ -90,4 +90,42 @@ describe("queryDates", () => {
     assert.equal(savedInSpan(dated, local(5, 4) + 23 * 3_600_000), true);
     assert.equal(savedInSpan(dated, local(5, 4, 2021) + 3_600_000), false);
   });
+
+  it("reads no memory's date into words that only look like one", async () => {
+    // A hypothetical's date is when the thing would happen; the plan was told (and saved) before.
+    assert.deepEqual(await spans("Which states might Tim be in during September 2023 given his plans?"), []);
+    assert.deepEqual(await spans("Would Tim enjoy a Sunday morning hike?"), []);
+    assert.deepEqual(await spans("我下个月应该用什么包管理器"), []);
+    assert.deepEqual(await spans("来週の金曜日にデプロイする予定ですか"), []);
+    // A vague count is no day.
+    assert.deepEqual(await spans("What did Tim do a few years ago?"), []);
+    assert.deepEqual(await spans("他几年前去过哪里"), []);
+    // "today", a bare weekday, "this week" in a present-tense request mean "currently" or "every".
+    assert.deepEqual(await spans("What do we use today to deploy?"), []);
+    assert.deepEqual(await spans("what's the rule on Friday deploys"), []);
+    assert.deepEqual(await spans("which dashboards matter this week"), []);
+    assert.deepEqual(await spans("我今天用什么包管理器"), []);
+    assert.deepEqual(await spans("今日のデプロイ手順は"), []);
+    // "march" the verb.
+    assert.deepEqual(await spans("Did he march in the parade?"), []);
+  });
+
+  it("still reads those words as a day in a question about the past", async () => {
+    assert.deepEqual(await spans("What did I fix today?"), [{ label: "2023-05-10", everyYear: false }]);
+    assert.deepEqual(await spans("Which tests failed on Friday?"), [
+      { label: "2023-05-05", everyYear: false },
+    ]);
+    assert.deepEqual(await spans("what did we ship this week"), [
+      { label: "2023-05-08…2023-05-14", everyYear: false },
+    ]);
+    assert.deepEqual(await spans("我今天改了哪些配置"), [{ label: "2023-05-10", everyYear: false }]);
+    assert.deepEqual(await spans("今日は何を直しましたか"), [{ label: "2023-05-10", everyYear: false }]);
+    // "Could you…" is a request, not a hypothesis.
+    assert.deepEqual(await spans("Could you tell me what I did yesterday?"), [
+      { label: "2023-05-09", everyYear: false },
+    ]);
+    assert.deepEqual(await spans("Where did Melanie march in March 2023?"), [
+      { label: "2023-03-01…2023-03-31", everyYear: false },
+    ]);
+  });
 });
