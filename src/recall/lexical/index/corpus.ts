@@ -244,6 +244,19 @@ export class Corpus {
   }
 
   /**
+   * Calls `visit` with each live memory whose posting list of `termId` holds it — what
+   * {@link candidates} of that one term lists, without making the list (the term-bridge stage
+   * walks thousands of postings a query at 20,000 memories).
+   */
+  forEachMemory(termId: number, visit: (memory: IndexedMemory) => void): void {
+    const slots = this.#slots;
+    this.#postings.forEachSlot(termId, (slot) => {
+      const memory = slots[slot];
+      if (memory) visit(memory);
+    });
+  }
+
+  /**
    * Sets `bit` in `masks[slot]` for the posting slot of each live memory whose posting list of
    * `termId` holds it (slots past the array's end are left out): what {@link candidates} of that
    * one term would list, without making the list.

@@ -83,9 +83,9 @@ function scoreBridges(context: RankContext): BridgeScratch {
     for (let ti = 0; ti < targets.length; ti++) {
       const target = targets[ti];
       // A phrase occurs only where its first word does: that word's postings hold every match.
-      for (const memory of corpus.candidates([{ id: target.ids[0] }])) {
+      corpus.forEachMemory(target.ids[0], (memory) => {
         const score = targetScore(memory, target, context, averages);
-        if (score <= 0) continue;
+        if (score <= 0) return;
         const slot = memory.slot;
         scratch.fit(slot);
         if (scratch.conceptStamp[slot] !== scratch.conceptRun) {
@@ -98,7 +98,7 @@ function scoreBridges(context: RankContext): BridgeScratch {
           scratch.conceptBest[slot] = score;
           scratch.conceptTarget[slot] = ti;
         }
-      }
+      });
     }
     for (const slot of scratch.conceptTouched) {
       const evidence = tuning.bridgeWeight * scratch.conceptBest[slot];
