@@ -1,11 +1,11 @@
+import { mergeBodies } from "../dream/dedupe-groups.ts";
 import {
   duplicateKind,
   jaccard,
-  mergeBodies,
   NEAR_DUPLICATE_JACCARD,
   normalizeText,
   wordSet,
-} from "../dream/dedupe-groups.ts";
+} from "../recall/duplicate-test.ts";
 import type { MemoryType } from "../types.ts";
 import type { ImportCandidate } from "./sources/types.ts";
 

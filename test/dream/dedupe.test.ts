@@ -3,15 +3,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { dedupeMemories } from "../../src/dream/dedupe.ts";
-import {
-  DEDUPE_MAX_CHARS,
-  duplicateKind,
-  findDuplicateGroups,
-  type MemoryDocument,
-  mergeBodies,
-  wordSet,
-} from "../../src/dream/dedupe-groups.ts";
+import { findDuplicateGroups, type MemoryDocument, mergeBodies } from "../../src/dream/dedupe-groups.ts";
 import { listHistory, undoChange } from "../../src/dream/history.ts";
+import { DEDUPE_MAX_CHARS, duplicateKind, wordSet } from "../../src/recall/duplicate-test.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 
