@@ -36,6 +36,7 @@ export const SLOW_FILES = {
   "mcp/inbox.test.ts": "the MCP server over stdio",
   "mcp/model-opt-in.test.ts": "the MCP server over stdio",
   "mcp/protocol.test.ts": "the MCP server over stdio",
+  "mcp/one-explicit-save.test.ts": "the MCP server over stdio and a hook process",
   "mcp/stdio.test.ts": "the MCP server over stdio",
   "memdir/cache/persisted-cache.test.ts": "a fresh process reads the cache files",
   "memdir/location/project-key.test.ts": "two machines syncing through a bare repo",

@@ -54,7 +54,8 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
   const memdir = options.memdir ?? openMemdir(location.memoryDir, { watch: false, clock: options.now });
   const explicit =
     options.explicitSaves === false ? null : await explicitMemory(options.prompt, memdir, options);
-  if (explicit !== null && explicit.notice !== null) parts.push({ text: `memdir: ${explicit.notice}` });
+  if (explicit !== null && explicit.notice !== null)
+    parts.push({ text: `memdir: ${explicit.notice}${savedAlready(explicit.result)}` });
 
   const gate = prefetchGate([{ id: "hook-prompt", role: "user", content: options.prompt }], {
     autoMemory: config.autoMemory,
@@ -101,4 +102,15 @@ async function explicitMemory(
     origin: { source: "user", projectRoot: options.location.projectRoot },
   });
   return { result, notice: explicitMemoryNotice(result) };
+}
+
+/**
+ * What the model is told after the hook saved a "remember …" (docs/design.md#one-explicit-save):
+ * the rules say to save such a request at once, so without this it saves the same memory a second
+ * time with its memory tool.
+ */
+function savedAlready(result: ExplicitMemoryResult): string {
+  return result.action === "saved"
+    ? ". This request is already saved: do not save it again; change that memory only if the user adds to it."
+    : "";
 }

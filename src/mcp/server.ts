@@ -66,6 +66,8 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
       ),
     prepareMemoryDir: () => ensureMemoryDir(location),
     memdir,
+    // A host starts its MCP server with the session: what was saved since is this session's.
+    sessionStartedMs: now(),
   });
   const cwd = projectOf(location) ?? config.cwd;
   registerMemoryTools(server, [...tools, ...createInboxTools(config)], (signal) =>

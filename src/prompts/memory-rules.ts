@@ -16,7 +16,8 @@ export const WRITE_TOOLS_RULE =
 
 /** Saving on request. */
 export const REMEMBER_RULE =
-  "If the user explicitly asks you to remember something, save it immediately, before you go on with anything else.";
+  "If the user explicitly asks you to remember something, save it immediately, before you go on with anything else, " +
+  "unless a memdir line in your context says it is already saved: then it is, and a second save would only repeat it.";
 
 /** What a memory is worth. */
 export const POINT_IN_TIME_RULE = "A memory is a note of what was true when it was written.";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { SaveMemoryResult } from "../../memdir/write/write.ts";
 import type { ToolContext } from "../tools/spec.ts";
+import type { SessionTwin } from "./session-twin.ts";
 import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
 
@@ -32,7 +33,11 @@ const inputSchema = z.object({
 const outputSchema = z.object({
   file: z.string().describe("Path relative to the memory directory"),
   path: z.string().describe("Absolute path on disk"),
-  created: z.boolean().describe("Always true: memory_save never replaces a memory (memory_update does)"),
+  created: z
+    .boolean()
+    .describe(
+      "True when written. False when a memory saved in this session already says it: nothing was written and `file` names that memory (memory_save never replaces a memory; memory_update does)",
+    ),
   indexWarning: z.string().optional().describe("Set when MEMORY.md is now over its load limits"),
   warning: z
     .string()
@@ -64,6 +69,16 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
       const memoryDir = memoryDirOf(context, "memory_save");
       if (typeof memoryDir !== "string") return memoryDir;
       await options.prepareMemoryDir?.();
+      if (options.sessionStartedMs !== undefined && input.file === undefined) {
+        const { findSessionTwin } = await import("./session-twin.ts");
+        const twin = await findSessionTwin(
+          memoryDir,
+          { description: input.description, body: input.content },
+          options.sessionStartedMs,
+          options.memdir,
+        );
+        if (twin !== null) return sessionTwinOutcome(twin);
+      }
       // The writer loads on the first write: the MCP handshake does not wait for it (bench/mcp-startup.ts).
       const { saveMemory } = await import("../../memdir/write/write.ts");
       const saved = await saveMemory(
@@ -81,6 +96,21 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
       return savedOutcome(saved, context);
     },
   });
+}
+
+/**
+ * What `memory_save` returns when this session already saved the memory (docs/design.md#one-explicit-save):
+ * nothing written, and the model told which memory holds it and how to change it.
+ */
+function sessionTwinOutcome(twin: SessionTwin) {
+  const by = twin.savedBy === "user" ? " (memdir saved it when the user asked to remember it)" : "";
+  return {
+    ok: true as const,
+    output: { file: twin.file, path: twin.path, created: false },
+    text:
+      `Already saved in this session as ${twin.file}${by}; nothing written. ` +
+      "To add to it or change it, use memory_update on that file.",
+  };
 }
 
 /**

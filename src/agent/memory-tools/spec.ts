@@ -49,6 +49,12 @@ export interface MemoryToolsOptions {
   prepareMemoryDir?: () => Promise<void>;
   /** The caller's instance: used by `memory_list` and `memory_recall` for its memory dir (see `openMemdir`). */
   memdir?: Memdir;
+  /**
+   * When this session began (ms): `memory_save` refuses to save again what a memory saved since
+   * then already says — the prompt hook's "remember …", or the model's own earlier save
+   * (docs/design.md#one-explicit-save). Unset: no such check.
+   */
+  sessionStartedMs?: number;
 }
 
 /**
