@@ -36,7 +36,7 @@ const FORGET_JA = /^(.+?)(?:のこと)?(?:を|は)?忘れて(?:ください)?[�
  * // { kind: "remember", statement: "登录模块的集成测试不得 mock 数据库", type: "feedback" }
  */
 export function parseExplicitMemory(text: string): ExplicitIntent | null {
-  const message = text.trim();
+  const message = unwrapQuotes(text.trim());
   if (message === "" || message.length > 4000) return null;
   // Questions never instruct ("can you remember …?", "还记得吗？").
   if (/[?？]\s*$/.test(message) && !/^(?:please\s+)?remember\s*:/i.test(message)) return null;
@@ -52,6 +52,19 @@ export function parseExplicitMemory(text: string): ExplicitIntent | null {
   const japanese = REMEMBER_JA_SUFFIX.exec(message);
   if (japanese) return remember(japanese[1]);
   return null;
+}
+
+/**
+ * A message wholly inside one pair of quotes, without them: `opencode run "remember …"` hands the
+ * model (and memdir's plugin) the prompt in double quotes, and a user may quote a request too. A
+ * quote inside the message (`remember "pnpm", not npm`) is left alone.
+ */
+function unwrapQuotes(message: string): string {
+  const pairs: Record<string, string> = { '"': '"', "'": "'", "“": "”", "「": "」", "『": "』" };
+  const close = pairs[message[0] ?? ""];
+  if (close === undefined || message.length < 3 || !message.endsWith(close)) return message;
+  const inner = message.slice(1, -1);
+  return inner.includes(message[0]) || inner.includes(close) ? message : inner.trim();
 }
 
 function remember(raw: string): ExplicitIntent | null {

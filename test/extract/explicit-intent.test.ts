@@ -21,6 +21,15 @@ describe("parseExplicitMemory", () => {
       "the dashboard is at https://grafana.example.com/d/x",
       "reference",
     ],
+    // The whole message in quotes, as `opencode run "…"` hands it on.
+    [
+      '"Remember that the release train leaves every Thursday at 15:00 UTC."',
+      "the release train leaves every Thursday at 15:00 UTC.",
+      "project",
+    ],
+    ["「记住：我们周五发布」", "我们周五发布", "project"],
+    // A quote inside the message is the user's.
+    ['remember: use "pnpm", not npm', 'use "pnpm", not npm', "feedback"],
   ];
   for (const [message, statement, type] of remembers) {
     it(`saves from ${JSON.stringify(message)}`, () => {
@@ -33,6 +42,7 @@ describe("parseExplicitMemory", () => {
     "I can't remember the password",
     "remember when we talked about it?",
     "我记得你说过",
+    '"Do you remember when we fixed it?"',
     "What should I remember?",
     "The remember-me checkbox is broken",
     "修复 src/auth/login.integration.test.ts 的失败测试，保留现有测试方式。",

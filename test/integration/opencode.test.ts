@@ -223,4 +223,25 @@ else
       const index = fs.readFileSync(path.join(fixture.memoryDir, "MEMORY.md"), "utf8").trim().split("\n");
       assert.equal(index.length, 2, index.join("\n"));
     });
+
+    it('ends a "remember …" with one memory even when the model saves it again: memory_save answers it is already saved', async () => {
+      const fixture = opencodeProject();
+      await setupMemdir(fixture);
+      // A model that follows "save it immediately" and ignores the hook's notice.
+      const server = await modelServer((request) =>
+        toolResults(request).length > 0 ? "Saved." : { toolCall: { name: SAVE_TOOL, input: SAVE_INPUT } },
+      );
+      assertRan(
+        await promptOpencode(
+          fixture,
+          server,
+          "Remember that the release train leaves every Thursday at 15:00 UTC.",
+        ),
+      );
+      await backgroundDone(fixture.home);
+      const saved = newMemories(fixture.memoryDir);
+      assert.equal(saved.length, 1, saved.join(", "));
+      const last = mainRequests(server).at(-1)!;
+      assert.match(toolResults(last).join("\n"), new RegExp(`Already saved in this session as ${saved[0]}`));
+    });
   });

@@ -70,11 +70,11 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
       if (typeof memoryDir !== "string") return memoryDir;
       await options.prepareMemoryDir?.();
       if (options.sessionStartedMs !== undefined && input.file === undefined) {
-        const { findSessionTwin } = await import("./session-twin.ts");
+        const { findSessionTwin, sessionWindowStart } = await import("./session-twin.ts");
         const twin = await findSessionTwin(
           memoryDir,
           { description: input.description, body: input.content },
-          options.sessionStartedMs,
+          sessionWindowStart(options.sessionStartedMs, context.now()),
           options.memdir,
         );
         if (twin !== null) return sessionTwinOutcome(twin);

@@ -19,6 +19,19 @@ const SESSION_TWIN_CONTAINMENT = 0.9;
 /** Fewer words than this share most of them by chance ("use pnpm" / "use npm"). */
 const MIN_WORDS = 4;
 
+/**
+ * How far back a save looks even when the session's start is later: a host may start its MCP
+ * server lazily, at the model's first tool call (opencode does), after the prompt hook already
+ * saved the turn's "remember …". The hook's save and the model's call come in one turn, seconds to
+ * a minute or two apart; ten minutes covers a slow turn on a busy machine.
+ */
+export const SAME_TURN_MS = 10 * 60_000;
+
+/** Where a session's saves begin for {@link findSessionTwin}: its start, or one turn back from now if earlier. */
+export function sessionWindowStart(sessionStartedMs: number, nowMs: number): number {
+  return Math.min(sessionStartedMs, nowMs - SAME_TURN_MS);
+}
+
 /** A memory saved in this session that already says what a save would add. */
 export interface SessionTwin {
   file: string;
