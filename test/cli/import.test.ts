@@ -156,6 +156,22 @@ describe("memdir import", () => {
         for (const [file, text] of Object.entries(files))
           assert.equal(parseFrontmatter(text).modifiedMs, SOURCE_TIME, file);
 
+      // Import then export: every imported memory leaves with its text, source and origin.
+      const exported = await runCliInProcess(["export", "--format", "jsonl", "--dir", memoryDir], { home });
+      assert.equal(exported.code, 0, exported.stderr);
+      const lines = exported.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      assert.deepEqual(lines.map((line) => line.file).sort(), Object.keys(files));
+      for (const line of lines) {
+        assert.equal(line.source, "import", String(line.file));
+        assert.ok(String(line.imported_from).length > 0, String(line.file));
+        assert.equal(line.body, parseFrontmatter(files[String(line.file)]).body, String(line.file));
+      }
+      const exportedText = lines.map((line) => `${line.description}\n${line.body}`).join("\n");
+      for (const phrase of expect) assert.ok(exportedText.includes(phrase), `${phrase} exported`);
+
       const second = await importJson(home, args);
       assert.deepEqual(second.imported, []);
       assert.deepEqual(second.merged, []);
@@ -250,6 +266,28 @@ describe("memdir import", () => {
     assert.ok(!all.includes("Ignore all previous"), "the held text is not written");
     const inbox = await runCliInProcess(["inbox", "--json", "--dir", memoryDir], { home });
     assert.ok(inbox.stdout.includes("Ignore all previous"), inbox.stdout);
+    const held = (JSON.parse(inbox.stdout) as { id: string }[]).map((p) => p.id);
+    assert.equal(held.length, 1);
+
+    // Run again: the held memory is named as waiting, not held a second time.
+    const again = await importJson(home, [
+      "mem0",
+      "--from",
+      path.join(home, "mem0.json"),
+      "--dir",
+      memoryDir,
+    ]);
+    assert.deepEqual(again.imported, []);
+    const againReasons = Object.fromEntries(again.skipped.map((s) => [s.source, s.reason]));
+    assert.match(
+      againReasons["mem0 memory steer"],
+      new RegExp(`already waits for review: memdir inbox show ${held[0]}`),
+    );
+    const after = await runCliInProcess(["inbox", "--json", "--dir", memoryDir], { home });
+    assert.deepEqual(
+      (JSON.parse(after.stdout) as { id: string }[]).map((p) => p.id),
+      held,
+    );
   });
 
   it("claude-mem: rows of another known project go to its memory dir, rows of an unknown one are skipped with the reason", async () => {
@@ -321,6 +359,97 @@ describe("memdir import", () => {
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown kind "evernote"/);
     assert.deepEqual(memoryFiles(memoryDir), {});
+  });
+});
+
+describe("memdir import under memoryMode review or manual", () => {
+  const mem0WithSecret = () =>
+    JSON.stringify([
+      ...JSON.parse(mem0Export()).results,
+      { id: "token", memory: "The deploy token is ghp_R8x2kQ9vLm4TzW7pYc3NbH6jF1sD5gA0eU2i" },
+    ]);
+
+  it("waits in the inbox as one proposal; run again it proposes nothing new; accepted it is written dated by its source, and one undo takes it back", async () => {
+    const home = makeTempDir();
+    const memoryDir = path.join(home, "mem");
+    writeTree(home, { "mem0.json": mem0WithSecret() });
+    const env = { MEMDIR_MEMORY_MODE: "review" };
+    const args = ["import", "mem0", "--from", path.join(home, "mem0.json"), "--dir", memoryDir];
+    const run = async (extra: string[] = []) => {
+      const result = await runCliInProcess([...args, ...extra], { home, env });
+      assert.equal(result.code, 0, result.stderr);
+      return result.stdout;
+    };
+
+    const dry = JSON.parse(await run(["--dry-run", "--json"])) as Report;
+    assert.deepEqual([dry.imported, dry.merged], [[], []]);
+    assert.equal(
+      dry.skipped.filter((s) => /^would wait for review as .*memoryMode review/.test(s.reason)).length,
+      2,
+    );
+    assert.equal(fs.existsSync(memoryDir), false, "a dry run creates nothing");
+
+    const report = JSON.parse(await run(["--json"])) as Report;
+    assert.deepEqual([report.imported, report.merged], [[], []], "nothing is written");
+    assert.deepEqual(memoryFiles(memoryDir), {});
+    const inbox = JSON.parse(
+      (await runCliInProcess(["inbox", "--json", "--dir", memoryDir], { home })).stdout,
+    ) as { id: string; source: string; changes: { file: string; action: string }[] }[];
+    assert.equal(inbox.length, 1, "one proposal for the whole import");
+    assert.equal(inbox[0].source, "import");
+    const proposed = inbox[0].changes.filter((c) => c.file !== "MEMORY.md");
+    assert.equal(proposed.length, 2);
+    const waiting = report.skipped.filter((s) => s.reason.includes(`memdir inbox accept ${inbox[0].id}`));
+    assert.deepEqual(
+      waiting.map((s) => s.reason.match(/^waits for review as (\S+) \(memoryMode review\)/)?.[1]).sort(),
+      proposed.map((c) => c.file).sort(),
+    );
+    assert.match(report.skipped.find((s) => s.source === "mem0 memory token")?.reason ?? "", /token/i);
+
+    // The text report says where the memories went.
+    const text = await run();
+    assert.match(text, /^imported 0, merged 0, skipped 3\n/);
+    const inboxAgain = JSON.parse(
+      (await runCliInProcess(["inbox", "--json", "--dir", memoryDir], { home })).stdout,
+    ) as { id: string }[];
+    assert.deepEqual(
+      inboxAgain.map((p) => p.id),
+      [inbox[0].id],
+      "a second run adds no proposal",
+    );
+    assert.match(text, new RegExp(`already waits for review: memdir inbox show ${inbox[0].id}`));
+
+    const accept = await runCliInProcess(["inbox", "accept", inbox[0].id, "--dir", memoryDir], { home });
+    assert.equal(accept.code, 0, accept.stderr);
+    const files = memoryFiles(memoryDir);
+    assert.deepEqual(Object.keys(files), proposed.map((c) => c.file).sort());
+    for (const [file, memoryText] of Object.entries(files)) {
+      const parsed = parseFrontmatter(memoryText);
+      assert.equal(parsed.data.source, "import", file);
+      assert.match(String(parsed.data.imported_from), /^mem0:/, file);
+      assert.equal(parsed.modifiedMs, SOURCE_TIME, file);
+    }
+    assert.ok(!Object.values(files).join("\n").includes("ghp_"), "the secret is still refused");
+
+    const undo = await runCliInProcess(["undo", "--json", "--dir", memoryDir], { home });
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.deepEqual(memoryFiles(memoryDir), {});
+  });
+
+  it("follows the project's own memoryMode setting (manual proposes too) and says so in the text report", async () => {
+    const home = makeTempDir();
+    const project = path.join(home, "code", "shop");
+    fs.mkdirSync(project, { recursive: true });
+    execFileSync("git", ["init", "-q", project]);
+    writeTree(project, { ".claude/settings.json": JSON.stringify({ memoryMode: "manual" }) });
+    writeTree(home, { ".gemini/GEMINI.md": addedMemoriesFile("Gemini") });
+    const result = await runCliInProcess(["import", "gemini", "--project", project], { home, cwd: home });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^imported 0, merged 0, waiting for review 2, skipped 0\n/);
+    assert.match(result.stdout, /waits for review as \S+\.md \(memoryMode manual\): memdir inbox accept /);
+    assert.match(result.stdout, /the import waits in the inbox as one proposal/);
+    const list = await runCliInProcess(["list", "--json"], { home, cwd: project });
+    assert.deepEqual(JSON.parse(list.stdout), []);
   });
 });
 
