@@ -34,6 +34,12 @@ function memoryFiles(dir: string): Record<string, string> {
   );
 }
 
+/** Sets the modification time of every file below `dir` to `ms`. */
+function dateFiles(dir: string, ms: number): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) fs.utimesSync(path.join(entry.parentPath, entry.name), ms / 1000, ms / 1000);
+}
+
 async function importJson(home: string, args: string[]): Promise<Report> {
   const result = await runCliInProcess(["import", ...args, "--json"], { home });
   assert.equal(result.code, 0, result.stderr);
@@ -127,12 +133,16 @@ describe("memdir import", () => {
       const home = makeTempDir();
       const memoryDir = path.join(home, "mem");
       const args = [kind, ...(await setup(home)), "--dir", memoryDir];
+      // Sources that record no date per entry (GEMINI.md, QWEN.md, memory.jsonl, a note without
+      // one) are dated by their file's time: every sample file is given the sources' time.
+      dateFiles(home, SOURCE_TIME);
 
       const dry = await importJson(home, [...args, "--dry-run"]);
       assert.equal(dry.imported.length, expect.length, JSON.stringify(dry));
       assert.equal(fs.existsSync(memoryDir), false, "a dry run creates nothing");
 
       const first = await importJson(home, args);
+      assert.deepEqual(Object.keys(first), ["imported", "merged", "skipped"], "the --json shape");
       assert.deepEqual(first.merged, []);
       assert.equal(first.imported.length, expect.length, JSON.stringify(first));
       const files = memoryFiles(memoryDir);
@@ -151,10 +161,16 @@ describe("memdir import", () => {
         const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
         assert.ok(index.includes(`(${file})`), `${file} is in MEMORY.md`);
       }
-      // Sources that date their entries keep the date; file-based ones without dates use the file's time.
-      if (kind === "claude-mem" || kind === "mem0")
-        for (const [file, text] of Object.entries(files))
-          assert.equal(parseFrontmatter(text).modifiedMs, SOURCE_TIME, file);
+      // The source's date (its own, else its file's) is the memory's modified, not the import's time.
+      for (const [file, text] of Object.entries(files))
+        assert.equal(parseFrontmatter(text).modifiedMs, SOURCE_TIME, file);
+      const history = await runCliInProcess(["history", "--json", "--dir", memoryDir], { home });
+      const { entries } = JSON.parse(history.stdout) as { entries: { kind: string }[] };
+      assert.deepEqual(
+        entries.map((entry) => entry.kind),
+        ["import"],
+        "one history entry",
+      );
 
       // Import then export: every imported memory leaves with its text, source and origin.
       const exported = await runCliInProcess(["export", "--format", "jsonl", "--dir", memoryDir], { home });
