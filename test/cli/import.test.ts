@@ -358,6 +358,52 @@ describe("memdir import", () => {
     assert.match(report.skipped[0].reason, /project "wiki".*--project/);
   });
 
+  it("claude-mem: an observation about a file comes back when the agent reads that file (Claude Code's PostToolUse)", async () => {
+    const home = makeTempDir();
+    const shop = path.join(home, "code", "shop");
+    fs.mkdirSync(path.join(shop, "src", "payments"), { recursive: true });
+    execFileSync("git", ["init", "-q", shop]);
+    const retry = path.join(shop, "src", "payments", "retry.ts");
+    fs.writeFileSync(retry, "export const tries = 3;\n");
+    const db = path.join(home, "claude-mem.db");
+    await writeClaudeMemDb(db, {
+      observations: [
+        {
+          project: "shop",
+          title: "Payments retry with backoff",
+          narrative: "Stripe webhooks failed under load, so retries back off exponentially.",
+          filesModified: ["src/payments/retry.ts"],
+        },
+      ],
+    });
+    const report = await runCliInProcess(["import", "claude-mem", "--from", db, "--json"], {
+      home,
+      cwd: shop,
+    });
+    assert.equal(report.code, 0, report.stderr);
+    const read = (sessionId: string) =>
+      runCliInProcess(["hook", "post-tool-use"], {
+        home,
+        cwd: shop,
+        input: JSON.stringify({
+          session_id: sessionId,
+          transcript_path: `/nonexistent/${sessionId}.jsonl`,
+          cwd: shop,
+          hook_event_name: "PostToolUse",
+          tool_name: "Read",
+          tool_input: { file_path: retry },
+          tool_response: { type: "text", file: { filePath: retry, content: "export const tries = 3;" } },
+        }),
+      });
+    const first = await read("s-1");
+    assert.equal(first.code, 0, first.stderr);
+    const context = (JSON.parse(first.stdout) as { hookSpecificOutput?: { additionalContext?: string } })
+      .hookSpecificOutput?.additionalContext;
+    assert.match(context ?? "", /retries back off exponentially/);
+    const again = await read("s-1");
+    assert.equal(again.stdout.trim(), "{}", "once per session");
+  });
+
   it("fails clearly on a missing source, a file that is not claude-mem's database and an unknown kind, writing nothing", async () => {
     const home = makeTempDir();
     const memoryDir = path.join(home, "mem");
