@@ -513,6 +513,55 @@ describe("memdir import under memoryMode review or manual", () => {
     const list = await runCliInProcess(["list", "--json"], { home, cwd: project });
     assert.deepEqual(JSON.parse(list.stdout), []);
   });
+
+  it("claude-mem: each project's rows follow that project's memoryMode (another project's proposal is in its own inbox)", async () => {
+    const home = makeTempDir();
+    const shop = path.join(home, "code", "shop");
+    const blog = path.join(home, "code", "blog");
+    for (const project of [shop, blog]) {
+      fs.mkdirSync(project, { recursive: true });
+      execFileSync("git", ["init", "-q", project]);
+    }
+    writeTree(blog, { ".claude/settings.json": JSON.stringify({ memoryMode: "review" }) });
+    const added = await runCliInProcess(
+      ["add", "--type", "project", "--description", "blog uses hugo", "hugo"],
+      { home, cwd: blog },
+    );
+    assert.equal(added.code, 0, added.stderr);
+    const db = path.join(home, "claude-mem.db");
+    await writeClaudeMemDb(db, {
+      observations: [
+        {
+          project: "shop",
+          title: "Cart totals are computed server-side",
+          narrative: "Client totals are display only.",
+        },
+        { project: "blog", title: "Posts build with hugo 0.120", narrative: "Newer hugo breaks the theme." },
+      ],
+    });
+    const report = await importJson(home, ["claude-mem", "--from", db, "--project", shop]);
+    assert.equal(report.imported.length, 1, JSON.stringify(report));
+    assert.ok(!path.isAbsolute(report.imported[0]), "the shop's own row is written");
+    assert.equal(report.skipped.length, 1);
+    const blogDir = (await runCliInProcess(["path"], { home, cwd: blog })).stdout.trim();
+    assert.match(
+      report.skipped[0].reason,
+      new RegExp(
+        `^waits for review as \\S+ \\(memoryMode review\\): memdir inbox accept \\S+ --dir ${blogDir}$`,
+      ),
+    );
+    const inbox = JSON.parse(
+      (await runCliInProcess(["inbox", "--json", "--dir", blogDir], { home })).stdout,
+    ) as { source: string }[];
+    assert.deepEqual(
+      inbox.map((p) => p.source),
+      ["import"],
+    );
+    assert.ok(
+      !fs.readdirSync(blogDir).some((f) => f.includes("hugo-0")),
+      "nothing written in the blog's memory dir",
+    );
+  });
 });
 
 describe("memdir export --format jsonl", () => {
