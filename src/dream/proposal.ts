@@ -92,9 +92,13 @@ export async function applyProposal(
       for (const change of ordered) {
         if (change.after === null) await removeMemoryIfPresent(memoryDir, change.file);
         // A sync proposal is the remote's text: kept byte for byte, so the next sync sees it equal.
+        // An import's keeps the date its source recorded as `modified` (docs/import.md), unless
+        // the user edited it while accepting.
         else
           await writeMemoryText(memoryDir, change.file, change.after, {
-            verbatim: proposal.source === "sync",
+            verbatim:
+              proposal.source === "sync" ||
+              (proposal.source === "import" && !Object.hasOwn(options.edits ?? {}, change.file)),
           });
       }
       if (!changes.some((change) => change.file === INDEX_FILE)) await indexAddedMemories(memoryDir, changes);

@@ -6,13 +6,15 @@ import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import { slugFor } from "../memdir/format/memory-names.ts";
 import { describeFindings, findInstructions } from "../memdir/trust/quarantine.ts";
 import { findSecrets, secretKindPhrase } from "../memdir/trust/secrets.ts";
+import { isPending, listProposals } from "../memdir/write/proposal-store.ts";
+import { proposeChanges } from "../memdir/write/scratch.ts";
 import {
   type SaveMemoryInput,
   type SaveMemoryResult,
   saveMemoriesTogether,
   type WriteOptions,
 } from "../memdir/write/write.ts";
-import type { Clock } from "../types.ts";
+import type { Clock, MemoryMode } from "../types.ts";
 import { type Decision, importedFromOf, KnownMemories, type KnownMemory } from "./plan.ts";
 import type { ImportCandidate, ImportReport } from "./sources/types.ts";
 
@@ -23,6 +25,14 @@ export interface ImportIntoOptions {
   projectRoot: string | null;
   /** What the history entry says was imported (`claude-mem from ~/.claude-mem/claude-mem.db`). */
   what: string;
+  /**
+   * The memory dir's `memoryMode` (docs/modes.md#memory-modes): under `review` and `manual` the
+   * import is written as ONE proposal in the inbox, as an automatic writer's work is, and every
+   * memory it holds is reported as skipped with the proposal to accept. Default `auto`.
+   */
+  memoryMode?: MemoryMode;
+  /** How the inbox command names this memory dir (` --dir …` for another project's), for the reasons. */
+  inboxFlags?: string;
   now?: Clock;
   /** Called after each candidate, with how many are done of how many (a progress count). */
   onProgress?: (done: number, total: number) => void;
@@ -33,7 +43,8 @@ export interface ImportIntoOptions {
  * single writer as an automatic writer (`source: import`: a secret is refused, instruction-like
  * text waits in the inbox), dated by its source, and the whole import recorded as ONE history
  * entry, so one `memdir undo` takes it back. A candidate the writer refuses is skipped and said;
- * the rest go on.
+ * the rest go on. Under `memoryMode` review or manual the same import runs on a scratch copy and
+ * becomes one proposal (source `import`): nothing in the memory dir changes until it is accepted.
  *
  * @example
  * const report = await importInto(memoryDir, read.candidates, { projectRoot, what: "mem0 from export.json" });
@@ -44,20 +55,94 @@ export async function importInto(
   candidates: readonly ImportCandidate[],
   options: ImportIntoOptions,
 ): Promise<ImportReport> {
+  const waiting = await keysWaitingForReview(memoryDir);
+  const mode = options.memoryMode ?? "auto";
+  if (mode === "auto") return (await importDirect(memoryDir, candidates, options, waiting, true)).report;
+  if (options.dryRun) {
+    const outcome = await importDirect(memoryDir, candidates, options, waiting, false);
+    return heldForReview(outcome, (file) => `would wait for review as ${file} (memoryMode ${mode})`);
+  }
+  let outcome: DirectOutcome | undefined;
+  const proposal = await proposeChanges(memoryDir, {
+    source: "import",
+    now: options.now,
+    run: async (scratchDir) => {
+      outcome = await importDirect(scratchDir, candidates, options, waiting, false);
+      const { imported, merged, skipped } = outcome.report;
+      return `import ${options.what}: ${imported.length} to import, ${merged.length} to merge, ${skipped.length} skipped`;
+    },
+  });
+  if (!outcome) return { imported: [], merged: [], skipped: [] };
+  const id = proposal?.id;
+  return heldForReview(
+    outcome,
+    (file) =>
+      `waits for review as ${file} (memoryMode ${mode}): memdir inbox accept ${id}${options.inboxFlags ?? ""}`,
+  );
+}
+
+/** A direct import's report, and which source became which file. */
+interface DirectOutcome {
+  report: ImportReport;
+  written: { source: string; file: string }[];
+}
+
+/** Every memory an import wrote (or would write) reported as waiting in the inbox instead. */
+function heldForReview(outcome: DirectOutcome, reason: (file: string) => string): ImportReport {
+  return {
+    imported: [],
+    merged: [],
+    skipped: [
+      ...outcome.written.map(({ source, file }) => ({ source, reason: reason(file) })),
+      ...outcome.report.skipped,
+    ],
+  };
+}
+
+/**
+ * The `imported_from` keys that pending proposals hold, each with its proposal's id: what an
+ * earlier import proposed under review, or what the quarantine held from one.
+ */
+async function keysWaitingForReview(memoryDir: string): Promise<Map<string, string>> {
+  const waiting = new Map<string, string>();
+  for (const proposal of await listProposals(memoryDir)) {
+    if (!isPending(proposal) || proposal.source !== "import") continue;
+    for (const change of proposal.changes) {
+      if (change.after === null) continue;
+      for (const key of importedFromOf(parseFrontmatter(change.after).data))
+        if (!waiting.has(key)) waiting.set(key, proposal.id);
+    }
+  }
+  return waiting;
+}
+
+/**
+ * The import itself, into `memoryDir` (the memory dir, or a scratch copy of it under review): one
+ * hold of the writer lock, and with `record` one history entry.
+ */
+async function importDirect(
+  memoryDir: string,
+  candidates: readonly ImportCandidate[],
+  options: ImportIntoOptions,
+  waiting: ReadonlyMap<string, string>,
+  record: boolean,
+): Promise<DirectOutcome> {
   // One read of the memory dir serves both the duplicate test and the names taken.
   const documents = await loadMemoryDocuments(memoryDir);
-  const known = new KnownMemories(knownMemories(documents));
+  const known = new KnownMemories(knownMemories(documents), waiting);
   const files = new Set(documents.map((doc) => doc.file.toLowerCase()));
-  const report: ImportReport = { imported: [], merged: [], skipped: [] };
+  const outcome: DirectOutcome = { report: { imported: [], merged: [], skipped: [] }, written: [] };
+  const proposing = !record && !options.dryRun;
   const run = async (save: Save | null) => {
     for (const [index, candidate] of candidates.entries()) {
       const decision = known.decide(candidate);
-      await carryOut(save, decision, known, files, report, options);
+      await carryOut(save, decision, known, files, outcome, { ...options, proposing });
       options.onProgress?.(index + 1, candidates.length);
     }
-    return report;
+    return outcome;
   };
   if (options.dryRun) return run(null);
+  if (!record) return saveMemoriesTogether(memoryDir, run);
   await recordChange(
     memoryDir,
     {
@@ -65,13 +150,13 @@ export async function importInto(
       command: "memdir import",
       now: options.now,
       message: (result) =>
-        `import ${options.what}: ${result?.imported.length ?? 0} imported, ${result?.merged.length ?? 0} merged, ` +
-        `${result?.skipped.length ?? 0} skipped`,
+        `import ${options.what}: ${result?.report.imported.length ?? 0} imported, ${result?.report.merged.length ?? 0} merged, ` +
+        `${result?.report.skipped.length ?? 0} skipped`,
     },
     // One hold of the writer lock and one index write for the whole import.
     () => saveMemoriesTogether(memoryDir, run),
   );
-  return report;
+  return outcome;
 }
 
 /** The batch writer's save (null in a dry run, which writes nothing). */
@@ -97,15 +182,22 @@ async function carryOut(
   decision: Decision,
   known: KnownMemories,
   files: Set<string>,
-  report: ImportReport,
-  options: ImportIntoOptions,
+  outcome: DirectOutcome,
+  options: ImportIntoOptions & { proposing: boolean },
 ): Promise<void> {
+  const { report } = outcome;
   const { candidate } = decision;
   if (decision.action === "skip") {
     report.skipped.push({ source: candidate.label, reason: decision.reason });
     return;
   }
-  const origin = { source: "import" as const, projectRoot: options.projectRoot };
+  const origin = {
+    source: "import" as const,
+    projectRoot: options.projectRoot,
+    // Under review the whole import is one proposal: instruction-like text is named in its
+    // reason rather than held on its own (docs/design.md#quarantine).
+    ...(options.proposing ? { proposing: true } : {}),
+  };
   if (options.dryRun) {
     const refusal = dryRunRefusal(candidate);
     if (refusal) {
@@ -132,6 +224,7 @@ async function carryOut(
         );
       known.add({ ...into, body: decision.body, importedFrom, modifiedMs: modifiedMs ?? null });
       if (!report.merged.includes(into.file)) report.merged.push(into.file);
+      outcome.written.push({ source: candidate.label, file: into.file });
       return;
     }
     const wanted =
@@ -168,6 +261,7 @@ async function carryOut(
       importedFrom: [candidate.key],
     });
     report.imported.push(file);
+    outcome.written.push({ source: candidate.label, file });
   } catch (error) {
     // Refused by the writer (a secret, held for review, a name it will not write): this one is
     // skipped and said, the import goes on. Anything else (a full disk) stops it: what was

@@ -51,7 +51,15 @@ export class KnownMemories {
   private readonly byKey = new Map<string, string>();
   private readonly memories: { memory: KnownMemory; words: Set<string>; description: string }[] = [];
 
-  constructor(memories: readonly KnownMemory[]) {
+  /**
+   * @param waiting `imported_from` keys a pending proposal in the inbox already holds, with its
+   * id: an import run again while its memories wait for review skips them rather than proposing
+   * them twice.
+   */
+  constructor(
+    memories: readonly KnownMemory[],
+    private readonly waiting: ReadonlyMap<string, string> = new Map(),
+  ) {
     for (const memory of memories) this.add(memory);
   }
 
@@ -72,6 +80,9 @@ export class KnownMemories {
   decide(candidate: ImportCandidate): Decision {
     const already = this.byKey.get(candidate.key);
     if (already !== undefined) return { action: "skip", candidate, reason: `already imported as ${already}` };
+    const proposal = this.waiting.get(candidate.key);
+    if (proposal !== undefined)
+      return { action: "skip", candidate, reason: `already waits for review: memdir inbox show ${proposal}` };
     const words = wordSet(`${candidate.description}\n${candidate.body}`);
     const description = normalizeText(candidate.description);
     for (const known of this.memories) {

@@ -1,4 +1,4 @@
-import type { Clock } from "../types.ts";
+import type { Clock, MemoryMode } from "../types.ts";
 import { importInto, reportedPath } from "./apply.ts";
 import { routeByProject } from "./projects.ts";
 import { readSource } from "./sources/sources.ts";
@@ -15,6 +15,11 @@ export interface RunImportOptions {
   root: string;
   home: string;
   dryRun?: boolean;
+  /**
+   * The `memoryMode` of the project a memory dir belongs to (null: a memory dir with no
+   * project): `review` and `manual` make that dir's share a proposal in its inbox. Default `auto`.
+   */
+  memoryModeFor?: (projectRoot: string | null) => MemoryMode;
   now?: Clock;
   /** A count as the import goes: how many sources are done of how many. */
   onProgress?: (done: number, total: number) => void;
@@ -44,6 +49,8 @@ export async function runImport(options: RunImportOptions): Promise<ImportReport
       dryRun: options.dryRun,
       projectRoot: target.projectRoot,
       what: `${options.kind}${options.from ? ` from ${options.from}` : ""}`,
+      memoryMode: options.memoryModeFor?.(target.projectRoot) ?? "auto",
+      ...(target.primary ? {} : { inboxFlags: ` --dir ${target.memoryDir}` }),
       now: options.now,
       onProgress: (count) => {
         done = before + count;

@@ -34,6 +34,12 @@ function memoryFiles(dir: string): Record<string, string> {
   );
 }
 
+/** Sets the modification time of every file below `dir` to `ms`. */
+function dateFiles(dir: string, ms: number): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) fs.utimesSync(path.join(entry.parentPath, entry.name), ms / 1000, ms / 1000);
+}
+
 async function importJson(home: string, args: string[]): Promise<Report> {
   const result = await runCliInProcess(["import", ...args, "--json"], { home });
   assert.equal(result.code, 0, result.stderr);
@@ -127,12 +133,16 @@ describe("memdir import", () => {
       const home = makeTempDir();
       const memoryDir = path.join(home, "mem");
       const args = [kind, ...(await setup(home)), "--dir", memoryDir];
+      // Sources that record no date per entry (GEMINI.md, QWEN.md, memory.jsonl, a note without
+      // one) are dated by their file's time: every sample file is given the sources' time.
+      dateFiles(home, SOURCE_TIME);
 
       const dry = await importJson(home, [...args, "--dry-run"]);
       assert.equal(dry.imported.length, expect.length, JSON.stringify(dry));
       assert.equal(fs.existsSync(memoryDir), false, "a dry run creates nothing");
 
       const first = await importJson(home, args);
+      assert.deepEqual(Object.keys(first), ["imported", "merged", "skipped"], "the --json shape");
       assert.deepEqual(first.merged, []);
       assert.equal(first.imported.length, expect.length, JSON.stringify(first));
       const files = memoryFiles(memoryDir);
@@ -151,10 +161,32 @@ describe("memdir import", () => {
         const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
         assert.ok(index.includes(`(${file})`), `${file} is in MEMORY.md`);
       }
-      // Sources that date their entries keep the date; file-based ones without dates use the file's time.
-      if (kind === "claude-mem" || kind === "mem0")
-        for (const [file, text] of Object.entries(files))
-          assert.equal(parseFrontmatter(text).modifiedMs, SOURCE_TIME, file);
+      // The source's date (its own, else its file's) is the memory's modified, not the import's time.
+      for (const [file, text] of Object.entries(files))
+        assert.equal(parseFrontmatter(text).modifiedMs, SOURCE_TIME, file);
+      const history = await runCliInProcess(["history", "--json", "--dir", memoryDir], { home });
+      const { entries } = JSON.parse(history.stdout) as { entries: { kind: string }[] };
+      assert.deepEqual(
+        entries.map((entry) => entry.kind),
+        ["import"],
+        "one history entry",
+      );
+
+      // Import then export: every imported memory leaves with its text, source and origin.
+      const exported = await runCliInProcess(["export", "--format", "jsonl", "--dir", memoryDir], { home });
+      assert.equal(exported.code, 0, exported.stderr);
+      const lines = exported.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      assert.deepEqual(lines.map((line) => line.file).sort(), Object.keys(files));
+      for (const line of lines) {
+        assert.equal(line.source, "import", String(line.file));
+        assert.ok(String(line.imported_from).length > 0, String(line.file));
+        assert.equal(line.body, parseFrontmatter(files[String(line.file)]).body, String(line.file));
+      }
+      const exportedText = lines.map((line) => `${line.description}\n${line.body}`).join("\n");
+      for (const phrase of expect) assert.ok(exportedText.includes(phrase), `${phrase} exported`);
 
       const second = await importJson(home, args);
       assert.deepEqual(second.imported, []);
@@ -250,6 +282,28 @@ describe("memdir import", () => {
     assert.ok(!all.includes("Ignore all previous"), "the held text is not written");
     const inbox = await runCliInProcess(["inbox", "--json", "--dir", memoryDir], { home });
     assert.ok(inbox.stdout.includes("Ignore all previous"), inbox.stdout);
+    const held = (JSON.parse(inbox.stdout) as { id: string }[]).map((p) => p.id);
+    assert.equal(held.length, 1);
+
+    // Run again: the held memory is named as waiting, not held a second time.
+    const again = await importJson(home, [
+      "mem0",
+      "--from",
+      path.join(home, "mem0.json"),
+      "--dir",
+      memoryDir,
+    ]);
+    assert.deepEqual(again.imported, []);
+    const againReasons = Object.fromEntries(again.skipped.map((s) => [s.source, s.reason]));
+    assert.match(
+      againReasons["mem0 memory steer"],
+      new RegExp(`already waits for review: memdir inbox show ${held[0]}`),
+    );
+    const after = await runCliInProcess(["inbox", "--json", "--dir", memoryDir], { home });
+    assert.deepEqual(
+      (JSON.parse(after.stdout) as { id: string }[]).map((p) => p.id),
+      held,
+    );
   });
 
   it("claude-mem: rows of another known project go to its memory dir, rows of an unknown one are skipped with the reason", async () => {
@@ -304,6 +358,52 @@ describe("memdir import", () => {
     assert.match(report.skipped[0].reason, /project "wiki".*--project/);
   });
 
+  it("claude-mem: an observation about a file comes back when the agent reads that file (Claude Code's PostToolUse)", async () => {
+    const home = makeTempDir();
+    const shop = path.join(home, "code", "shop");
+    fs.mkdirSync(path.join(shop, "src", "payments"), { recursive: true });
+    execFileSync("git", ["init", "-q", shop]);
+    const retry = path.join(shop, "src", "payments", "retry.ts");
+    fs.writeFileSync(retry, "export const tries = 3;\n");
+    const db = path.join(home, "claude-mem.db");
+    await writeClaudeMemDb(db, {
+      observations: [
+        {
+          project: "shop",
+          title: "Payments retry with backoff",
+          narrative: "Stripe webhooks failed under load, so retries back off exponentially.",
+          filesModified: ["src/payments/retry.ts"],
+        },
+      ],
+    });
+    const report = await runCliInProcess(["import", "claude-mem", "--from", db, "--json"], {
+      home,
+      cwd: shop,
+    });
+    assert.equal(report.code, 0, report.stderr);
+    const read = (sessionId: string) =>
+      runCliInProcess(["hook", "post-tool-use"], {
+        home,
+        cwd: shop,
+        input: JSON.stringify({
+          session_id: sessionId,
+          transcript_path: `/nonexistent/${sessionId}.jsonl`,
+          cwd: shop,
+          hook_event_name: "PostToolUse",
+          tool_name: "Read",
+          tool_input: { file_path: retry },
+          tool_response: { type: "text", file: { filePath: retry, content: "export const tries = 3;" } },
+        }),
+      });
+    const first = await read("s-1");
+    assert.equal(first.code, 0, first.stderr);
+    const context = (JSON.parse(first.stdout) as { hookSpecificOutput?: { additionalContext?: string } })
+      .hookSpecificOutput?.additionalContext;
+    assert.match(context ?? "", /retries back off exponentially/);
+    const again = await read("s-1");
+    assert.equal(again.stdout.trim(), "{}", "once per session");
+  });
+
   it("fails clearly on a missing source, a file that is not claude-mem's database and an unknown kind, writing nothing", async () => {
     const home = makeTempDir();
     const memoryDir = path.join(home, "mem");
@@ -321,6 +421,146 @@ describe("memdir import", () => {
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown kind "evernote"/);
     assert.deepEqual(memoryFiles(memoryDir), {});
+  });
+});
+
+describe("memdir import under memoryMode review or manual", () => {
+  const mem0WithSecret = () =>
+    JSON.stringify([
+      ...JSON.parse(mem0Export()).results,
+      { id: "token", memory: "The deploy token is ghp_R8x2kQ9vLm4TzW7pYc3NbH6jF1sD5gA0eU2i" },
+    ]);
+
+  it("waits in the inbox as one proposal; run again it proposes nothing new; accepted it is written dated by its source, and one undo takes it back", async () => {
+    const home = makeTempDir();
+    const memoryDir = path.join(home, "mem");
+    writeTree(home, { "mem0.json": mem0WithSecret() });
+    const env = { MEMDIR_MEMORY_MODE: "review" };
+    const args = ["import", "mem0", "--from", path.join(home, "mem0.json"), "--dir", memoryDir];
+    const run = async (extra: string[] = []) => {
+      const result = await runCliInProcess([...args, ...extra], { home, env });
+      assert.equal(result.code, 0, result.stderr);
+      return result.stdout;
+    };
+
+    const dry = JSON.parse(await run(["--dry-run", "--json"])) as Report;
+    assert.deepEqual([dry.imported, dry.merged], [[], []]);
+    assert.equal(
+      dry.skipped.filter((s) => /^would wait for review as .*memoryMode review/.test(s.reason)).length,
+      2,
+    );
+    assert.equal(fs.existsSync(memoryDir), false, "a dry run creates nothing");
+
+    const report = JSON.parse(await run(["--json"])) as Report;
+    assert.deepEqual([report.imported, report.merged], [[], []], "nothing is written");
+    assert.deepEqual(memoryFiles(memoryDir), {});
+    const inbox = JSON.parse(
+      (await runCliInProcess(["inbox", "--json", "--dir", memoryDir], { home })).stdout,
+    ) as { id: string; source: string; changes: { file: string; action: string }[] }[];
+    assert.equal(inbox.length, 1, "one proposal for the whole import");
+    assert.equal(inbox[0].source, "import");
+    const proposed = inbox[0].changes.filter((c) => c.file !== "MEMORY.md");
+    assert.equal(proposed.length, 2);
+    const waiting = report.skipped.filter((s) => s.reason.includes(`memdir inbox accept ${inbox[0].id}`));
+    assert.deepEqual(
+      waiting.map((s) => s.reason.match(/^waits for review as (\S+) \(memoryMode review\)/)?.[1]).sort(),
+      proposed.map((c) => c.file).sort(),
+    );
+    assert.match(report.skipped.find((s) => s.source === "mem0 memory token")?.reason ?? "", /token/i);
+
+    // The text report says where the memories went.
+    const text = await run();
+    assert.match(text, /^imported 0, merged 0, skipped 3\n/);
+    const inboxAgain = JSON.parse(
+      (await runCliInProcess(["inbox", "--json", "--dir", memoryDir], { home })).stdout,
+    ) as { id: string }[];
+    assert.deepEqual(
+      inboxAgain.map((p) => p.id),
+      [inbox[0].id],
+      "a second run adds no proposal",
+    );
+    assert.match(text, new RegExp(`already waits for review: memdir inbox show ${inbox[0].id}`));
+
+    const accept = await runCliInProcess(["inbox", "accept", inbox[0].id, "--dir", memoryDir], { home });
+    assert.equal(accept.code, 0, accept.stderr);
+    const files = memoryFiles(memoryDir);
+    assert.deepEqual(Object.keys(files), proposed.map((c) => c.file).sort());
+    for (const [file, memoryText] of Object.entries(files)) {
+      const parsed = parseFrontmatter(memoryText);
+      assert.equal(parsed.data.source, "import", file);
+      assert.match(String(parsed.data.imported_from), /^mem0:/, file);
+      assert.equal(parsed.modifiedMs, SOURCE_TIME, file);
+    }
+    assert.ok(!Object.values(files).join("\n").includes("ghp_"), "the secret is still refused");
+
+    const undo = await runCliInProcess(["undo", "--json", "--dir", memoryDir], { home });
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.deepEqual(memoryFiles(memoryDir), {});
+  });
+
+  it("follows the project's own memoryMode setting (manual proposes too) and says so in the text report", async () => {
+    const home = makeTempDir();
+    const project = path.join(home, "code", "shop");
+    fs.mkdirSync(project, { recursive: true });
+    execFileSync("git", ["init", "-q", project]);
+    writeTree(project, { ".claude/settings.json": JSON.stringify({ memoryMode: "manual" }) });
+    writeTree(home, { ".gemini/GEMINI.md": addedMemoriesFile("Gemini") });
+    const result = await runCliInProcess(["import", "gemini", "--project", project], { home, cwd: home });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^imported 0, merged 0, waiting for review 2, skipped 0\n/);
+    assert.match(result.stdout, /waits for review as \S+\.md \(memoryMode manual\): memdir inbox accept /);
+    assert.match(result.stdout, /the import waits in the inbox as one proposal/);
+    const list = await runCliInProcess(["list", "--json"], { home, cwd: project });
+    assert.deepEqual(JSON.parse(list.stdout), []);
+  });
+
+  it("claude-mem: each project's rows follow that project's memoryMode (another project's proposal is in its own inbox)", async () => {
+    const home = makeTempDir();
+    const shop = path.join(home, "code", "shop");
+    const blog = path.join(home, "code", "blog");
+    for (const project of [shop, blog]) {
+      fs.mkdirSync(project, { recursive: true });
+      execFileSync("git", ["init", "-q", project]);
+    }
+    writeTree(blog, { ".claude/settings.json": JSON.stringify({ memoryMode: "review" }) });
+    const added = await runCliInProcess(
+      ["add", "--type", "project", "--description", "blog uses hugo", "hugo"],
+      { home, cwd: blog },
+    );
+    assert.equal(added.code, 0, added.stderr);
+    const db = path.join(home, "claude-mem.db");
+    await writeClaudeMemDb(db, {
+      observations: [
+        {
+          project: "shop",
+          title: "Cart totals are computed server-side",
+          narrative: "Client totals are display only.",
+        },
+        { project: "blog", title: "Posts build with hugo 0.120", narrative: "Newer hugo breaks the theme." },
+      ],
+    });
+    const report = await importJson(home, ["claude-mem", "--from", db, "--project", shop]);
+    assert.equal(report.imported.length, 1, JSON.stringify(report));
+    assert.ok(!path.isAbsolute(report.imported[0]), "the shop's own row is written");
+    assert.equal(report.skipped.length, 1);
+    const blogDir = (await runCliInProcess(["path"], { home, cwd: blog })).stdout.trim();
+    assert.match(
+      report.skipped[0].reason,
+      new RegExp(
+        `^waits for review as \\S+ \\(memoryMode review\\): memdir inbox accept \\S+ --dir ${blogDir}$`,
+      ),
+    );
+    const inbox = JSON.parse(
+      (await runCliInProcess(["inbox", "--json", "--dir", blogDir], { home })).stdout,
+    ) as { source: string }[];
+    assert.deepEqual(
+      inbox.map((p) => p.source),
+      ["import"],
+    );
+    assert.ok(
+      !fs.readdirSync(blogDir).some((f) => f.includes("hugo-0")),
+      "nothing written in the blog's memory dir",
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 // Long jobs show how far they are on a terminal, and only there (docs/design.md#progress): a
 // pipe, a program reading --json and the hooks see nothing of it.
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { terminalProgress } from "../../src/cli/support/progress.ts";
@@ -55,6 +56,31 @@ describe("progress on a terminal", () => {
     const recall = await runOnTerminal(["recall", "how does the staging deploy work", "--dir", dir], home);
     assert.equal(recall.code, 0, recall.stdout);
     assert.match(recall.stdout, new RegExp(`memdir: indexing memories ${COUNT}/${COUNT}, done`));
+  });
+
+  it("import draws its count on a terminal and ends with the total; with --json it draws nothing", async () => {
+    const home = makeTempDir();
+    const source = path.join(home, "mem0.json");
+    const items = Array.from({ length: COUNT }, (_, i) => ({
+      id: `m${i}`,
+      memory: `Fact ${i}: deploy host ${i} runs service ${i * 7}`,
+    }));
+    fs.writeFileSync(source, JSON.stringify(items));
+    const imported = await runOnTerminal(
+      ["import", "mem0", "--from", source, "--dir", path.join(home, "a")],
+      home,
+    );
+    assert.equal(imported.code, 0, imported.stdout);
+    assert.match(imported.stdout, new RegExp(`memdir: importing memories ${COUNT}/${COUNT}, done`));
+    assert.match(imported.stdout, new RegExp(`imported ${COUNT}, merged 0, skipped 0`));
+
+    const json = await runOnTerminal(
+      ["import", "mem0", "--from", source, "--dir", path.join(home, "b"), "--json"],
+      home,
+    );
+    assert.equal(json.code, 0, json.stdout);
+    assert.doesNotMatch(json.stdout, /memdir: importing/);
+    assert.match(json.stdout, /"imported": \[/);
   });
 
   it("draws nothing with --json on a terminal, nor into a pipe", async () => {

@@ -54,6 +54,14 @@ export interface ImportReport {
   skipped: SkippedSource[];
 }
 
+/**
+ * True for a skip reason that says the memory waits in the inbox (`memoryMode` review or manual)
+ * rather than being left out.
+ */
+export function isWaitingForReview(reason: string): boolean {
+  return /^(waits|would wait) for review as /.test(reason);
+}
+
 /** The source formats `memdir import` reads, one reader each. */
 export const IMPORT_KINDS = [
   "claude-mem",

@@ -1,6 +1,11 @@
 import os from "node:os";
 import path from "node:path";
-import { IMPORT_KINDS, type ImportReport, isImportKind } from "../../../import/sources/types.ts";
+import {
+  IMPORT_KINDS,
+  type ImportReport,
+  isImportKind,
+  isWaitingForReview,
+} from "../../../import/sources/types.ts";
 import { ensureMemoryDir } from "../../../memdir/location/paths.ts";
 import {
   type CommonOptions,
@@ -9,8 +14,9 @@ import {
   usageError,
   withCommonOptions,
 } from "../../support/common.ts";
-import { locationFromOptions } from "../../support/location.ts";
-import { type CliIO, printJson, processIO } from "../../support/output.ts";
+import { configFromOptions, locationFromOptions } from "../../support/location.ts";
+import { printJson } from "../../support/output.ts";
+import { terminalProgress } from "../../support/progress.ts";
 
 interface ImportOptions extends CommonOptions {
   from?: string;
@@ -22,7 +28,9 @@ interface ImportOptions extends CommonOptions {
  * `memdir import <kind> [--from PATH] [--project DIR] [--dry-run] [--json]` (docs/import.md):
  * memories from another memory tool, through the single writer, as one history entry that
  * `memdir undo` takes back. `--json` prints `{imported: [file…], merged: [file…], skipped:
- * [{source, reason}]}`; a count of the progress goes to stderr when it is a terminal.
+ * [{source, reason}]}`; a long import's progress is drawn on stderr when it is a terminal
+ * (docs/design.md#progress). Under `memoryMode` review or manual the import waits in the inbox
+ * as one proposal, and every memory in it is reported as skipped with the proposal to accept.
  */
 export const registerImportCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
@@ -47,7 +55,7 @@ export const registerImportCommand: RegisterCommand = (program, context) => {
     );
     if (!options.dryRun) await ensureMemoryDir(location);
     const { runImport } = await import("../../../import/run.ts");
-    const progress = progressCounter(context.io);
+    const progress = terminalProgress(context, options);
     const report = await runImport({
       kind,
       ...(options.from ? { from: resolveFrom(context, options.from) } : {}),
@@ -56,38 +64,28 @@ export const registerImportCommand: RegisterCommand = (program, context) => {
       root: location.root,
       home: context.env.HOME || os.homedir(),
       dryRun: options.dryRun === true,
-      onProgress: progress.update,
+      // Each project's own memoryMode (docs/modes.md#memory-modes): review and manual make
+      // the import a proposal in that memory dir's inbox.
+      memoryModeFor: (projectRoot) =>
+        configFromOptions(options, context, projectRoot === location.projectRoot ? location : { projectRoot })
+          .memoryMode,
+      ...(progress
+        ? { onProgress: (done: number, total: number) => progress("importing memories", done, total) }
+        : {}),
     });
-    progress.done();
     if (options.json) printJson(context.io, report);
     else context.io.stdout(formatReport(report, options.dryRun === true));
   });
 };
 
-// Fewer than this many and the import is over before a count is worth reading.
-const PROGRESS_FROM = 50;
-
-/** `importing 120/2000` rewritten in place on stderr, when stderr is a terminal; else nothing. */
-function progressCounter(io: CliIO): { update: (done: number, total: number) => void; done: () => void } {
-  const terminal = io === processIO && process.stderr.isTTY === true;
-  let shown = false;
-  return {
-    update: (done, total) => {
-      if (!terminal || total < PROGRESS_FROM) return;
-      shown = true;
-      io.stderr(`\rimporting ${done}/${total}`);
-    },
-    done: () => {
-      if (shown) io.stderr("\n");
-    },
-  };
-}
-
 /** The report as text: counts, then one line per file or skipped source. */
 export function formatReport(report: ImportReport, dryRun: boolean): string {
   const verb = dryRun ? "would import" : "imported";
+  const waiting = report.skipped.filter((skipped) => isWaitingForReview(skipped.reason)).length;
   const lines = [
-    `${verb} ${report.imported.length}, ${dryRun ? "would merge" : "merged"} ${report.merged.length}, skipped ${report.skipped.length}` +
+    `${verb} ${report.imported.length}, ${dryRun ? "would merge" : "merged"} ${report.merged.length}, ` +
+      (waiting > 0 ? `${dryRun ? "would wait" : "waiting"} for review ${waiting}, ` : "") +
+      `skipped ${report.skipped.length - waiting}` +
       (dryRun ? " (dry run: nothing written)" : ""),
   ];
   for (const file of report.imported) lines.push(`  + ${file}`);
@@ -95,5 +93,9 @@ export function formatReport(report: ImportReport, dryRun: boolean): string {
   for (const skipped of report.skipped) lines.push(`  - ${skipped.source}: ${skipped.reason}`);
   if (!dryRun && report.imported.length + report.merged.length > 0)
     lines.push("one history entry: `memdir undo` takes the whole import back");
+  if (!dryRun && waiting > 0)
+    lines.push(
+      "the import waits in the inbox as one proposal: accepting it writes it as one history entry, which `memdir undo` takes back",
+    );
   return `${lines.join("\n")}\n`;
 }
