@@ -33,6 +33,7 @@ export const SLOW_FILES = {
   "cli/codex-hook-trust.test.ts": "setup and doctor as processes beside Codex's config",
   "dream/lock.test.ts": "a lock held by another process",
   "entry-loading.test.ts": "what a fresh process loads per entry",
+  "examples.test.ts": "the TypeScript compiler over the sources, for the examples a user copies",
   "mcp/inbox.test.ts": "the MCP server over stdio",
   "mcp/model-opt-in.test.ts": "the MCP server over stdio",
   "mcp/protocol.test.ts": "the MCP server over stdio",

@@ -4,7 +4,7 @@
  *
  * @example
  * import { installMemoryHooks } from "memdir/extract";
- * const memory = installMemoryHooks({ hooks, memoryDir, client });
+ * const memory = installMemoryHooks({ hooks, memoryDir, cwd, client });
  */
 
 export {

@@ -4,8 +4,8 @@
  * tools, repair (`memdir doctor`) and moving a memory directory (`memdir migrate`).
  *
  * @example
- * import { parseFrontmatter, readIndex } from "memdir/format";
- * const { entries, truncated } = await readIndex(memoryDir);
+ * import { readIndex } from "memdir/format";
+ * const { content, truncated } = await readIndex(memoryDir);
  */
 
 export type { CacheLog, PersistedCacheStats } from "../memdir/cache/persisted-cache.ts";

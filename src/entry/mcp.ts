@@ -3,8 +3,11 @@
  * serving it on stdio. The only entry that loads `@modelcontextprotocol/sdk`.
  *
  * @example
+ * import { resolveMemoryLocation } from "memdir";
+ * import { resolveConfig } from "memdir/config";
  * import { serveStdio } from "memdir/mcp";
- * await serveStdio({ memoryDir });
+ * const cwd = process.cwd();
+ * await serveStdio({ location: await resolveMemoryLocation({ cwd }), config: resolveConfig({ cwd }) });
  */
 
 export { createMemdirServer, type MemdirServerOptions } from "../mcp/server.ts";

@@ -31,10 +31,16 @@ export interface MemoryToolHandlerOptions {
  * (the result says which). Pass the result to the SDK's `betaMemoryTool`.
  *
  * @example
+ * import Anthropic from "@anthropic-ai/sdk";
  * import { betaMemoryTool } from "@anthropic-ai/sdk/helpers/beta/memory";
  * import { memoryToolHandlers } from "memdir/anthropic";
  * const memory = betaMemoryTool(memoryToolHandlers(memoryDir));
- * await client.beta.messages.toolRunner({ model, max_tokens: 1024, tools: [memory], messages });
+ * await new Anthropic().beta.messages.toolRunner({
+ *   model: "claude-sonnet-4-5",
+ *   max_tokens: 1024,
+ *   tools: [memory],
+ *   messages: [{ role: "user", content: "I prefer tabs over spaces. Remember that." }],
+ * });
  */
 export function memoryToolHandlers(
   memoryDir: string,

@@ -62,6 +62,7 @@ export interface FakeModelServer {
  * real services; any value works.
  *
  * @example
+ * import { createAnthropicClient } from "memdir/model";
  * import { startFakeModelServer } from "memdir/testing";
  * const server = await startFakeModelServer(["Hello!", { json: { selected_memories: [] } }]);
  * const client = createAnthropicClient({ apiKey: "test", baseURL: server.anthropicBaseURL, maxRetries: 0 });
