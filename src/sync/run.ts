@@ -259,11 +259,14 @@ export async function decide(
   const baseCommit = state.projects[target.key]?.base ?? null;
   const [localSide, baseFiles, theirs] = await Promise.all([
     "files" in local ? local : readLocalSide(target.localDir, target.excludeTeam, local.cache, local.nowMs),
-    baseCommit === null
+    // The remote unmoved since the last sync (this machine's change to push): one listing for both.
+    baseCommit === null || baseCommit === remote
       ? new Map<string, TreeFile>()
       : listFolder(clone, baseCommit, target.key).catch(() => new Map<string, TreeFile>()),
     listFolder(clone, remote, target.key),
   ]);
+  if (baseCommit !== null && baseCommit === remote)
+    for (const [file, entry] of theirs) baseFiles.set(file, entry);
   const blobs = (files: ReadonlyMap<string, { blob: string }>) => {
     const out = new Map<string, string>();
     for (const [file, entry] of files) if (file !== INDEX_FILE) out.set(file, entry.blob);
