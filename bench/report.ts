@@ -49,8 +49,14 @@ export interface SyncFigures {
   oneChangedMs: number;
   plainNoChangeMs: number;
   plainOneChangedMs: number;
-  /** memdir / plain git: how many times the plain pull-and-push memdir's sync takes. */
-  ratios: { noChange: number; oneChanged: number };
+  /** A new machine's first pull of every memory into an empty memory dir. */
+  firstPullMs: number;
+  /** A plain `git clone` of the same remote. */
+  plainCloneMs: number;
+  /** The box's load averages (1, 5, 15 min) when the worker ended. */
+  load: number[];
+  /** memdir / plain git: how many times the plain git commands memdir's sync takes. */
+  ratios: { noChange: number; oneChanged: number; firstPull: number };
 }
 
 export interface BenchResult {
@@ -68,6 +74,8 @@ export interface BenchResult {
   peakRss: { memories: number; baselineMb: number } | null;
   dream: DreamFigures | null;
   sync: SyncFigures | null;
+  /** The same at 20,000 memories (not with `--quick`). */
+  syncLarge: SyncFigures | null;
   /** The quarantine's precision and recall per set and path (bench/quarantine.ts). */
   quarantine: QuarantineFigures | null;
   quality: { sessions?: VariantQuality; observations?: VariantQuality };
@@ -190,10 +198,11 @@ export function formatReport(result: BenchResult): string {
     lines.push(
       `offline dream over ${result.dream.memories} memories: plan ${ms(result.dream.planMs)} ms (${result.dream.groups} duplicate groups), whole run ${ms(result.dream.runMs)} ms (${result.dream.merged} files changed)`,
     );
-  if (result.sync)
-    lines.push(
-      `sync over ${result.sync.memories} memories (median of ${result.sync.runs}): no change ${ms(result.sync.noChangeMs)} ms vs git pull && git push ${ms(result.sync.plainNoChangeMs)} ms (×${result.sync.ratios.noChange}); one memory changed ${ms(result.sync.oneChangedMs)} ms vs ${ms(result.sync.plainOneChangedMs)} ms with its commit (×${result.sync.ratios.oneChanged})`,
-    );
+  for (const sync of [result.sync, result.syncLarge])
+    if (sync)
+      lines.push(
+        `sync over ${sync.memories} memories (median of ${sync.runs}, load ${sync.load.join(" ")}): no change ${ms(sync.noChangeMs)} ms vs git pull && git push ${ms(sync.plainNoChangeMs)} ms (×${sync.ratios.noChange}); one memory changed ${ms(sync.oneChangedMs)} ms vs ${ms(sync.plainOneChangedMs)} ms with its commit (×${sync.ratios.oneChanged}); first pull ${ms(sync.firstPullMs)} ms vs git clone ${ms(sync.plainCloneMs)} ms (×${sync.ratios.firstPull})`,
+      );
   if (result.quarantine) lines.push("", ...formatQuarantine(result.quarantine));
   const variants = Object.entries(result.quality);
   if (variants.length > 0) {

@@ -86,6 +86,8 @@ const QUERY_COUNT = 40;
 const DREAM_MEMORIES = 2000;
 /** Sync is measured at this size (docs/design.md#sync), a few runs only: the box is shared. */
 const SYNC_MEMORIES = 2000;
+/** And at this size when the run is not `--quick` (docs/benchmarks.md#sync). */
+const SYNC_LARGE_MEMORIES = 20000;
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /** Scan figures for one directory: fresh processes for cold, alternating naive and memdir. */
@@ -199,7 +201,39 @@ function targetsOf(result: BenchResult): Target[] {
     },
   ]
     .map((t) => (t.value === null && largest !== "20000" ? { ...t, met: null } : t))
-    .concat(dreamTarget);
+    .concat(dreamTarget)
+    .concat(syncTargets(result));
+}
+
+/** The sync rows against their floors (docs/benchmarks.md#sync): ratios measured side by side. */
+function syncTargets(result: BenchResult): Target[] {
+  const rows: Target[] = [];
+  for (const figures of [result.sync, result.syncLarge]) {
+    if (figures === null) continue;
+    const at = figures.memories.toLocaleString("en");
+    rows.push(
+      {
+        name: `sync with nothing changed at ${at} vs a Node process's git pull && git push (×)`,
+        value: figures.ratios.noChange,
+        target: "≤ 2×",
+        met: figures.ratios.noChange <= 2,
+      },
+      {
+        name: `sync with one memory changed at ${at} vs the same git commands (×)`,
+        value: figures.ratios.oneChanged,
+        target: "≤ 2×",
+        met: figures.ratios.oneChanged <= 2,
+      },
+    );
+    if (figures.memories === SYNC_MEMORIES)
+      rows.push({
+        name: `first pull of ${at} memories vs a Node process's git clone (×)`,
+        value: figures.ratios.firstPull,
+        target: "≤ 3×",
+        met: figures.ratios.firstPull <= 3,
+      });
+  }
+  return rows;
 }
 
 async function main(): Promise<void> {
@@ -226,6 +260,7 @@ async function main(): Promise<void> {
     peakRss: null,
     dream: null,
     sync: null,
+    syncLarge: null,
     quarantine: null,
     quality: {},
     codingRecall: {},
@@ -304,6 +339,18 @@ async function main(): Promise<void> {
       ]);
       fs.rmSync(dir, { recursive: true, force: true });
     });
+    if (!options.quick)
+      await attempt(`sync at ${SYNC_LARGE_MEMORIES}`, async () => {
+        const dir = path.join(workDir, "sync-large");
+        fs.mkdirSync(dir, { recursive: true });
+        result.syncLarge = await runWorker<SyncFigures>("sync-worker.ts", [
+          dir,
+          String(SYNC_LARGE_MEMORIES),
+          "3",
+        ]);
+        fs.rmSync(dir, { recursive: true, force: true });
+      });
+    else result.skipped.push(`sync at ${SYNC_LARGE_MEMORIES}: skipped — --quick`);
     await attempt("quarantine", async () => {
       result.quarantine = await measureQuarantine();
     });

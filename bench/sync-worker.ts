@@ -4,14 +4,18 @@
  * (`file://`), then times, `runs` times each: a sync with nothing changed, a sync with one memory
  * changed, and beside each, a plain `git pull && git push` of a clone of the same repository (the
  * changed case with its `git commit -am` included; a copy of the repository, so neither sees the
- * other's pushes). Prints one JSON line. The sync is the library
- * call (`syncFolder`) in this process: no Node start-up in either figure.
+ * other's pushes); then a new machine's first pull of the whole remote into an empty memory dir
+ * beside a plain `git clone` of it. Prints one JSON line. The sync is the library call
+ * (`syncFolder`) in this process, with the history entry the CLI records for a pull; the plain
+ * figures are git run from this process: no Node start-up in either figure.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { syncFolder } from "../src/sync/run.ts";
+import { recordChange } from "../src/dream/history.ts";
+import { type SyncOptions, syncFolder } from "../src/sync/run.ts";
 import { median, round } from "./stats.ts";
 
 const [workDir, countText, runsText] = process.argv.slice(2);
@@ -51,7 +55,17 @@ const target = {
   localDir: memoryDir,
   excludeTeam: true,
 };
-await syncFolder(target);
+// What `memdir sync` passes: a pull is one history entry (src/cli/commands/upkeep/sync.ts).
+const options: SyncOptions = {
+  recordPull: async (dir, change, write) => {
+    await recordChange(
+      dir,
+      { kind: "sync", command: "memdir sync", message: change.message, files: change.files, lock: true },
+      write,
+    );
+  },
+};
+await syncFolder(target, options);
 // The plain figures use a copy of the same repository, so neither side sees the other's pushes.
 git(workDir, ["clone", "-q", "--bare", remote, `${remote}-plain`]);
 git(workDir, ["clone", "-q", "-b", "main", `${remote}-plain`, plain]);
@@ -66,9 +80,11 @@ const figures = {
   oneChanged: [] as number[],
   plainNoChange: [] as number[],
   plainOneChanged: [] as number[],
+  firstPull: [] as number[],
+  plainClone: [] as number[],
 };
 for (let run = 0; run < runs; run++) {
-  figures.noChange.push(await time(() => syncFolder(target)));
+  figures.noChange.push(await time(() => syncFolder(target, options)));
   figures.plainNoChange.push(
     await time(() => {
       git(plain, ["pull", "-q"]);
@@ -77,7 +93,7 @@ for (let run = 0; run < runs; run++) {
   );
   const file = `project-note-${run}.md`;
   fs.appendFileSync(path.join(memoryDir, file), `Changed in run ${run}.\n`);
-  figures.oneChanged.push(await time(() => syncFolder(target)));
+  figures.oneChanged.push(await time(() => syncFolder(target, options)));
   fs.appendFileSync(path.join(plain, target.key, file), `Plain change ${run}.\n`);
   figures.plainOneChanged.push(
     await time(() => {
@@ -87,7 +103,20 @@ for (let run = 0; run < runs; run++) {
     }),
   );
 }
+for (let run = 0; run < runs; run++) {
+  const machine = path.join(workDir, `machine-${run}`);
+  const fresh = { ...target, root: path.join(machine, "root"), localDir: path.join(machine, "memory") };
+  figures.firstPull.push(await time(() => syncFolder(fresh, options)));
+  const pulled = fs.readdirSync(fresh.localDir).filter((file) => file.endsWith(".md")).length;
+  if (pulled < count) throw new Error(`the first pull wrote ${pulled} of ${count} memories`);
+  figures.plainClone.push(
+    await time(() => git(workDir, ["clone", "-q", `file://${remote}`, path.join(machine, "plain")])),
+  );
+  fs.rmSync(machine, { recursive: true, force: true });
+}
 const noChangeMs = median(figures.noChange);
+const firstPullMs = median(figures.firstPull);
+const plainCloneMs = median(figures.plainClone);
 const oneChangedMs = median(figures.oneChanged);
 const plainNoChangeMs = median(figures.plainNoChange);
 const plainOneChangedMs = median(figures.plainOneChanged);
@@ -99,9 +128,13 @@ console.log(
     oneChangedMs: round(oneChangedMs),
     plainNoChangeMs: round(plainNoChangeMs),
     plainOneChangedMs: round(plainOneChangedMs),
+    firstPullMs: round(firstPullMs),
+    plainCloneMs: round(plainCloneMs),
+    load: os.loadavg().map((value) => round(value)),
     ratios: {
       noChange: round(noChangeMs / plainNoChangeMs),
       oneChanged: round(oneChangedMs / plainOneChangedMs),
+      firstPull: round(firstPullMs / plainCloneMs),
     },
   }),
 );

@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
+import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { MemdirError } from "../errors.ts";
+import { conflictOf } from "../memdir/format/conflicts.ts";
 import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import {
   applyIndexChanges,
@@ -19,9 +22,16 @@ import { isRegularMode } from "./repository.ts";
 
 /** One memory file as read for a sync. */
 export interface LocalFile {
-  text: string;
-  /** Its git blob id, computed here, so unchanged files cost no git call. */
+  /** Its git blob id, computed here (or taken from the stat cache), so unchanged files cost no git call. */
   blob: string;
+  /** True when its frontmatter marks it as a conflict file (src/memdir/format/conflicts.ts). */
+  conflict: boolean;
+  /**
+   * Its text: read now, or on demand when the stat cache vouched for it. Read on demand, a file
+   * whose bytes no longer have `blob` (changed since the listing) throws: the decision was made
+   * on the other text, and the next sync takes the new one.
+   */
+  text(): Promise<string>;
 }
 
 /** The git blob id of a text (`sha1("blob <bytes>\0" + bytes)`). */
@@ -29,7 +39,6 @@ export function blobId(text: string | Buffer): string {
   const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
   return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
-
 /** True when a memory's frontmatter says `visibility: private` (or `metadata: {visibility: private}`): it never leaves the machine. */
 export function isPrivate(text: string): boolean {
   if (!/^\uFEFF?---/.test(text) || !/visibility/.test(text)) return false;
@@ -62,16 +71,101 @@ export interface LocalSide {
   files: Map<string, LocalFile>;
   held: Map<string, string>;
   index: string;
+  /** The stat cache after this read: what the next read may trust without opening a file. */
+  cache: StatCache;
+}
+
+/**
+ * What one memory file was when it was last read (docs/design.md#sync-stat-cache): its size,
+ * modification and change times, inode, and what reading it found: its blob id, whether it is a
+ * conflict file, or why it is held. An entry is trusted only while all four stat fields are
+ * unchanged, so a file rewritten with its size and mtime restored is read again (its ctime and,
+ * after a rename over it, its inode differ).
+ */
+export interface StatEntry {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  blob: string;
+  conflict?: true;
+  held?: string;
+}
+
+/** The stat cache of one folder: file (relative, `/`-separated) → entry. */
+export type StatCache = Record<string, StatEntry>;
+
+/**
+ * How recent a file's mtime or ctime may be, relative to when it was stat'ed, for its entry to be
+ * kept: a write in the same timestamp tick as the stat (2 s on FAT, 1 s on HFS+ and some network
+ * file systems) could leave every stat field as it was, so such a file is read again next time.
+ */
+const RACY_MS = 2_000;
+
+type StatFields = Pick<StatEntry, "size" | "mtimeMs" | "ctimeMs" | "ino">;
+
+function sameStat(entry: StatEntry | undefined, stat: StatFields): entry is StatEntry {
+  return (
+    entry !== undefined &&
+    entry.size === stat.size &&
+    entry.mtimeMs === stat.mtimeMs &&
+    entry.ctimeMs === stat.ctimeMs &&
+    entry.ino === stat.ino
+  );
+}
+
+const NOT_UTF8 = "not valid UTF-8 text: not synced (memdir never rewrites bytes it cannot read as text)";
+const PRIVATE = "visibility: private (never leaves this machine)";
+
+/**
+ * The bytes of `full` and the stat of what was opened, the stat taken before the read (a write
+ * during the read leaves a stat the next sync does not trust). Opened with `O_NOFOLLOW` and
+ * `O_NONBLOCK`: a file swapped for a link after the listing is never read through, and a FIFO
+ * never blocks; null when it is gone or not a regular file now.
+ */
+async function readRegular(full: string): Promise<{ bytes: Buffer; stat: StatFields } | null> {
+  const handle = await fs
+    .open(full, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+    .catch(() => null);
+  if (handle === null) return null;
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return null;
+    return { bytes: await handle.readFile(), stat };
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The text of a file the stat cache vouched for, read when a sync needs it. */
+function readLater(full: string, file: string, blob: string): () => Promise<string> {
+  return async () => {
+    const read = await readRegular(full);
+    const text = read === null ? null : utf8OrNull(read.bytes);
+    if (text === null || blobId(text) !== blob)
+      throw new MemdirError("conflict", `sync: ${file} changed while this sync ran; the next sync takes it`);
+    return text;
+  };
 }
 
 /**
  * Reads every memory file of `memoryDir` (not MEMORY.md, nothing in a dot-folder, no temp files;
  * with `excludeTeam`, nothing under `team/`). A symbolic link or a `visibility: private` memory
- * is held: it never leaves the machine.
+ * is held: it never leaves the machine. A file whose stat matches its `cache` entry is not
+ * opened (docs/design.md#sync-stat-cache); `nowMs` is when the listing starts, for the entries'
+ * racy rule.
  */
-export async function readLocalSide(memoryDir: string, excludeTeam: boolean): Promise<LocalSide> {
+export async function readLocalSide(
+  memoryDir: string,
+  excludeTeam: boolean,
+  cache: StatCache = {},
+  nowMs: number = Date.now(),
+): Promise<LocalSide> {
   const files = new Map<string, LocalFile>();
   const held = new Map<string, string>();
+  const next: StatCache = {};
   const entries = await fs.readdir(memoryDir, { recursive: true, withFileTypes: true }).catch(() => []);
   const wanted: string[] = [];
   for (const entry of entries) {
@@ -83,27 +177,57 @@ export async function readLocalSide(memoryDir: string, excludeTeam: boolean): Pr
     if (entry.isSymbolicLink()) held.set(file, "a symbolic link: only regular files are synced");
     else if (entry.isFile()) wanted.push(file);
   }
-  // Read side by side in batches: one read at a time cost 0.5 s at 2,000 memories on a loaded box.
+  const keep = (file: string, full: string, entry: StatEntry, text?: string) => {
+    if (Math.max(entry.mtimeMs, entry.ctimeMs) < nowMs - RACY_MS) next[file] = entry;
+    if (entry.held !== undefined) held.set(file, entry.held);
+    else
+      files.set(file, {
+        blob: entry.blob,
+        conflict: entry.conflict === true,
+        text: text === undefined ? readLater(full, file, entry.blob) : async () => text,
+      });
+  };
+  // Side by side in batches: one read at a time cost 0.5 s at 2,000 memories on a loaded box.
   for (let start = 0; start < wanted.length; start += READ_BATCH) {
     const batch = wanted.slice(start, start + READ_BATCH);
-    const contents = await Promise.all(
-      batch.map((file) => fs.readFile(path.join(memoryDir, file)).catch(() => null)),
+    await Promise.all(
+      batch.map(async (file) => {
+        const full = path.join(memoryDir, file);
+        const known = cache[file];
+        if (known !== undefined) {
+          const stat = await fs.lstat(full).catch(() => null);
+          if (stat?.isFile() && sameStat(known, stat)) return keep(file, full, known);
+        }
+        const read = await readRegular(full);
+        if (read === null) return;
+        const { size, mtimeMs, ctimeMs, ino } = read.stat;
+        const text = utf8OrNull(read.bytes);
+        // The blob of the decoded text, as the clone gets it (a byte-order mark is not kept).
+        const base = { size, mtimeMs, ctimeMs, ino, blob: blobId(text ?? read.bytes) };
+        if (text === null) return keep(file, full, { ...base, held: NOT_UTF8 });
+        if (isPrivate(text)) return keep(file, full, { ...base, held: PRIVATE });
+        keep(file, full, { ...base, ...(conflictOf(text) !== null ? { conflict: true } : {}) }, text);
+      }),
     );
-    batch.forEach((file, i) => {
-      const bytes = contents[i];
-      if (bytes === null) return;
-      const text = utf8OrNull(bytes);
-      if (text === null)
-        held.set(
-          file,
-          "not valid UTF-8 text: not synced (memdir never rewrites bytes it cannot read as text)",
-        );
-      else if (isPrivate(text)) held.set(file, "visibility: private (never leaves this machine)");
-      else files.set(file, { text, blob: blobId(text) });
-    });
   }
   const index = await fs.readFile(path.join(memoryDir, INDEX_FILE), "utf8").catch(() => "");
-  return { files, held, index };
+  return { files, held, index, cache: next };
+}
+
+/**
+ * A digest of what a sync decides from on this side: every file with its blob id (or why it is
+ * held) and the index's text. Two reads with the same digest lead to the same decision.
+ */
+export function localDigest(local: {
+  files: ReadonlyMap<string, { blob: string }>;
+  held: ReadonlyMap<string, string>;
+  index: string;
+}): string {
+  const lines: string[] = [];
+  for (const [file, { blob }] of local.files) lines.push(`${file}\0${blob}`);
+  for (const [file, reason] of local.held) lines.push(`${file}\0held\0${reason}`);
+  lines.sort();
+  return createHash("sha1").update(lines.join("\n")).update("\0index\0").update(local.index).digest("hex");
 }
 
 const READ_BATCH = 64;

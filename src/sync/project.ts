@@ -1,6 +1,5 @@
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { conflictOf } from "../memdir/format/conflicts.ts";
 import type { MemoryLocation } from "../memdir/location/paths.ts";
 import { ensureMemoryDir, readProjectMarker, recordProjectKey } from "../memdir/location/paths.ts";
 import { projectKey } from "../memdir/location/project-key.ts";
@@ -14,7 +13,7 @@ import {
   syncFolder,
   takeSyncLease,
 } from "./run.ts";
-import { readSyncState } from "./state.ts";
+import { readStatCaches, readSyncState } from "./state.ts";
 
 /**
  * The project key of a memory location, recorded in its `.memdir-project` marker. With `--dir`
@@ -130,10 +129,12 @@ async function folderStatus(target: SyncTarget, signal?: AbortSignal): Promise<O
       reachable = false;
       return trackedRemote(clone);
     });
-    const { local, actions } = await decide(clone, target, state, remote);
-    const conflicts = [...local.files]
-      .filter(([, { text }]) => conflictOf(text) !== null)
-      .map(([file]) => file);
+    const caches = await readStatCaches(clone);
+    const { local, actions } = await decide(clone, target, state, remote, {
+      cache: caches.projects[target.key],
+      nowMs: Date.now(),
+    });
+    const conflicts = [...local.files].filter(([, { conflict }]) => conflict).map(([file]) => file);
     return {
       remote: target.url,
       ahead: actions.filter((a) => a.kind !== "pull").length,

@@ -6,9 +6,22 @@ import { applyIndexChanges, INDEX_FILE } from "../memdir/format/index-file.ts";
 import { type Lease, takeLease } from "../memdir/fs/lease.ts";
 import { findSecrets, secretKindPhrase } from "../memdir/trust/secrets.ts";
 import type { ProposedChange } from "../memdir/write/proposal-store.ts";
-import { removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write/write.ts";
+import {
+  removeMemoryIfPresent,
+  updateIndex,
+  withWriterHeld,
+  writeMemoryText,
+} from "../memdir/write/write.ts";
 import type { Clock, MemoryMode } from "../types.ts";
-import { incomingRefusal, type LocalSide, readLocalSide, rebuildIndex } from "./local.ts";
+import {
+  blobId,
+  incomingRefusal,
+  type LocalSide,
+  localDigest,
+  readLocalSide,
+  rebuildIndex,
+  type StatCache,
+} from "./local.ts";
 import { planSync, type SyncAction } from "./plan.ts";
 import {
   assertProjectFolder,
@@ -28,7 +41,7 @@ import {
   writeTreeFile,
 } from "./repository.ts";
 import { proposeIncoming, reviewsIncoming } from "./review.ts";
-import { readSyncState, type SyncState, writeSyncState } from "./state.ts";
+import { readStatCaches, readSyncState, type SyncState, writeStatCaches, writeSyncState } from "./state.ts";
 
 /** One side of a project's memory that syncs with one remote. */
 export interface SyncTarget {
@@ -94,7 +107,7 @@ export async function takeSyncLease(clone: SyncClone, waitMs = 120_000): Promise
 
 /** Refuses a remote whose history no longer holds the commit this machine saw last. */
 async function assertNotRewritten(clone: SyncClone, state: SyncState, remote: string | null): Promise<void> {
-  if (state.lastRemote === null) return;
+  if (state.lastRemote === null || remote === state.lastRemote) return;
   if (remote !== null && (await isAncestor(clone, state.lastRemote, remote))) return;
   const what =
     remote === null
@@ -123,29 +136,51 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
   const lease = await takeSyncLease(clone, options.waitMs);
   try {
     await prepareClone(clone);
-    const state = await readSyncState(clone);
+    const [state, caches] = await Promise.all([readSyncState(clone), readStatCaches(clone)]);
     if (options.acceptRemote) {
       state.lastRemote = null;
       delete state.projects[target.key];
     }
+    const now = options.now ?? Date.now;
     const report: SyncReport = { remote: target.url, pulled: 0, pushed: 0, conflicts: [], skipped: [] };
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(options.signal, "sync");
       const remote = await fetchRemote(clone, options.signal);
       await assertNotRewritten(clone, state, remote);
-      await assertProjectFolder(clone, remote, target.key);
-      const round = await mergeRound(clone, target, state, remote, options);
+      // A commit seen before was checked when it was first fetched (or is this machine's own).
+      if (remote !== state.lastRemote) await assertProjectFolder(clone, remote, target.key);
+      const local = await readLocalSide(
+        target.localDir,
+        target.excludeTeam,
+        caches.projects[target.key],
+        now(),
+      );
+      caches.projects[target.key] = local.cache;
+      const quiet = quietReport(state, target.key, remote, local);
+      if (quiet !== null) {
+        state.projects[target.key].lastSync = new Date(now()).toISOString();
+        await Promise.all([writeSyncState(clone, state), writeStatCaches(clone, caches)]);
+        return { ...report, conflicts: quiet.conflicts, skipped: quiet.skipped };
+      }
+      const round = await mergeRound(clone, target, state, remote, local, options);
       report.pulled += round.pulled;
       report.skipped = round.skipped;
       report.conflicts = round.conflicts;
       // From here the memory dir matches `remote` except for its own changes: the next base.
       state.projects[target.key] = {
         base: remote,
-        lastSync: new Date((options.now ?? Date.now)()).toISOString(),
+        lastSync: new Date(now()).toISOString(),
         ...(Object.keys(round.review).length > 0 ? { review: round.review } : {}),
       };
       state.lastRemote = remote;
+      const settled =
+        round.digest === null
+          ? undefined
+          : { digest: round.digest, conflicts: round.conflicts, skipped: round.skipped };
+      await writeStatCaches(clone, caches);
       if (options.pullOnly || round.commit === null) {
+        if (settled && (round.commit === null || !options.pullOnly))
+          state.projects[target.key].quiet = settled;
         await writeSyncState(clone, state);
         return report;
       }
@@ -155,6 +190,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
         throw new MemdirError("lock-lost", "sync: another sync took over this one's lock");
       if ((await pushCommit(clone, round.commit, options.signal)) === "pushed") {
         state.projects[target.key].base = round.commit;
+        if (settled) state.projects[target.key].quiet = settled;
         state.lastRemote = round.commit;
         await writeSyncState(clone, state);
         report.pushed = round.pushed;
@@ -180,6 +216,30 @@ interface Round {
   skipped: { file: string; reason: string }[];
   /** The files held for review, each with the base blob it keeps until it is settled (state.ts). */
   review: Record<string, string | null>;
+  /**
+   * The digest of the memory dir as this round left it (`localDigest`), or null when the next
+   * sync would have something to do even if nothing changed: a write refused, a file waiting for
+   * review, a change of this machine's not pushed (`pullOnly`).
+   */
+  digest: string | null;
+}
+
+/**
+ * The report of the last sync when nothing moved since: the remote still at the commit the
+ * folder matched, the memory dir still at the digest that sync left, nothing waiting for review.
+ * The decision is a pure function of those (src/sync/plan.ts), and it was empty then, so it is
+ * empty now: no checkout, no listing of the remote, no commit (docs/design.md#sync-stat-cache).
+ */
+function quietReport(
+  state: SyncState,
+  key: string,
+  remote: string | null,
+  local: LocalSide,
+): { conflicts: string[]; skipped: { file: string; reason: string }[] } | null {
+  const project = state.projects[key];
+  if (project?.quiet === undefined || project.review !== undefined) return null;
+  if (remote !== state.lastRemote || remote !== project.base) return null;
+  return localDigest(local) === project.quiet.digest ? project.quiet : null;
 }
 
 /** The three sides of one folder and the decision over them: shared by sync and `--status`. */
@@ -188,6 +248,7 @@ export async function decide(
   target: SyncTarget,
   state: SyncState,
   remote: string | null,
+  local: LocalSide | { cache?: StatCache; nowMs: number },
 ): Promise<{
   local: LocalSide;
   theirs: Map<string, TreeFile>;
@@ -196,14 +257,17 @@ export async function decide(
   base: Map<string, string>;
 }> {
   const baseCommit = state.projects[target.key]?.base ?? null;
-  const [local, baseFiles, theirs] = await Promise.all([
-    readLocalSide(target.localDir, target.excludeTeam),
-    baseCommit === null
+  const [localSide, baseFiles, theirs] = await Promise.all([
+    "files" in local ? local : readLocalSide(target.localDir, target.excludeTeam, local.cache, local.nowMs),
+    // The remote unmoved since the last sync (this machine's change to push): one listing for both.
+    baseCommit === null || baseCommit === remote
       ? new Map<string, TreeFile>()
       : listFolder(clone, baseCommit, target.key).catch(() => new Map<string, TreeFile>()),
     listFolder(clone, remote, target.key),
   ]);
-  const blobs = (files: Map<string, { blob: string }>) => {
+  if (baseCommit !== null && baseCommit === remote)
+    for (const [file, entry] of theirs) baseFiles.set(file, entry);
+  const blobs = (files: ReadonlyMap<string, { blob: string }>) => {
     const out = new Map<string, string>();
     for (const [file, entry] of files) if (file !== INDEX_FILE) out.set(file, entry.blob);
     return out;
@@ -213,8 +277,8 @@ export async function decide(
   for (const [file, blob] of Object.entries(state.projects[target.key]?.review ?? {}))
     if (blob === null) base.delete(file);
     else base.set(file, blob);
-  const ours = blobs(local.files);
-  const held = new Map(local.held);
+  const ours = blobs(localSide.files);
+  const held = new Map(localSide.held);
   for (const [file, entry] of theirs) {
     if (file === INDEX_FILE || ours.get(file) === entry.blob) continue;
     const refusal = incomingRefusal(file, entry.mode, target.excludeTeam);
@@ -222,20 +286,26 @@ export async function decide(
   }
   // Names that differ only in Unicode normalization are one name on some file systems: an incoming
   // twin of a name this side has (or of a kept twin) is left in the remote, never written over it.
-  for (const [file, twin] of unicodeTwins(new Set([...ours.keys(), ...local.held.keys()]), theirs.keys()))
+  for (const [file, twin] of unicodeTwins(new Set([...ours.keys(), ...localSide.held.keys()]), theirs.keys()))
     if (!held.has(file))
       held.set(
         file,
         `from the remote: a Unicode twin of ${twin} (the same name in another normalization); left in the remote`,
       );
   // Every file that would enter a commit is scanned for secrets first (docs/design.md#secrets).
-  for (const [file, { text, blob }] of local.files) {
+  for (const [file, { text: readText, blob }] of localSide.files) {
     if (blob === base.get(file) || blob === theirs.get(file)?.blob) continue;
+    const text = await readText().catch((error: unknown) => {
+      if (!(error instanceof MemdirError)) throw error;
+      held.set(file, error.message.replace(/^sync: [^ ]+ /, ""));
+      return null;
+    });
+    if (text === null) continue;
     const found = findSecrets(text)[0] ?? findSecrets(file)[0];
     if (found) held.set(file, `holds ${secretKindPhrase(found.kind)} (line ${found.line}); not pushed`);
   }
   const actions = planSync(base, ours, blobs(theirs), new Set(held.keys()));
-  return { local, theirs, actions, held, base };
+  return { local: localSide, theirs, actions, held, base };
 }
 
 // Pulled text is an automatic write: the quarantine holds instruction-like text from another
@@ -247,10 +317,11 @@ async function mergeRound(
   target: SyncTarget,
   state: SyncState,
   remote: string | null,
+  localSide: LocalSide,
   options: SyncOptions,
 ): Promise<Round> {
   await checkOut(clone, remote);
-  const decided = await decide(clone, target, state, remote);
+  const decided = await decide(clone, target, state, remote, localSide);
   const { local, held } = decided;
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
   const inTree = (file: string) => `${target.key}/${file}`;
@@ -260,6 +331,10 @@ async function mergeRound(
     return text;
   };
   const writeInTree = (file: string, text: string | null) => writeTreeFile(clone, inTree(file), text);
+  const oursText = async (file: string) => (await local.files.get(file)?.text()) ?? null;
+  // What this round leaves in the memory dir, for the digest the next sync compares with.
+  const after = new Map([...local.files].map(([file, { blob }]) => [file, { blob }]));
+  let refused = false;
   const review: Record<string, string | null> = {};
   let actions = decided.actions;
   if (reviewsIncoming(options.memoryMode)) {
@@ -298,36 +373,43 @@ async function mergeRound(
     await dropFromIndex(clone, inTree(INDEX_FILE));
   }
   let rebuilt = { text: local.index, leftOut: 0 };
-  const writeHere = async () => {
+  // One hold of the writer lock for the whole pull, not one per file (docs/design.md#sync).
+  const writeHere = () => withWriterHeld(target.localDir, writeLocked);
+  const writeLocked = async () => {
     for (const action of actions) {
       throwIfAborted(options.signal, "sync");
       try {
         if (action.kind === "pull" && action.blob === null) {
           await removeMemoryIfPresent(target.localDir, action.file);
           removed.add(action.file);
+          after.delete(action.file);
           pulled++;
         } else if (action.kind === "pull") {
           const text = await theirsText(action.file);
           await writeMemoryText(target.localDir, action.file, text, { verbatim: true, origin: SYNC_ORIGIN });
           added.push({ file: action.file, text });
+          after.set(action.file, { blob: blobId(text) });
           if (conflictOf(text) !== null) conflicts.add(action.file);
           pulled++;
         } else if (action.kind === "conflict") {
           const file = conflictFileName(action.file, action.blob.slice(0, 8));
+          const ours = await oursText(action.file);
           const text = markAsConflict(await theirsText(action.file), action.file);
           await writeMemoryText(target.localDir, file, text, { verbatim: true, origin: SYNC_ORIGIN });
           await writeInTree(file, text);
-          await writeInTree(action.file, local.files.get(action.file)?.text ?? null);
+          await writeInTree(action.file, ours);
           added.push({ file, text });
+          after.set(file, { blob: blobId(text) });
           conflicts.add(file);
           // A conflict file accepted from the inbox is here already: its own push action counts it.
           pushed += local.files.has(file) ? 1 : 2;
         } else {
-          await writeInTree(action.file, local.files.get(action.file)?.text ?? null);
+          await writeInTree(action.file, await oursText(action.file));
           pushed++;
         }
       } catch (error) {
         if (!(error instanceof MemdirError)) throw error;
+        refused = true;
         skipped.push({ file: action.file, reason: error.message.replace(/^memdir: /, "") });
         // What the remote has and this machine would not take (quarantined, a credential, a name
         // it cannot hold) keeps its old base: the next sync must not read its absence here as a
@@ -380,12 +462,16 @@ async function mergeRound(
     if (findSecrets(shared).length === 0) await writeInTree(INDEX_FILE, shared.trim() === "" ? null : shared);
     else skipped.push({ file: INDEX_FILE, reason: "holds what looks like a credential; not pushed" });
   }
-  for (const [file, { text }] of local.files)
-    if (conflictOf(text) !== null && !removed.has(file)) conflicts.add(file);
+  for (const [file, { conflict }] of local.files) if (conflict && !removed.has(file)) conflicts.add(file);
   const commit = options.pullOnly
     ? null
     : await commitFolder(clone, target.key, `sync: ${target.key}: ${pushed} file(s)`, options.now);
-  return { commit, pulled, pushed, conflicts: [...conflicts].sort(), skipped, review };
+  const unpushed = options.pullOnly && actions.some((action) => action.kind !== "pull");
+  const digest =
+    refused || unpushed || Object.keys(review).length > 0
+      ? null
+      : localDigest({ files: after, held: local.held, index: rebuilt.text });
+  return { commit, pulled, pushed, conflicts: [...conflicts].sort(), skipped, review, digest };
 }
 
 /**
@@ -398,7 +484,7 @@ async function incomingChange(
   theirsText: (file: string) => Promise<string>,
 ): Promise<ProposedChange | null> {
   if (action.kind === "push") return null;
-  const before = local.files.get(action.file)?.text ?? null;
+  const before = (await local.files.get(action.file)?.text()) ?? null;
   if (action.kind === "pull" && action.blob === null)
     return { file: action.file, action: "delete", before, after: null };
   if (action.kind === "pull") {
@@ -407,7 +493,7 @@ async function incomingChange(
   }
   const file = conflictFileName(action.file, action.blob.slice(0, 8));
   const after = markAsConflict(await theirsText(action.file), action.file);
-  const here = local.files.get(file)?.text ?? null;
+  const here = (await local.files.get(file)?.text()) ?? null;
   if (here === after) return null;
   return { file, action: here === null ? "add" : "modify", before: here, after };
 }

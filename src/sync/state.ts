@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../memdir/fs/atomic.ts";
+import type { StatCache, StatEntry } from "./local.ts";
 import type { SyncClone } from "./repository.ts";
 
 /**
@@ -16,7 +17,22 @@ export interface SyncState {
    * blob (null: absent) it had then; the decision keeps using it until the file is settled, so a
    * held file is never pushed back as a deletion.
    */
-  projects: Record<string, { base: string | null; lastSync: string; review?: Record<string, string | null> }>;
+  projects: Record<string, ProjectState>;
+}
+
+/** One project's folder as this clone last synced it. */
+export interface ProjectState {
+  base: string | null;
+  lastSync: string;
+  review?: Record<string, string | null>;
+  /**
+   * Set when the last sync left nothing for the next one to do (everything pushed and pulled,
+   * nothing waiting for review, no write refused): the digest of the memory dir it left
+   * (`localDigest`) and its report's conflicts and skipped files. A sync that finds the remote
+   * still at `base` and the memory dir still at `digest` would decide nothing, so it returns this
+   * report without checking out or committing (docs/design.md#sync-stat-cache).
+   */
+  quiet?: { digest: string; conflicts: string[]; skipped: { file: string; reason: string }[] };
 }
 
 export async function readSyncState(clone: SyncClone): Promise<SyncState> {
@@ -36,4 +52,60 @@ export async function readSyncState(clone: SyncClone): Promise<SyncState> {
 /** Written atomically: a sync killed at any point leaves the old state or the new one. */
 export async function writeSyncState(clone: SyncClone, state: SyncState): Promise<void> {
   await writeFileAtomic(path.join(clone.dir, "state.json"), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+/**
+ * The stat caches of a clone's projects (`<root>/sync/<hash>/stat-cache.json`, project key →
+ * {@link StatCache}), kept apart from state.json so a sync that changed no file writes nothing
+ * here. Each entry is stored as an array, `[size, mtimeMs, ctimeMs, ino, blob, flag]` (flag: 0,
+ * 1 for a conflict file, or why the file is held): 20,000 of them parse several times faster
+ * than objects. `text` is what was read, to skip an unchanged write.
+ */
+export interface StatCaches {
+  projects: Record<string, StatCache>;
+  text: string;
+}
+
+type StoredEntry = [number, number, number, number, string, 0 | 1 | string];
+
+export async function readStatCaches(clone: SyncClone): Promise<StatCaches> {
+  const text = await fs.readFile(path.join(clone.dir, "stat-cache.json"), "utf8").catch(() => "");
+  const projects: Record<string, StatCache> = {};
+  try {
+    const data = JSON.parse(text) as Record<string, Record<string, StoredEntry>>;
+    for (const [key, stored] of Object.entries(data)) {
+      const cache: StatCache = {};
+      for (const [file, entry] of Object.entries(stored)) {
+        if (!Array.isArray(entry) || entry.length !== 6 || typeof entry[4] !== "string") continue;
+        const [size, mtimeMs, ctimeMs, ino, blob, flag] = entry;
+        cache[file] = {
+          size,
+          mtimeMs,
+          ctimeMs,
+          ino,
+          blob,
+          ...(flag === 1 ? { conflict: true } : typeof flag === "string" ? { held: flag } : {}),
+        } satisfies StatEntry;
+      }
+      projects[key] = cache;
+    }
+  } catch {
+    // Missing or damaged: every file is read, as on a first sync.
+  }
+  return { projects, text };
+}
+
+/** Written atomically, and only when it differs from what was read. */
+export async function writeStatCaches(clone: SyncClone, caches: StatCaches): Promise<void> {
+  const data: Record<string, Record<string, StoredEntry>> = {};
+  for (const [key, cache] of Object.entries(caches.projects)) {
+    const stored: Record<string, StoredEntry> = {};
+    for (const [file, e] of Object.entries(cache))
+      stored[file] = [e.size, e.mtimeMs, e.ctimeMs, e.ino, e.blob, e.held ?? (e.conflict ? 1 : 0)];
+    data[key] = stored;
+  }
+  const text = JSON.stringify(data);
+  if (text === caches.text) return;
+  await writeFileAtomic(path.join(clone.dir, "stat-cache.json"), text);
+  caches.text = text;
 }

@@ -289,6 +289,21 @@ export async function saveMemoriesTogether<T>(
 }
 
 /**
+ * Runs `work` under ONE hold of the writer lock of `memoryDir` (made if missing): the writes it
+ * makes through this module re-enter the lock instead of taking it once per file. A sync's first
+ * pull of 2,000 memories took and released the lock 2,000 times (docs/design.md#sync); like
+ * {@link saveMemoriesTogether}, the batch is one hold, refreshed while it runs.
+ */
+export async function withWriterHeld<T>(
+  memoryDir: string,
+  work: () => Promise<T>,
+  options: Pick<WriteOptions, "lock"> = {},
+): Promise<T> {
+  await prepareMemoryDir(memoryDir);
+  return withMemoryLock(memoryDir, work, options.lock);
+}
+
+/**
  * Removes one memory file and every index line pointing at it, together under the lock.
  * A file already gone but still listed in the index is fine (its line is removed).
  *

@@ -1,0 +1,126 @@
+// What a sync may trust without reading a file (docs/design.md#sync-stat-cache), and a new
+// machine's first pull: real git with a local bare repository, real temp dirs. The library call
+// takes a clock, so the stat cache's racy rule (a file changed within 2 s of its stat is read
+// again) can be moved past without waiting.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { type SyncTarget, syncFolder } from "../../src/sync/run.ts";
+import { initBoth, makeWorld, memory, syncJson } from "../helpers/sync-machines.ts";
+import { makeTempDir } from "../helpers/temp.ts";
+
+const KEY = "github.com/acme/shop";
+// Every file stat'ed now counts as settled: its cache entry is kept and trusted next time.
+const later = () => Date.now() + 60_000;
+
+function twoMachines(): { a: SyncTarget; b: SyncTarget } {
+  const dir = makeTempDir("memdir-stat-cache-");
+  const remote = path.join(dir, "remote.git");
+  execFileSync("git", ["init", "-q", "--bare", remote], {
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+  });
+  const machine = (name: string): SyncTarget => ({
+    root: path.join(dir, name, "root"),
+    url: `file://${remote}`,
+    key: KEY,
+    localDir: path.join(dir, name, "memory"),
+    excludeTeam: true,
+  });
+  const a = machine("a");
+  fs.mkdirSync(a.localDir, { recursive: true });
+  return { a, b: machine("b") };
+}
+
+describe("memdir sync: the stat cache and a quiet sync", () => {
+  it("pushes a memory rewritten with the same size and its modification time put back", async () => {
+    const { a, b } = twoMachines();
+    const file = path.join(a.localDir, "project-deploys.md");
+    fs.writeFileSync(file, memory("deploys run on fridays", "from the release branch", "project"));
+    // A whole second, so putting it back later is exact (a Date carries milliseconds only).
+    const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+    fs.utimesSync(file, hourAgo, hourAgo);
+    await syncFolder(a, { now: later });
+    await syncFolder(a, { now: later });
+    const { mtimeMs, size } = fs.statSync(file);
+    const changed = memory("deploys run on mondays", "from the release branch", "project");
+    assert.equal(Buffer.byteLength(changed), size);
+    fs.writeFileSync(file, changed);
+    fs.utimesSync(file, hourAgo, hourAgo);
+    assert.equal(fs.statSync(file).mtimeMs, mtimeMs);
+    assert.equal(fs.statSync(file).size, size);
+    const report = await syncFolder(a, { now: later });
+    assert.equal(report.pushed, 1);
+    await syncFolder(b, { now: later });
+    assert.equal(fs.readFileSync(path.join(b.localDir, "project-deploys.md"), "utf8"), changed);
+  });
+
+  it("reports the same held files again when nothing changed, and still pushes the next change", async () => {
+    const { a, b } = twoMachines();
+    fs.writeFileSync(
+      path.join(a.localDir, "user-health.md"),
+      "---\ndescription: a private note\ntype: user\nvisibility: private\n---\nprivate\n",
+    );
+    fs.writeFileSync(
+      path.join(a.localDir, "project-ci.md"),
+      memory("the CI token", `token: ghp_${"aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"}`),
+    );
+    fs.writeFileSync(path.join(a.localDir, "project-ok.md"), memory("an ordinary memory", "fine"));
+    const first = await syncFolder(a, { now: later });
+    assert.equal(first.pushed, 1);
+    const quiet = await syncFolder(a, { now: later });
+    assert.deepEqual(
+      { pushed: quiet.pushed, pulled: quiet.pulled, skipped: quiet.skipped, conflicts: quiet.conflicts },
+      { pushed: 0, pulled: 0, skipped: first.skipped, conflicts: first.conflicts },
+    );
+    fs.writeFileSync(path.join(a.localDir, "project-next.md"), memory("the next memory", "later"));
+    assert.equal((await syncFolder(a, { now: later })).pushed, 1);
+    await syncFolder(b, { now: later });
+    assert.deepEqual(
+      fs
+        .readdirSync(b.localDir)
+        .filter((f) => f.endsWith(".md"))
+        .sort(),
+      ["MEMORY.md", "project-next.md", "project-ok.md"],
+    );
+  });
+
+  it("takes a change made on the other machine after a quiet sync", async () => {
+    const { a, b } = twoMachines();
+    fs.writeFileSync(path.join(a.localDir, "project-ok.md"), memory("an ordinary memory", "fine"));
+    await syncFolder(a, { now: later });
+    await syncFolder(b, { now: later });
+    await syncFolder(a, { now: later });
+    fs.writeFileSync(path.join(b.localDir, "project-ok.md"), memory("an ordinary memory", "changed on b"));
+    await syncFolder(b, { now: later });
+    assert.equal((await syncFolder(a, { now: later })).pulled, 1);
+    assert.match(fs.readFileSync(path.join(a.localDir, "project-ok.md"), "utf8"), /changed on b/);
+  });
+});
+
+describe("memdir sync: a new machine's first pull", () => {
+  it("writes every memory with its index line, as one history entry that memdir undo takes back whole", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const count = 40;
+    for (let i = 0; i < count; i++)
+      world.a.write(`project-note-${i}.md`, memory(`note ${i} about module ${i}`, `body ${i}`, "project"));
+    assert.equal((await syncJson(world.a)).pushed, count);
+    const report = await syncJson(world.b);
+    assert.equal(report.pulled, count);
+    assert.equal(world.b.files().length, count);
+    const index = world.b.read("MEMORY.md") ?? "";
+    for (let i = 0; i < count; i++) assert.match(index, new RegExp(`\\(project-note-${i}\\.md\\)`));
+    const history = await world.b.memdir(["history", "--json"]);
+    assert.equal(history.code, 0, history.stderr);
+    const { entries } = JSON.parse(history.stdout) as { entries: { command: string }[] };
+    assert.deepEqual(
+      entries.map((entry) => entry.command),
+      ["memdir sync"],
+    );
+    const undo = await world.b.memdir(["undo", "--json"]);
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.deepEqual(world.b.files(), []);
+  });
+});
