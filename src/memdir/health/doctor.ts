@@ -93,7 +93,10 @@ export async function diagnoseMemoryDir(
   const index = await readIndex(memoryDir);
   const entries = parseIndex(index.raw);
   const pointed = new Set<string>();
-  for (const entry of entries) {
+  // Stat'ed all at once, not one await per line: 20,000 index lines took seconds one by one, and
+  // the web view's Health page waits for this check before its first finding.
+  const present = await Promise.all(entries.map((entry) => isMemoryFile(memoryDir, entry)));
+  for (const [position, entry] of entries.entries()) {
     if (pointed.has(entry.file)) {
       issues.push({
         code: "duplicate-pointer",
@@ -103,7 +106,7 @@ export async function diagnoseMemoryDir(
       continue;
     }
     pointed.add(entry.file);
-    if (!(await isMemoryFile(memoryDir, entry))) {
+    if (!present[position]) {
       issues.push({
         code: "dead-pointer",
         file: entry.file,
