@@ -7,7 +7,7 @@ import { type Lease, takeLease } from "../memdir/fs/lease.ts";
 import { findSecrets, secretKindPhrase } from "../memdir/trust/secrets.ts";
 import type { ProposedChange } from "../memdir/write/proposal-store.ts";
 import { removeMemoryIfPresent, updateIndex, writeMemoryText } from "../memdir/write/write.ts";
-import type { Clock, MemoryMode } from "../types.ts";
+import type { Clock, MemoryMode, ProgressSink } from "../types.ts";
 import { incomingRefusal, type LocalSide, readLocalSide, rebuildIndex } from "./local.ts";
 import { planSync, type SyncAction } from "./plan.ts";
 import {
@@ -54,6 +54,8 @@ export interface SyncOptions {
   now?: Clock;
   /** How long to wait for another sync of the same remote on this machine (default 120 s). */
   waitMs?: number;
+  /** Where reading and hashing this machine's files and writing the pulled ones report how far they are (docs/design.md#progress). */
+  progress?: ProgressSink;
   /** Runs before each push; tests use it to push from another machine first (a real race). */
   beforePush?: () => Promise<void>;
   /** `review` and `manual`: the remote's changes wait in the inbox as one proposal (src/sync/review.ts). */
@@ -83,6 +85,8 @@ export interface SyncReport {
 }
 
 const ATTEMPTS = 5;
+/** Writing the remote's files reports every this many (a first pull of 20,000 takes minutes). */
+const WRITE_PROGRESS_EVERY = 64;
 
 /** Takes the clone's lease: a second sync of the same remote on this machine waits for the first. */
 export async function takeSyncLease(clone: SyncClone, waitMs = 120_000): Promise<Lease> {
@@ -188,6 +192,7 @@ export async function decide(
   target: SyncTarget,
   state: SyncState,
   remote: string | null,
+  progress?: ProgressSink,
 ): Promise<{
   local: LocalSide;
   theirs: Map<string, TreeFile>;
@@ -197,7 +202,7 @@ export async function decide(
 }> {
   const baseCommit = state.projects[target.key]?.base ?? null;
   const [local, baseFiles, theirs] = await Promise.all([
-    readLocalSide(target.localDir, target.excludeTeam),
+    readLocalSide(target.localDir, target.excludeTeam, progress),
     baseCommit === null
       ? new Map<string, TreeFile>()
       : listFolder(clone, baseCommit, target.key).catch(() => new Map<string, TreeFile>()),
@@ -250,7 +255,7 @@ async function mergeRound(
   options: SyncOptions,
 ): Promise<Round> {
   await checkOut(clone, remote);
-  const decided = await decide(clone, target, state, remote);
+  const decided = await decide(clone, target, state, remote, options.progress);
   const { local, held } = decided;
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
   const inTree = (file: string) => `${target.key}/${file}`;
@@ -299,8 +304,10 @@ async function mergeRound(
   }
   let rebuilt = { text: local.index, leftOut: 0 };
   const writeHere = async () => {
-    for (const action of actions) {
+    for (const [written, action] of actions.entries()) {
       throwIfAborted(options.signal, "sync");
+      if (written % WRITE_PROGRESS_EVERY === 0)
+        options.progress?.("writing pulled files", written, actions.length);
       try {
         if (action.kind === "pull" && action.blob === null) {
           await removeMemoryIfPresent(target.localDir, action.file);
@@ -335,6 +342,7 @@ async function mergeRound(
         if (action.kind !== "push") review[action.file] = decided.base.get(action.file) ?? null;
       }
     }
+    if (actions.length > 0) options.progress?.("writing pulled files", actions.length, actions.length);
     // Rebuilt from the index as it is under the writer lock, not as `decide` read it: a save made
     // meanwhile (auto-sync starts right after one) keeps its line.
     rebuilt = rebuildIndex(local.index, { added, removed });
