@@ -214,6 +214,8 @@ const EXPECTED: Record<string, string[]> = {
     "type CacheLog",
     "checkAnchors",
     "diagnoseMemoryDir",
+    "type DiagnoseOptions",
+    "type DoctorCheck",
     "type DoctorIssue",
     "ensureMemoryDir",
     "findAnchors",

@@ -3,7 +3,7 @@
 // decides the view (each view has its own URL, so a memory's page can be linked to), links
 // inside the app are followed without a reload, and a change on disk redraws the view
 // (server-sent events, docs/ui.md#live-updates).
-import { api, h, state } from "/dom.js";
+import { api, h, showProgress, state } from "/dom.js";
 import { healthPage } from "/health.js";
 import { historyPage } from "/history.js";
 import { inboxPage } from "/inbox.js";
@@ -88,6 +88,8 @@ function listen() {
       await current?.refresh?.(changes);
     }, 150);
   });
+  // The server still reading or indexing this memory dir: the loading states show how far.
+  events.addEventListener("progress", (event) => showProgress(JSON.parse(event.data)));
   events.addEventListener("ready", () => {
     document.body.dataset.live = "on";
   });

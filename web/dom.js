@@ -58,6 +58,55 @@ export async function post(path, body = {}) {
   return answer(response);
 }
 
+/**
+ * `GET /api/<path>` answered one JSON value per line as the server finds them (the Health
+ * page's checks): `onLine` gets each as it arrives. Resolves when the answer ends.
+ */
+export async function apiLines(path, onLine, signal) {
+  const query = new URLSearchParams({ dir: state.dir });
+  const response = await fetch(`/api/${path}?${query}`, { signal });
+  if (!response.ok) return answer(response);
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    pending += value;
+    let newline = pending.indexOf("\n");
+    while (newline >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      if (line.trim() !== "") onLine(JSON.parse(line));
+      newline = pending.indexOf("\n");
+    }
+  }
+}
+
+/**
+ * What a view shows while the server still reads: a line of text and a bar that the server's
+ * `progress` events fill (app.js), for a long scan or index build (docs/ui.md#live-updates).
+ */
+export function loading(text) {
+  return h(
+    "div",
+    { className: "loading", role: "status", "data-loading": "" },
+    h("span", { className: "loading-text" }, text),
+    h("progress", { hidden: true }),
+  );
+}
+
+/** Shows `event` ({step, done, total}) in every loading state on the page. */
+export function showProgress(event) {
+  for (const box of document.querySelectorAll("[data-loading]")) {
+    const bar = box.querySelector("progress");
+    bar.max = event.total;
+    bar.value = event.done;
+    bar.hidden = event.done >= event.total;
+    box.dataset.progress = `${event.step} ${event.done}/${event.total}`;
+    bar.title = `${event.step}: ${event.done.toLocaleString()} of ${event.total.toLocaleString()}`;
+  }
+}
+
 async function answer(response) {
   const value = await response.json();
   if (!response.ok)

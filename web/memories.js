@@ -1,5 +1,5 @@
 // The memories page (docs/ui.md#pages): search, filters, one page of memories with readable titles.
-import { age, api, chip, flagBadges, h, memoryTitle, SOURCES, select, state, TYPES } from "/dom.js";
+import { age, api, chip, flagBadges, h, loading, memoryTitle, SOURCES, select, state, TYPES } from "/dom.js";
 
 const PERIODS = [
   ["", "any time"],
@@ -81,6 +81,9 @@ export async function memoriesPage(page) {
     if (view.source) params.source = view.source;
     if (view.anchor) params.anchor = view.anchor;
     if (view.since) params.since = new Date(Date.now() - Number(view.since) * 86_400_000).toISOString();
+    // Kept on screen until the answer comes: the first list of a large dir may wait for the
+    // server's scan, whose progress fills the bar (docs/ui.md#at-20000-memories).
+    if (!list.querySelector(".memories")) list.replaceChildren(loading("Loading memories…"));
     let result;
     try {
       result = await api("memories", params);

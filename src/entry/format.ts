@@ -34,7 +34,13 @@ export {
   type SafePathResult,
   type UnsafePathRule,
 } from "../memdir/fs/safe-path.ts";
-export { type DoctorIssue, diagnoseMemoryDir, repairMemoryDir } from "../memdir/health/doctor.ts";
+export {
+  type DiagnoseOptions,
+  type DoctorCheck,
+  type DoctorIssue,
+  diagnoseMemoryDir,
+  repairMemoryDir,
+} from "../memdir/health/doctor.ts";
 export { findStaleMemories, memoryAnchorChanges, type StaleMemory } from "../memdir/health/stale.ts";
 export type { MemdirCacheMode, MemdirStats } from "../memdir/instance.ts";
 export {

@@ -15,6 +15,7 @@ import {
 import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten } from "../memdir/format/memory-names.ts";
 import { utf8OrNull } from "../memdir/fs/regular-file.ts";
 import { fileNameRefusal, memoryFileRefusal } from "../memdir/fs/safe-path.ts";
+import type { ProgressSink } from "../types.ts";
 import { isRegularMode } from "./repository.ts";
 
 // The memory dir's side of a sync: which files it holds (and which never leave it), their git
@@ -162,6 +163,7 @@ export async function readLocalSide(
   excludeTeam: boolean,
   cache: StatCache = {},
   nowMs: number = Date.now(),
+  progress?: ProgressSink,
 ): Promise<LocalSide> {
   const files = new Map<string, LocalFile>();
   const held = new Map<string, string>();
@@ -189,6 +191,8 @@ export async function readLocalSide(
   };
   // Side by side in batches: one read at a time cost 0.5 s at 2,000 memories on a loaded box.
   for (let start = 0; start < wanted.length; start += READ_BATCH) {
+    // Told per batch (docs/design.md#progress): at 20,000 memories this read and hash takes seconds.
+    progress?.("reading and hashing memory files", start, wanted.length);
     const batch = wanted.slice(start, start + READ_BATCH);
     await Promise.all(
       batch.map(async (file) => {
@@ -210,6 +214,7 @@ export async function readLocalSide(
       }),
     );
   }
+  if (wanted.length > 0) progress?.("reading and hashing memory files", wanted.length, wanted.length);
   const index = await fs.readFile(path.join(memoryDir, INDEX_FILE), "utf8").catch(() => "");
   return { files, held, index, cache: next };
 }

@@ -12,7 +12,7 @@ import {
   withWriterHeld,
   writeMemoryText,
 } from "../memdir/write/write.ts";
-import type { Clock, MemoryMode } from "../types.ts";
+import type { Clock, MemoryMode, ProgressSink } from "../types.ts";
 import {
   blobId,
   incomingRefusal,
@@ -67,6 +67,8 @@ export interface SyncOptions {
   now?: Clock;
   /** How long to wait for another sync of the same remote on this machine (default 120 s). */
   waitMs?: number;
+  /** Where reading and hashing this machine's files and writing the pulled ones report how far they are (docs/design.md#progress). */
+  progress?: ProgressSink;
   /** Runs before each push; tests use it to push from another machine first (a real race). */
   beforePush?: () => Promise<void>;
   /** `review` and `manual`: the remote's changes wait in the inbox as one proposal (src/sync/review.ts). */
@@ -96,6 +98,8 @@ export interface SyncReport {
 }
 
 const ATTEMPTS = 5;
+/** Writing the remote's files reports every this many (a first pull of 20,000 takes minutes). */
+const WRITE_PROGRESS_EVERY = 64;
 
 /** Takes the clone's lease: a second sync of the same remote on this machine waits for the first. */
 export async function takeSyncLease(clone: SyncClone, waitMs = 120_000): Promise<Lease> {
@@ -154,6 +158,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
         target.excludeTeam,
         caches.projects[target.key],
         now(),
+        options.progress,
       );
       caches.projects[target.key] = local.cache;
       const quiet = quietReport(state, target.key, remote, local);
@@ -249,6 +254,7 @@ export async function decide(
   state: SyncState,
   remote: string | null,
   local: LocalSide | { cache?: StatCache; nowMs: number },
+  progress?: ProgressSink,
 ): Promise<{
   local: LocalSide;
   theirs: Map<string, TreeFile>;
@@ -258,7 +264,9 @@ export async function decide(
 }> {
   const baseCommit = state.projects[target.key]?.base ?? null;
   const [localSide, baseFiles, theirs] = await Promise.all([
-    "files" in local ? local : readLocalSide(target.localDir, target.excludeTeam, local.cache, local.nowMs),
+    "files" in local
+      ? local
+      : readLocalSide(target.localDir, target.excludeTeam, local.cache, local.nowMs, progress),
     // The remote unmoved since the last sync (this machine's change to push): one listing for both.
     baseCommit === null || baseCommit === remote
       ? new Map<string, TreeFile>()
@@ -321,7 +329,7 @@ async function mergeRound(
   options: SyncOptions,
 ): Promise<Round> {
   await checkOut(clone, remote);
-  const decided = await decide(clone, target, state, remote, localSide);
+  const decided = await decide(clone, target, state, remote, localSide, options.progress);
   const { local, held } = decided;
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
   const inTree = (file: string) => `${target.key}/${file}`;
@@ -376,8 +384,10 @@ async function mergeRound(
   // One hold of the writer lock for the whole pull, not one per file (docs/design.md#sync).
   const writeHere = () => withWriterHeld(target.localDir, writeLocked);
   const writeLocked = async () => {
-    for (const action of actions) {
+    for (const [written, action] of actions.entries()) {
       throwIfAborted(options.signal, "sync");
+      if (written % WRITE_PROGRESS_EVERY === 0)
+        options.progress?.("writing pulled files", written, actions.length);
       try {
         if (action.kind === "pull" && action.blob === null) {
           await removeMemoryIfPresent(target.localDir, action.file);
@@ -417,6 +427,7 @@ async function mergeRound(
         if (action.kind !== "push") review[action.file] = decided.base.get(action.file) ?? null;
       }
     }
+    if (actions.length > 0) options.progress?.("writing pulled files", actions.length, actions.length);
     // Rebuilt from the index as it is under the writer lock, not as `decide` read it: a save made
     // meanwhile (auto-sync starts right after one) keeps its line.
     rebuilt = rebuildIndex(local.index, { added, removed });

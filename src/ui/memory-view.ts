@@ -98,6 +98,9 @@ interface Meta {
  */
 export class MemoryView {
   readonly #meta = new Map<string, Meta>();
+  /** The full scan under way, and the count of writes made through this view when it started. */
+  #scanning: { headers: Promise<MemoryHeader[]>; writes: number } | null = null;
+  #writes = 0;
 
   constructor(
     readonly memdir: Memdir,
@@ -106,6 +109,26 @@ export class MemoryView {
 
   get memoryDir(): string {
     return this.memdir.memoryDir;
+  }
+
+  /**
+   * Every memory's header, newest first. Requests that arrive while a full scan is under way
+   * share it (the server's warm-up, the first list and the overview would otherwise each stat
+   * 20,000 files, docs/ui.md#at-20000-memories), unless this view wrote since it started: a save
+   * or delete is always seen by the list that follows it.
+   */
+  headers(): Promise<MemoryHeader[]> {
+    if (this.#scanning && this.#scanning.writes === this.#writes) return this.#scanning.headers;
+    const scanning = {
+      headers: this.memdir.scan({ limit: Number.POSITIVE_INFINITY }),
+      writes: this.#writes,
+    };
+    this.#scanning = scanning;
+    const done = () => {
+      if (this.#scanning === scanning) this.#scanning = null;
+    };
+    scanning.headers.then(done, done);
+    return scanning.headers;
   }
 
   async #metaOf(header: MemoryHeader): Promise<Meta> {
@@ -142,7 +165,7 @@ export class MemoryView {
   ): Promise<Record<string, { source: string | null; session: string | null }>> {
     const wanted = new Set(files);
     const result: Record<string, { source: string | null; session: string | null }> = {};
-    for (const header of await this.memdir.scan({ limit: Number.POSITIVE_INFINITY }))
+    for (const header of await this.headers())
       if (wanted.has(header.file))
         result[header.file] = provenanceOf((await this.#metaOf(header)).frontmatter);
     return result;
@@ -161,7 +184,7 @@ export class MemoryView {
       periods: { start: string; counts: Record<string, number> }[];
     };
   }> {
-    const headers = await this.memdir.scan({ limit: Number.POSITIVE_INFINITY });
+    const headers = await this.headers();
     const byType: Record<string, number> = {};
     const sources = new Map<string | null, number>();
     for (const header of headers) {
@@ -182,9 +205,7 @@ export class MemoryView {
   async list(query: MemoryListQuery): Promise<MemoryList> {
     const pageSize = Math.min(Math.max(1, query.pageSize ?? DEFAULT_PAGE_SIZE), 500);
     const page = Math.max(1, Math.floor(query.page ?? 1));
-    let headers = (await this.memdir.scan({ limit: Number.POSITIVE_INFINITY })).filter(
-      (header) => !query.type || header.type === query.type,
-    );
+    let headers = (await this.headers()).filter((header) => !query.type || header.type === query.type);
     if (query.since) {
       const since = Date.parse(query.since);
       if (Number.isNaN(since))
@@ -261,7 +282,7 @@ export class MemoryView {
    * memory are read once and kept until that file changes.
    */
   async #linksOf(file: string, body: string) {
-    const headers = await this.memdir.scan({ limit: Number.POSITIVE_INFINITY });
+    const headers = await this.headers();
     const resolve = linkResolver(headers);
     const backlinks: { file: string; description: string | null }[] = [];
     for (const header of headers) {
@@ -306,6 +327,11 @@ export class MemoryView {
           version: input.version,
         }),
     );
+    // Counted once the write is over: a scan that started before it ends is not shared after it.
+    saving.then(
+      () => this.#writes++,
+      () => this.#writes++,
+    );
     const { result, entry } = await saving.catch(async (error: unknown) => {
       if (!isMemdirError(error, "conflict")) throw error;
       throw new SaveConflict(error.message, {
@@ -342,7 +368,7 @@ export class MemoryView {
       this.memoryDir,
       { kind: "save", message: `ui: deleted ${file}`, files: [file, INDEX_FILE] },
       () => removeMemory(this.memoryDir, file),
-    );
+    ).finally(() => this.#writes++);
     this.#meta.delete(result.file);
     return { file: path.posix.normalize(result.file), historyId: entry?.id ?? null };
   }

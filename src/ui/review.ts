@@ -8,7 +8,12 @@ import {
 import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import { INDEX_MAX_BYTES, INDEX_MAX_LINES, readIndex } from "../memdir/format/index-file.ts";
 import { lineDiff } from "../memdir/format/line-diff.ts";
-import { diagnoseMemoryDir, REPAIRABLE_CODES, repairMemoryDir } from "../memdir/health/doctor.ts";
+import {
+  type DoctorIssue,
+  diagnoseMemoryDir,
+  REPAIRABLE_CODES,
+  repairMemoryDir,
+} from "../memdir/health/doctor.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import { unresolvedLinks } from "../memdir/scan/links.ts";
 import { explainRecall } from "../recall/explain.ts";
@@ -87,6 +92,56 @@ export async function healthOf(memoryDir: string) {
       limitsExceeded: index.limitsExceeded,
     },
   };
+}
+
+/** One line of {@link streamHealth}: the index first, then each check as it finishes, then `done`. */
+export type HealthLine =
+  | { index: Awaited<ReturnType<typeof healthOf>>["index"] }
+  | { progress: { step: string; done: number; total: number } }
+  | { check: string; issues: (DoctorIssue & { fixable: boolean })[]; done: number; total: number }
+  | { notes: Awaited<ReturnType<typeof unresolvedLinks>> }
+  | { done: true };
+
+/**
+ * What {@link healthOf} answers, told as it is found (docs/ui.md#pages): `MEMORY.md`'s size
+ * first, then each group of doctor's checks as it finishes with the issues it found, the
+ * per-file checks' progress, the unresolved links, and `{done: true}`. At 20,000 memories doctor
+ * reads every file for most of a minute; the page shows the first findings at once.
+ */
+export async function streamHealth(
+  memoryDir: string,
+  write: (line: HealthLine) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const exists = await fs.stat(memoryDir).then(
+    (stat) => stat.isDirectory(),
+    () => false,
+  );
+  const index = await readIndex(memoryDir);
+  write({
+    index: {
+      lines: index.lines,
+      bytes: index.bytes,
+      maxLines: INDEX_MAX_LINES,
+      maxBytes: INDEX_MAX_BYTES,
+      limitsExceeded: index.limitsExceeded,
+    },
+  });
+  if (exists) {
+    await diagnoseMemoryDir(memoryDir, {
+      signal,
+      progress: (step, done, total) => write({ progress: { step, done, total } }),
+      onCheck: ({ check, issues, done, total }) =>
+        write({
+          check,
+          issues: issues.map((issue) => ({ ...issue, fixable: REPAIRABLE_CODES.has(issue.code) })),
+          done,
+          total,
+        }),
+    });
+    write({ notes: await unresolvedLinks(memoryDir) });
+  }
+  write({ done: true });
 }
 
 /** Runs the safe repairs of `memdir doctor --fix`; one line per repair. */

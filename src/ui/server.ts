@@ -10,6 +10,7 @@ import type { Selector } from "../recall/selector.ts";
 import { type DirectoryChoice, listMemoryDirectories } from "./directories.ts";
 import { DirectoryEvents } from "./events.ts";
 import { MemoryView, SaveConflict } from "./memory-view.ts";
+import { streamHealth } from "./review.ts";
 import { type ApiRequest, routeApi } from "./routes.ts";
 import { judgeRequest, newSecrets, OneTimeCodes, sessionCookie } from "./security.ts";
 
@@ -131,7 +132,12 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       (await listDirectories(true)).some((entry) => entry.memoryDir === wanted);
     if (!known)
       throw new MemdirError("invalid-input", `ui: ${wanted} is not a memory directory under the root`);
-    const memdir = openMemdir(wanted, { env: options.env });
+    // Its long reads (a cold header scan, the lexical index) are told to the dir's pages as
+    // `progress` events, so a page shows how far the server is (docs/ui.md#live-updates).
+    const memdir = openMemdir(wanted, {
+      env: options.env,
+      progress: (step, done, total) => events.progress(wanted, { step, done, total }),
+    });
     instances.push(memdir);
     view = new MemoryView(memdir, search);
     views.set(wanted, view);
@@ -172,6 +178,10 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         return null;
       });
       if (view) events.subscribe(view.memoryDir, response, SECURITY_HEADERS);
+      return;
+    }
+    if (url.pathname === "/api/health/stream" && request.method === "GET") {
+      await streamHealthTo(response, url.searchParams.get("dir"));
       return;
     }
     if (url.pathname.startsWith("/api/")) {
@@ -215,12 +225,44 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     response.end(bytes);
   }
 
+  /**
+   * `GET /api/health/stream`: the Health page's findings as they are found, one JSON line each
+   * (`streamHealth`), ended early when the page goes away.
+   */
+  async function streamHealthTo(response: http.ServerResponse, dir: string | null): Promise<void> {
+    const view = await viewOf(dir === null || dir === "" ? null : dir).catch((error: unknown) => {
+      if (!(error instanceof MemdirError)) throw error;
+      send(response, 400, { error: { code: error.code, message: error.message } });
+      return null;
+    });
+    if (!view) return;
+    const gone = new AbortController();
+    response.on("close", () => gone.abort());
+    response.writeHead(200, { ...SECURITY_HEADERS, "content-type": "application/x-ndjson; charset=utf-8" });
+    try {
+      await streamHealth(view.memoryDir, (line) => response.write(`${JSON.stringify(line)}\n`), gone.signal);
+    } catch (error) {
+      if (gone.signal.aborted) return;
+      const message = error instanceof Error ? error.message : String(error);
+      response.write(`${JSON.stringify({ error: { code: "internal", message } })}\n`);
+    }
+    response.end();
+  }
+
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
+  // The start dir's scan and folder watchers begin now, not when the page first asks: by the
+  // time a browser has opened the printed URL its first list is one cheap rescan away
+  // (docs/ui.md#at-20000-memories). A page that comes sooner shares this scan.
+  viewOf(null)
+    .then((view) => view.headers())
+    .catch((error: unknown) =>
+      log(`memdir: ui: warm-up: ${error instanceof Error ? error.message : String(error)}`),
+    );
   return {
     url: `${origin}/?token=${secrets.token}`,
     openUrl: () => `${origin}/?code=${codes.issue()}`,

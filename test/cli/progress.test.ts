@@ -8,6 +8,7 @@ import { terminalProgress } from "../../src/cli/support/progress.ts";
 import { runCli, runProcess } from "../helpers/cli.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
+import { initBoth, makeWorld } from "../helpers/sync-machines.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const COUNT = 300;
@@ -28,10 +29,10 @@ function memoryDir(): { home: string; dir: string } {
 const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
 
 /** Runs the CLI with stdout and stderr on a pseudo-terminal (util-linux `script`), as a user's shell does. */
-function runOnTerminal(args: string[], home: string) {
+function runOnTerminal(args: string[], home: string, cwd = home) {
   const command = [process.execPath, ...cliNodeArgs(), ...args].map(quote).join(" ");
   return runProcess("script", ["-qfec", command, "/dev/null"], {
-    cwd: home,
+    cwd,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: home,
@@ -97,6 +98,34 @@ describe("progress on a terminal", () => {
     assert.equal(piped.code, 0, piped.stderr);
     assert.doesNotMatch(piped.stderr, /memdir: (reading|indexing)/);
     assert.match(piped.stdout, /deploy-\d+\.md/, "the control: the recall itself ran and read the memories");
+  });
+
+  it("sync draws reading and hashing the memory files on one machine and writing the pulled ones on the other, never with --json nor into a pipe", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    for (let i = 0; i < COUNT; i++)
+      world.a.write(
+        `deploy-${i}.md`,
+        memory(`deploy pipeline note ${i}`, `the staging deploy step ${i}`, "project"),
+      );
+    const pushed = await runOnTerminal(["sync"], world.a.home, world.a.project);
+    assert.equal(pushed.code, 0, pushed.stdout);
+    assert.match(
+      pushed.stdout,
+      new RegExp(`memdir: reading and hashing memory files ${COUNT}/${COUNT}, done`),
+    );
+
+    const pulled = await runOnTerminal(["sync"], world.b.home, world.b.project);
+    assert.equal(pulled.code, 0, pulled.stdout);
+    assert.match(pulled.stdout, new RegExp(`memdir: writing pulled files ${COUNT}/${COUNT}, done`));
+    assert.equal(world.b.files().length, COUNT, "the control: every memory arrived");
+
+    const json = await runOnTerminal(["sync", "--json"], world.a.home, world.a.project);
+    assert.equal(json.code, 0, json.stdout);
+    assert.doesNotMatch(json.stdout, /memdir: reading/);
+    const piped = await world.a.memdir(["sync"], { env: { MEMDIR_PROGRESS_AFTER_MS: "0" } });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.doesNotMatch(piped.stderr, /memdir: reading/);
   });
 
   it("stays silent for the first second, then redraws at most every 100 ms, and ends with the total", () => {

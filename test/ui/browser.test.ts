@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Locator, type Page, type Route } from "playwright-core";
 import { runCli } from "../helpers/cli.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
@@ -43,7 +43,11 @@ declare const document: {
   activeElement: (PageElement & { className: string }) | null;
 };
 declare function getComputedStyle(element: PageElement): { outlineStyle: string };
-declare const window: { __pwned?: number };
+declare const window: { __pwned?: number; __healthLog?: string[] };
+declare class MutationObserver {
+  constructor(callback: (records: { attributeName: string | null; oldValue: string | null }[]) => void);
+  observe(target: PageElement | null, options: Record<string, unknown>): void;
+}
 
 function setup() {
   const home = makeTempDir();
@@ -225,6 +229,33 @@ describe("memdir ui in a browser", {
     await page.waitForFunction(() => document.querySelectorAll("#memory-list li.memory-row").length === 50);
   });
 
+  it("shows a loading state in the list until the server's first page comes", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const isList = (url: URL) => url.pathname === "/api/memories";
+    const hold = async (route: Route) => {
+      await held;
+      await route.continue();
+    };
+    await page.route(isList, hold);
+    try {
+      await page.goto(`${ui.origin}/`);
+      const waiting = page.locator("#memory-list [data-loading]");
+      await waiting.waitFor();
+      assert.match(await textOf(waiting), /Loading memories/);
+      assert.equal(await waiting.getAttribute("role"), "status", "read out by a screen reader");
+      assert.equal(await rows().count(), 0);
+      release();
+      await ready("memories");
+      assert.equal(await rows().count(), 50);
+      assert.equal(await page.locator("[data-loading]").count(), 0, "the loading state is gone");
+    } finally {
+      release();
+      await page.unroute(isList, hold);
+    }
+  });
   it("searches on the server, best match first", async () => {
     await page.fill("#search", "mock 数据库");
     await page.waitForFunction(() => document.querySelector("#memory-count")?.textContent?.includes("match"));
@@ -491,6 +522,37 @@ describe("memdir ui in a browser", {
       fs.existsSync(path.join(memoryDir, "feedback-small-commits-copy.md")),
       "the merged-away memory is back",
     );
+  });
+
+  it("health draws each check as it finishes: MEMORY.md's first, while the memory files are still being checked", async () => {
+    await open("overview");
+    // Every change to the Health view's two markers, in order, as the page made it.
+    await page.evaluate(() => {
+      const log: string[] = [];
+      window.__healthLog = log;
+      new MutationObserver((records) => {
+        for (const record of records) log.push(`${record.attributeName}=${record.oldValue}`);
+      }).observe(document.querySelector("#page"), {
+        subtree: true,
+        attributes: true,
+        attributeOldValue: true,
+        attributeFilter: ["data-checks", "data-state"],
+      });
+    });
+    await open("health");
+    const log = await page.evaluate(() => window.__healthLog ?? []);
+    // Each old value is what the marker said before a change: one check was added at a time.
+    assert.deepEqual(
+      log.filter((entry) => entry.startsWith("data-checks=")),
+      ["data-checks=", "data-checks=index", "data-checks=index memories", "data-checks=index memories files"],
+    );
+    const firstCheck = log.indexOf("data-checks=");
+    const finished = log.indexOf("data-state=checking");
+    assert.ok(
+      firstCheck >= 0 && finished > firstCheck,
+      `the first check drawn before the end: ${log.join(", ")}`,
+    );
+    assert.equal(await page.locator("#health").getAttribute("data-state"), "done");
   });
 
   it("health lists doctor's findings with the safe fixes as a button, and the index against its limits", async () => {

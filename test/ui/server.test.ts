@@ -80,6 +80,32 @@ async function versionOf(ui: UiProcess, cookie: string, file: string): Promise<s
   return (JSON.parse(reply.body) as { version: string }).version;
 }
 
+/** Opens `/api/events` (of `dir`, else the start dir) and collects its events as they come. */
+async function openEvents(ui: UiProcess, cookie: string, dir?: string) {
+  const events: { event: string; data: string }[] = [];
+  const query = dir === undefined ? "" : `?${new URLSearchParams({ dir })}`;
+  const stream = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    http
+      .get({ host: "127.0.0.1", port: ui.port, path: `/api/events${query}`, headers: { cookie } }, resolve)
+      .on("error", reject);
+  });
+  let buffer = "";
+  stream.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const field = (name: string) =>
+        block
+          .split("\n")
+          .find((line) => line.startsWith(`${name}: `))
+          ?.slice(name.length + 2) ?? "";
+      if (field("event") !== "") events.push({ event: field("event"), data: field("data") });
+    }
+  });
+  return { stream, events };
+}
+
 describe("memdir ui (the server)", () => {
   it("prints one JSON line with a 127.0.0.1 URL and a long random token, and listens on 127.0.0.1 only", async () => {
     const { home, memoryDir, env } = setup();
@@ -411,6 +437,89 @@ describe("memdir ui (the server)", () => {
     } finally {
       stream.destroy();
     }
+  });
+
+  it("tells a page about a memory written in a folder made after its stream opened, and shows the progress of a never-read dir's scan", async () => {
+    const { home, root, memoryDir, env } = setup();
+    const other = path.join(root, "projects", "-work-blog", "memory");
+    const notes: Record<string, string> = {};
+    for (let n = 0; n < 40; n++) notes[`reference-note-${n}.md`] = memory(`note ${n}`, "Body.", "reference");
+    writeTree(other, notes);
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const cookie = await login(ui);
+    const start = await openEvents(ui, cookie);
+    const blog = await openEvents(ui, cookie, other);
+    try {
+      await waitFor(() => start.events.some((e) => e.event === "ready"), { what: "the ready event" });
+      writeTree(memoryDir, {
+        "team/project-later.md": memory("written in a new folder", "Body.", "project"),
+      });
+      await waitFor(
+        () =>
+          start.events.some(
+            (e) => e.event === "change" && JSON.parse(e.data).file === "team/project-later.md",
+          ),
+        { what: "a change event naming team/project-later.md" },
+      );
+      await waitFor(() => blog.events.some((e) => e.event === "ready"), {
+        what: "the other dir's ready event",
+      });
+      const list = await request(ui, `/api/memories?${new URLSearchParams({ dir: other })}`, {
+        headers: { cookie },
+      });
+      assert.equal(list.status, 200, list.body);
+      await waitFor(
+        () =>
+          blog.events.some(
+            (e) =>
+              e.event === "progress" &&
+              JSON.stringify(JSON.parse(e.data)) ===
+                JSON.stringify({ step: "reading memory headers", done: 40, total: 40 }),
+          ),
+        { what: "the scan's progress, ended with its total" },
+      );
+      assert.ok(
+        !start.events.some((e) => e.event === "progress" && JSON.parse(e.data).total === 40),
+        "another dir's progress is not told to this one's pages",
+      );
+    } finally {
+      start.stream.destroy();
+      blog.stream.destroy();
+    }
+  });
+
+  it("streams Health's findings one check at a time, MEMORY.md first and done last, the same findings as /api/health", async () => {
+    const { home, memoryDir, env } = setup();
+    writeTree(memoryDir, {
+      "project-unlisted.md": memory("a memory without an index line", "Body.", "project"),
+      "no-type.md": "---\ndescription: no type here\n---\nBody.\n",
+    });
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const cookie = await login(ui);
+    const reply = await request(ui, "/api/health/stream", { headers: { cookie } });
+    assert.equal(reply.status, 200, reply.body);
+    assert.match(String(reply.headers["content-type"]), /^application\/x-ndjson/);
+    const lines = reply.body
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.ok("index" in lines[0], "MEMORY.md's size comes first");
+    assert.deepEqual(lines.at(-1), { done: true });
+    const checks = lines.filter((line) => "check" in line);
+    assert.deepEqual(
+      checks.filter((line) => line.done === line.total).map((line) => line.check),
+      ["index", "memories", "files", "temp-files"],
+    );
+    const streamed = checks.flatMap((line) => line.issues as { code: string; file: string }[]);
+    const whole = JSON.parse((await request(ui, "/api/health", { headers: { cookie } })).body) as {
+      issues: { code: string; file: string }[];
+    };
+    const key = (issue: { code: string; file: string }) => `${issue.code} ${issue.file}`;
+    assert.deepEqual(streamed.map(key).sort(), whole.issues.map(key).sort());
+    assert.ok(
+      streamed.some((issue) => issue.code === "missing-pointer" && issue.file === "project-unlisted.md"),
+    );
+    assert.equal((await request(ui, "/api/health/stream")).status, 403, "no cookie, no findings");
   });
 
   it("answers a memory with its links, backlinks, anchors and provenance, its history, and the overview's counts", async () => {

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { throwIfAborted } from "../../errors.ts";
 import type { ProgressSink } from "../../types.ts";
 import { conflictOf } from "../format/conflicts.ts";
 import { type FrontmatterIssue, parseFrontmatter } from "../format/frontmatter.ts";
@@ -46,6 +47,29 @@ export interface DoctorIssue {
 }
 
 /**
+ * One group of {@link diagnoseMemoryDir}'s checks as it finishes: `index` (`MEMORY.md`'s pointers,
+ * limits and secrets), `memories` (each memory file; told every few hundred files, `done` of
+ * `total`), `files` (files the scan skips) and `temp-files` (killed writers' temp files), with the
+ * issues found since the previous one.
+ */
+export interface DoctorCheck {
+  check: "index" | "memories" | "files" | "temp-files";
+  issues: DoctorIssue[];
+  done: number;
+  total: number;
+}
+
+/** Options of {@link diagnoseMemoryDir}. */
+export interface DiagnoseOptions {
+  /** Where the header scan and the per-file checks report how far they are. */
+  progress?: ProgressSink;
+  /** Told each group of checks as it finishes, so a caller can show findings before the last one (the web view's Health page). */
+  onCheck?: (check: DoctorCheck) => void;
+  /** Ends the checks early (the page that asked went away). */
+  signal?: AbortSignal;
+}
+
+/**
  * Checks a memory directory: index lines pointing at missing files (or listed twice), memory
  * files without an index line, missing or invalid `type`/`description` (as the 30-line header
  * scan sees them), an index over its load limits, secrets at rest, temp files left by a
@@ -57,15 +81,22 @@ export interface DoctorIssue {
  */
 export async function diagnoseMemoryDir(
   memoryDir: string,
-  options: { progress?: ProgressSink } = {},
+  options: DiagnoseOptions = {},
 ): Promise<DoctorIssue[]> {
-  const progress = options.progress;
+  const { progress, signal } = options;
   const issues: DoctorIssue[] = [];
-  const headers = await scanHeaders(memoryDir, { cache: null, progress });
+  let reported = 0;
+  const finish = (check: DoctorCheck["check"], done: number, total: number) => {
+    options.onCheck?.({ check, issues: issues.slice(reported), done, total });
+    reported = issues.length;
+  };
   const index = await readIndex(memoryDir);
   const entries = parseIndex(index.raw);
   const pointed = new Set<string>();
-  for (const entry of entries) {
+  // Stat'ed all at once, not one await per line: 20,000 index lines took seconds one by one, and
+  // the web view's Health page waits for this check before its first finding.
+  const present = await Promise.all(entries.map((entry) => isMemoryFile(memoryDir, entry)));
+  for (const [position, entry] of entries.entries()) {
     if (pointed.has(entry.file)) {
       issues.push({
         code: "duplicate-pointer",
@@ -75,7 +106,7 @@ export async function diagnoseMemoryDir(
       continue;
     }
     pointed.add(entry.file);
-    if (!(await isMemoryFile(memoryDir, entry))) {
+    if (!present[position]) {
       issues.push({
         code: "dead-pointer",
         file: entry.file,
@@ -98,8 +129,16 @@ export async function diagnoseMemoryDir(
     });
   }
   issues.push(...secretIssues(INDEX_FILE, index.raw));
+  // The index's checks need no header: they are told first, before the scan of every file.
+  finish("index", 1, 1);
+  throwIfAborted(signal, "doctor");
+  const headers = await scanHeaders(memoryDir, { cache: null, progress, signal });
   for (const [checked, header] of headers.entries()) {
-    if (checked % PROGRESS_EVERY === 0) progress?.("checking memories", checked, headers.length);
+    if (checked % PROGRESS_EVERY === 0) {
+      throwIfAborted(signal, "doctor");
+      progress?.("checking memories", checked, headers.length);
+      if (checked > 0) finish("memories", checked, headers.length);
+    }
     if (!pointed.has(header.file)) {
       issues.push({
         code: "missing-pointer",
@@ -127,9 +166,11 @@ export async function diagnoseMemoryDir(
       });
   }
   if (headers.length > 0) progress?.("checking memories", headers.length, headers.length);
+  finish("memories", headers.length, headers.length);
   // One listing of the tree serves both checks below.
   const names = await listTree(memoryDir);
   issues.push(...(await skippedFileIssues(memoryDir, new Set(headers.map((h) => h.file)), names)));
+  finish("files", 1, 1);
   for (const name of staleTempFiles(names)) {
     issues.push({
       code: "stale-temp",
@@ -137,6 +178,7 @@ export async function diagnoseMemoryDir(
       message: `${name} is a temp file left by a killed writer`,
     });
   }
+  finish("temp-files", 1, 1);
   return issues;
 }
 

@@ -14,6 +14,7 @@ import { takeSyncLease } from "../../../sync/run.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";
+import { terminalProgress } from "../../support/progress.ts";
 
 interface SyncCommandOptions extends CommonOptions {
   status?: boolean;
@@ -76,7 +77,8 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
           );
         },
         signal,
-        ...(options.auto ? { waitMs: timeoutMs } : {}),
+        // The background sync (--auto) runs from a hook: a host's terminal is not its own.
+        ...(options.auto ? { waitMs: timeoutMs } : { progress: terminalProgress(context, options) }),
       });
       if (options.json) printJson(context.io, report);
       else context.io.stdout(formatReport(report));
