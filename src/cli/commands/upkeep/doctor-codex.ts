@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { untrustedMemdirHooks } from "../../setup/codex-hook-trust.ts";
-import { parseJsonConfig } from "../../setup/json-config.ts";
+import { untrustedMemdirHooks } from "../../../hosts/codex/hook-trust.ts";
+import { parseJsonConfig } from "../../../hosts/shared/json-config.ts";
 
 /** A problem `memdir doctor` reports outside the memory dir. */
 export interface HostIssue {
