@@ -3,7 +3,11 @@ import type { Host } from "../shared/host.ts";
 import { GEMINI_EVENTS, geminiSetup } from "./setup.ts";
 import { messagesFromGeminiSession } from "./transcript.ts";
 
-/** The event names only Gemini CLI sends (Claude Code, Codex and Qwen Code send SessionStart too). */
+/**
+ * The event names only Gemini CLI sends (Claude Code, Codex and Qwen Code send SessionStart too).
+ * Its hooks' environment has GEMINI_PROJECT_DIR; Qwen Code, a fork, sets that one too beside its
+ * own QWEN_PROJECT_DIR (both CLIs' bundles: the hook runner's environment).
+ */
 const GEMINI_ONLY_EVENTS = new Set(["BeforeAgent", "AfterAgent", "AfterTool", "PreCompress"]);
 
 /** Gemini CLI (docs/design.md#hosts). */
@@ -19,7 +23,8 @@ export const geminiHost: Host = {
     answer: (event, context, hostEventName = null) =>
       hookOutput(event, context, "claude-code", hostEventName),
     recognizes: (input, env) =>
-      GEMINI_ONLY_EVENTS.has(input.hook_event_name ?? "") || env.GEMINI_PROJECT_DIR !== undefined,
+      GEMINI_ONLY_EVENTS.has(input.hook_event_name ?? "") ||
+      (env.GEMINI_PROJECT_DIR !== undefined && env.QWEN_PROJECT_DIR === undefined),
   },
   transcript: {
     location: "~/.gemini/tmp/<project hash>/chats/session-*.jsonl",

@@ -9,12 +9,13 @@ export const qwenHost: Host = {
   displayName: "Qwen Code",
   hooks: {
     events: CLAUDE_NAMES_WITHOUT_FILE_HOOK,
-    recognizedBy: "a transcript_path under a .qwen folder (Claude Code's payloads and event names otherwise)",
+    recognizedBy:
+      "QWEN_PROJECT_DIR in the hook's environment, which Qwen Code sets for every command hook (its payloads and event names are Claude Code's)",
     dialect: "claude-code",
     timeoutUnit: "s",
     answer: (event, context, hostEventName = null) =>
       hookOutput(event, context, "claude-code", hostEventName),
-    recognizes: (input) => /[/\\]\.qwen[/\\]/.test(input.transcript_path ?? ""),
+    recognizes: (_input, env) => env.QWEN_PROJECT_DIR !== undefined,
   },
   // Qwen Code's session files are not read: extraction uses what its Stop hook sends.
   transcript: null,
