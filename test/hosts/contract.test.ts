@@ -48,6 +48,21 @@ const READS: Record<HostName, ((hostEvent: string, context: string) => unknown) 
   cline: null,
 };
 
+/**
+ * The `clientInfo.name` an agent sends in MCP's `initialize`, where a test pins it (Cline's:
+ * test/mcp/structured-clients.test.ts); the others' names are not pinned anywhere yet.
+ */
+const MCP_CLIENT_NAMES: Record<HostName, readonly string[]> = {
+  "claude-code": [],
+  codex: [],
+  gemini: [],
+  qwen: [],
+  copilot: [],
+  opencode: [],
+  cursor: [],
+  cline: ["@cline/core"],
+};
+
 /** A hook run as each host starts one: its stdin, its environment, the `--host` setup wrote. */
 function sampleHookRun(
   name: HostName,
@@ -189,6 +204,15 @@ for (const host of HOSTS) {
         }
       });
 
+      it("says what its hooks give (recall on every prompt, extraction after each turn) as its events do", () => {
+        const actions = hooks.events.map(([, memdirEvent]) => {
+          const event = normalizeHookEvent(memdirEvent);
+          return event === null ? "nothing" : HOOK_ACTIONS[event];
+        });
+        assert.equal(host.lifecycle.everyPrompt, actions.includes("prompt-context"));
+        assert.equal(host.lifecycle.afterEachTurn, actions.includes("extract"));
+      });
+
       it("recognizes a hook run of its own", () => {
         const run = sampleHookRun(host.name, makeTempDir("memdir-host-"));
         assert.ok(run, "a host with hooks has a sample run");
@@ -238,6 +262,27 @@ for (const host of HOSTS) {
         if (fs.existsSync(file))
           assert.doesNotMatch(fs.readFileSync(file, "utf8"), /memdir/, `${file} keeps nothing of memdir's`);
     });
+
+    const mcpClient = host.mcpClient;
+    if (mcpClient) {
+      it("names its MCP client as it introduces itself in initialize", () => {
+        assert.ok(MCP_CLIENT_NAMES[host.name].length > 0, "a pinned client name");
+        for (const name of MCP_CLIENT_NAMES[host.name]) assert.match(name, mcpClient.name);
+        for (const other of HOSTS)
+          if (other !== host)
+            for (const name of MCP_CLIENT_NAMES[other.name]) assert.doesNotMatch(name, mcpClient.name);
+      });
+    }
+
+    const doctor = host.doctor;
+    if (doctor) {
+      it("has a doctor check that finds nothing wrong with what its own setup wrote", async () => {
+        const home = makeTempDir("memdir-host-");
+        assert.deepEqual(await doctor({ HOME: home }, home), []);
+        await runSetup(setupRequest(host, home));
+        assert.deepEqual(await doctor({ HOME: home }, home), []);
+      });
+    }
 
     it("describes its native memory and how memdir coexists with it", async () => {
       assert.ok(host.nativeMemory.what.trim() !== "");

@@ -11,6 +11,7 @@ import { messageFromClaudeCodeLine } from "./transcript.ts";
 export const claudeCodeHost: Host = {
   name: "claude-code",
   displayName: "Claude Code",
+  lifecycle: { everyPrompt: true, afterEachTurn: true },
   hooks: {
     events: CLAUDE_EVENTS,
     recognizedBy: "CLAUDECODE=1 in the hook's environment, or a transcript under <config dir>/projects/",
@@ -21,6 +22,7 @@ export const claudeCodeHost: Host = {
     recognizes: (input, env) =>
       hostIsClaudeCode(env, input.transcript_path, claudeConfigDir(env, env.HOME ?? path.sep)),
   },
+  mcpClient: null,
   transcript: {
     location: "~/.claude/projects/<project>/<session id>.jsonl",
     read: (text) => messagesOfJsonLines(text, (line) => messageFromClaudeCodeLine(line)?.message ?? null),

@@ -1,13 +1,15 @@
 import { hookOutput } from "../shared/hook-events.ts";
 import type { Host } from "../shared/host.ts";
 import { messagesOfJsonLines } from "../shared/setup-common.ts";
+import { codexHookIssues } from "./doctor.ts";
 import { CODEX_EVENTS, codexSetup } from "./setup.ts";
 import { messageFromCodexLine } from "./transcript.ts";
 
 /** OpenAI Codex CLI (docs/design.md#hosts). */
 export const codexHost: Host = {
   name: "codex",
-  displayName: "Codex CLI",
+  displayName: "Codex",
+  lifecycle: { everyPrompt: true, afterEachTurn: true },
   hooks: {
     events: CODEX_EVENTS,
     recognizedBy:
@@ -18,6 +20,7 @@ export const codexHost: Host = {
       hookOutput(event, context, "claude-code", hostEventName),
     recognizes: (input) => /[/\\]rollout-[^/\\]*\.jsonl$/.test(input.transcript_path ?? ""),
   },
+  mcpClient: null,
   transcript: {
     location: "~/.codex/sessions/<yyyy>/<mm>/<dd>/rollout-*.jsonl",
     read: (text) =>
@@ -27,6 +30,7 @@ export const codexHost: Host = {
       }),
   },
   setup: codexSetup,
+  doctor: codexHookIssues,
   nativeMemory: {
     what: "no auto memory memdir knows of (AGENTS.md files are instructions the user writes)",
     coexistence:

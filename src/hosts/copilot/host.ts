@@ -8,6 +8,7 @@ import { messageFromCopilotLine } from "./transcript.ts";
 export const copilotHost: Host = {
   name: "copilot",
   displayName: "Copilot CLI",
+  lifecycle: { everyPrompt: true, afterEachTurn: true },
   hooks: {
     events: CLAUDE_NAMES_WITHOUT_FILE_HOOK,
     recognizedBy:
@@ -17,6 +18,7 @@ export const copilotHost: Host = {
     answer: (event, context) => hookOutput(event, context, "copilot"),
     recognizes: (_input, _env, hostFlag) => hostFlag === "copilot",
   },
+  mcpClient: null,
   transcript: {
     location: "~/.copilot/session-state/<session id>/events.jsonl",
     read: (text) =>

@@ -8,6 +8,7 @@ import { messageFromCursorLine } from "./transcript.ts";
 export const cursorHost: Host = {
   name: "cursor",
   displayName: "Cursor",
+  lifecycle: { everyPrompt: false, afterEachTurn: true },
   hooks: {
     events: CURSOR_EVENTS,
     recognizedBy: "cursor_version and workspace_roots in every payload, and camelCase event names",
@@ -17,6 +18,7 @@ export const cursorHost: Host = {
     answer: (event, context) => hookOutput(event, context, "cursor"),
     recognizes: (input) => hookDialect(input) === "cursor",
   },
+  mcpClient: null,
   transcript: {
     location: "~/.cursor/projects/<workspace>/agent-transcripts/<id>/<id>.jsonl",
     read: (text) => messagesOfJsonLines(text, messageFromCursorLine),

@@ -14,6 +14,7 @@ const GEMINI_ONLY_EVENTS = new Set(["BeforeAgent", "AfterAgent", "AfterTool", "P
 export const geminiHost: Host = {
   name: "gemini",
   displayName: "Gemini CLI",
+  lifecycle: { everyPrompt: true, afterEachTurn: true },
   hooks: {
     events: GEMINI_EVENTS,
     recognizedBy:
@@ -26,6 +27,7 @@ export const geminiHost: Host = {
       GEMINI_ONLY_EVENTS.has(input.hook_event_name ?? "") ||
       (env.GEMINI_PROJECT_DIR !== undefined && env.QWEN_PROJECT_DIR === undefined),
   },
+  mcpClient: null,
   transcript: {
     location: "~/.gemini/tmp/<project hash>/chats/session-*.jsonl",
     read: (text) => messagesFromGeminiSession(text)?.messages ?? [],

@@ -5,9 +5,11 @@ import { opencodeSetup } from "./setup.ts";
 export const opencodeHost: Host = {
   name: "opencode",
   displayName: "opencode",
+  lifecycle: { everyPrompt: true, afterEachTurn: false },
   // No hook commands: opencode loads JavaScript plugins, and memdir's (plugin.ts) brings the
   // index and recall where hooks do elsewhere.
   hooks: null,
+  mcpClient: null,
   transcript: null,
   setup: opencodeSetup,
   nativeMemory: {

@@ -7,6 +7,7 @@ import { QWEN_RECOMMENDED, qwenSetup } from "./setup.ts";
 export const qwenHost: Host = {
   name: "qwen",
   displayName: "Qwen Code",
+  lifecycle: { everyPrompt: true, afterEachTurn: true },
   hooks: {
     events: CLAUDE_NAMES_WITHOUT_FILE_HOOK,
     recognizedBy:
@@ -18,6 +19,7 @@ export const qwenHost: Host = {
     recognizes: (_input, env) => env.QWEN_PROJECT_DIR !== undefined,
   },
   // Qwen Code's session files are not read: extraction uses what its Stop hook sends.
+  mcpClient: null,
   transcript: null,
   setup: qwenSetup,
   nativeMemory: {

@@ -30,8 +30,19 @@ export interface Host {
   readonly name: HostName;
   /** The agent's own name, as its users know it. */
   readonly displayName: string;
+  /**
+   * What memdir's hooks (or opencode's plugin, which runs the same hooks) get in it: recall and
+   * "remember …" on every prompt, extraction after each turn. `memdir setup` says so
+   * (src/cli/setup/from-now-on.ts).
+   */
+  readonly lifecycle: { readonly everyPrompt: boolean; readonly afterEachTurn: boolean };
   /** Its hook commands, or null where memdir reaches it through MCP (and a plugin) only. */
   readonly hooks: HostHooks | null;
+  /**
+   * Its MCP client as `memdir mcp` sees it in `initialize`, where memdir answers it differently
+   * (its name, and whether it shows the model `structuredContent` beside the text), else null.
+   */
+  readonly mcpClient: { readonly name: RegExp; readonly showsStructuredContent: boolean } | null;
   /** Its session files, where memdir can read them for extraction, else null. */
   readonly transcript: HostTranscript | null;
   /**
@@ -41,6 +52,18 @@ export interface Host {
   setup(request: SetupRequest): FileEdit[];
   /** The agent's own memory and how memdir lives beside it. */
   readonly nativeMemory: NativeMemory;
+  /**
+   * What `memdir doctor` reports about memdir in this agent's files that the agent would not
+   * run, where the agent has such a rule (Codex's hook trust); `env` and `home` as the user has them.
+   */
+  doctor?(env: NodeJS.ProcessEnv, home: string): Promise<HostIssue[]>;
+}
+
+/** A problem `memdir doctor` reports outside the memory dir. */
+export interface HostIssue {
+  code: "codex-hook-untrusted";
+  file: string;
+  message: string;
 }
 
 /** An agent's hook commands as memdir wires and answers them. */
