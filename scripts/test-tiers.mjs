@@ -30,7 +30,7 @@ export const SLOW_FILES = {
   "cli/progress.test.ts": "the CLI on a pseudo-terminal (script) and through a pipe",
   "cli/setup.test.ts": "setup finds the memdir on a PATH it is given, as an agent's shell would",
   "cli/setup-first-run.test.ts": "the commands setup writes, run through /bin/sh and as processes",
-  "cli/codex-hook-trust.test.ts": "setup and doctor as processes beside Codex's config",
+  "hosts/codex/hook-trust.test.ts": "setup and doctor as processes beside Codex's config",
   "dream/lock.test.ts": "a lock held by another process",
   "entry-loading.test.ts": "what a fresh process loads per entry",
   "examples.test.ts": "the TypeScript compiler over the sources, for the examples a user copies",

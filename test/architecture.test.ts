@@ -41,8 +41,10 @@ const LAYERS: readonly (readonly string[])[] = [
   ["agent"],
   // What the loop calls: recall (prefetch, selectors, surfacing) and the instruction files.
   ["recall", "instructions"],
-  // Prompt text (pure functions) and the neutral model client with its providers.
-  ["prompts", "model"],
+  // Prompt text (pure functions), the neutral model client with its providers, and the agents
+  // memdir runs in (`hosts/`: each one's hooks, answers, transcripts, setup files and native
+  // memory behind one `Host` interface, docs/design.md#hosts), which hooks, agent, import and cli read.
+  ["prompts", "model", "hosts"],
   // The on-disk format: paths, frontmatter, scan, read, MEMORY.md, the single writer.
   ["memdir"],
   // The base every layer uses.
@@ -67,6 +69,22 @@ const SUBLAYERS: Readonly<Record<string, readonly (readonly string[])[]>> = {
   cli: [["cli"], ["cli/commands"], ["cli/setup", "cli/support"]],
   // The commands, grouped by what a user does with them.
   "cli/commands": [["cli/commands/memories", "cli/commands/hosts", "cli/commands/upkeep"]],
+  // The hosts: the registry above one folder per agent, above what they share (`shared/`: the
+  // `Host` interface, memdir's hook events and the config-file edits).
+  hosts: [
+    ["hosts"],
+    [
+      "hosts/claude-code",
+      "hosts/codex",
+      "hosts/gemini",
+      "hosts/qwen",
+      "hosts/copilot",
+      "hosts/opencode",
+      "hosts/cursor",
+      "hosts/cline",
+    ],
+    ["hosts/shared"],
+  ],
   // `memdir import`: the plan and the write above the readers, one per source format.
   import: [["import"], ["import/sources"]],
   // The on-disk layer: checks and repairs (`health/`) above the single writer (`write/`), which

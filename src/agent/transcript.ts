@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
+import { messageFromClaudeCodeLine } from "../hosts/claude-code/transcript.ts";
+import { messageFromCodexLine } from "../hosts/codex/transcript.ts";
+import { messageFromCopilotLine } from "../hosts/copilot/transcript.ts";
+import { messageFromCursorLine } from "../hosts/cursor/transcript.ts";
+import { messagesFromGeminiSession } from "../hosts/gemini/transcript.ts";
 import type { Message } from "../types.ts";
-import { messageFromClaudeCodeLine } from "./transcript-claude-code.ts";
-import { messageFromCodexLine } from "./transcript-codex.ts";
-import { messageFromCopilotLine } from "./transcript-copilot.ts";
-import { messageFromCursorLine } from "./transcript-cursor.ts";
-import { messagesFromGeminiSession } from "./transcript-gemini.ts";
 
 /**
  * One transcript line. The envelope leaves room for other line kinds later; readers skip

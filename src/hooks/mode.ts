@@ -1,6 +1,4 @@
-import path from "node:path";
 import type { ResolvedConfig } from "../config.ts";
-import { isInside } from "../memdir/fs/inside.ts";
 
 /**
  * What memdir does as a hook (docs/design.md#coexistence):
@@ -16,22 +14,6 @@ export interface HookModeDecision {
   mode: HookMode;
   /** One line for stderr (`--explain`) and `memdir doctor`. */
   reason: string;
-}
-
-/**
- * Whether the agent running this hook is Claude Code: `CLAUDECODE=1` (set for the commands it runs,
- * though some versions strip it from hooks' environment), or else its transcript, which lives
- * under `<config dir>/projects/`. Other hosts (Codex, Gemini CLI)
- * have no auto memory memdir would double, so they get the whole cycle.
- */
-export function hostIsClaudeCode(
-  env: NodeJS.ProcessEnv,
-  transcriptPath: string | undefined,
-  claudeConfigDir: string,
-): boolean {
-  if (env.CLAUDECODE === "1") return true;
-  if (!transcriptPath || !path.isAbsolute(transcriptPath)) return false;
-  return isInside(path.join(claudeConfigDir, "projects"), transcriptPath);
 }
 
 /**

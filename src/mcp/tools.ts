@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type MemoryToolSpec, runSafely } from "../agent/memory-tools/spec.ts";
 import type { ToolContext } from "../agent/tools/spec.ts";
+import { CLINE_MCP_CLIENT } from "../hosts/cline/mcp-client.ts";
 
 /**
  * Registers memory tools on an MCP server: the same {@link MemoryToolSpec} objects the agent
@@ -19,13 +20,12 @@ import type { ToolContext } from "../agent/tools/spec.ts";
  */
 /**
  * MCP clients that put `structuredContent` in front of the model beside the text block: Cline
- * (its MCP client is named `@cline/core` or `cline-…`) sends both in one tool message
- * (test/integration/cline.test.ts). For them a read-only tool's text only points at the structured
- * result, so each recalled memory reaches the model once; a write's short confirmation stays.
- * Other hosts read the text alone (Claude Code) or the structured JSON alone (Qwen Code), so they
- * keep both whole.
+ * (src/hosts/cline/mcp-client.ts) sends both in one tool message. For them a read-only tool's
+ * text only points at the structured result, so each recalled memory reaches the model once; a
+ * write's short confirmation stays. Other hosts read the text alone (Claude Code) or the
+ * structured JSON alone (Qwen Code), so they keep both whole.
  */
-const SENDS_STRUCTURED_TO_MODEL = /cline/i;
+const SENDS_STRUCTURED_TO_MODEL = CLINE_MCP_CLIENT;
 
 export function registerMemoryTools(
   server: McpServer,

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { fitHookContext } from "../../src/hooks/context-limit.ts";
 import { fileLink, fileMemories } from "../../src/hooks/file-memories.ts";
 import { readSessionSeen, recordSessionSeen, shownMemories } from "../../src/hooks/session-seen.ts";
-import { toolFilePath } from "../../src/hooks/tool-file.ts";
+import { toolFilePath } from "../../src/hosts/shared/tool-file.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 

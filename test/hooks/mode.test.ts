@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { hostIsClaudeCode } from "../../src/hooks/mode.ts";
+import { hostIsClaudeCode } from "../../src/hosts/claude-code/recognize.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 describe("hostIsClaudeCode", () => {

@@ -3,7 +3,7 @@
 // as a real child; one still running 30 s after its 300 ms bound is a hang (killed, counted).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HOOK_EVENTS } from "../../src/hooks/events.ts";
+import { HOOK_EVENTS } from "../../src/hosts/shared/hook-events.ts";
 import { startProcess } from "../helpers/cli.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { recordBoundedRun } from "../helpers/reliability-counts.ts";

@@ -2,9 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { MemdirError } from "../../errors.ts";
-import { writeFileAtomic } from "../../memdir/fs/atomic.ts";
-import type { FileEdit } from "./agents.ts";
-import { formatJsonConfig, type JsonObject, parseJsonConfig } from "./json-config.ts";
+import { formatJsonConfig, type JsonObject, parseJsonConfig } from "../../hosts/shared/json-config.ts";
 import {
   type PriorRecord,
   parsePriorRecord,
@@ -12,7 +10,9 @@ import {
   priorRecordPath,
   type RecommendedSetting,
   restoreRecommended,
-} from "./prior-values.ts";
+} from "../../hosts/shared/prior-values.ts";
+import { writeFileAtomic } from "../../memdir/fs/atomic.ts";
+import type { FileEdit } from "./agents.ts";
 
 /** One file's planned change: its text before (null when absent) and after. */
 export interface PlannedFile {

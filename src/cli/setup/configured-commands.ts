@@ -1,10 +1,10 @@
 import { statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { isMemdirCommand, type JsonObject } from "../../hosts/shared/json-config.ts";
+import { scanToml, simpleTomlValue, TomlScanError } from "../../hosts/shared/toml-scan.ts";
 import { SETUP_AGENTS, type SetupAgent, type SetupRequest, type SetupScope, setupEdits } from "./agents.ts";
 import { findExecutable, interpreterProblem, splitCommandLine } from "./command-resolve.ts";
-import { isMemdirCommand, type JsonObject } from "./json-config.ts";
-import { scanToml, simpleTomlValue, TomlScanError } from "./toml-scan.ts";
 
 // `memdir doctor` reads back what setup (or the user) wrote into each agent's config — memdir's
 // hooks and its MCP server entry — and checks that each command resolves as the agent will run it

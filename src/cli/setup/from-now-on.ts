@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from "../../config.ts";
 import { missingKeyReason } from "../../hooks/missing-key.ts";
+import { HOSTS } from "../../hosts/registry.ts";
 import type { SetupAgent } from "./agents.ts";
 
 // What `memdir setup <agent>` ends with: what happens from now on in that agent, in plain words,
@@ -8,38 +9,22 @@ import type { SetupAgent } from "./agents.ts";
 // resolved configuration.
 
 /** The agent's name as its users know it. */
-export const AGENT_NAMES: Record<SetupAgent, string> = {
-  "claude-code": "Claude Code",
-  codex: "Codex",
-  gemini: "Gemini CLI",
-  qwen: "Qwen Code",
-  copilot: "Copilot CLI",
-  opencode: "opencode",
-  cursor: "Cursor",
-  cline: "Cline",
-};
+export const AGENT_NAMES = Object.fromEntries(HOSTS.map((host) => [host.name, host.displayName])) as Record<
+  SetupAgent,
+  string
+>;
 
 /**
  * Agents whose prompt hook memdir gets (recall and "remember …" on every prompt); opencode's
- * through memdir's plugin, which runs the same hook.
+ * through memdir's plugin, which runs the same hook. Each host says (its `lifecycle`).
  */
-const PROMPT_HOOK: ReadonlySet<SetupAgent> = new Set([
-  "claude-code",
-  "codex",
-  "gemini",
-  "qwen",
-  "copilot",
-  "opencode",
-]);
+const PROMPT_HOOK: ReadonlySet<SetupAgent> = new Set(
+  HOSTS.filter((host) => host.lifecycle.everyPrompt).map((host) => host.name),
+);
 /** Agents whose end-of-turn hook memdir gets (extraction after a turn): opencode's plugin has none. */
-const TURN_HOOK: ReadonlySet<SetupAgent> = new Set([
-  "claude-code",
-  "codex",
-  "gemini",
-  "qwen",
-  "copilot",
-  "cursor",
-]);
+const TURN_HOOK: ReadonlySet<SetupAgent> = new Set(
+  HOSTS.filter((host) => host.lifecycle.afterEachTurn).map((host) => host.name),
+);
 
 /** The facts, also printed as `fromNowOn` by `--json`. */
 export interface FromNowOn {

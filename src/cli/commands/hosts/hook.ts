@@ -3,6 +3,8 @@ import { optedInModel, type ResolvedConfig } from "../../../config.ts";
 import { isMemdirError } from "../../../errors.ts";
 import { bounded, MAX_HOOK_INPUT_BYTES } from "../../../hooks/bounded.ts";
 import { type ContextPart, fitHookContext } from "../../../hooks/context-limit.ts";
+import { type HookModeDecision, hookConfig, hookMode } from "../../../hooks/mode.ts";
+import { hostIsClaudeCode } from "../../../hosts/claude-code/recognize.ts";
 import {
   HOOK_ACTIONS,
   HOOK_EVENTS,
@@ -15,8 +17,7 @@ import {
   hookOutput,
   normalizeHookEvent,
   parseHookInput,
-} from "../../../hooks/events.ts";
-import { type HookModeDecision, hookConfig, hookMode, hostIsClaudeCode } from "../../../hooks/mode.ts";
+} from "../../../hosts/shared/hook-events.ts";
 import type { Memdir } from "../../../memdir/instance.ts";
 import type { MemoryLocation } from "../../../memdir/location/paths.ts";
 import { withoutHostContext } from "../../../types.ts";
@@ -383,7 +384,7 @@ async function fileContext(
   },
 ): Promise<string | null> {
   const { cwd, location, log } = state;
-  const { toolFilePath } = await import("../../../hooks/tool-file.ts");
+  const { toolFilePath } = await import("../../../hosts/shared/tool-file.ts");
   const file = toolFilePath(input.tool_name, input.tool_input, cwd);
   if (file === null) {
     log(

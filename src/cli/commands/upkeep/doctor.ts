@@ -2,6 +2,8 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { type HookMode, hookMode } from "../../../hooks/mode.ts";
+import { HOSTS } from "../../../hosts/registry.ts";
+import type { HostIssue } from "../../../hosts/shared/host.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../../memdir/health/doctor.ts";
 import { findStaleMemories } from "../../../memdir/health/stale.ts";
 import type { MemoryLocation } from "../../../memdir/location/paths.ts";
@@ -22,7 +24,6 @@ import {
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";
 import { terminalProgress } from "../../support/progress.ts";
-import { codexHookIssues } from "./doctor-codex.ts";
 
 interface DoctorOptions extends CommonOptions {
   fix?: boolean;
@@ -64,7 +65,7 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
       ...(exists
         ? await diagnoseMemoryDir(location.memoryDir, { progress: terminalProgress(context, options) })
         : []),
-      ...(await codexHookIssues(context.env, context.env.HOME || os.homedir())),
+      ...(await hostIssues(context.env, context.env.HOME || os.homedir())),
     ];
     const notes = exists ? await unresolvedLinks(location.memoryDir) : [];
     const commands = unresolvedCommands(
@@ -176,4 +177,11 @@ async function reportStale(
       ? `no stale memories in ${location.memoryDir}\n`
       : `${stale.length} stale ${stale.length === 1 ? "memory" : "memories"} in ${location.memoryDir}\n`,
   );
+}
+
+/** What each host's own check finds (Codex: memdir hooks it would not run, docs/design.md#hosts). */
+async function hostIssues(env: NodeJS.ProcessEnv, home: string): Promise<HostIssue[]> {
+  const found: HostIssue[] = [];
+  for (const host of HOSTS) if (host.doctor) found.push(...(await host.doctor(env, home)));
+  return found;
 }

@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from "../types.ts";
+import type { ContentBlock, Message } from "../../types.ts";
 
 /**
  * Reads one line of a Claude Code session transcript (`{type: "user"|"assistant", uuid,

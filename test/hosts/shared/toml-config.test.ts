@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { withServerTable } from "../../../src/cli/setup/toml-config.ts";
-import { scanToml } from "../../../src/cli/setup/toml-scan.ts";
+import { withServerTable } from "../../../src/hosts/shared/toml-config.ts";
+import { scanToml } from "../../../src/hosts/shared/toml-scan.ts";
 
 const SERVER = { command: "memdir", args: ["mcp"] };
 const TABLE = '[mcp_servers.memdir]\ncommand = "memdir"\nargs = ["mcp"]\n';

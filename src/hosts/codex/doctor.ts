@@ -1,14 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { untrustedMemdirHooks } from "../../setup/codex-hook-trust.ts";
-import { parseJsonConfig } from "../../setup/json-config.ts";
-
-/** A problem `memdir doctor` reports outside the memory dir. */
-export interface HostIssue {
-  code: "codex-hook-untrusted";
-  file: string;
-  message: string;
-}
+import type { HostIssue } from "../shared/host.ts";
+import { parseJsonConfig } from "../shared/json-config.ts";
+import { untrustedMemdirHooks } from "./hook-trust.ts";
 
 async function readOrNull(file: string): Promise<string | null> {
   return fs.readFile(file, "utf8").catch(() => null);

@@ -8,11 +8,11 @@ import {
   memdirHookTrust,
   untrustedMemdirHooks,
   withHookTrust,
-} from "../../src/cli/setup/codex-hook-trust.ts";
-import { runCli } from "../helpers/cli.ts";
-import { makeTempDir } from "../helpers/temp.ts";
+} from "../../../src/hosts/codex/hook-trust.ts";
+import { runCli } from "../../helpers/cli.ts";
+import { makeTempDir } from "../../helpers/temp.ts";
 
-// Codex's hook trust (src/cli/setup/codex-hook-trust.ts). The pinned hashes are the ones the real
+// Codex's hook trust (src/hosts/codex/hook-trust.ts). The pinned hashes are the ones the real
 // Codex CLI 0.169.0 accepted for these handlers: test/integration/codex.test.ts runs the hooks
 // with exactly these entries and no --dangerously-bypass-hook-trust.
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { hookDialect, hookOutput, parseHookInput } from "../../src/hooks/events.ts";
+import { hookDialect, hookOutput, parseHookInput } from "../../../src/hosts/shared/hook-events.ts";
 
 describe("parseHookInput", () => {
   it("reads the common hook fields and ignores the ones it does not know", () => {

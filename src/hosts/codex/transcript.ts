@@ -1,4 +1,4 @@
-import type { Message } from "../types.ts";
+import type { Message } from "../../types.ts";
 
 /**
  * One line of a Codex CLI session file (`~/.codex/sessions/…/rollout-*.jsonl`, what Codex's Stop

@@ -1,4 +1,4 @@
-import type { Message } from "../types.ts";
+import type { Message } from "../../types.ts";
 
 /**
  * One line of a Cursor agent transcript (`~/.cursor/projects/<workspace>/agent-transcripts/<id>/

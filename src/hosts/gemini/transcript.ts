@@ -1,4 +1,4 @@
-import { type Message, withoutHostContext } from "../types.ts";
+import { type Message, withoutHostContext } from "../../types.ts";
 
 /**
  * A Gemini CLI session file (`~/.gemini/tmp/<project hash>/chats/session-*.jsonl`, what its

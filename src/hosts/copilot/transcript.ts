@@ -1,4 +1,4 @@
-import type { Message } from "../types.ts";
+import type { Message } from "../../types.ts";
 
 /**
  * One line of a GitHub Copilot CLI session log (`~/.copilot/session-state/<id>/events.jsonl`,

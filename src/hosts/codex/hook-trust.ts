@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { MemdirError } from "../../errors.ts";
-import { isMemdirCommand, type JsonObject } from "./json-config.ts";
-import { lineOf, scanToml, simpleTomlValue, TomlScanError, type TomlStatement } from "./toml-scan.ts";
+import { isMemdirCommand, type JsonObject } from "../shared/json-config.ts";
+import { lineOf, scanToml, simpleTomlValue, TomlScanError, type TomlStatement } from "../shared/toml-scan.ts";
 
 // Codex runs a hook from hooks.json only once the user trusted it: `[hooks.state."<hooks.json
 // path>:<event>:<group>:<handler>"] trusted_hash = "sha256:…"` in the user's config.toml, which its

@@ -1,0 +1,20 @@
+import type { Host } from "../shared/host.ts";
+import { opencodeSetup } from "./setup.ts";
+
+/** opencode (docs/design.md#hosts). */
+export const opencodeHost: Host = {
+  name: "opencode",
+  displayName: "opencode",
+  lifecycle: { everyPrompt: true, afterEachTurn: false },
+  // No hook commands: opencode loads JavaScript plugins, and memdir's (plugin.ts) brings the
+  // index and recall where hooks do elsewhere.
+  hooks: null,
+  mcpClient: null,
+  transcript: null,
+  setup: opencodeSetup,
+  nativeMemory: {
+    what: "no auto memory memdir knows of",
+    coexistence: "memdir's MCP tools and its plugin give memory",
+    recommended: [],
+  },
+};

@@ -1,0 +1,31 @@
+import { hookOutput } from "../shared/hook-events.ts";
+import type { Host } from "../shared/host.ts";
+import { CLAUDE_NAMES_WITHOUT_FILE_HOOK } from "../shared/setup-common.ts";
+import { QWEN_RECOMMENDED, qwenSetup } from "./setup.ts";
+
+/** Qwen Code (docs/design.md#hosts). */
+export const qwenHost: Host = {
+  name: "qwen",
+  displayName: "Qwen Code",
+  lifecycle: { everyPrompt: true, afterEachTurn: true },
+  hooks: {
+    events: CLAUDE_NAMES_WITHOUT_FILE_HOOK,
+    recognizedBy:
+      "QWEN_PROJECT_DIR in the hook's environment, which Qwen Code sets for every command hook (its payloads and event names are Claude Code's)",
+    dialect: "claude-code",
+    timeoutUnit: "s",
+    answer: (event, context, hostEventName = null) =>
+      hookOutput(event, context, "claude-code", hostEventName),
+    recognizes: (_input, env) => env.QWEN_PROJECT_DIR !== undefined,
+  },
+  // Qwen Code's session files are not read: extraction uses what its Stop hook sends.
+  mcpClient: null,
+  transcript: null,
+  setup: qwenSetup,
+  nativeMemory: {
+    what: "managed auto memory (its rules in the system prompt, an extraction call after each turn, a dream) and the save_memory tool's `## Qwen Added Memories` in QWEN.md",
+    coexistence:
+      "both run unless `--recommended` sets memory.enableManagedAutoMemory: false (`--remove` puts the prior value back); `memdir import qwen` reads its memories",
+    recommended: QWEN_RECOMMENDED,
+  },
+};
