@@ -429,6 +429,10 @@ else
       const run = await promptClaude(fixture, server, {
         prompt,
         args: ["--allowedTools", "mcp__memdir__memory_save"],
+        // Claude Code connects MCP servers without waiting by default: on a loaded box its first
+        // request went out before memdir's server had answered (twice, Node 24, load 15–20), and
+        // the tools were left out of the turn. This test is about the save, so Claude Code waits.
+        env: { MCP_CONNECTION_NONBLOCKING: "false" },
       });
       assert.equal(run.code, 0, `${run.stderr}${run.stdout}`);
       assert.equal(run.result?.result, "Saved.", run.stdout);
