@@ -106,8 +106,11 @@ const PERIOD_RULES: readonly { pattern: RegExp; period: Period; offset: number |
 export async function queryDates(query: string, nowMs: number): Promise<DateSpan[]> {
   // What the date stage may not read as a memory's time (date-sense.ts): a hypothetical's date,
   // a vague count, "today" in a present-tense request, "march" the verb.
-  if (isHypothetical(query)) return [];
-  const past = isPastTense(query);
+  // Asked only of a query that names a date: most prompts name none and pay one regex, as before.
+  let hypotheticalMemo: boolean | undefined;
+  let pastMemo: boolean | undefined;
+  const hypothetical = () => (hypotheticalMemo ??= isHypothetical(query));
+  const past = () => (pastMemo ??= isPastTense(query));
   const spans: DateSpan[] = [];
   // The rules first; what they matched is blanked so the parsers do not read it a second time.
   let rest = query.replace(VAGUE_AGO, (text) => " ".repeat(text.length));
@@ -115,18 +118,18 @@ export async function queryDates(query: string, nowMs: number): Promise<DateSpan
     rest = rest.replace(rule.pattern, (text: string, ...groups: unknown[]) => {
       const count = String(groups[0]);
       const offset = rule.offset === "daysAgo" ? -(NUMERALS[count] ?? Number(count)) : rule.offset;
-      if (Number.isFinite(offset) && (past || !namesThePresent(text)))
+      if (Number.isFinite(offset) && !hypothetical() && (past() || !namesThePresent(text)))
         spans.push({ text, ...periodSpan(nowMs, rule.period, offset), everyYear: false });
       return " ".repeat(text.length);
     });
   }
-  if (!MAY_NAME_A_DATE.test(rest)) return spans;
+  if (!MAY_NAME_A_DATE.test(rest) || hypothetical()) return spans;
   const reference = new Date(nowMs);
   const seen = new Set(spans.map((span) => span.text));
   for (const parse of await parsersFor(rest)) {
     for (const result of parse(rest, reference)) {
       if (seen.has(result.text) || isLowercaseVerbMonth(result.text)) continue;
-      if (!past && namesThePresent(result.text)) continue;
+      if (!past() && namesThePresent(result.text)) continue;
       const span = spanOf(result, nowMs);
       if (span === null) continue;
       seen.add(result.text);
