@@ -274,13 +274,26 @@ for (const host of HOSTS) {
       });
     }
 
+    it("names the environment variables that move its folders, and setup writes there", () => {
+      for (const [field, variable] of Object.entries(host.folderEnv)) {
+        assert.match(variable, /^[A-Z][A-Z0-9_]*$/, `${field}: an environment variable's name`);
+        const home = makeTempDir("memdir-host-");
+        const moved = path.join(home, "moved");
+        const paths = host.setup(setupRequest(host, home, { [field]: moved })).map((edit) => edit.path);
+        assert.ok(
+          paths.some((file) => file.startsWith(`${moved}${path.sep}`)),
+          `${variable} moves a file setup writes: ${paths.join(", ")}`,
+        );
+      }
+    });
+
     const doctor = host.doctor;
     if (doctor) {
       it("has a doctor check that finds nothing wrong with what its own setup wrote", async () => {
         const home = makeTempDir("memdir-host-");
-        assert.deepEqual(await doctor({ HOME: home }, home), []);
+        assert.deepEqual(await doctor({ home }), []);
         await runSetup(setupRequest(host, home));
-        assert.deepEqual(await doctor({ HOME: home }, home), []);
+        assert.deepEqual(await doctor({ home }), []);
       });
     }
 

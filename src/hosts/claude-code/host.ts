@@ -27,6 +27,7 @@ export const claudeCodeHost: Host = {
     location: "~/.claude/projects/<project>/<session id>.jsonl",
     read: (text) => messagesOfJsonLines(text, (line) => messageFromClaudeCodeLine(line)?.message ?? null),
   },
+  folderEnv: { claudeConfigDir: "CLAUDE_CONFIG_DIR" },
   setup: claudeCodeSetup,
   nativeMemory: {
     what: "auto memory: MEMORY.md and topic files under ~/.claude/projects/<project>/memory/, which Claude Code reads at session start and writes itself",

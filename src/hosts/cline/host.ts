@@ -11,6 +11,7 @@ export const clineHost: Host = {
   hooks: null,
   mcpClient: { name: CLINE_MCP_CLIENT, showsStructuredContent: true },
   transcript: null,
+  folderEnv: { clineDir: "CLINE_DIR", clineDataDir: "CLINE_DATA_DIR" },
   setup: clineSetup,
   nativeMemory: {
     what: 'no auto memory memdir knows of (a "memory bank" is a convention of user-written files)',

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { HostIssue } from "../shared/host.ts";
+import type { AgentFolders, HostIssue } from "../shared/host.ts";
 import { parseJsonConfig } from "../shared/json-config.ts";
 import { untrustedMemdirHooks } from "./hook-trust.ts";
 
@@ -14,10 +14,10 @@ async function readOrNull(file: string): Promise<string | null> {
  * word, so recall and the index stop reaching the model with nothing to say why
  * (docs/integrations.md#codex-cli). None when Codex has no hooks.json or memdir no hook in it.
  */
-export async function codexHookIssues(env: NodeJS.ProcessEnv, home: string): Promise<HostIssue[]> {
-  const given = env.CODEX_HOME || path.join(home, ".codex");
+export async function codexHookIssues(folders: AgentFolders & { home: string }): Promise<HostIssue[]> {
+  const given = folders.codexHome || path.join(folders.home, ".codex");
   // Codex resolves CODEX_HOME's links, and its trust keys carry the resolved path.
-  const dir = env.CODEX_HOME ? await fs.realpath(given).catch(() => given) : given;
+  const dir = folders.codexHome ? await fs.realpath(given).catch(() => given) : given;
   const hooksFile = path.join(dir, "hooks.json");
   const hooksText = await readOrNull(hooksFile);
   if (hooksText === null) return [];

@@ -29,6 +29,7 @@ export const codexHost: Host = {
         return event && "message" in event ? event.message : null;
       }),
   },
+  folderEnv: { codexHome: "CODEX_HOME" },
   setup: codexSetup,
   doctor: codexHookIssues,
   nativeMemory: {

@@ -27,6 +27,7 @@ export const copilotHost: Host = {
         return event && "message" in event ? event.message : null;
       }),
   },
+  folderEnv: { copilotHome: "COPILOT_HOME" },
   setup: copilotSetup,
   nativeMemory: {
     what: "no auto memory memdir knows of",

@@ -23,6 +23,7 @@ export const cursorHost: Host = {
     location: "~/.cursor/projects/<workspace>/agent-transcripts/<id>/<id>.jsonl",
     read: (text) => messagesOfJsonLines(text, messageFromCursorLine),
   },
+  folderEnv: {},
   setup: cursorSetup,
   nativeMemory: {
     what: "no auto memory memdir reads (Cursor keeps its own in its app storage)",

@@ -32,6 +32,7 @@ export const geminiHost: Host = {
     location: "~/.gemini/tmp/<project hash>/chats/session-*.jsonl",
     read: (text) => messagesFromGeminiSession(text)?.messages ?? [],
   },
+  folderEnv: { geminiCliHome: "GEMINI_CLI_HOME" },
   setup: geminiSetup,
   nativeMemory: {
     what: "its save_memory tool, which appends to a `## Gemini Added Memories` section of ~/.gemini/GEMINI.md",

@@ -11,6 +11,7 @@ export const opencodeHost: Host = {
   hooks: null,
   mcpClient: null,
   transcript: null,
+  folderEnv: { xdgConfigHome: "XDG_CONFIG_HOME" },
   setup: opencodeSetup,
   nativeMemory: {
     what: "no auto memory memdir knows of",

@@ -21,6 +21,7 @@ export const qwenHost: Host = {
   // Qwen Code's session files are not read: extraction uses what its Stop hook sends.
   mcpClient: null,
   transcript: null,
+  folderEnv: { qwenHome: "QWEN_HOME" },
   setup: qwenSetup,
   nativeMemory: {
     what: "managed auto memory (its rules in the system prompt, an extraction call after each turn, a dream) and the save_memory tool's `## Qwen Added Memories` in QWEN.md",

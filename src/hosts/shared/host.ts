@@ -53,10 +53,16 @@ export interface Host {
   /** The agent's own memory and how memdir lives beside it. */
   readonly nativeMemory: NativeMemory;
   /**
-   * What `memdir doctor` reports about memdir in this agent's files that the agent would not
-   * run, where the agent has such a rule (Codex's hook trust); `env` and `home` as the user has them.
+   * The environment variables that move this agent's folders, by the `AgentFolders` field each
+   * fills (`CODEX_HOME` → `codexHome`). The command line reads them from its environment and
+   * passes the values in (setup's request, `doctor`): a host never reads the environment for them.
    */
-  doctor?(env: NodeJS.ProcessEnv, home: string): Promise<HostIssue[]>;
+  readonly folderEnv: Readonly<Partial<Record<keyof AgentFolders, string>>>;
+  /**
+   * What `memdir doctor` reports about memdir in this agent's files that the agent would not
+   * run, where the agent has such a rule (Codex's hook trust); `folders` as the user has them.
+   */
+  doctor?(folders: AgentFolders & { home: string }): Promise<HostIssue[]>;
 }
 
 /** A problem `memdir doctor` reports outside the memory dir. */
@@ -111,29 +117,37 @@ export type HookEvents = Array<[event: string, memdirEvent: string, matcher?: st
 
 export type SetupScope = "user" | "project";
 
+/**
+ * The folders agents read their files from, where the user moved them with an environment
+ * variable (each host's `folderEnv` names it): each agent reads its files there.
+ */
+export interface AgentFolders {
+  /** `CLAUDE_CONFIG_DIR`: Claude Code's folder in place of `~/.claude`. */
+  claudeConfigDir?: string | undefined;
+  /** `CODEX_HOME`: Codex's folder in place of `~/.codex`. */
+  codexHome?: string | undefined;
+  /** `XDG_CONFIG_HOME`: in place of `~/.config` (opencode's `opencode/` is there). */
+  xdgConfigHome?: string | undefined;
+  /** `GEMINI_CLI_HOME`: Gemini CLI's home in place of `~`. */
+  geminiCliHome?: string | undefined;
+  /** `CLINE_DIR`: in place of `~/.cline`. */
+  clineDir?: string | undefined;
+  /** `CLINE_DATA_DIR`: in place of `<cline dir>/data`. */
+  clineDataDir?: string | undefined;
+  /** `QWEN_HOME`: Qwen Code's folder in place of `~/.qwen`. */
+  qwenHome?: string | undefined;
+  /** `COPILOT_HOME`: Copilot CLI's folder in place of `~/.copilot`. */
+  copilotHome?: string | undefined;
+}
+
 /** Where an agent's files are and what memdir writes there. */
-export interface SetupRequest {
+export interface SetupRequest extends AgentFolders {
   agent: HostName;
   scope: SetupScope;
   /** The user's home directory. */
   home: string;
   /** The repository root (`--project`). */
   projectRoot: string;
-  /**
-   * `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_CONFIG_HOME`, `GEMINI_CLI_HOME` (Gemini CLI's home in
-   * place of `~`), `CLINE_DIR` (in place of `~/.cline`) and `CLINE_DATA_DIR` (in place of
-   * `<cline dir>/data`) as the user has them: each agent reads its files there.
-   */
-  claudeConfigDir?: string | undefined;
-  codexHome?: string | undefined;
-  xdgConfigHome?: string | undefined;
-  geminiCliHome?: string | undefined;
-  clineDir?: string | undefined;
-  clineDataDir?: string | undefined;
-  /** `QWEN_HOME`: Qwen Code's folder in place of `~/.qwen`. */
-  qwenHome?: string | undefined;
-  /** `COPILOT_HOME`: Copilot CLI's folder in place of `~/.copilot`. */
-  copilotHome?: string | undefined;
   /** How the agent starts memdir, as words: `["memdir"]`, `["npx", "-y", "memdir"]`, `[node, "/x/bin/memdir.js"]`. */
   command: string[];
   /** The same as the command line hooks run (`--command` as written, quotes and `${VARIABLES}` kept). */

@@ -1,7 +1,13 @@
 import os from "node:os";
 import { resolveConfig } from "../../../config.ts";
 import { findProjectRoot } from "../../../memdir/location/paths.ts";
-import { SETUP_AGENTS, type SetupAgent, SetupUsageError, setupEdits } from "../../setup/agents.ts";
+import {
+  agentFoldersFrom,
+  SETUP_AGENTS,
+  type SetupAgent,
+  SetupUsageError,
+  setupEdits,
+} from "../../setup/agents.ts";
 import { describeChange, planEdits, writePlanned } from "../../setup/apply.ts";
 import { resolveSetupCommand, selfCommand } from "../../setup/command-resolve.ts";
 import { fromNowOn, fromNowOnLines } from "../../setup/from-now-on.ts";
@@ -79,14 +85,7 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
           scope,
           home: env.HOME || os.homedir(),
           projectRoot: findProjectRoot(cwd),
-          claudeConfigDir: env.CLAUDE_CONFIG_DIR || undefined,
-          codexHome: env.CODEX_HOME || undefined,
-          xdgConfigHome: env.XDG_CONFIG_HOME || undefined,
-          geminiCliHome: env.GEMINI_CLI_HOME || undefined,
-          clineDir: env.CLINE_DIR || undefined,
-          clineDataDir: env.CLINE_DATA_DIR || undefined,
-          qwenHome: env.QWEN_HOME || undefined,
-          copilotHome: env.COPILOT_HOME || undefined,
+          ...agentFoldersFrom(env),
           command: command.argv,
           commandLine: command.line,
           remove: options.remove === true,

@@ -3,12 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { type HookMode, hookMode } from "../../../hooks/mode.ts";
 import { HOSTS } from "../../../hosts/registry.ts";
-import type { HostIssue } from "../../../hosts/shared/host.ts";
+import type { AgentFolders, HostIssue } from "../../../hosts/shared/host.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../../memdir/health/doctor.ts";
 import { findStaleMemories } from "../../../memdir/health/stale.ts";
 import type { MemoryLocation } from "../../../memdir/location/paths.ts";
 import { findProjectRoot } from "../../../memdir/location/paths.ts";
 import { unresolvedLinks } from "../../../memdir/scan/links.ts";
+import { agentFoldersFrom } from "../../setup/agents.ts";
 import {
   type AgentLocations,
   configuredCommands,
@@ -65,7 +66,7 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
       ...(exists
         ? await diagnoseMemoryDir(location.memoryDir, { progress: terminalProgress(context, options) })
         : []),
-      ...(await hostIssues(context.env, context.env.HOME || os.homedir())),
+      ...(await hostIssues({ home: context.env.HOME || os.homedir(), ...agentFoldersFrom(context.env) })),
     ];
     const notes = exists ? await unresolvedLinks(location.memoryDir) : [];
     const commands = unresolvedCommands(
@@ -111,14 +112,7 @@ function agentLocations(
   return {
     home: env.HOME || os.homedir(),
     projectRoot: projectRoot ?? findProjectRoot(path.resolve(cwd ?? process.cwd())),
-    claudeConfigDir: env.CLAUDE_CONFIG_DIR || undefined,
-    codexHome: env.CODEX_HOME || undefined,
-    xdgConfigHome: env.XDG_CONFIG_HOME || undefined,
-    geminiCliHome: env.GEMINI_CLI_HOME || undefined,
-    clineDir: env.CLINE_DIR || undefined,
-    clineDataDir: env.CLINE_DATA_DIR || undefined,
-    qwenHome: env.QWEN_HOME || undefined,
-    copilotHome: env.COPILOT_HOME || undefined,
+    ...agentFoldersFrom(env),
   };
 }
 
@@ -180,8 +174,8 @@ async function reportStale(
 }
 
 /** What each host's own check finds (Codex: memdir hooks it would not run, docs/design.md#hosts). */
-async function hostIssues(env: NodeJS.ProcessEnv, home: string): Promise<HostIssue[]> {
+async function hostIssues(folders: AgentFolders & { home: string }): Promise<HostIssue[]> {
   const found: HostIssue[] = [];
-  for (const host of HOSTS) if (host.doctor) found.push(...(await host.doctor(env, home)));
+  for (const host of HOSTS) if (host.doctor) found.push(...(await host.doctor(folders)));
   return found;
 }
