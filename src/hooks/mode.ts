@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from "../config.ts";
+import type { HooksStepAside } from "../hosts/shared/host.ts";
 
 /**
  * What memdir does as a hook (docs/design.md#coexistence):
@@ -17,26 +18,21 @@ export interface HookModeDecision {
 }
 
 /**
- * The mode for a hook of `host` (`claude-code`, or `other`), from memdir's switches and the host's
- * memory for the project. Pure.
+ * The mode for a hook of a host whose own auto memory makes memdir step aside (`stepAside`, the
+ * host's `nativeMemory.hooksStepAside`; null for a host without one), from memdir's switches and
+ * the host's memory for the project (`config.hostMemory`). Pure.
  *
  * @example
- * hookMode(config, "claude-code") // { mode: "recall-only", reason: "Claude Code's auto memory is on (…)…" }
+ * hookMode(config, CLAUDE_CODE_STEPS_ASIDE) // { mode: "recall-only", reason: "recall only: Claude Code's own auto memory is on (…)…" }
  */
-export function hookMode(config: ResolvedConfig, host: "claude-code" | "other"): HookModeDecision {
+export function hookMode(config: ResolvedConfig, stepAside: HooksStepAside | null): HookModeDecision {
   if (!config.ownMemory.on)
     return { mode: "off", reason: `memdir's memory is off (${config.ownMemory.reason})` };
-  if (host === "claude-code" && config.hostMemory.on)
-    return {
-      mode: "recall-only",
-      reason:
-        `recall only: Claude Code's own auto memory is on for this project (${config.hostMemory.reason}), ` +
-        "so it gives the index, the rules, explicit saves and extraction; set " +
-        "CLAUDE_CODE_DISABLE_AUTO_MEMORY=1 or autoMemoryEnabled: false for memdir's whole cycle",
-    };
+  if (stepAside !== null && config.hostMemory.on)
+    return { mode: "recall-only", reason: `recall only: ${stepAside.whileOn(config.hostMemory.reason)}` };
   const why =
-    host === "claude-code"
-      ? `Claude Code's own auto memory is off (${config.hostMemory.reason})`
+    stepAside !== null
+      ? stepAside.whenOff(config.hostMemory.reason)
       : "the host has no auto memory memdir knows of";
   return { mode: "full", reason: `whole cycle: ${why}` };
 }

@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from "../../config.ts";
 import { missingKeyReason } from "../../hooks/missing-key.ts";
-import { HOSTS } from "../../hosts/registry.ts";
+import { HOSTS, hostNamed } from "../../hosts/registry.ts";
 import type { SetupAgent } from "./agents.ts";
 
 // What `memdir setup <agent>` ends with: what happens from now on in that agent, in plain words,
@@ -65,8 +65,10 @@ export function fromNowOn(agent: SetupAgent, config: ResolvedConfig, recommended
       agentMemoryAlsoSaves: false,
     };
   const promptHook = PROMPT_HOOK.has(agent);
-  // Claude Code's own auto memory on: memdir's hooks add recall only (docs/design.md#coexistence).
-  const claudeOwn = agent === "claude-code" && config.hostMemory.on;
+  // The agent's own auto memory on where memdir's hooks step aside for it (Claude Code's): they
+  // add recall only (docs/design.md#coexistence).
+  const { nativeMemory } = hostNamed(agent);
+  const claudeOwn = nativeMemory.hooksStepAside !== undefined && config.hostMemory.on;
   const afterEachTurn: FromNowOn["afterEachTurn"] = !TURN_HOOK.has(agent)
     ? "not-available"
     : claudeOwn
@@ -81,7 +83,7 @@ export function fromNowOn(agent: SetupAgent, config: ResolvedConfig, recommended
     remember: !promptHook ? "when-model-calls-memory_save" : claudeOwn ? "agent-own-memory" : "offline",
     afterEachTurn,
     modelConfigured,
-    agentMemoryAlsoSaves: agent === "qwen" && !recommended,
+    agentMemoryAlsoSaves: nativeMemory.savesBesideMemdir === true && !recommended,
   };
 }
 
@@ -92,15 +94,13 @@ const EXTRACTION_COST =
 
 /** Where a model is configured for this agent's hooks. */
 function howToConfigure(agent: SetupAgent): string {
-  const where =
-    agent === "claude-code"
-      ? 'in the "env" of ~/.claude/settings.json or the shell Claude Code starts from'
-      : `in the environment ${AGENT_NAMES[agent]} starts from`;
-  const copilot =
-    agent === "copilot"
-      ? " (Copilot CLI keeps OPENAI_API_KEY and OPENAI_BASE_URL out of hooks: set them in the hook entries' env in ~/.copilot/hooks/memdir.json)"
-      : "";
-  return `set MEMDIR_PROVIDER (anthropic or openai) and MEMDIR_MODEL ${where}, with that provider's key (ANTHROPIC_API_KEY, or OPENAI_API_KEY / OPENAI_BASE_URL for a local server)${copilot}`;
+  const host = hostNamed(agent);
+  const where = host.modelEnvWhere ?? `in the environment ${host.displayName} starts from`;
+  const gap = host.hookEnvGap;
+  const kept = gap
+    ? ` (${gap.agent} keeps ${gap.strips.join(" and ")} out of hooks: set them in the hook entries' env in ${gap.envFile})`
+    : "";
+  return `set MEMDIR_PROVIDER (anthropic or openai) and MEMDIR_MODEL ${where}, with that provider's key (ANTHROPIC_API_KEY, or OPENAI_API_KEY / OPENAI_BASE_URL for a local server)${kept}`;
 }
 
 /** The lines setup ends with: what happens from now on, true for this agent and configuration. */

@@ -3,6 +3,7 @@ import type { Host } from "../shared/host.ts";
 import { messagesOfJsonLines } from "../shared/setup-common.ts";
 import { codexHookIssues } from "./doctor.ts";
 import { CODEX_EVENTS, codexSetup } from "./setup.ts";
+import { codexSetupNote } from "./setup-note.ts";
 import { messageFromCodexLine } from "./transcript.ts";
 
 /** OpenAI Codex CLI (docs/design.md#hosts). */
@@ -31,6 +32,7 @@ export const codexHost: Host = {
   },
   folderEnv: { codexHome: "CODEX_HOME" },
   setup: codexSetup,
+  setupNote: codexSetupNote,
   doctor: codexHookIssues,
   nativeMemory: {
     what: "no auto memory memdir knows of (AGENTS.md files are instructions the user writes)",

@@ -1,6 +1,7 @@
 import { hookOutput } from "../shared/hook-events.ts";
 import type { Host } from "../shared/host.ts";
 import { CLAUDE_NAMES_WITHOUT_FILE_HOOK, messagesOfJsonLines } from "../shared/setup-common.ts";
+import { COPILOT_HOOK_ENV } from "./hook-env.ts";
 import { copilotSetup } from "./setup.ts";
 import { messageFromCopilotLine } from "./transcript.ts";
 
@@ -18,6 +19,7 @@ export const copilotHost: Host = {
     answer: (event, context) => hookOutput(event, context, "copilot"),
     recognizes: (_input, _env, hostFlag) => hostFlag === "copilot",
   },
+  hookEnvGap: COPILOT_HOOK_ENV,
   mcpClient: null,
   transcript: {
     location: "~/.copilot/session-state/<session id>/events.jsonl",

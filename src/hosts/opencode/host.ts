@@ -12,6 +12,10 @@ export const opencodeHost: Host = {
   mcpClient: null,
   transcript: null,
   folderEnv: { xdgConfigHome: "XDG_CONFIG_HOME" },
+  // A plugin, not hook commands: it runs memdir's session-start and prompt hooks, no Stop.
+  setupNote: () =>
+    "opencode gets the MCP server and memdir's plugin: the rules and the index in every request, the " +
+    "memories recalled for each prompt, and memory_save for the model.",
   setup: opencodeSetup,
   nativeMemory: {
     what: "no auto memory memdir knows of",

@@ -28,5 +28,10 @@ export const qwenHost: Host = {
     coexistence:
       "both run unless `--recommended` sets memory.enableManagedAutoMemory: false (`--remove` puts the prior value back); `memdir import qwen` reads its memories",
     recommended: QWEN_RECOMMENDED,
+    recommendedWords: {
+      settings: "memory.enableManagedAutoMemory: false",
+      done: "Qwen Code's managed auto memory is off (memory.enableManagedAutoMemory: false).",
+    },
+    savesBesideMemdir: true,
   },
 };

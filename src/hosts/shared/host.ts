@@ -59,6 +59,20 @@ export interface Host {
    */
   readonly folderEnv: Readonly<Partial<Record<keyof AgentFolders, string>>>;
   /**
+   * Where a model for its hooks is configured, in the words `memdir setup` ends with (default:
+   * "in the environment <displayName> starts from").
+   */
+  readonly modelEnvWhere?: string;
+  /** The variables it keeps out of its hooks' environment, where it does (Copilot CLI). */
+  readonly hookEnvGap?: HookEnvGap;
+  /**
+   * The environment its hooks get from the files setup just wrote (`files`: each path and its
+   * text after the write), where its files give hooks one (Claude Code's settings `env`).
+   */
+  hookEnvWritten?(files: ReadonlyArray<{ path: string; after: string }>): Record<string, string>;
+  /** What `memdir setup` tells its user after writing (Codex's hook trust, opencode's plugin). */
+  setupNote?(scope: SetupScope): string;
+  /**
    * What `memdir doctor` reports about memdir in this agent's files that the agent would not
    * run, where the agent has such a rule (Codex's hook trust); `folders` as the user has them.
    */
@@ -110,6 +124,38 @@ export interface NativeMemory {
   readonly coexistence: string;
   /** The agent's settings `memdir setup --recommended` changes, if any. */
   readonly recommended: readonly RecommendedSetting[];
+  /**
+   * What `--recommended` does, in words: the settings as `memdir setup --help` names them
+   * (`autoMemoryEnabled: false`) and the line setup prints after it. Set with `recommended`.
+   */
+  readonly recommendedWords?: { readonly settings: string; readonly done: string };
+  /** How memdir's hooks step aside while its auto memory is on for the project (Claude Code). */
+  readonly hooksStepAside?: HooksStepAside;
+  /** Its own memory keeps saving beside memdir's unless `--recommended` turns it off (Qwen Code). */
+  readonly savesBesideMemdir?: boolean;
+}
+
+/**
+ * An agent's auto memory that, while on for the project (`ResolvedConfig.hostMemory`), gives the
+ * index, the rules, explicit saves and extraction itself, so memdir's hooks add recall only
+ * (docs/design.md#coexistence): the reasons `--explain` and `memdir doctor --verbose` print.
+ */
+export interface HooksStepAside {
+  /** Why memdir adds recall only, given why the agent's memory is on. */
+  whileOn(reason: string): string;
+  /** Why memdir gives its whole cycle, given why the agent's memory is off. */
+  whenOff(reason: string): string;
+}
+
+/** Variables an agent keeps out of its hooks' environment, and where a hook entry's own env is set. */
+export interface HookEnvGap {
+  /** The agent's name, and the short one the hook's message uses. */
+  readonly agent: string;
+  readonly shortName: string;
+  /** The variables it strips. */
+  readonly strips: readonly string[];
+  /** The file whose hook entries take an `env`. */
+  readonly envFile: string;
 }
 
 /** The host's event, memdir's event, and for tool events the matcher of the tools it runs after. */

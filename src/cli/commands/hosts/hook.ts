@@ -4,6 +4,7 @@ import { isMemdirError } from "../../../errors.ts";
 import { bounded, MAX_HOOK_INPUT_BYTES } from "../../../hooks/bounded.ts";
 import { type ContextPart, fitHookContext } from "../../../hooks/context-limit.ts";
 import { type HookModeDecision, hookConfig, hookMode } from "../../../hooks/mode.ts";
+import { CLAUDE_CODE_STEPS_ASIDE } from "../../../hosts/claude-code/auto-memory.ts";
 import { hostIsClaudeCode } from "../../../hosts/claude-code/recognize.ts";
 import {
   HOOK_ACTIONS,
@@ -260,8 +261,10 @@ async function hookContext(
   // and `dream` read them: an agent working in a sub-folder must not escape them.
   const location = await locationFromOptions(located, context);
   const config = hookConfig(configFromOptions(located, context, location));
-  const host = hostIsClaudeCode(env, input.transcript_path, config.claudeConfigDir) ? "claude-code" : "other";
-  const mode = hookMode(config, host);
+  // Claude Code is the one host whose own memory memdir steps aside for (its nativeMemory says so);
+  // read from its own module: the registry would load every host's setup code, which no hook runs.
+  const claudeCode = hostIsClaudeCode(env, input.transcript_path, config.claudeConfigDir);
+  const mode = hookMode(config, claudeCode ? CLAUDE_CODE_STEPS_ASIDE : null);
   if (options.explain) log(`mode: ${mode.reason}`);
   const action = HOOK_ACTIONS[event];
   if (action === "nothing") {

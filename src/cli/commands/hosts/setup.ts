@@ -1,5 +1,6 @@
 import os from "node:os";
 import { resolveConfig } from "../../../config.ts";
+import { HOSTS, hostNamed } from "../../../hosts/registry.ts";
 import { findProjectRoot } from "../../../memdir/location/paths.ts";
 import {
   agentFoldersFrom,
@@ -25,22 +26,15 @@ interface SetupOptions {
   command?: string;
 }
 
-/**
- * What a Codex user must know: hooks run only once trusted (setup trusts its own in user scope;
- * Codex reads trust from the user's config only), and the MCP server is required
- * (docs/integrations.md#codex-cli).
- */
-function codexNote(scope: "user" | "project"): string {
-  const trust =
-    scope === "user"
-      ? "Codex runs hooks only once trusted: memdir trusted the hooks it wrote ([hooks.state] in config.toml; " +
-        "Codex's /hooks lists them). A hook you edit later needs trusting again in /hooks (memdir doctor says so)."
-      : "Codex runs hooks only once trusted, and reads trust from your user config only: start `codex` in this " +
-        "project, open /hooks and trust memdir's three hooks (`codex exec` skips untrusted hooks without a word).";
-  return (
-    `${trust} The MCP server is required = true, so memory_save is there from the first prompt; if memdir ` +
-    "cannot start, Codex stops instead of running without it (set required = false in [mcp_servers.memdir] to prefer that)."
+/** The hosts whose own memory `--recommended` turns off (each says how: `nativeMemory.recommendedWords`). */
+const RECOMMENDED_HOSTS = HOSTS.filter((host) => host.nativeMemory.recommendedWords !== undefined);
+
+/** `--recommended`'s help: "claude-code, qwen: also turn … off (Claude Code: autoMemoryEnabled: false; …)". */
+function recommendedHelp(): string {
+  const how = RECOMMENDED_HOSTS.map(
+    (host) => `${host.displayName}: ${host.nativeMemory.recommendedWords?.settings}`,
   );
+  return `${RECOMMENDED_HOSTS.map((host) => host.name).join(", ")}: also turn the agent's own auto memory off (${how.join("; ")})`;
 }
 
 /**
@@ -56,10 +50,7 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
     .option("--cwd <dir>", "the project (default: the current directory)")
     .option("--print", "show the change without writing anything")
     .option("--remove", "take memdir's entries out again")
-    .option(
-      "--recommended",
-      "claude-code, qwen: also turn the agent's own auto memory off (Claude Code: autoMemoryEnabled: false; Qwen Code: memory.enableManagedAutoMemory: false)",
-    )
+    .option("--recommended", recommendedHelp())
     .option(
       "--command <cmd>",
       "how the agent starts memdir (default: memdir when the memdir on PATH is this one, else node and this memdir's bin/memdir.js)",
@@ -72,8 +63,11 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       if (!(SETUP_AGENTS as readonly string[]).includes(agentName))
         throw usageError(`memdir: setup: unknown agent "${agentName}" (one of ${SETUP_AGENTS.join(", ")})`);
       const agent = agentName as SetupAgent;
-      if (options.recommended && agent !== "claude-code" && agent !== "qwen")
-        throw usageError("memdir: setup: --recommended applies to claude-code and qwen only");
+      const host = hostNamed(agent);
+      if (options.recommended && !RECOMMENDED_HOSTS.includes(host))
+        throw usageError(
+          `memdir: setup: --recommended applies to ${RECOMMENDED_HOSTS.map((known) => known.name).join(" and ")} only`,
+        );
       const env = context.env;
       const command = resolveSetupCommand({ requested: options.command, env, self: selfCommand() });
       const scope = options.project ? "project" : "user";
@@ -102,9 +96,9 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       });
       const backups = options.print ? new Map<string, string>() : await writePlanned(planned);
       // The configuration as the agent's hooks will see it, read after the write (so --recommended
-      // counts), with Claude Code's settings "env" over this environment as Claude Code passes it.
+      // counts), with the "env" the agent's files give its hooks over this environment (Claude Code's settings).
       const home = env.HOME || os.homedir();
-      const agentEnv = agent === "claude-code" ? { ...env, ...claudeSettingsEnv(planned) } : env;
+      const agentEnv = host.hookEnvWritten ? { ...env, ...host.hookEnvWritten(planned) } : env;
       const config = resolveConfig({ env: agentEnv, home, cwd, projectRoot: findProjectRoot(cwd) });
       const facts =
         options.remove || options.print ? null : fromNowOn(agent, config, options.recommended === true);
@@ -139,34 +133,9 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       if (options.remove) return;
       if (command.note !== null) out(`note: ${command.note}\n`);
       if (facts === null) return;
-      if (agent === "claude-code" && options.recommended)
-        out(
-          "Claude Code's own auto memory is off (autoMemoryEnabled: false) and memdir on (env MEMDIR_DISABLE=0).\n",
-        );
-      if (agent === "qwen" && options.recommended)
-        out("Qwen Code's managed auto memory is off (memory.enableManagedAutoMemory: false).\n");
-      if (agent === "codex") out(`${codexNote(scope)}\n`);
-      if (agent === "opencode")
-        // A plugin, not hook commands: it runs memdir's session-start and prompt hooks, no Stop.
-        out(
-          "opencode gets the MCP server and memdir's plugin: the rules and the index in every request, the " +
-            "memories recalled for each prompt, and memory_save for the model.\n",
-        );
+      const recommendedDone = host.nativeMemory.recommendedWords?.done;
+      if (options.recommended && recommendedDone) out(`${recommendedDone}\n`);
+      if (host.setupNote) out(`${host.setupNote(scope)}\n`);
       for (const line of fromNowOnLines(agent, facts, config)) out(`${line}\n`);
     });
 };
-
-/** The `env` of the Claude Code settings file setup just wrote: Claude Code gives it to every hook. */
-function claudeSettingsEnv(planned: Array<{ path: string; after: string }>): Record<string, string> {
-  const settings = planned.find((file) => file.path.endsWith("settings.json"));
-  if (!settings) return {};
-  try {
-    const doc = JSON.parse(settings.after) as { env?: unknown };
-    if (typeof doc.env !== "object" || doc.env === null) return {};
-    return Object.fromEntries(
-      Object.entries(doc.env).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
-    );
-  } catch {
-    return {};
-  }
-}

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { type HookMode, hookMode } from "../../../hooks/mode.ts";
+import { type HookMode, type HookModeDecision, hookMode } from "../../../hooks/mode.ts";
 import { HOSTS } from "../../../hosts/registry.ts";
 import type { AgentFolders, HostIssue } from "../../../hosts/shared/host.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../../memdir/health/doctor.ts";
@@ -84,12 +84,16 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
     // Which part of the cycle `memdir hook …` gives (docs/design.md#coexistence): one short line,
     // the reasons with --verbose.
     const config = configFromOptions(options, context, location);
-    const claudeCode = hookMode(config, "claude-code");
-    const other = hookMode(config, "other");
+    const stepping = HOSTS.flatMap((host) =>
+      host.nativeMemory.hooksStepAside
+        ? [{ name: host.displayName, decision: hookMode(config, host.nativeMemory.hooksStepAside) }]
+        : [],
+    );
+    const other = hookMode(config, null);
     if (options.verbose) {
-      context.io.stdout(`as a Claude Code hook: ${claudeCode.reason}\n`);
+      for (const { name, decision } of stepping) context.io.stdout(`as a ${name} hook: ${decision.reason}\n`);
       context.io.stdout(`as a hook of other agents: ${other.reason}\n`);
-    } else context.io.stdout(`${hookModesLine(claudeCode.mode, other.mode)}\n`);
+    } else context.io.stdout(`${hookModesLine(stepping, other.mode)}\n`);
     for (const note of notes) context.io.stdout(`note: ${note.message}\n`);
     context.io.stdout(
       issues.length === 0
@@ -131,12 +135,20 @@ const MODE_WORDS: Record<HookMode, string> = {
   off: "off",
 };
 
-/** The hook modes in one line: "hooks: recall only for Claude Code, whole cycle for other agents (…)". */
-function hookModesLine(claudeCode: HookMode, other: HookMode): string {
-  const modes =
-    claudeCode === other
-      ? `${MODE_WORDS[claudeCode]} for Claude Code and other agents`
-      : `${MODE_WORDS[claudeCode]} for Claude Code, ${MODE_WORDS[other]} for other agents`;
+/**
+ * The hook modes in one line: "hooks: recall only for Claude Code, whole cycle for other agents (…)"
+ * (`stepping`: the hosts whose own memory memdir steps aside for, each with its mode).
+ */
+function hookModesLine(
+  stepping: ReadonlyArray<{ name: string; decision: HookModeDecision }>,
+  other: HookMode,
+): string {
+  const modes = stepping.every(({ decision }) => decision.mode === other)
+    ? `${MODE_WORDS[other]} for ${[...stepping.map(({ name }) => name), "other agents"].join(" and ")}`
+    : [
+        ...stepping.map(({ name, decision }) => `${MODE_WORDS[decision.mode]} for ${name}`),
+        `${MODE_WORDS[other]} for other agents`,
+      ].join(", ");
   return `hooks: ${modes} (why: memdir doctor --verbose)`;
 }
 
