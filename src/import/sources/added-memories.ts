@@ -1,3 +1,5 @@
+import { GEMINI_ADDED_MEMORIES_HEADING } from "../../hosts/gemini/memory-files.ts";
+import { QWEN_ADDED_MEMORIES_HEADING } from "../../hosts/qwen/memory-files.ts";
 import { fileTime, readSourceText } from "./source-file.ts";
 import { descriptionFrom, textKey } from "./text.ts";
 import type { ImportCandidate, SourceRead } from "./types.ts";
@@ -14,7 +16,8 @@ export async function readAddedMemories(kind: "gemini" | "qwen", from: string): 
   return addedMemoryCandidates(kind, text, await fileTime(from));
 }
 
-const HEADINGS = { gemini: "Gemini Added Memories", qwen: "Qwen Added Memories" } as const;
+// Each host says where its tool writes them (src/hosts/<agent>/memory-files.ts).
+const HEADINGS = { gemini: GEMINI_ADDED_MEMORIES_HEADING, qwen: QWEN_ADDED_MEMORIES_HEADING } as const;
 
 /** The bullets of the `## <Tool> Added Memories` section(s) of `text` as memories (pure). */
 export function addedMemoryCandidates(

@@ -1,6 +1,5 @@
 import fs from "node:fs/promises";
-import path from "node:path";
-import { sanitizeProjectPath } from "../../memdir/location/paths.ts";
+import { qwenMemoryPlaces } from "../../hosts/qwen/memory-files.ts";
 import { readAddedMemories } from "./added-memories.ts";
 import { readMarkdownFolder } from "./markdown.ts";
 import type { ReaderContext, SourceRead } from "./types.ts";
@@ -45,17 +44,7 @@ export async function readQwen(from: string | undefined, context: ReaderContext)
   return read;
 }
 
-/** Where Qwen Code keeps memory for `context.projectRoot` and its user, in reading order. */
+/** Where Qwen Code keeps memory for `context.projectRoot` and its user, in reading order (its host says). */
 export function defaultQwenPlaces(context: ReaderContext): string[] {
-  const qwenDir = path.join(context.home, ".qwen");
-  return [
-    path.join(qwenDir, "QWEN.md"),
-    path.join(qwenDir, "memories"),
-    ...(context.projectRoot
-      ? [
-          path.join(qwenDir, "projects", sanitizeProjectPath(context.projectRoot), "memory"),
-          path.join(context.projectRoot, ".qwen", "memory"),
-        ]
-      : []),
-  ];
+  return qwenMemoryPlaces(context.home, context.projectRoot);
 }

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { MemdirError } from "../../errors.ts";
 import type { ImportKind, ReaderContext, SourceRead } from "./types.ts";
 
@@ -19,7 +18,8 @@ export async function readSource(
     }
     case "gemini": {
       const { readAddedMemories } = await import("./added-memories.ts");
-      return readAddedMemories("gemini", from ?? path.join(context.home, ".gemini", "GEMINI.md"));
+      const { geminiContextFile } = await import("../../hosts/gemini/memory-files.ts");
+      return readAddedMemories("gemini", from ?? geminiContextFile(context.home));
     }
     case "qwen": {
       const { readQwen } = await import("./qwen.ts");
