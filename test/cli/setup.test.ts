@@ -171,6 +171,12 @@ describe("memdir setup <agent>", () => {
         UserPromptSubmit: [
           { hooks: [{ type: "command", command: "memdir hook user-prompt-submit", timeout: 10 }] },
         ],
+        PostToolUse: [
+          {
+            matcher: "^(read_file|write_file|edit)$",
+            hooks: [{ type: "command", command: "memdir hook post-tool-use", timeout: 10 }],
+          },
+        ],
         Stop: [{ hooks: [{ type: "command", command: "memdir hook stop", timeout: 10 }] }],
       },
       mcpServers: { memdir: { command: "memdir", args: ["mcp"] } },
@@ -198,6 +204,14 @@ describe("memdir setup <agent>", () => {
         SessionStart: [{ type: "command", bash: "memdir hook session-start --host copilot", timeoutSec: 10 }],
         UserPromptSubmit: [
           { type: "command", bash: "memdir hook user-prompt-submit --host copilot", timeoutSec: 10 },
+        ],
+        PostToolUse: [
+          {
+            matcher: "Read|Edit|Write",
+            type: "command",
+            bash: "memdir hook post-tool-use --host copilot",
+            timeoutSec: 10,
+          },
         ],
         Stop: [{ type: "command", bash: "memdir hook stop --host copilot", timeoutSec: 10 }],
       },
@@ -227,7 +241,7 @@ describe("memdir setup <agent>", () => {
     const written = readJson(settings) as { memory: unknown; model: unknown; hooks: Record<string, unknown> };
     assert.deepEqual(written.memory, { enableManagedAutoDream: true, enableManagedAutoMemory: false });
     assert.deepEqual(written.model, { name: "qwen3-coder" });
-    assert.deepEqual(Object.keys(written.hooks), ["SessionStart", "UserPromptSubmit", "Stop"]);
+    assert.deepEqual(Object.keys(written.hooks), ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"]);
     const allowed = (readJson(settings) as { permissions: { allow: string[] } }).permissions.allow;
     assert.deepEqual(allowed.slice(0, 3), [
       "Bash(git *)",

@@ -11,6 +11,7 @@ import {
 } from "../../src/testing/index.ts";
 import { occurrences, processesOfHome } from "../helpers/claude-code.ts";
 import { runCli } from "../helpers/cli.ts";
+import { writeMemory } from "../helpers/memory.ts";
 import {
   type AgentProject,
   type AgentRun,
@@ -306,5 +307,36 @@ else
         ),
         "with the turn read from events.jsonl",
       );
+    });
+
+    it("brings the memory anchored to a file the model reads with view, once: a second read adds nothing", async () => {
+      const fixture = copilotProject();
+      const login = path.join(fixture.project, "src", "auth", "login.ts");
+      fs.mkdirSync(path.dirname(login), { recursive: true });
+      fs.writeFileSync(login, "export function login() {\n  return refresh();\n}\n");
+      const fileWord = "OSPREY-3"; // only in the anchored memory: the model sees it only if postToolUse added it
+      writeMemory(
+        fixture.memoryDir,
+        "project-login-refresh.md",
+        `---\ndescription: token refresh rule\ntype: project\nanchors:\n  - path: src/auth/login.ts\n---\nEvery change here must keep the ${fileWord} refresh order.\n`,
+      );
+      await setupMemdir(fixture);
+      const answer = "It returns refresh().";
+      const server = await modelServer((request) => {
+        const done = toolResults(request).length;
+        if (done === 0)
+          return { toolCall: { name: "bash", input: { command: "echo hi", description: "say hi" } } };
+        if (done < 3) return { toolCall: { name: "view", input: { path: login } } };
+        return answer;
+      });
+      const run = await promptCopilot(fixture, server, "Show me what the entry point contains.");
+      assertRan(run);
+      await backgroundDone(fixture.home);
+      const main = server.requests.filter(fromCopilot);
+      const byResults = (count: number) => main.find((request) => toolResults(request).length === count);
+      assert.ok(byResults(1) && byResults(2) && byResults(3), `four model requests (${main.length})`);
+      assert.equal(occurrences(chatText(byResults(1)!), fileWord), 0, "not after the shell command");
+      assert.equal(occurrences(chatText(byResults(2)!), fileWord), 1, "after the read: the memory, once");
+      assert.equal(occurrences(chatText(byResults(3)!), fileWord), 1, "the second read adds it no more");
     });
   });

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
 import type { FakeRequest } from "../../src/testing/index.ts";
 import {
@@ -20,6 +22,7 @@ import {
   requestText,
   runAgent,
 } from "../helpers/headless-agents.ts";
+import { writeMemory } from "../helpers/memory.ts";
 
 // The real Qwen Code, installed from the npm registry and run headless (`qwen -p`) against the
 // fake model server's chat-completions API, wired by the real `memdir setup qwen --recommended`
@@ -82,6 +85,37 @@ else {
       const last = server.requests.filter((request) => QWEN.isMain(request)).at(-1)!;
       assert.equal(toolResults(last), 2, "the answer came after two tool rounds");
       assert.equal(occurrences(requestText(last), SECRET_WORD), 1, "the recalled memory, once, at the end");
+    });
+  });
+
+  describe(`${TITLE}: file hook`, () => {
+    it("brings the memory anchored to a file the model reads with read_file, once: a second read adds nothing", async () => {
+      const fixture = await preparedProject(QWEN);
+      const login = path.join(fixture.project, "src", "auth", "login.ts");
+      fs.mkdirSync(path.dirname(login), { recursive: true });
+      fs.writeFileSync(login, "export function login() {\n  return refresh();\n}\n");
+      const fileWord = "OSPREY-3"; // only in the anchored memory: the model sees it only if PostToolUse added it
+      writeMemory(
+        fixture.memoryDir,
+        "project-login-refresh.md",
+        `---\ndescription: token refresh rule\ntype: project\nanchors:\n  - path: src/auth/login.ts\n---\nEvery change here must keep the ${fileWord} refresh order.\n`,
+      );
+      const prompt = "Show me what the entry point contains.";
+      const answer = "It returns refresh().";
+      const server = await serverFor(QWEN, (request) =>
+        toolResults(request) < 2 ? { toolCall: { name: "read_file", input: { file_path: login } } } : answer,
+      );
+      const run = await runAgent("qwen", bin, fixture, { prompt, url: server.url });
+      assertAnswered(run, answer);
+      await backgroundDone(fixture.home);
+      const main = server.requests.filter((request) => QWEN.isMain(request));
+      const byResults = (count: number) => main.find((request) => toolResults(request) === count);
+      assert.ok(byResults(0) && byResults(1) && byResults(2), `three model requests (${main.length})`);
+      assert.equal(occurrences(requestText(byResults(0)!), fileWord), 0, "not before the file was read");
+      assert.equal(occurrences(requestText(byResults(1)!), fileWord), 1, "after the read: the memory, once");
+      assert.equal(occurrences(requestText(byResults(2)!), fileWord), 1, "the second read adds it no more");
+      const fileCalls = hookCalls(fixture).filter((call) => call.event === "post-tool-use");
+      assert.equal(fileCalls.length, 2, "the hook ran after each read_file");
     });
   });
 }

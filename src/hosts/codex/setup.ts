@@ -7,8 +7,10 @@ import { withServerTable } from "../shared/toml-config.ts";
 import { type HookTrust, memdirHookTrust, withHookTrust } from "./hook-trust.ts";
 
 /**
- * Codex: no tool hook. Its file edits go through `apply_patch` (a patch text, not a path argument)
- * and its reads through shell commands, so there is no file to read from a tool call.
+ * Codex: no tool hook yet. Codex 0.169.0 runs `PostToolUse` after a shell command (`tool_name`
+ * "Bash", the command line in `tool_input.command`) but not after an `apply_patch` edit run through
+ * `exec_command`, so the file would have to be guessed from a shell line (docs/integrations.md,
+ * "Codex and the file hook").
  */
 export const CODEX_EVENTS: HookEvents = [
   ["SessionStart", "session-start"],

@@ -1,8 +1,8 @@
 import { hookOutput } from "../shared/hook-events.ts";
 import type { Host } from "../shared/host.ts";
-import { CLAUDE_NAMES_WITHOUT_FILE_HOOK, messagesOfJsonLines } from "../shared/setup-common.ts";
+import { messagesOfJsonLines } from "../shared/setup-common.ts";
 import { COPILOT_HOOK_ENV } from "./hook-env.ts";
-import { copilotSetup } from "./setup.ts";
+import { COPILOT_EVENTS, copilotSetup } from "./setup.ts";
 import { messageFromCopilotLine } from "./transcript.ts";
 
 /** GitHub Copilot CLI (docs/design.md#hosts). */
@@ -11,7 +11,7 @@ export const copilotHost: Host = {
   displayName: "Copilot CLI",
   lifecycle: { everyPrompt: true, afterEachTurn: true },
   hooks: {
-    events: CLAUDE_NAMES_WITHOUT_FILE_HOOK,
+    events: COPILOT_EVENTS,
     recognizedBy:
       "`--host copilot` on the hook's command line, which setup writes: its payloads look like Claude Code's",
     dialect: "copilot",

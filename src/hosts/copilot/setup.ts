@@ -1,13 +1,21 @@
 import path from "node:path";
-import { type FileEdit, type SetupRequest, SetupUsageError } from "../shared/host.ts";
-import {
-  CLAUDE_NAMES_WITHOUT_FILE_HOOK,
-  hookCommand,
-  hooksEdit,
-  mcpServer,
-  serverEdit,
-  versionedHooksFile,
-} from "../shared/setup-common.ts";
+import { type FileEdit, type HookEvents, type SetupRequest, SetupUsageError } from "../shared/host.ts";
+import { hookCommand, hooksEdit, mcpServer, serverEdit, versionedHooksFile } from "../shared/setup-common.ts";
+
+/**
+ * Claude Code's event names, which Copilot CLI runs as its own (`sessionStart`,
+ * `userPromptSubmitted`, `postToolUse`, `agentStop`) with snake_case payloads. After a tool its
+ * payload names `view`, `edit` and `create` by Claude Code's names (`Read`, `Edit`, `Write`, the
+ * path in `path`), the entry's `matcher` keeps the hook off every other tool, and the answer's
+ * `additionalContext` goes to the model after the tool's result ("Additional guidance from
+ * postToolUse hooks"; test/integration/copilot.test.ts).
+ */
+export const COPILOT_EVENTS: HookEvents = [
+  ["SessionStart", "session-start"],
+  ["UserPromptSubmit", "user-prompt-submit"],
+  ["PostToolUse", "post-tool-use", "Read|Edit|Write"],
+  ["Stop", "stop"],
+];
 
 /**
  * Copilot CLI: memdir's own hooks file `~/.copilot/hooks/memdir.json` (`COPILOT_HOME` in place of
@@ -23,9 +31,14 @@ export function copilotSetup(request: SetupRequest): FileEdit[] {
     );
   const dir = request.copilotHome ?? path.join(request.home, ".copilot");
   const hooks = path.join(dir, "hooks", "memdir.json");
-  const entries = CLAUDE_NAMES_WITHOUT_FILE_HOOK.map(([event, memdirEvent]) => ({
+  const entries = COPILOT_EVENTS.map(([event, memdirEvent, matcher]) => ({
     event,
-    entry: { type: "command", bash: hookCommand(request, memdirEvent, "copilot"), timeoutSec: 10 },
+    entry: {
+      ...(matcher === undefined ? {} : { matcher }),
+      type: "command",
+      bash: hookCommand(request, memdirEvent, "copilot"),
+      timeoutSec: 10,
+    },
   }));
   const server = mcpServer(request);
   return [

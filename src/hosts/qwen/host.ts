@@ -1,7 +1,6 @@
 import { hookOutput } from "../shared/hook-events.ts";
 import type { Host } from "../shared/host.ts";
-import { CLAUDE_NAMES_WITHOUT_FILE_HOOK } from "../shared/setup-common.ts";
-import { QWEN_RECOMMENDED, qwenSetup } from "./setup.ts";
+import { QWEN_EVENTS, QWEN_RECOMMENDED, qwenSetup } from "./setup.ts";
 
 /** Qwen Code (docs/design.md#hosts). */
 export const qwenHost: Host = {
@@ -9,7 +8,7 @@ export const qwenHost: Host = {
   displayName: "Qwen Code",
   lifecycle: { everyPrompt: true, afterEachTurn: true },
   hooks: {
-    events: CLAUDE_NAMES_WITHOUT_FILE_HOOK,
+    events: QWEN_EVENTS,
     recognizedBy:
       "QWEN_PROJECT_DIR in the hook's environment, which Qwen Code sets for every command hook (its payloads and event names are Claude Code's)",
     dialect: "claude-code",

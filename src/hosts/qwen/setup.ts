@@ -1,14 +1,22 @@
 import path from "node:path";
-import type { FileEdit, SetupRequest } from "../shared/host.ts";
+import type { FileEdit, HookEvents, SetupRequest } from "../shared/host.ts";
 import { withAllowed, withServer } from "../shared/json-config.ts";
 import type { RecommendedSetting } from "../shared/prior-values.ts";
-import {
-  ALLOWED_MEMORY_TOOLS,
-  CLAUDE_NAMES_WITHOUT_FILE_HOOK,
-  groupHooks,
-  hooksEdit,
-  mcpServer,
-} from "../shared/setup-common.ts";
+import { ALLOWED_MEMORY_TOOLS, groupHooks, hooksEdit, mcpServer } from "../shared/setup-common.ts";
+
+/**
+ * Claude Code's event names, with the file hook after Qwen Code's own file tools (`read_file`,
+ * `write_file`, `edit`: its `ToolNames`, the name its PostToolUse payload carries in `tool_name`).
+ * Qwen Code appends a PostToolUse's `hookSpecificOutput.additionalContext` to the tool's result
+ * (docs/design.md#file-hook; test/integration/qwen.test.ts). Anchored: Qwen tests a matcher with
+ * `|` as an unanchored regular expression, so a bare `edit` would also run after `notebook_edit`.
+ */
+export const QWEN_EVENTS: HookEvents = [
+  ["SessionStart", "session-start"],
+  ["UserPromptSubmit", "user-prompt-submit"],
+  ["PostToolUse", "post-tool-use", "^(read_file|write_file|edit)$"],
+  ["Stop", "stop"],
+];
 
 /** `--recommended`: Qwen Code's managed auto memory off (which also stops its dream). */
 export const QWEN_RECOMMENDED: RecommendedSetting[] = [
@@ -18,7 +26,7 @@ export const QWEN_RECOMMENDED: RecommendedSetting[] = [
 /**
  * Qwen Code: `settings.json` in `~/.qwen` (`QWEN_HOME` in its place, as Qwen Code reads it) or the
  * repository's `.qwen/`, with Claude Code's hook shape and event names (SessionStart,
- * UserPromptSubmit, Stop; timeouts in seconds) and the MCP server under `mcpServers`.
+ * UserPromptSubmit, PostToolUse after its file tools, Stop; timeouts in seconds) and the MCP server under `mcpServers`.
  * `permissions.allow` lists memdir's reading tools and `memory_save` (ALLOWED_MEMORY_TOOLS):
  * Qwen Code defers MCP tools (the model reaches them through `tool_search` and `tool_call`) and
  * denies what would ask in a headless run. `--recommended` turns Qwen's managed auto memory off (`memory.enableManagedAutoMemory`, which
@@ -33,7 +41,7 @@ export function qwenSetup(request: SetupRequest): FileEdit[] {
   return [
     hooksEdit(
       settings,
-      groupHooks(request, CLAUDE_NAMES_WITHOUT_FILE_HOOK, "s"),
+      groupHooks(request, QWEN_EVENTS, "s"),
       request,
       (doc) =>
         withAllowed(

@@ -47,14 +47,6 @@ export const CLAUDE_EVENTS: HookEvents = [
   ["Stop", "stop"],
 ];
 /**
- * Qwen Code and Copilot CLI: Claude Code's event names, without the file hook: their file tools
- * have other names and their payloads were not checked against the real binaries.
- */
-export const CLAUDE_NAMES_WITHOUT_FILE_HOOK: HookEvents = CLAUDE_EVENTS.filter(
-  ([event]) => event !== "PostToolUse",
-);
-
-/**
  * The memdir tools Gemini CLI and Qwen Code may run without asking: those that read, and
  * `memory_save`, which only adds a memory (a save that names an existing file is refused). In a
  * headless run (`gemini -p`, `qwen -p`) both turn every "ask" into "deny" — Gemini CLI even

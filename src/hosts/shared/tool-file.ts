@@ -5,11 +5,13 @@ import path from "node:path";
  * (docs/design.md#file-hook), by the name each host gives them, with the argument holding the
  * path: Claude Code's `Read`, `Edit`, `Write`, `MultiEdit` and `NotebookEdit`; Gemini CLI's and
  * Qwen Code's `read_file`, `write_file`, `replace` and `edit` (`absolute_path` in older releases).
+ * Copilot CLI names its `view`, `edit` and `create` by Claude Code's names in a PostToolUse
+ * payload (`Read`, `Edit`, …) but keeps its own argument, `path` (test/integration/copilot.test.ts).
  */
 const FILE_TOOLS: Record<string, readonly string[]> = {
-  Read: ["file_path"],
-  Edit: ["file_path"],
-  Write: ["file_path"],
+  Read: ["file_path", "path"],
+  Edit: ["file_path", "path"],
+  Write: ["file_path", "path"],
   MultiEdit: ["file_path"],
   NotebookEdit: ["notebook_path"],
   read_file: ["file_path", "absolute_path", "path"],
