@@ -47,4 +47,16 @@ describe("eval progress", () => {
     const piped = await runCliInProcess(["eval", "--data", data], { home, env });
     assert.doesNotMatch(piped.stderr, /memdir: /);
   });
+
+  it("export counts the files it reads on a terminal, and nothing into a pipe", async () => {
+    const { home, data } = evalData();
+    const env = { MEMDIR_PROGRESS_AFTER_MS: "0", MEMDIR_HELPER: "0" };
+    const dir = path.join(data, "mem");
+    const shown = await runCliInProcess(["export", "--dir", dir], { home, env, stderrIsTTY: true });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stderr, new RegExp(`memdir: exporting memories ${COUNT}/${COUNT}, done`));
+    assert.equal(shown.stdout.trim().split("\n").length, COUNT, "stdout holds only the export");
+    const piped = await runCliInProcess(["export", "--dir", dir], { home, env });
+    assert.doesNotMatch(piped.stderr, /memdir: /);
+  });
 });
