@@ -3,6 +3,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { MemdirError } from "../errors.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
+import type { ProgressSink } from "../types.ts";
 import { selectMemories } from "./recall.ts";
 import type { Selector } from "./selector.ts";
 
@@ -49,6 +50,8 @@ export interface EvalOptions {
   onQuery?: (done: number, total: number) => void;
   /** The environment the memory dirs' instances read their switches from (`MEMDIR_NO_CACHE`, …; default none). */
   env?: NodeJS.ProcessEnv;
+  /** Where each memory dir's cold header scan and index build are reported (docs/design.md#progress). */
+  progress?: ProgressSink;
 }
 
 /** The file every eval data dir holds. */
@@ -74,7 +77,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     const memoryDir = query.conv ? path.join(options.dataDir, query.conv) : options.dataDir;
     let memdir = memdirs.get(memoryDir);
     if (memdir === undefined) {
-      memdir = openMemdir(memoryDir, { env: options.env ?? {} });
+      memdir = openMemdir(memoryDir, {
+        env: options.env ?? {},
+        ...(options.progress ? { progress: options.progress } : {}),
+      });
       memdirs.set(memoryDir, memdir);
     }
     const started = performance.now();

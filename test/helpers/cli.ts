@@ -70,7 +70,14 @@ let inProcessQueue: Promise<unknown> = Promise.resolve();
  */
 export function runCliInProcess(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; home: string },
+  options: {
+    cwd?: string;
+    env?: Record<string, string | undefined>;
+    input?: string;
+    home: string;
+    /** Stderr as a terminal, for progress output (src/cli/support/progress.ts). */
+    stderrIsTTY?: boolean;
+  },
 ): Promise<CliResult> {
   const run = inProcessQueue.then(() => runMainOnce(args, options));
   inProcessQueue = run.catch(() => undefined);
@@ -79,7 +86,14 @@ export function runCliInProcess(
 
 async function runMainOnce(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; home: string },
+  options: {
+    cwd?: string;
+    env?: Record<string, string | undefined>;
+    input?: string;
+    home: string;
+    /** Stderr as a terminal, for progress output (src/cli/support/progress.ts). */
+    stderrIsTTY?: boolean;
+  },
 ): Promise<CliResult> {
   const { main } = await import("../../src/cli/main.ts");
   const env = cliEnv(options);
@@ -111,6 +125,7 @@ async function runMainOnce(
             throw new MemdirError("invalid-input", `stdin: more than ${maxBytes} bytes`);
           return input;
         },
+        ...(options.stderrIsTTY ? { stderrIsTTY: true } : {}),
       },
       env,
     });

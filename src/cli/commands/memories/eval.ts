@@ -7,6 +7,7 @@ import {
   withModelOptions,
 } from "../../support/common.ts";
 import { type CliIO, printJson } from "../../support/output.ts";
+import { terminalProgress } from "../../support/progress.ts";
 import { parsePickCount, selectorForCommand } from "./recall.ts";
 
 interface EvalCommandOptions extends ModelOptions {
@@ -42,7 +43,20 @@ export const registerEvalCommand: RegisterCommand = (program, context) => {
       const k = parsePickCount(options.k, "eval");
       const { selector } = selectorForCommand(options, context);
       const dataDir = path.resolve(resolveFrom(context, options.cwd ?? "."), options.data);
-      const report = await runEval({ dataDir, selector, k, env: context.env });
+      // At 20,000 memories a cold eval reads and indexes for tens of seconds (docs/benchmarks.md).
+      const progress = terminalProgress(context, options);
+      const report = await runEval({
+        dataDir,
+        selector,
+        k,
+        env: context.env,
+        ...(progress
+          ? {
+              progress,
+              onQuery: (done: number, total: number) => progress("evaluating queries", done, total),
+            }
+          : {}),
+      });
       if (options.json) printJson(context.io, report);
       else printReport(context.io, report);
     });

@@ -9,6 +9,7 @@ import {
   withCommonOptions,
 } from "../../support/common.ts";
 import { locationFromOptions } from "../../support/location.ts";
+import { terminalProgress } from "../../support/progress.ts";
 
 interface ExportOptions extends CommonOptions {
   format: string;
@@ -32,14 +33,19 @@ export const registerExportCommand: RegisterCommand = (program, context) => {
       throw usageError(`export: unknown format ${JSON.stringify(options.format)} (jsonl)`);
     const location = await locationFromOptions(options, context);
     const { exportJsonl } = await import("../../../import/export-jsonl.ts");
+    const progress = terminalProgress(context, options);
     if (!options.out) {
-      await exportJsonl(location.memoryDir, (line) => context.io.stdout(line));
+      await exportJsonl(location.memoryDir, (line) => context.io.stdout(line), progress);
       return;
     }
     const lines: string[] = [];
-    const count = await exportJsonl(location.memoryDir, (line) => {
-      lines.push(line);
-    });
+    const count = await exportJsonl(
+      location.memoryDir,
+      (line) => {
+        lines.push(line);
+      },
+      progress,
+    );
     const out = resolveFrom(context, options.out);
     await fs.mkdir(path.dirname(out), { recursive: true });
     // All or nothing: an export stopped half-way must not leave a file that looks complete.
