@@ -5,7 +5,7 @@ import { MemdirError } from "../errors.ts";
 import { writeFileAtomic } from "../memdir/fs/atomic.ts";
 import { openFolderInside, removeFileInside } from "../memdir/fs/open-safely.ts";
 import { utf8OrNull } from "../memdir/fs/regular-file.ts";
-import { type GitRepository, git, runGit } from "../memdir/location/git.ts";
+import { type GitRepository, git, gitBytes, runGit } from "../memdir/location/git.ts";
 import type { Clock } from "../types.ts";
 import { cloneDir } from "./remotes.ts";
 
@@ -242,6 +242,45 @@ export function isRegularMode(mode: string): boolean {
 }
 
 /**
+ * The texts of `blobs` (ids from a tree listing) in one `git cat-file --batch`, read from the
+ * clone's object store, not its work tree: no path is opened, so no link can be read through,
+ * and one git call replaces a dozen file operations per file (a first pull of 2,000 memories,
+ * docs/benchmarks.md#sync). A blob that is not valid UTF-8 maps to the error
+ * {@link decodeText} throws for it; a missing one is left out.
+ */
+export async function readBlobTexts(
+  clone: SyncClone,
+  blobs: ReadonlyMap<string, string>,
+): Promise<Map<string, string | MemdirError>> {
+  const texts = new Map<string, string | MemdirError>();
+  const ids = [...new Set(blobs.values())];
+  if (ids.length === 0) return texts;
+  const out = await gitBytes(clone.repository, ["cat-file", "--batch"], { input: `${ids.join("\n")}\n` });
+  const byId = new Map<string, Buffer>();
+  for (let at = 0; at < out.length; ) {
+    const end = out.indexOf(10, at);
+    if (end < 0) break;
+    const header = out.subarray(at, end).toString("latin1").split(" ");
+    at = end + 1;
+    if (header.length !== 3) continue; // `<id> missing`
+    const size = Number(header[2]);
+    byId.set(header[0], out.subarray(at, at + size));
+    at += size + 1;
+  }
+  for (const [file, blob] of blobs) {
+    const bytes = byId.get(blob);
+    if (bytes === undefined) continue;
+    try {
+      texts.set(file, decodeText(file, bytes));
+    } catch (error) {
+      if (!(error instanceof MemdirError)) throw error;
+      texts.set(file, error);
+    }
+  }
+  return texts;
+}
+
+/**
  * The text of `file` (`/`-separated, relative to the work tree), or null when absent. Every
  * folder on the way is opened without following a link and the file itself with `O_NOFOLLOW`:
  * a link a remote planted is never read through, whatever the checkout made of it
@@ -290,7 +329,8 @@ export async function readTreeFile(clone: SyncClone, file: string): Promise<stri
 /**
  * Sets `file` in the work tree (null: removes it), atomically and through folders opened without
  * following links: the rename replaces whatever stood at the name (a link included) instead of
- * writing through it. Skipped when the file already holds `text`.
+ * writing through it. Skipped when the file already holds `text`. Not fsynced: the work tree is
+ * reset to a commit before every use (`checkOut`), so a crash can cost it nothing a sync needs.
  */
 export async function writeTreeFile(clone: SyncClone, file: string, text: string | null): Promise<void> {
   const { workTree } = clone.repository;
@@ -303,7 +343,7 @@ export async function writeTreeFile(clone: SyncClone, file: string, text: string
   }
   const current = await readTreeFile(clone, file).catch(() => null);
   if (current === text) return;
-  await writeFileAtomic(full, text, { inside: workTree });
+  await writeFileAtomic(full, text, { inside: workTree, durability: "none" });
 }
 
 /**

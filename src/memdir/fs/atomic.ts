@@ -24,7 +24,11 @@ const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]+\.memdir-tmp$/;
  * created, renamed and cleaned up through that open folder: a folder swapped for a symlink after
  * the path check cannot redirect the write (docs/design.md#path-safety). With `mode`, the new file
  * has exactly that mode before it takes the target's name (a private file is never readable by
- * others, not even for a moment).
+ * others, not even for a moment). With `durability`, fewer fsyncs: `"file"` leaves the folder's
+ * fsync to the caller, who writes many files and syncs each folder once ({@link syncFoldersInside});
+ * `"none"` skips both, for a copy the next run rebuilds anyway (the sync clone's work tree, reset
+ * before every use). Two fsyncs per file were most of a first pull of 2,000 memories
+ * (docs/benchmarks.md#sync).
  *
  * @example
  * await writeFileAtomic("/…/memory/MEMORY.md", "- [A](a.md) — a\n");
@@ -32,8 +36,9 @@ const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]+\.memdir-tmp$/;
 export async function writeFileAtomic(
   filePath: string,
   data: string | Uint8Array,
-  options: { inside?: string; mode?: number } = {},
+  options: { inside?: string; mode?: number; durability?: "full" | "file" | "none" } = {},
 ): Promise<void> {
+  const durability = options.durability ?? "full";
   const dir = path.dirname(filePath);
   const base = path.basename(filePath);
   const tempName = `.${base}.${process.pid}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
@@ -53,7 +58,7 @@ export async function writeFileAtomic(
       try {
         await handle.writeFile(data);
         if (options.mode !== undefined) await handle.chmod(options.mode);
-        await handle.sync();
+        if (durability !== "none") await handle.sync();
       } finally {
         await handle.close();
       }
@@ -63,6 +68,7 @@ export async function writeFileAtomic(
       await fs.rm(at(tempName), { force: true }).catch(() => undefined);
       throw error;
     }
+    if (durability !== "full") return;
     if (folder) await folder.sync();
     else await syncDirectory(dir);
   } catch (error) {
@@ -73,6 +79,23 @@ export async function writeFileAtomic(
     });
   } finally {
     await folder?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Fsyncs each of `folders` (relative to `root`, opened without following links like
+ * {@link writeFileAtomic}'s `inside`): the one folder fsync of a batch written with
+ * `durability: "file"`. A folder gone or refusing fsync is skipped (each rename was atomic).
+ */
+export async function syncFoldersInside(root: string, folders: Iterable<string>): Promise<void> {
+  for (const relative of new Set(folders)) {
+    const folder = await openFolderInside(root, relative).catch(() => null);
+    if (folder === null) continue;
+    try {
+      await folder.sync();
+    } finally {
+      await folder.close().catch(() => undefined);
+    }
   }
 }
 

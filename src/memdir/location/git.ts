@@ -145,7 +145,40 @@ export async function runGit(
     env.GIT_COMMITTER_DATE = date;
   }
   const commandLine = options.network ? NETWORK_COMMAND_LINE : LOCAL_COMMAND_LINE;
-  return spawnGit(repository.workTree, env, [...commandLine, ...args], repository.label, options);
+  const result = await spawnGit(
+    repository.workTree,
+    env,
+    [...commandLine, ...args],
+    repository.label,
+    options,
+  );
+  return { ...result, stdout: result.stdout.toString("utf8") };
+}
+
+/**
+ * {@link runGit} for output that is bytes, not text (`cat-file --batch`: sizes count bytes), with
+ * the same pinned config and environment; throws `MemdirError("io")` on a non-zero exit.
+ */
+export async function gitBytes(
+  repository: GitRepository,
+  args: string[],
+  options: RunGitOptions = {},
+): Promise<Buffer> {
+  await pinRepositoryConfig(repository);
+  const env = gitEnvironment(repository.gitDir, repository.workTree, false);
+  const result = await spawnGit(
+    repository.workTree,
+    env,
+    [...LOCAL_COMMAND_LINE, ...args],
+    repository.label,
+    options,
+  );
+  if (result.code !== 0)
+    throw new MemdirError(
+      "io",
+      `${repository.label}: git ${args[0]} failed in ${repository.workTree}: ${result.stderr.trim()}`,
+    );
+  return result.stdout;
 }
 
 /**
@@ -153,9 +186,10 @@ export async function runGit(
  * config is not pinned (it is the project's), but the user's and system config are ignored and the
  * command-line guards hold, so nothing a config names runs (docs/design.md#project-identity).
  */
-export function runProjectGit(gitDir: string, args: string[]): Promise<GitResult> {
+export async function runProjectGit(gitDir: string, args: string[]): Promise<GitResult> {
   const env = gitEnvironment(gitDir, undefined, false);
-  return spawnGit(path.dirname(gitDir), env, [...LOCAL_COMMAND_LINE, ...args], "project", {});
+  const result = await spawnGit(path.dirname(gitDir), env, [...LOCAL_COMMAND_LINE, ...args], "project", {});
+  return { ...result, stdout: result.stdout.toString("utf8") };
 }
 
 function gitEnvironment(gitDir: string, workTree: string | undefined, network: boolean): NodeJS.ProcessEnv {
@@ -176,7 +210,7 @@ function spawnGit(
   args: string[],
   label: string,
   options: RunGitOptions,
-): Promise<GitResult> {
+): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
     // No hooks (a hook file planted in .git/hooks must never run on our commits), no pager, no
     // fsmonitor, no external programs: see the command-line settings above.
@@ -186,10 +220,11 @@ function spawnGit(
       signal: options.signal,
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
-    let stdout = "";
+    // Bytes until git exits: decoded once, whole, by the caller that wants text.
+    const stdout: Buffer[] = [];
     let stderr = "";
-    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
+    child.stdout?.on("data", (d: Buffer) => {
+      stdout.push(d);
     });
     child.stderr?.setEncoding("utf8").on("data", (d: string) => {
       stderr += d;
@@ -198,7 +233,7 @@ function spawnGit(
       if (options.signal?.aborted) reject(options.signal.reason);
       else reject(new MemdirError("io", `${label}: git failed to start`, { cause: error }));
     });
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.on("close", (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(stdout), stderr }));
     if (options.input !== undefined) {
       child.stdin?.on("error", () => undefined);
       child.stdin?.end(options.input);

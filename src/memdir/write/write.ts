@@ -364,7 +364,7 @@ export async function removeMemory(
 export async function removeMemoryIfPresent(
   memoryDir: string,
   file: string,
-  options: WriteOptions = {},
+  options: WriteOptions & { indexLinesRemoved?: boolean } = {},
 ): Promise<void> {
   if (isIndexFile(file)) {
     await updateIndex(memoryDir, () => "", options);
@@ -390,9 +390,18 @@ export async function writeMemoryText(
   memoryDir: string,
   file: string,
   text: string,
-  options: WriteOptions & { verbatim?: boolean } = {},
+  options: WriteOptions & {
+    verbatim?: boolean;
+    /**
+     * A batch under {@link withWriterHeld}: the file is fsynced, its folder is added here instead,
+     * and the caller fsyncs each folder once when the batch is done (`syncFoldersInside`).
+     */
+    folderSyncs?: Set<string>;
+  } = {},
 ): Promise<{ file: string; path: string; created: boolean; warning?: string }> {
-  await prepareMemoryDir(memoryDir);
+  // A batch's withWriterHeld prepared the dir once; the target's own check below still refuses a
+  // memory dir swapped for a link since.
+  if (!options.folderSyncs) await prepareMemoryDir(memoryDir);
   const target = await memoryFileTarget(memoryDir, file.normalize("NFC"));
   // A new file's name must be one the index and other file systems carry; an existing file
   // with an old, odd name can still be edited (and renamed by hand).
@@ -423,7 +432,11 @@ export async function writeMemoryText(
         now: nowMs,
       });
       await assertStillLocked(memoryDir);
-      await writeFileAtomic(target.path, final, { inside: memoryDir });
+      await writeFileAtomic(target.path, final, {
+        inside: memoryDir,
+        ...(options.folderSyncs ? { durability: "file" as const } : {}),
+      });
+      options.folderSyncs?.add(path.posix.dirname(target.file));
       return {
         file: target.file,
         path: target.path,
