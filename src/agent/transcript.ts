@@ -2,11 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { messageFromClaudeCodeLine } from "../hosts/claude-code/transcript.ts";
-import { messageFromCodexLine } from "../hosts/codex/transcript.ts";
-import { messageFromCopilotLine } from "../hosts/copilot/transcript.ts";
-import { messageFromCursorLine } from "../hosts/cursor/transcript.ts";
-import { messagesFromGeminiSession } from "../hosts/gemini/transcript.ts";
+import { foreignTranscriptLine, messagesFromWholeSession } from "../hosts/transcript-lines.ts";
 import type { Message } from "../types.ts";
 
 /**
@@ -104,8 +100,8 @@ export function loadTranscript(file: string): LoadedTranscript {
     throw new MemdirError("not-found", `transcript: no session at ${file}`, { cause: error });
   }
   // A Gemini CLI session is read whole: its records replace and rewind earlier ones by id.
-  const gemini = messagesFromGeminiSession(text);
-  if (gemini !== null) return { path: file, ...gemini };
+  const whole = messagesFromWholeSession(text);
+  if (whole !== null) return { path: file, ...whole };
   const messages: Message[] = [];
   let skippedLines = 0;
   let sessionId = path.basename(file, ".jsonl");
@@ -123,19 +119,9 @@ export function loadTranscript(file: string): LoadedTranscript {
     const line = parsed as Partial<TranscriptLine>;
     if (line?.type !== "message" || !line.message || typeof line.message !== "object") {
       // Not ours: maybe a Claude Code, Codex, Copilot CLI or Cursor session read through `memdir hook stop`.
-      const foreign = messageFromClaudeCodeLine(parsed);
-      if (foreign) {
-        if (foreign.sessionId) sessionId = foreign.sessionId;
-        messages.push(foreign.message);
-        continue;
-      }
-      const event = messageFromCodexLine(parsed, lineNumber) ?? messageFromCopilotLine(parsed);
-      if (event && "sessionId" in event) sessionId = event.sessionId;
-      else if (event) messages.push(event.message);
-      else {
-        const cursor = messageFromCursorLine(parsed, lineNumber);
-        if (cursor) messages.push(cursor);
-      }
+      const foreign = foreignTranscriptLine(parsed, lineNumber);
+      if (foreign?.sessionId) sessionId = foreign.sessionId;
+      if (foreign?.message) messages.push(foreign.message);
       continue;
     }
     if (typeof line.sessionId === "string") sessionId = line.sessionId;
