@@ -422,7 +422,7 @@ async function mergeRound(
             origin: SYNC_ORIGIN,
             folderSyncs,
           });
-          addedAt.set(action.file, [{ file: action.file, text }]);
+          addedAt.set(action.file, { file: action.file, text });
           after.set(action.file, { blob: blobId(text) });
           if (conflictOf(text) !== null) conflicts.add(action.file);
           pulled++;
@@ -437,7 +437,7 @@ async function mergeRound(
           });
           await writeInTree(file, text);
           await writeInTree(action.file, ours);
-          addedAt.set(action.file, [{ file, text }]);
+          addedAt.set(action.file, { file, text });
           after.set(file, { blob: blobId(text) });
           conflicts.add(file);
           // A conflict file accepted from the inbox is here already: its own push action counts it.
@@ -458,7 +458,7 @@ async function mergeRound(
     };
     // Results land by action, then are read in the actions' order: the index lines and the
     // skipped list come out as they did one file at a time.
-    const addedAt = new Map<string, { file: string; text: string }[]>();
+    const addedAt = new Map<string, { file: string; text: string }>();
     const refusals = new Map<string, string>();
     try {
       for (let start = 0; start < actions.length; start += batch) {
@@ -470,7 +470,8 @@ async function mergeRound(
     } finally {
       await syncFoldersInside(target.localDir, folderSyncs);
       for (const action of actions) {
-        added.push(...(addedAt.get(action.file) ?? []));
+        const written = addedAt.get(action.file);
+        if (written !== undefined) added.push(written);
         const reason = refusals.get(action.file);
         if (reason !== undefined) skipped.push({ file: action.file, reason });
       }

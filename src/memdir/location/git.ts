@@ -137,6 +137,16 @@ export async function runGit(
   args: string[],
   options: RunGitOptions = {},
 ): Promise<GitResult> {
+  const result = await spawnPinned(repository, args, options);
+  return { ...result, stdout: result.stdout.toString("utf8") };
+}
+
+/** One git call in `repository` with its config pinned and memdir's environment and command line. */
+async function spawnPinned(
+  repository: GitRepository,
+  args: string[],
+  options: RunGitOptions,
+): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   await pinRepositoryConfig(repository);
   const env = gitEnvironment(repository.gitDir, repository.workTree, Boolean(options.network));
   if (options.now) {
@@ -145,14 +155,7 @@ export async function runGit(
     env.GIT_COMMITTER_DATE = date;
   }
   const commandLine = options.network ? NETWORK_COMMAND_LINE : LOCAL_COMMAND_LINE;
-  const result = await spawnGit(
-    repository.workTree,
-    env,
-    [...commandLine, ...args],
-    repository.label,
-    options,
-  );
-  return { ...result, stdout: result.stdout.toString("utf8") };
+  return spawnGit(repository.workTree, env, [...commandLine, ...args], repository.label, options);
 }
 
 /**
@@ -164,15 +167,7 @@ export async function gitBytes(
   args: string[],
   options: RunGitOptions = {},
 ): Promise<Buffer> {
-  await pinRepositoryConfig(repository);
-  const env = gitEnvironment(repository.gitDir, repository.workTree, false);
-  const result = await spawnGit(
-    repository.workTree,
-    env,
-    [...LOCAL_COMMAND_LINE, ...args],
-    repository.label,
-    options,
-  );
+  const result = await spawnPinned(repository, args, options);
   if (result.code !== 0)
     throw new MemdirError(
       "io",
