@@ -9,6 +9,18 @@ import path from "node:path";
 /** Folders under test/ whose files are all slow: real agents, the fault suite, sync over git, the helper. */
 export const SLOW_FOLDERS = ["integration", "reliability", "sync", "helper"];
 
+/**
+ * Files in a slow folder that start no process and hold no git repository: pure checks that sit
+ * beside their family's process tests (the path-containment cases, the sync planner, the helper's
+ * in-process request handling), relative to test/ with "/" separators, each with why it is fast.
+ */
+export const FAST_FILES = {
+  "reliability/hostile-paths.test.ts": "hostile names against the path checks, in-process",
+  "reliability/hostile-paths-agent.test.ts": "hostile names through the agent's tools, in-process",
+  "sync/plan.test.ts": "the sync planner as a pure function",
+  "helper/requests.test.ts": "the helper's request handling called in this process",
+};
+
 /** Slow files elsewhere, relative to test/ with "/" separators, each with why. */
 export const SLOW_FILES = {
   // Hooks as their hosts run them: exit codes, stdin left open, time bounds, background extraction.
@@ -74,6 +86,8 @@ export const PROCESS_MARKERS = [
 /** "fast" or "slow" for a test file path relative to test/ (either separator). */
 export function tierOf(file) {
   const parts = file.split(/[\\/]/);
-  if (parts.length > 1 && SLOW_FOLDERS.includes(parts[0])) return "slow";
-  return Object.hasOwn(SLOW_FILES, parts.join(path.posix.sep)) ? "slow" : "fast";
+  const relative = parts.join(path.posix.sep);
+  if (parts.length > 1 && SLOW_FOLDERS.includes(parts[0]))
+    return Object.hasOwn(FAST_FILES, relative) ? "fast" : "slow";
+  return Object.hasOwn(SLOW_FILES, relative) ? "slow" : "fast";
 }
