@@ -6,6 +6,7 @@ import type { McpStartupFigures } from "./mcp-startup.ts";
 import type { ProcessFigures } from "./process.ts";
 import type { VariantQuality } from "./quality.ts";
 import { formatQuarantine, type QuarantineFigures } from "./quarantine.ts";
+import type { UiFigures } from "./ui.ts";
 
 export interface ScanFigures {
   /** Naive reference, steady state: median of repeated calls (it re-reads everything every call). */
@@ -69,6 +70,8 @@ export interface BenchResult {
   process: Record<string, ProcessFigures>;
   /** `memdir mcp` spawn → tools/list beside a minimal SDK server (bench/mcp-startup.ts). */
   mcpStartup?: McpStartupFigures;
+  /** `memdir ui` in a real browser at the largest size, caches warm (bench/ui.ts). */
+  ui?: UiFigures;
   loopOverheadMs: { pending: number; settled: number; startMs: number; loopAB: unknown };
   peakRssMb: number | null;
   peakRss: { memories: number; baselineMb: number } | null;
@@ -161,6 +164,15 @@ export function formatReport(result: BenchResult): string {
       `mcp start-up (spawn → tools/list answered, median of ${figures.runs} interleaved runs, load ${figures.load.join(" → ")}): ` +
         `node -e 0 ${ms(figures.nodeMs)} ms, minimal SDK server ${ms(figures.minimalServerMs)} ms, ` +
         `memdir mcp ${ms(figures.memdirMs)} ms (${times(figures.ratioToMinimal)} the minimal server)`,
+      "",
+    );
+  }
+  if (result.ui) {
+    const figures = result.ui;
+    lines.push(
+      `ui at ${figures.memories} memories (caches warm, in the page, load ${figures.load.join(" → ")}): ` +
+        `first list ${ms(figures.firstListMs)} ms (median of ${figures.runs} fresh servers: ${figures.firstListRunsMs.map(ms).join(", ")}); ` +
+        `Health's first check ${ms(figures.healthFirstCheckMs)} ms, all checks ${figures.healthDoneMs === null ? "unfinished" : `${ms(figures.healthDoneMs)} ms`}`,
       "",
     );
   }

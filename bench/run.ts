@@ -28,6 +28,7 @@ import {
   type Target,
 } from "./report.ts";
 import { median, REPO_ROOT, round, runCommand, runWorker } from "./stats.ts";
+import { CHROMIUM, measureUi } from "./ui.ts";
 
 interface Options {
   json: boolean;
@@ -202,7 +203,31 @@ function targetsOf(result: BenchResult): Target[] {
   ]
     .map((t) => (t.value === null && largest !== "20000" ? { ...t, met: null } : t))
     .concat(dreamTarget)
-    .concat(syncTargets(result));
+    .concat(syncTargets(result))
+    .concat(startTargets(result));
+}
+
+/**
+ * `memdir mcp`'s start against a minimal SDK server, and the web view's first list, both measured
+ * side by side in this run (bench/mcp-startup.ts, bench/ui.ts; docs/benchmarks.md).
+ */
+function startTargets(result: BenchResult): Target[] {
+  const rows: Target[] = [];
+  if (result.mcpStartup)
+    rows.push({
+      name: "memdir mcp, spawn → tools/list, vs a minimal Node MCP server (×)",
+      value: result.mcpStartup.ratioToMinimal,
+      target: "≤ 2×",
+      met: result.mcpStartup.ratioToMinimal <= 2,
+    });
+  if (result.ui && result.ui.memories === 20000)
+    rows.push({
+      name: "memdir ui at 20,000, caches warm: first list after the page opens (ms)",
+      value: result.ui.firstListMs,
+      target: "≤ 1,000 ms",
+      met: result.ui.firstListMs <= 1000,
+    });
+  return rows;
 }
 
 /** The sync rows against their floors (docs/benchmarks.md#sync): ratios measured side by side. */
@@ -312,6 +337,14 @@ async function main(): Promise<void> {
       await attempt(`processes at ${size}`, async () => {
         result.process[size] = measureProcesses(dir, { importRoot: size === result.sizes[0] });
       });
+      if (size === Math.max(...result.sizes)) {
+        if (fs.existsSync(CHROMIUM))
+          await attempt(`ui at ${size}`, async () => {
+            result.ui = await measureUi(dir, workDir, size);
+          });
+        else
+          result.skipped.push(`ui at ${size}: skipped — ${CHROMIUM} is missing (apt-get install chromium)`);
+      }
       if (size === result.sizes[0])
         await attempt("mcp start-up", async () => {
           result.mcpStartup = await measureMcpStartup(dir, workDir);
