@@ -7,8 +7,10 @@ import { after } from "node:test";
 export function makeTempDir(prefix = "memdir-test-"): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
   // Retries: a background process a test started (an extraction, a warm-up) may still be writing
-  // its last file; without them the removal failed with ENOTEMPTY (seen in CI).
-  after(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
+  // its last file; without them the removal failed with ENOTEMPTY (seen in CI). Asynchronous, so
+  // that a cache save this process runs in the background (recall's header cache) can finish
+  // between the retries: the synchronous removal blocked it and failed all ten under load.
+  after(() => fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   return dir;
 }
 
