@@ -47,9 +47,8 @@ git(workDir, ["init", "-q", "--bare", remote]);
 // The memories: a copy of `sourceDir` (a `gen-scale.mjs` directory) when given, else generated here.
 const changedFiles: string[] = [];
 if (sourceDir !== undefined) {
-  for (const entry of fs.readdirSync(sourceDir, { withFileTypes: true }))
-    if (entry.isFile() && entry.name.endsWith(".md"))
-      fs.copyFileSync(path.join(sourceDir, entry.name), path.join(memoryDir, entry.name));
+  // Folders included: gen-scale.mjs puts some memories in sub-folders.
+  fs.cpSync(sourceDir, memoryDir, { recursive: true });
   changedFiles.push(
     ...fs.readdirSync(memoryDir).filter((file) => file !== "MEMORY.md" && file.endsWith(".md")),
   );
