@@ -50,14 +50,14 @@ export interface SyncFigures {
   oneChangedMs: number;
   plainNoChangeMs: number;
   plainOneChangedMs: number;
-  /** A new machine's first pull of every memory into an empty memory dir. */
-  firstPullMs: number;
-  /** A plain `git clone` of the same remote. */
-  plainCloneMs: number;
+  /** A new machine's first pull of every memory into an empty memory dir (null: not measured). */
+  firstPullMs: number | null;
+  /** A plain `git clone` of the same remote (null: not measured). */
+  plainCloneMs: number | null;
   /** The box's load averages (1, 5, 15 min) when the worker ended. */
   load: number[];
   /** memdir / plain git: how many times the plain git commands memdir's sync takes. */
-  ratios: { noChange: number; oneChanged: number; firstPull: number };
+  ratios: { noChange: number; oneChanged: number; firstPull: number | null };
 }
 
 export interface BenchResult {
@@ -213,7 +213,7 @@ export function formatReport(result: BenchResult): string {
   for (const sync of [result.sync, result.syncLarge])
     if (sync)
       lines.push(
-        `sync over ${sync.memories} memories (median of ${sync.runs}, load ${sync.load.join(" ")}): no change ${ms(sync.noChangeMs)} ms vs git pull && git push ${ms(sync.plainNoChangeMs)} ms (×${sync.ratios.noChange}); one memory changed ${ms(sync.oneChangedMs)} ms vs ${ms(sync.plainOneChangedMs)} ms with its commit (×${sync.ratios.oneChanged}); first pull ${ms(sync.firstPullMs)} ms vs git clone ${ms(sync.plainCloneMs)} ms (×${sync.ratios.firstPull})`,
+        `sync over ${sync.memories} memories (median of ${sync.runs}, load ${sync.load.join(" ")}): no change ${ms(sync.noChangeMs)} ms vs git pull && git push ${ms(sync.plainNoChangeMs)} ms (×${sync.ratios.noChange}); one memory changed ${ms(sync.oneChangedMs)} ms vs ${ms(sync.plainOneChangedMs)} ms with its commit (×${sync.ratios.oneChanged})${sync.firstPullMs === null || sync.plainCloneMs === null ? "" : `; first pull ${ms(sync.firstPullMs)} ms vs git clone ${ms(sync.plainCloneMs)} ms (×${sync.ratios.firstPull})`}`,
       );
   if (result.quarantine) lines.push("", ...formatQuarantine(result.quarantine));
   const variants = Object.entries(result.quality);

@@ -250,12 +250,12 @@ function syncTargets(result: BenchResult): Target[] {
         met: figures.ratios.oneChanged <= 2,
       },
     );
-    if (figures.memories === SYNC_MEMORIES)
+    if (figures.ratios.firstPull !== null)
       rows.push({
         name: `first pull of ${at} memories vs a Node process's git clone (×)`,
         value: figures.ratios.firstPull,
         target: "≤ 3×",
-        met: figures.ratios.firstPull <= 3,
+        met: figures.ratios.firstPull !== null && figures.ratios.firstPull <= 3,
       });
   }
   return rows;
@@ -372,18 +372,27 @@ async function main(): Promise<void> {
       ]);
       fs.rmSync(dir, { recursive: true, force: true });
     });
-    if (!options.quick)
+    // The 20,000 rows sync a `gen-scale.mjs` directory; no first pull there (minutes a run).
+    if (options.quick) result.skipped.push(`sync at ${SYNC_LARGE_MEMORIES}: skipped — --quick`);
+    else if (!hasShared)
+      result.skipped.push(`sync at ${SYNC_LARGE_MEMORIES}: skipped — ../shared is absent (no gen-scale.mjs)`);
+    else
       await attempt(`sync at ${SYNC_LARGE_MEMORIES}`, async () => {
         const dir = path.join(workDir, "sync-large");
+        const source = path.join(workDir, "sync-large-source");
         fs.mkdirSync(dir, { recursive: true });
+        await generate(sharedDir, SYNC_LARGE_MEMORIES, source);
         result.syncLarge = await runWorker<SyncFigures>("sync-worker.ts", [
           dir,
           String(SYNC_LARGE_MEMORIES),
           "3",
+          "0",
+          source,
         ]);
         fs.rmSync(dir, { recursive: true, force: true });
+        fs.rmSync(source, { recursive: true, force: true });
+        fs.rmSync(`${source}.manifest.jsonl`, { force: true });
       });
-    else result.skipped.push(`sync at ${SYNC_LARGE_MEMORIES}: skipped — --quick`);
     await attempt("quarantine", async () => {
       result.quarantine = await measureQuarantine();
     });

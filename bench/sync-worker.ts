@@ -8,6 +8,10 @@
  * beside a plain `git clone` of it. Prints one JSON line. The sync is the library call
  * (`syncFolder`) in this process, with the history entry the CLI records for a pull; the plain
  * figures are git run from this process: no Node start-up in either figure.
+ *
+ * Optional: `<firstPullRuns>` (default `runs`; 0 leaves the first pull out, its figures null) and
+ * `<sourceDir>`, a directory of memories to copy instead of generating them (`npm run bench`
+ * passes one made by `../shared/bench/gen-scale.mjs` for the 20,000 rows).
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -18,9 +22,11 @@ import { recordChange } from "../src/dream/history.ts";
 import { type SyncOptions, syncFolder } from "../src/sync/run.ts";
 import { median, round } from "./stats.ts";
 
-const [workDir, countText, runsText] = process.argv.slice(2);
+const [workDir, countText, runsText, firstPullRunsText, sourceDir] = process.argv.slice(2);
 const count = Number(countText);
 const runs = Number(runsText);
+// At 20,000 a first pull takes minutes a run on this box: `npm run bench` asks for none there.
+const firstPullRuns = firstPullRunsText === undefined ? runs : Number(firstPullRunsText);
 const remote = path.join(workDir, "remote.git");
 const root = path.join(workDir, "root");
 const memoryDir = path.join(workDir, "memory");
@@ -38,16 +44,27 @@ const git = (cwd: string, args: string[]) => execFileSync("git", args, { cwd, en
 
 fs.mkdirSync(memoryDir, { recursive: true });
 git(workDir, ["init", "-q", "--bare", remote]);
-const index: string[] = [];
-for (let i = 0; i < count; i++) {
-  const file = `project-note-${i}.md`;
-  fs.writeFileSync(
-    path.join(memoryDir, file),
-    `---\ndescription: generated note ${i} about module ${i % 97}\ntype: project\n---\nThe module ${i % 97} keeps its state in table t${i}; migrations run before deploys.\n`,
+// The memories: a copy of `sourceDir` (a `gen-scale.mjs` directory) when given, else generated here.
+const changedFiles: string[] = [];
+if (sourceDir !== undefined) {
+  // Folders included: gen-scale.mjs puts some memories in sub-folders.
+  fs.cpSync(sourceDir, memoryDir, { recursive: true });
+  changedFiles.push(
+    ...fs.readdirSync(memoryDir).filter((file) => file !== "MEMORY.md" && file.endsWith(".md")),
   );
-  index.push(`- [Note ${i}](${file}) — generated note ${i}`);
+} else {
+  const index: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const file = `project-note-${i}.md`;
+    fs.writeFileSync(
+      path.join(memoryDir, file),
+      `---\ndescription: generated note ${i} about module ${i % 97}\ntype: project\n---\nThe module ${i % 97} keeps its state in table t${i}; migrations run before deploys.\n`,
+    );
+    index.push(`- [Note ${i}](${file}) — generated note ${i}`);
+    changedFiles.push(file);
+  }
+  fs.writeFileSync(path.join(memoryDir, "MEMORY.md"), `${index.slice(0, 150).join("\n")}\n`);
 }
-fs.writeFileSync(path.join(memoryDir, "MEMORY.md"), `${index.slice(0, 150).join("\n")}\n`);
 const target = {
   root,
   url: `file://${remote}`,
@@ -91,7 +108,7 @@ for (let run = 0; run < runs; run++) {
       git(plain, ["push", "-q"]);
     }),
   );
-  const file = `project-note-${run}.md`;
+  const file = changedFiles[run];
   fs.appendFileSync(path.join(memoryDir, file), `Changed in run ${run}.\n`);
   figures.oneChanged.push(await time(() => syncFolder(target, options)));
   fs.appendFileSync(path.join(plain, target.key, file), `Plain change ${run}.\n`);
@@ -103,7 +120,7 @@ for (let run = 0; run < runs; run++) {
     }),
   );
 }
-for (let run = 0; run < runs; run++) {
+for (let run = 0; run < firstPullRuns; run++) {
   const machine = path.join(workDir, `machine-${run}`);
   const fresh = { ...target, root: path.join(machine, "root"), localDir: path.join(machine, "memory") };
   figures.firstPull.push(await time(() => syncFolder(fresh, options)));
@@ -115,8 +132,8 @@ for (let run = 0; run < runs; run++) {
   fs.rmSync(machine, { recursive: true, force: true });
 }
 const noChangeMs = median(figures.noChange);
-const firstPullMs = median(figures.firstPull);
-const plainCloneMs = median(figures.plainClone);
+const firstPullMs = firstPullRuns > 0 ? median(figures.firstPull) : null;
+const plainCloneMs = firstPullRuns > 0 ? median(figures.plainClone) : null;
 const oneChangedMs = median(figures.oneChanged);
 const plainNoChangeMs = median(figures.plainNoChange);
 const plainOneChangedMs = median(figures.plainOneChanged);
@@ -128,13 +145,13 @@ console.log(
     oneChangedMs: round(oneChangedMs),
     plainNoChangeMs: round(plainNoChangeMs),
     plainOneChangedMs: round(plainOneChangedMs),
-    firstPullMs: round(firstPullMs),
-    plainCloneMs: round(plainCloneMs),
+    firstPullMs: firstPullMs === null ? null : round(firstPullMs),
+    plainCloneMs: plainCloneMs === null ? null : round(plainCloneMs),
     load: os.loadavg().map((value) => round(value)),
     ratios: {
       noChange: round(noChangeMs / plainNoChangeMs),
       oneChanged: round(oneChangedMs / plainOneChangedMs),
-      firstPull: round(firstPullMs / plainCloneMs),
+      firstPull: firstPullMs === null || plainCloneMs === null ? null : round(firstPullMs / plainCloneMs),
     },
   }),
 );

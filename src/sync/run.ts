@@ -170,7 +170,13 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
         await Promise.all([writeSyncState(clone, state), writeStatCaches(clone, caches)]);
         return { ...report, conflicts: quiet.conflicts, skipped: quiet.skipped };
       }
-      const round = await mergeRound(clone, target, state, remote, local, options);
+      // The stat cache is what this read found, whatever the merge does: written beside it.
+      const cacheWritten = writeStatCaches(clone, caches);
+      const cacheSettled = cacheWritten.catch(() => undefined); // its error is thrown below
+      const round = await mergeRound(clone, target, state, remote, local, options).finally(
+        () => cacheSettled,
+      );
+      await cacheWritten;
       report.pulled += round.pulled;
       report.skipped = round.skipped;
       report.conflicts = round.conflicts;
@@ -185,7 +191,6 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
         round.digest === null
           ? undefined
           : { digest: round.digest, conflicts: round.conflicts, skipped: round.skipped };
-      await writeStatCaches(clone, caches);
       if (options.pullOnly || round.commit === null) {
         if (settled && (round.commit === null || !options.pullOnly))
           state.projects[target.key].quiet = settled;
@@ -331,8 +336,16 @@ async function mergeRound(
   localSide: LocalSide,
   options: SyncOptions,
 ): Promise<Round> {
-  await checkOut(clone, remote);
-  const decided = await decide(clone, target, state, remote, localSide, options.progress);
+  // The decision reads the clone's objects (tree listings), never its work tree or index, so it
+  // runs beside the checkout: one git process less waited in turn (docs/benchmarks.md#sync). Both
+  // are awaited before either's error is thrown, so no git is left running once the lease goes.
+  const [checkedOut, decision] = await Promise.allSettled([
+    checkOut(clone, remote),
+    decide(clone, target, state, remote, localSide, options.progress),
+  ]);
+  if (checkedOut.status === "rejected") throw checkedOut.reason;
+  if (decision.status === "rejected") throw decision.reason;
+  const decided = decision.value;
   const { local, held } = decided;
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
   const inTree = (file: string) => `${target.key}/${file}`;
