@@ -70,6 +70,30 @@ describe("memdir hook post-tool-use", () => {
     assert.ok(!context.includes("rounds down"), "no memory about another file");
   });
 
+  it("answers Codex's Bash with a line that reads one file, and {} for any other line", async () => {
+    const { home, shop } = project();
+    const run = (command: string, sessionId: string) =>
+      runCliInProcess(["hook", "post-tool-use"], {
+        home,
+        cwd: shop,
+        input: postToolUse(shop, "Bash", { command }, sessionId),
+      });
+    for (const [index, command] of [
+      "cat src/auth/login.ts | grep retry",
+      "cat src/auth/login.ts && rm -rf build",
+      "grep -n retry src/auth/login.ts",
+      "cat ../outside/login.ts",
+    ].entries()) {
+      const other = await run(command, `sess-other-${index}`);
+      assert.equal(other.code, 0, other.stderr);
+      assert.deepEqual(JSON.parse(other.stdout), {}, command);
+    }
+    const read = await run("sed -n '1,40p' src/auth/login.ts", "sess-read");
+    assert.equal(read.code, 0, read.stderr);
+    const context = (JSON.parse(read.stdout) as Answer).hookSpecificOutput?.additionalContext ?? "";
+    assert.ok(context.includes(SECRET), context);
+  });
+
   it("adds a memory once per session: the same file again, or an Edit of it, answers {}", async () => {
     const { home, shop } = project();
     const file = path.join(shop, "src", "auth", "login.ts");

@@ -173,6 +173,11 @@ describe("memdir doctor checks the commands agents run", () => {
           ".codex/hooks.json",
           `${path.join(home, ".codex/hooks.json")}: hook UserPromptSubmit (codex)`,
         ],
+        [
+          "agent-command",
+          ".codex/hooks.json",
+          `${path.join(home, ".codex/hooks.json")}: hook PostToolUse (codex)`,
+        ],
         ["agent-command", ".codex/hooks.json", `${path.join(home, ".codex/hooks.json")}: hook Stop (codex)`],
         [
           "agent-command",
@@ -186,7 +191,7 @@ describe("memdir doctor checks the commands agents run", () => {
     }
 
     const human = await runCli(["doctor"], { home, env: { PATH: empty } });
-    assert.match(human.stdout, /4 agent commands that will not start memdir/);
+    assert.match(human.stdout, /5 agent commands that will not start memdir/);
 
     await setupJson(home, ["codex"], { PATH: empty });
     const clean = await runCli(["doctor", "--json"], { home, env: { PATH: empty } });

@@ -69,13 +69,14 @@ const CODEX_SERVER_TABLE =
   '[mcp_servers.memdir]\ncommand = "memdir"\nargs = ["mcp"]\nrequired = true\nstartup_timeout_sec = 30\n';
 
 /**
- * The trust entries for memdir's three Codex hooks in `codexHome`, the hashes as Codex 0.169.0
+ * The trust entries for memdir's four Codex hooks in `codexHome`, the hashes as Codex 0.169.0
  * computes them for these handlers (test/integration/codex.test.ts runs them untrusted-by-default).
  */
 function codexTrust(codexHome: string): string {
   const hashes: Array<[string, string]> = [
     ["session_start", "sha256:a0fedadf2cd43a051e45910464c0e9c7a302c55c6dff374a6f996c4e1876489d"],
     ["user_prompt_submit", "sha256:31e061f7ffdf9063792b1aec2cfaaeb79b600e3215ba6d5607531f9bb51821c9"],
+    ["post_tool_use", "sha256:063c52d1cafb77d519027c80319a6cee13a6c495b3e7d322627957aa0f0af676"],
     ["stop", "sha256:a8c1dfbeed77e41901b8f7161cab6ab675988f5f1fc1d6a4150c8390c8239d72"],
   ];
   return hashes

@@ -30,12 +30,23 @@ function project(): { root: string; memoryDir: string; file: string } {
 const NO_SEEN = { paths: new Set<string>(), bytes: 0 };
 
 describe("toolFilePath", () => {
+  it("reads the file of a shell line that only reads one (Codex's Bash), against cwd", () => {
+    assert.equal(
+      toolFilePath("Bash", { command: "cat src/auth/login.ts" }, "/repo"),
+      "/repo/src/auth/login.ts",
+    );
+    assert.equal(toolFilePath("Bash", { command: "sed -n '1,40p' /repo/a.ts" }, "/repo"), "/repo/a.ts");
+    assert.equal(toolFilePath("Bash", { command: "cat src/a.ts | grep x" }, "/repo"), null);
+    assert.equal(toolFilePath("Bash", { command: 42 }, "/repo"), null);
+  });
+
   it("reads the path of Claude Code's and Gemini CLI's file tools, and nothing of other tools", () => {
     assert.equal(toolFilePath("Read", { file_path: "/repo/a.ts" }, "/repo"), "/repo/a.ts");
     assert.equal(toolFilePath("Edit", { file_path: "src/a.ts" }, "/repo"), "/repo/src/a.ts");
     assert.equal(toolFilePath("NotebookEdit", { notebook_path: "/repo/n.ipynb" }, "/repo"), "/repo/n.ipynb");
     assert.equal(toolFilePath("read_file", { absolute_path: "/repo/a.ts" }, "/repo"), "/repo/a.ts");
-    assert.equal(toolFilePath("Bash", { command: "cat /repo/a.ts" }, "/repo"), null);
+    assert.equal(toolFilePath("Bash", { command: "ls" }, "/repo"), null);
+    assert.equal(toolFilePath("Bash", {}, "/repo"), null);
     assert.equal(toolFilePath("Read", {}, "/repo"), null);
     assert.equal(toolFilePath("toString", { file_path: "/repo/a.ts" }, "/repo"), null);
   });

@@ -119,9 +119,14 @@ function memdirToolsOffered(request: FakeRequest): string[] {
 }
 
 function hasToolResult(request: FakeRequest): boolean {
-  return ((request.body?.input ?? []) as { type?: string }[]).some(
+  return toolResults(request) > 0;
+}
+
+/** How many tool results a request carries: the tool rounds before it. */
+function toolResults(request: FakeRequest): number {
+  return ((request.body?.input ?? []) as { type?: string }[]).filter(
     (item) => item.type === "function_call_output",
-  );
+  ).length;
 }
 
 const TITLE = `Codex CLI ${CODEX_VERSION} with memdir (the real CLI, offline, hooks trusted by setup)`;
@@ -257,6 +262,49 @@ else
         untrusted[0]!.message,
       );
       await backgroundDone(fixture.home);
+    });
+
+    // Codex has no read tool: its model reads through the shell, and PostToolUse names that
+    // tool `Bash` with the command line. memdir answers for a line that only reads one file.
+    describe("file hook", () => {
+      it("brings the memory anchored to a file the model reads with cat, then sed -n, once: the second read adds nothing", async () => {
+        const fixture = codexProject();
+        await setupMemdir(fixture);
+        const login = path.join(fixture.project, "src", "auth", "login.ts");
+        fs.mkdirSync(path.dirname(login), { recursive: true });
+        fs.writeFileSync(login, "export function login() {\n  return refresh();\n}\n");
+        const fileWord = "OSPREY-3"; // only in the anchored memory: the model sees it only if PostToolUse added it
+        fs.writeFileSync(
+          path.join(fixture.memoryDir, "project-login-refresh.md"),
+          `---\ndescription: token refresh rule\ntype: project\nanchors:\n  - path: src/auth/login.ts\n---\nEvery change here must keep the ${fileWord} refresh order.\n`,
+        );
+        const reads = ["cat src/auth/login.ts", "sed -n '1,2p' src/auth/login.ts"];
+        const prompt = "Show me what the entry point contains.";
+        const answer = "It returns refresh().";
+        const server = await modelServer((request) => {
+          const round = toolResults(request);
+          return round < reads.length
+            ? { toolCall: { name: "exec_command", input: { cmd: reads[round] } } }
+            : answer;
+        });
+        const run = await promptCodex(fixture, server, prompt);
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.stdout.trim(), answer, run.stderr);
+        await backgroundDone(fixture.home);
+        const main = server.requests.filter((request) => fromCodex(request));
+        const byResults = (count: number) => main.find((request) => toolResults(request) === count);
+        assert.ok(byResults(0) && byResults(1) && byResults(2), `three model requests (${main.length})`);
+        const text = (count: number) => responsesVisibleText(byResults(count)!);
+        assert.ok(text(1).includes("return refresh()"), "the command ran: its output is in the request");
+        assert.equal(occurrences(text(0), fileWord), 0, "not before the file was read");
+        assert.equal(occurrences(text(1), fileWord), 1, "after the read: the memory, once");
+        assert.equal(occurrences(text(2), fileWord), 1, "the second read adds it no more");
+        assert.equal(
+          occurrences(run.stderr, "hook: PostToolUse Completed"),
+          2,
+          "the hook ran after each read",
+        );
+      });
     });
 
     it('ends a "remember …" prompt with exactly one memory', async () => {

@@ -7,14 +7,18 @@ import { withServerTable } from "../shared/toml-config.ts";
 import { type HookTrust, memdirHookTrust, withHookTrust } from "./hook-trust.ts";
 
 /**
- * Codex: no tool hook yet. Codex 0.169.0 runs `PostToolUse` after a shell command (`tool_name`
- * "Bash", the command line in `tool_input.command`) but not after an `apply_patch` edit run through
- * `exec_command`, so the file would have to be guessed from a shell line (docs/integrations.md,
- * "Codex and the file hook").
+ * Claude Code's event names, with the file hook after Codex's shell tool: Codex has no read tool
+ * (its model reads files through `exec_command`, which a PostToolUse payload names `Bash`), and it
+ * hands a PostToolUse's `additionalContext` to the model's next request
+ * (test/integration/codex.test.ts, "file hook"). The hook answers only for a command line that
+ * reads one file (src/hosts/shared/shell-read.ts); an `apply_patch` edit fires no PostToolUse in
+ * Codex 0.169.0 (docs/integrations.md, "Codex and the file hook"). Anchored, as Codex tests the
+ * matcher as a regular expression.
  */
 export const CODEX_EVENTS: HookEvents = [
   ["SessionStart", "session-start"],
   ["UserPromptSubmit", "user-prompt-submit"],
+  ["PostToolUse", "post-tool-use", "^Bash$"],
   ["Stop", "stop"],
 ];
 

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { shellReadPath } from "./shell-read.ts";
 
 /**
  * The file tools whose `PostToolUse` / `AfterTool` brings the memories about their file
@@ -7,6 +8,8 @@ import path from "node:path";
  * Qwen Code's `read_file`, `write_file`, `replace` and `edit` (`absolute_path` in older releases).
  * Copilot CLI names its `view`, `edit` and `create` by Claude Code's names in a PostToolUse
  * payload (`Read`, `Edit`, …) but keeps its own argument, `path` (test/integration/copilot.test.ts).
+ * The shell tool (`Bash`, as Codex names its `exec_command` in a PostToolUse payload, and Claude
+ * Code its own) counts only for a command line that reads one file (shell-read.ts).
  */
 const FILE_TOOLS: Record<string, readonly string[]> = {
   Read: ["file_path", "path"],
@@ -20,6 +23,9 @@ const FILE_TOOLS: Record<string, readonly string[]> = {
   edit: ["file_path", "absolute_path", "path"],
 };
 
+/** The shell tool's name in a PostToolUse payload; its command line is in `command`. */
+const SHELL_TOOL = "Bash";
+
 /**
  * The absolute path of the file a tool call touched, or null when the tool is not a file tool or
  * names no path. A relative path resolves against `cwd`. Pure: the hook decides from this alone
@@ -27,6 +33,7 @@ const FILE_TOOLS: Record<string, readonly string[]> = {
  *
  * @example
  * toolFilePath("Read", { file_path: "/repo/src/auth/login.ts" }, "/repo") // "/repo/src/auth/login.ts"
+ * toolFilePath("Bash", { command: "sed -n '1,40p' src/a.ts" }, "/repo") // "/repo/src/a.ts"
  * toolFilePath("Bash", { command: "ls" }, "/repo") // null
  */
 export function toolFilePath(
@@ -34,7 +41,13 @@ export function toolFilePath(
   toolInput: Record<string, unknown> | undefined,
   cwd: string,
 ): string | null {
-  if (toolName === undefined || toolInput === undefined || !Object.hasOwn(FILE_TOOLS, toolName)) return null;
+  if (toolName === undefined || toolInput === undefined) return null;
+  if (toolName === SHELL_TOOL) {
+    const command = toolInput.command;
+    const file = typeof command === "string" ? shellReadPath(command) : null;
+    return file === null ? null : path.resolve(cwd, file);
+  }
+  if (!Object.hasOwn(FILE_TOOLS, toolName)) return null;
   for (const key of FILE_TOOLS[toolName]) {
     const value = toolInput[key];
     if (typeof value === "string" && value.trim() !== "") return path.resolve(cwd, value);

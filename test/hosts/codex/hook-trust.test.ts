@@ -120,7 +120,7 @@ describe("Codex hook trust keys", () => {
     assert.equal(result.code, 0, result.stderr);
     const config = fs.readFileSync(path.join(real, "config.toml"), "utf8");
     const realHome = fs.realpathSync(real);
-    assert.equal(occurrencesOf(config, `[hooks.state."${realHome}/hooks.json:`), 3, config);
+    assert.equal(occurrencesOf(config, `[hooks.state."${realHome}/hooks.json:`), 4, config);
     assert.equal(occurrencesOf(config, "codex-link"), 0);
   });
 });

@@ -1,0 +1,81 @@
+/**
+ * The one file a shell command line only reads, or null (docs/design.md#file-hook). Codex has no
+ * read tool: its model reads a file through the shell (`exec_command`), and its PostToolUse
+ * payload carries the command line as `tool_name: "Bash"`, `tool_input.command`
+ * (docs/integrations.md, "Codex and the file hook"). Guessing a file from any shell line would
+ * surface memories about files the agent never looked at, so only this list is read, each with
+ * exactly one file operand:
+ *
+ * - `cat [-n] F`
+ * - `nl [-ba] F`
+ * - `head [-n N | -nN | -N] F`, `tail [-n N | -nN | -N] F`
+ * - `sed -n 'Np' F`, `sed -n 'A,Bp' F` (B may be `$`)
+ * - `bat [-n | -p | --plain] F`
+ *
+ * Words may be quoted ('…' or "…" without `$`, `` ` `` or `\`). Anything else is refused: other
+ * options, two files, pipes, redirections, `;`, `&&`, subshells, variables, globs, `~`, a
+ * backslash, a newline. Pure: the hook decides from the text alone.
+ *
+ * @example
+ * shellReadPath("sed -n '1,80p' src/auth/login.ts") // "src/auth/login.ts"
+ * shellReadPath("cat src/*.ts") // null
+ * shellReadPath("nl -ba src/a.ts | sed -n '1,40p'") // null
+ */
+export function shellReadPath(command: string): string | null {
+  const words = shellWords(command.trim());
+  if (words === null || words.length < 2) return null;
+  const [program, ...args] = words as [string, ...string[]];
+  const file = args.at(-1)!;
+  const options = args.slice(0, -1);
+  if (file === "" || file.startsWith("-")) return null;
+  return Object.hasOwn(OPTIONS, program) && OPTIONS[program]!(options) ? file : null;
+}
+
+const COUNT = /^\d+$/;
+const SED_PRINT = /^\d+(,(\d+|\$))?p$/;
+
+/** The options each read command may carry before its file, by program. */
+const OPTIONS: Record<string, (options: string[]) => boolean> = {
+  cat: (options) => options.length === 0 || (options.length === 1 && options[0] === "-n"),
+  nl: (options) => options.length === 0 || (options.length === 1 && options[0] === "-ba"),
+  head: lineCount,
+  tail: lineCount,
+  sed: (options) => options.length === 2 && options[0] === "-n" && SED_PRINT.test(options[1]!),
+  bat: (options) =>
+    options.length === 0 || (options.length === 1 && ["-n", "-p", "--plain"].includes(options[0]!)),
+};
+
+/** `head` / `tail`: nothing, `-n N`, `-nN` or `-N`. */
+function lineCount(options: string[]): boolean {
+  if (options.length === 0) return true;
+  if (options.length === 2) return options[0] === "-n" && COUNT.test(options[1]!);
+  const [only] = options;
+  return options.length === 1 && /^-n?\d+$/.test(only!);
+}
+
+/**
+ * The words of a command line with plain quoting only, or null when the line holds anything a
+ * shell would expand, chain or redirect (outside single quotes: `| & ; < > ( ) $ \` \\ * ? [ ] { } ~ #`,
+ * a newline; inside double quotes: `$`, `` ` ``, `\`).
+ */
+function shellWords(line: string): string[] | null {
+  const words: string[] = [];
+  let word: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i]!;
+    if (char === " " || char === "\t") {
+      if (word !== null) words.push(word);
+      word = null;
+    } else if (char === "'" || char === '"') {
+      const end = line.indexOf(char, i + 1);
+      if (end < 0) return null;
+      const quoted = line.slice(i + 1, end);
+      if (char === '"' && /[$`\\]/.test(quoted)) return null;
+      word = (word ?? "") + quoted;
+      i = end;
+    } else if (/[|&;<>()$`\\*?[\]{}~#\n\r]/.test(char)) return null;
+    else word = (word ?? "") + char;
+  }
+  if (word !== null) words.push(word);
+  return words;
+}
