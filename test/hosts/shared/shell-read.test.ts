@@ -28,6 +28,17 @@ describe("shellReadPath", () => {
     for (const [command, file] of reads) assert.equal(shellReadPath(command), file, command);
   });
 
+  it("names the file read into filters that read none of their own", () => {
+    const reads: Array<[string, string]> = [
+      ["nl -ba src/a.ts | sed -n '1,40p'", "src/a.ts"],
+      ["cat src/a.ts | head", "src/a.ts"],
+      ["cat -n src/a.ts|head -n 20", "src/a.ts"],
+      ["nl -ba src/a.ts | sed -n '200,260p' | head -n 10", "src/a.ts"],
+      ["cat 'src/a|b.ts' | tail -5", "src/a|b.ts"],
+    ];
+    for (const [command, file] of reads) assert.equal(shellReadPath(command), file, command);
+  });
+
   it("takes a quoted path as one word", () => {
     assert.equal(shellReadPath("cat 'docs/release notes.md'"), "docs/release notes.md");
     assert.equal(shellReadPath('cat "docs/release notes.md"'), "docs/release notes.md");
@@ -36,8 +47,15 @@ describe("shellReadPath", () => {
 
   it("names no file for a chain, a pipe, a redirection, a subshell or an expansion", () => {
     for (const command of [
-      "cat src/a.ts | head",
-      "nl -ba src/a.ts | sed -n '1,40p'",
+      "cat src/a.ts | grep token",
+      "cat src/a.ts | sh",
+      "cat src/a.ts | tee out.txt",
+      "cat src/a.ts | head src/b.ts",
+      "cat src/a.ts | sed -i 's/a/b/'",
+      "cat src/a.ts | sed -n '1,40p' | sh",
+      "cat src/a.ts |",
+      "| cat src/a.ts",
+      "grep token src/a.ts | head",
       "cat src/a.ts > out.txt",
       "cat < src/a.ts",
       "cat src/a.ts; rm -rf build",
