@@ -4,7 +4,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
 import { yieldToEventLoop } from "../../event-loop.ts";
-import { tempFileWriterPid, writeFileAtomic } from "../fs/atomic.ts";
+import { tempFileWriterPid, writeFileAtomicStreamed } from "../fs/atomic.ts";
 import { processIsAlive } from "../fs/lease.ts";
 import { type BinaryCacheContent, decodeBinaryCache, encodeBinaryCache } from "./binary-cache.ts";
 
@@ -215,7 +215,7 @@ export async function savePersistedBinary(
 async function writeCacheFile(
   memoryDir: string,
   file: string,
-  encode: () => Uint8Array,
+  encode: () => Uint8Array | Uint8Array[],
 ): Promise<PersistedSaveOutcome> {
   const directory = path.join(memoryDir, CACHE_DIRECTORY_NAME);
   try {
@@ -228,14 +228,17 @@ async function writeCacheFile(
     }
   }
   await removeDeadWritersTemps(directory);
-  const bytes = encode();
-  if (bytes.byteLength > PERSISTED_CACHE_MAX_BYTES) {
+  const encoded = encode();
+  const parts = Array.isArray(encoded) ? encoded : [encoded];
+  if (parts.reduce((sum, part) => sum + part.byteLength, 0) > PERSISTED_CACHE_MAX_BYTES) {
     // An old, smaller file would still be loaded and mostly miss: drop it.
     await fs.rm(file, { force: true }).catch(() => undefined);
     return "skipped";
   }
   try {
-    await writeFileAtomic(file, bytes);
+    await writeFileAtomicStreamed(file, async (write) => {
+      for (const part of parts) await write(part);
+    });
   } catch (error) {
     const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
     if (code !== undefined && UNWRITABLE.has(code)) return "skipped";

@@ -54,7 +54,7 @@ const STREAM_BLOCK = 64 * 1024;
 
 /**
  * {@link writeFileAtomic} for content made piece by piece: `produce` is handed a `write` that
- * appends text to the temp file, and only when it resolves does the temp file take `filePath`'s
+ * appends text (as UTF-8) or bytes to the temp file, and only when it resolves does the temp file take `filePath`'s
  * name, so memory stays at one block however large the file grows (`memdir export --out` at
  * 20,000 memories held 597 MB when it joined every line first: docs/benchmarks.md#whole-commands-at-20000-memories).
  * If `produce` throws (an abort included), the temp file is removed, the target is untouched and
@@ -68,7 +68,7 @@ const STREAM_BLOCK = 64 * 1024;
  */
 export async function writeFileAtomicStreamed<T>(
   filePath: string,
-  produce: (write: (text: string) => Promise<void>) => Promise<T>,
+  produce: (write: (chunk: string | Uint8Array) => Promise<void>) => Promise<T>,
   options: AtomicWriteOptions = {},
 ): Promise<T> {
   let result: T | undefined;
@@ -78,19 +78,32 @@ export async function writeFileAtomicStreamed<T>(
       let pending: string[] = [];
       let pendingLength = 0;
       let writeFailure: unknown = null;
-      const flush = async () => {
-        if (pendingLength === 0) return;
-        const block = pending.join("");
-        pending = [];
-        pendingLength = 0;
-        await handle.write(block, null, "utf8").catch((error: unknown) => {
+      const writeAll = async (bytes: Uint8Array) => {
+        try {
+          // A write may take fewer bytes than it was given (a full disk): go on until all are in.
+          for (let at = 0; at < bytes.byteLength; )
+            at += (await handle.write(bytes, at, bytes.byteLength - at)).bytesWritten;
+        } catch (error) {
           writeFailure = error;
           throw error;
-        });
+        }
       };
-      result = await produce(async (text) => {
-        pending.push(text);
-        pendingLength += text.length;
+      const flush = async () => {
+        if (pendingLength === 0) return;
+        const block = Buffer.from(pending.join(""), "utf8");
+        pending = [];
+        pendingLength = 0;
+        await writeAll(block);
+      };
+      result = await produce(async (chunk) => {
+        if (typeof chunk !== "string") {
+          // Bytes go out as they are, after the text before them: no copy of a large array.
+          await flush();
+          await writeAll(chunk);
+          return;
+        }
+        pending.push(chunk);
+        pendingLength += chunk.length;
         if (pendingLength >= STREAM_BLOCK) await flush();
       }).catch((error: unknown) => {
         // The file's own write failing is an io error like any other; the caller's is its own.
