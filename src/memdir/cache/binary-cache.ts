@@ -50,7 +50,7 @@ function typeOf(array: CacheArray): CacheArrayType {
  * The file's bytes for cache `name` made by code of `fingerprint`, as the parts to write one after
  * the other: the prefix and header, then each array's own bytes (views, not copies) and its
  * padding. Joined, they are the file; written part by part, a save holds no second copy of the
- * index (52 MB at 20,000 memories, most of a first process's peak: docs/benchmarks.md#peak-rss-at-20000).
+ * index (52 MB at 20,000 memories, ~45 MB of a first process's peak: docs/benchmarks.md#peak-rss-at-20000).
  */
 export function encodeBinaryCache(
   name: string,

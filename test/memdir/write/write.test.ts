@@ -249,6 +249,20 @@ describe("writeFileAtomicStreamed", () => {
     assert.deepEqual(listDir(dir), ["out.jsonl"]);
   });
 
+  it("writes bytes and text in the order they come", async () => {
+    const file = path.join(makeTempDir(), "mixed.bin");
+    const bytes = Uint8Array.from({ length: 100_000 }, (_, i) => i % 251);
+    await writeFileAtomicStreamed(file, async (write) => {
+      await write("head:");
+      await write(bytes);
+      await write("tail");
+    });
+    assert.deepEqual(
+      fs.readFileSync(file),
+      Buffer.concat([Buffer.from("head:"), Buffer.from(bytes), Buffer.from("tail")]),
+    );
+  });
+
   it("leaves the old file and no temp file when the producer fails half-way, with its own error", async () => {
     const dir = makeTempDir();
     const file = path.join(dir, "out.jsonl");
