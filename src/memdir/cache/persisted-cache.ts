@@ -6,7 +6,12 @@ import v8 from "node:v8";
 import { yieldToEventLoop } from "../../event-loop.ts";
 import { tempFileWriterPid, writeFileAtomicStreamed } from "../fs/atomic.ts";
 import { processIsAlive } from "../fs/lease.ts";
-import { type BinaryCacheContent, decodeBinaryCache, encodeBinaryCache } from "./binary-cache.ts";
+import {
+  type BinaryCacheContent,
+  type BinaryCacheInput,
+  decodeBinaryCache,
+  encodeBinaryCache,
+} from "./binary-cache.ts";
 
 /**
  * A cache file in the memory directory that lets a fresh process reuse the work of earlier ones
@@ -202,7 +207,7 @@ export async function savePersistedBinary(
   memoryDir: string,
   name: string,
   fingerprint: string,
-  content: BinaryCacheContent,
+  content: BinaryCacheInput,
 ): Promise<PersistedSaveOutcome> {
   const outcome = await writeCacheFile(memoryDir, persistedCachePath(memoryDir, name, "binary"), () =>
     encodeBinaryCache(name, fingerprint, content),
@@ -312,7 +317,7 @@ export class PersistedCaches {
    * in the background. Calls while a save of the same file runs coalesce into one more save.
    * Errors are swallowed and logged. Resolves when the save (and any coalesced one) is over;
    * callers normally ignore the promise. Skipped entirely when not {@link enabled}. `format`
-   * "binary": `produce` returns a {@link BinaryCacheContent}, written as binary-cache.ts lays it out.
+   * "binary": `produce` returns a {@link BinaryCacheInput}, written as binary-cache.ts lays it out.
    *
    * @example
    * memdir.persisted.saveInBackground(memoryDir, "headers", fingerprint, () => cache.snapshot(root));
@@ -336,7 +341,7 @@ export class PersistedCaches {
       await yieldToEventLoop();
       try {
         if (format === "v8") await savePersistedCache(memoryDir, name, fingerprint, produce());
-        else await savePersistedBinary(memoryDir, name, fingerprint, produce() as BinaryCacheContent);
+        else await savePersistedBinary(memoryDir, name, fingerprint, produce() as BinaryCacheInput);
       } catch (error) {
         this.#log(`cache ${name}: not saved: ${error instanceof Error ? error.message : String(error)}`);
       }
