@@ -20,7 +20,10 @@ const queries = JSON.parse(fs.readFileSync(queriesFile, "utf8")) as string[];
 const maxRssMb = () => process.resourceUsage().maxRSS / 1024;
 const baselineRssMb = maxRssMb();
 
-const memdir = openMemdir(dir);
+// The environment handed in, so `MEMDIR_NO_CACHE=1` (run.ts sets it) really keeps cache files out:
+// without it the instance read no switches, wrote a 52 MB index cache at 20,000 while measured
+// and left it for the next worker (docs/benchmarks.md#peak-rss-at-20000).
+const memdir = openMemdir(dir, { env: process.env });
 const selector = createLexicalSelector();
 const now = () => Date.parse("2026-01-02T00:00:00Z");
 const recallOnce = (query: string) =>

@@ -4,9 +4,14 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import v8 from "node:v8";
 import { yieldToEventLoop } from "../../event-loop.ts";
-import { tempFileWriterPid, writeFileAtomic } from "../fs/atomic.ts";
+import { tempFileWriterPid, writeFileAtomicStreamed } from "../fs/atomic.ts";
 import { processIsAlive } from "../fs/lease.ts";
-import { type BinaryCacheContent, decodeBinaryCache, encodeBinaryCache } from "./binary-cache.ts";
+import {
+  type BinaryCacheContent,
+  type BinaryCacheInput,
+  decodeBinaryCache,
+  encodeBinaryCache,
+} from "./binary-cache.ts";
 
 /**
  * A cache file in the memory directory that lets a fresh process reuse the work of earlier ones
@@ -202,7 +207,7 @@ export async function savePersistedBinary(
   memoryDir: string,
   name: string,
   fingerprint: string,
-  content: BinaryCacheContent,
+  content: BinaryCacheInput,
 ): Promise<PersistedSaveOutcome> {
   const outcome = await writeCacheFile(memoryDir, persistedCachePath(memoryDir, name, "binary"), () =>
     encodeBinaryCache(name, fingerprint, content),
@@ -215,7 +220,7 @@ export async function savePersistedBinary(
 async function writeCacheFile(
   memoryDir: string,
   file: string,
-  encode: () => Uint8Array,
+  encode: () => Uint8Array | Uint8Array[],
 ): Promise<PersistedSaveOutcome> {
   const directory = path.join(memoryDir, CACHE_DIRECTORY_NAME);
   try {
@@ -228,14 +233,17 @@ async function writeCacheFile(
     }
   }
   await removeDeadWritersTemps(directory);
-  const bytes = encode();
-  if (bytes.byteLength > PERSISTED_CACHE_MAX_BYTES) {
+  const encoded = encode();
+  const parts = Array.isArray(encoded) ? encoded : [encoded];
+  if (parts.reduce((sum, part) => sum + part.byteLength, 0) > PERSISTED_CACHE_MAX_BYTES) {
     // An old, smaller file would still be loaded and mostly miss: drop it.
     await fs.rm(file, { force: true }).catch(() => undefined);
     return "skipped";
   }
   try {
-    await writeFileAtomic(file, bytes);
+    await writeFileAtomicStreamed(file, async (write) => {
+      for (const part of parts) await write(part);
+    });
   } catch (error) {
     const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
     if (code !== undefined && UNWRITABLE.has(code)) return "skipped";
@@ -309,7 +317,7 @@ export class PersistedCaches {
    * in the background. Calls while a save of the same file runs coalesce into one more save.
    * Errors are swallowed and logged. Resolves when the save (and any coalesced one) is over;
    * callers normally ignore the promise. Skipped entirely when not {@link enabled}. `format`
-   * "binary": `produce` returns a {@link BinaryCacheContent}, written as binary-cache.ts lays it out.
+   * "binary": `produce` returns a {@link BinaryCacheInput}, written as binary-cache.ts lays it out.
    *
    * @example
    * memdir.persisted.saveInBackground(memoryDir, "headers", fingerprint, () => cache.snapshot(root));
@@ -333,7 +341,7 @@ export class PersistedCaches {
       await yieldToEventLoop();
       try {
         if (format === "v8") await savePersistedCache(memoryDir, name, fingerprint, produce());
-        else await savePersistedBinary(memoryDir, name, fingerprint, produce() as BinaryCacheContent);
+        else await savePersistedBinary(memoryDir, name, fingerprint, produce() as BinaryCacheInput);
       } catch (error) {
         this.#log(`cache ${name}: not saved: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -3,7 +3,11 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { BINARY_CACHE_FORMAT, decodeBinaryCache } from "../../../src/memdir/cache/binary-cache.ts";
+import {
+  BINARY_CACHE_FORMAT,
+  decodeBinaryCache,
+  encodeBinaryCache,
+} from "../../../src/memdir/cache/binary-cache.ts";
 import {
   CACHE_DIRECTORY_NAME,
   loadPersistedBinary,
@@ -274,5 +278,20 @@ describe("loadPersistedCache / savePersistedCache", () => {
     const memoryDir = path.join(home, "not-yet");
     assert.equal(await savePersistedCache(memoryDir, "demo", "fp", { a: 1 }), "skipped");
     assert.ok(!fs.existsSync(memoryDir));
+  });
+});
+
+describe("encodeBinaryCache", () => {
+  it("writes an array given as chunks exactly as the same array given whole", () => {
+    const whole = Uint16Array.from({ length: 11 }, (_, i) => i * 7);
+    const chunks = [whole.slice(0, 3), whole.slice(3, 4), whole.slice(4)];
+    const other = Float64Array.from([1.5, 2.5]);
+    const joined = (parts: Uint8Array[]) => Buffer.concat(parts);
+    const fromChunks = joined(encodeBinaryCache("x", "f", { meta: { n: 1 }, arrays: [chunks, other] }));
+    const fromWhole = joined(encodeBinaryCache("x", "f", { meta: { n: 1 }, arrays: [whole, other] }));
+    assert.deepEqual(fromChunks, fromWhole);
+    const decoded = decodeBinaryCache(fromChunks, "x", "f");
+    assert.deepEqual([...(decoded?.arrays[0] ?? [])], [...whole]);
+    assert.deepEqual([...(decoded?.arrays[1] ?? [])], [1.5, 2.5]);
   });
 });

@@ -8,7 +8,7 @@ import { isMemdirError } from "../../../src/errors.ts";
 import { parseFrontmatter } from "../../../src/memdir/format/frontmatter.ts";
 import { parseIndex } from "../../../src/memdir/format/index-file.ts";
 import { slugFor } from "../../../src/memdir/format/memory-names.ts";
-import { writeFileAtomic } from "../../../src/memdir/fs/atomic.ts";
+import { writeFileAtomic, writeFileAtomicStreamed } from "../../../src/memdir/fs/atomic.ts";
 import { withMemoryLock } from "../../../src/memdir/fs/lock.ts";
 import { removeMemory, saveMemory, writeMemoryText } from "../../../src/memdir/write/write.ts";
 import { makeTempDir, writeTree } from "../../helpers/temp.ts";
@@ -230,6 +230,53 @@ describe("writeFileAtomic", () => {
     await writeFileAtomic(file, "new");
     assert.equal(fs.readFileSync(file, "utf8"), "new");
     assert.deepEqual(listDir(dir), ["x.md"]);
+  });
+});
+
+describe("writeFileAtomicStreamed", () => {
+  // Lines past one 64 KB block, so part of the file has reached the disk before the end.
+  const lines = Array.from({ length: 3000 }, (_, i) => `{"n":${i},"text":"${"é".repeat(40)}"}\n`);
+
+  it("writes what it is handed, in order, and resolves to what the producer returns", async () => {
+    const dir = makeTempDir();
+    const file = path.join(dir, "out.jsonl");
+    const count = await writeFileAtomicStreamed(file, async (write) => {
+      for (const line of lines) await write(line);
+      return lines.length;
+    });
+    assert.equal(count, 3000);
+    assert.equal(fs.readFileSync(file, "utf8"), lines.join(""));
+    assert.deepEqual(listDir(dir), ["out.jsonl"]);
+  });
+
+  it("writes bytes and text in the order they come", async () => {
+    const file = path.join(makeTempDir(), "mixed.bin");
+    const bytes = Uint8Array.from({ length: 100_000 }, (_, i) => i % 251);
+    await writeFileAtomicStreamed(file, async (write) => {
+      await write("head:");
+      await write(bytes);
+      await write("tail");
+    });
+    assert.deepEqual(
+      fs.readFileSync(file),
+      Buffer.concat([Buffer.from("head:"), Buffer.from(bytes), Buffer.from("tail")]),
+    );
+  });
+
+  it("leaves the old file and no temp file when the producer fails half-way, with its own error", async () => {
+    const dir = makeTempDir();
+    const file = path.join(dir, "out.jsonl");
+    fs.writeFileSync(file, "old");
+    const failure = new Error("stopped");
+    await assert.rejects(
+      writeFileAtomicStreamed(file, async (write) => {
+        for (const line of lines.slice(0, 2000)) await write(line);
+        throw failure;
+      }),
+      (error) => error === failure,
+    );
+    assert.equal(fs.readFileSync(file, "utf8"), "old");
+    assert.deepEqual(listDir(dir), ["out.jsonl"]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { BinaryCacheContent, CacheArray } from "../../../memdir/cache/binary-cache.ts";
+import type { BinaryCacheContent, BinaryCacheInput, CacheArray } from "../../../memdir/cache/binary-cache.ts";
 import { codeFingerprint } from "../../../memdir/cache/persisted-cache.ts";
 import { frontmatterParserCode, frontmatterParserVersion } from "../../../memdir/format/frontmatter.ts";
 import {
@@ -19,7 +19,7 @@ import {
 } from "./memory-record.ts";
 import { INDEX_MAX_BYTES } from "./read-file.ts";
 import { TermScanner } from "./term-scanner.ts";
-import type { PersistedIndex } from "./types.ts";
+import type { PersistedIndex, SavedIndex } from "./types.ts";
 
 /**
  * The lexical index's cache file, `<memoryDir>/.memdir-cache/lexical.bin` (written and read by
@@ -48,7 +48,7 @@ const COLUMNS = [
 ] as const;
 
 /** A snapshot as the cache file's content: names and totals in the header, the columns as arrays. */
-export function persistedContent(index: PersistedIndex): BinaryCacheContent {
+export function persistedContent(index: SavedIndex): BinaryCacheInput {
   const { terms, files, totalLengths, passageCount, passageLengthTotal } = index;
   return {
     meta: { terms, files, totalLengths, passageCount, passageLengthTotal },
@@ -75,7 +75,7 @@ export function persistedIndexOf(content: BinaryCacheContent | null): PersistedI
  * The index in the cache file's columnar form, with term ids renumbered to the terms live
  * memories use (so terms of deleted or edited files do not pile up across processes).
  */
-export function snapshotCorpus(corpus: Corpus): PersistedIndex {
+export function snapshotCorpus(corpus: Corpus): SavedIndex {
   const oldSize = corpus.dictionary.size;
   const remap = new Int32Array(oldSize).fill(-1);
   const allTerms = corpus.dictionary.terms();
@@ -96,19 +96,27 @@ export function snapshotCorpus(corpus: Corpus): PersistedIndex {
     if (memory.record instanceof Uint16Array) narrowTotal += memory.record.length;
     else wideTotal += memory.record.length;
   }
-  const narrowRecords = new Uint16Array(narrowTotal);
-  const wideRecords = new Uint32Array(wideTotal);
   const recordStarts = new Uint32Array(count);
   const recordWide = new Uint8Array(count);
+  const identity = terms.length === oldSize;
+  // No term died (a first save, or one after edits only): the columns are the live records
+  // themselves, written back to back, not a copy (50 MB at 20,000 memories:
+  // docs/benchmarks.md#peak-rss-at-20000). Records are never changed in place, so the save may
+  // write them after this returns.
+  const narrowChunks: Uint16Array[] = [];
+  const wideChunks: Uint32Array[] = [];
+  const narrowRecords = identity ? new Uint16Array(0) : new Uint16Array(narrowTotal);
+  const wideRecords = identity ? new Uint32Array(0) : new Uint32Array(wideTotal);
   let narrowAt = 0;
   let wideAt = 0;
   memories.forEach((memory, i) => {
     const wide = !(memory.record instanceof Uint16Array);
-    const target = wide ? wideRecords : narrowRecords;
-    const at = wide ? wideAt : narrowAt;
-    recordStarts[i] = at;
+    recordStarts[i] = wide ? wideAt : narrowAt;
     recordWide[i] = wide ? 1 : 0;
-    writeRenumbered(memory, remap, terms.length === oldSize, target, at);
+    if (identity) {
+      if (wide) wideChunks.push(memory.record as Uint32Array);
+      else narrowChunks.push(memory.record as Uint16Array);
+    } else writeRenumbered(memory, remap, wide ? wideRecords : narrowRecords, recordStarts[i]);
     if (wide) wideAt += memory.record.length;
     else narrowAt += memory.record.length;
   });
@@ -136,8 +144,8 @@ export function snapshotCorpus(corpus: Corpus): PersistedIndex {
     files: memories.map((memory) => memory.file),
     mtimeMs: Float64Array.from(memories, (memory) => memory.mtimeMs),
     sizes: Float64Array.from(memories, (memory) => memory.size),
-    narrowRecords,
-    wideRecords,
+    narrowRecords: narrowChunks.length > 0 ? narrowChunks : narrowRecords,
+    wideRecords: wideChunks.length > 0 ? wideChunks : wideRecords,
     recordStarts,
     recordWide,
     documentFrequency,
@@ -153,18 +161,11 @@ export function snapshotCorpus(corpus: Corpus): PersistedIndex {
 /**
  * Writes `memory`'s record into `target` at `at` with term ids renumbered by `remap`. The body
  * terms stay sorted: `remap` keeps the order of live ids (it numbers them in id order) and a live
- * memory holds only live ids. Nothing to renumber when no term died (`identity`).
+ * memory holds only live ids. Only called when some term died (else the records are saved as they are).
  */
-function writeRenumbered(
-  memory: IndexedMemory,
-  remap: Int32Array,
-  identity: boolean,
-  target: MemoryRecord,
-  at: number,
-): void {
+function writeRenumbered(memory: IndexedMemory, remap: Int32Array, target: MemoryRecord, at: number): void {
   const record = memory.record;
   target.set(record, at);
-  if (identity) return;
   for (let i = RECORD_HEADER; i < memory.bodyTermsAt; i += 2) target[at + i] = remap[record[i]];
   for (let i = memory.bodyTermsAt; i < memory.bodyFrequenciesAt; i++) target[at + i] = remap[record[i]];
   for (let i = memory.tokensAt; i < memory.tokensAt + memory.tokenCount; i++)

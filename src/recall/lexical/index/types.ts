@@ -150,3 +150,12 @@ export interface PersistedIndex {
   passageCount: number;
   passageLengthTotal: number;
 }
+
+/**
+ * A {@link PersistedIndex} as it is saved: each record column may be the live records themselves,
+ * in order, which the cache file holds back to back as that one column.
+ */
+export type SavedIndex = Omit<PersistedIndex, "narrowRecords" | "wideRecords"> & {
+  narrowRecords: Uint16Array | Uint16Array[];
+  wideRecords: Uint32Array | Uint32Array[];
+};
