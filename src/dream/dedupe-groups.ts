@@ -82,14 +82,18 @@ export function findDuplicateGroups(
   const sorted = [...memories].sort(survivorOrder);
   // Each memory is normalized and segmented once per run, not once per pair, and kept as word ids
   // (docs/design.md#the-consolidation-run).
-  const features = compactComparables(sorted, (done) => progress?.("reading words", done, sorted.length));
+  const every = (step: string, done: number) => {
+    // Once per 256 memories and at the end, not per memory (docs/design.md#progress).
+    if (done % 256 === 0 || done === sorted.length) progress?.(step, done, sorted.length);
+  };
+  const features = compactComparables(sorted, (done) => every("reading words", done));
   // Only the pairs that can be duplicates are compared: the all-pairs loop took 20 minutes at
   // 20,000 memories (docs/benchmarks.md, "Whole commands at 20,000 memories").
   const candidates = new DuplicateCandidates(features);
   const grouped = new Set<number>();
   const groups: DuplicateGroup[] = [];
   for (let i = 0; i < sorted.length; i++) {
-    progress?.("comparing memories", i + 1, sorted.length);
+    every("comparing memories", i + 1);
     if (grouped.has(i)) continue;
     // Survivor order puts the survivor first, so its duplicates all come after it; those already
     // grouped under an earlier survivor are never compared again.

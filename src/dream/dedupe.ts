@@ -42,7 +42,9 @@ export async function loadMemoryDocuments(
   const documents: MemoryDocument[] = [];
   for (const [done, header] of headers.entries()) {
     throwIfAborted(signal, "consolidation");
-    progress?.("reading memories", done + 1, headers.length);
+    // Once per 256 memories and at the end, not per file (docs/design.md#progress).
+    if ((done + 1) % 256 === 0 || done + 1 === headers.length)
+      progress?.("reading memories", done + 1, headers.length);
     const text = await readRegularText(header.path).catch(() => null);
     if (text === null) continue;
     const parsed = parseFrontmatter(text);
