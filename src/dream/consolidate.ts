@@ -11,7 +11,7 @@ import type { Proposal } from "../memdir/write/proposal-store.ts";
 import { proposeChanges } from "../memdir/write/scratch.ts";
 import type { ModelClient } from "../model/client.ts";
 import { consolidationPrompt } from "../prompts/consolidate.ts";
-import type { Clock } from "../types.ts";
+import type { Clock, ProgressSink } from "../types.ts";
 import { dedupeMemories, describeApplied } from "./dedupe.ts";
 import { describeGroups } from "./dedupe-groups.ts";
 import {
@@ -239,10 +239,13 @@ export async function runConsolidation(options: ConsolidationOptions): Promise<C
  * const result = await runOfflineConsolidation({ memoryDir });
  */
 export async function runOfflineConsolidation(
-  options: Pick<ConsolidationOptions, "memoryDir" | "mode" | "now" | "isAlive" | "pid" | "signal">,
+  options: Pick<ConsolidationOptions, "memoryDir" | "mode" | "now" | "isAlive" | "pid" | "signal"> & {
+    /** Counts each step for a terminal (docs/design.md#progress). */
+    progress?: ProgressSink;
+  },
 ): Promise<ConsolidationResult> {
   const empty = emptyResult();
-  const { signal } = options;
+  const { signal, progress } = options;
   const acquired = await acquireConsolidationLock(options.memoryDir, options);
   if (!acquired.ok) return { ...empty, status: "locked" };
   const { lock } = acquired;
@@ -253,7 +256,7 @@ export async function runOfflineConsolidation(
         source: "dedupe",
         now: options.now,
         run: async (scratchDir) => {
-          const planned = await dedupeMemories(scratchDir, { record: false, signal });
+          const planned = await dedupeMemories(scratchDir, { record: false, signal, progress });
           // A proposal of part of the plan would read as the whole one: none at all.
           if (planned.cancelled) throwIfAborted(signal, "consolidation");
           return describeGroups(planned.groups, "proposed");
@@ -269,7 +272,7 @@ export async function runOfflineConsolidation(
         proposal,
       };
     }
-    const result = await dedupeMemories(options.memoryDir, { now: options.now, signal });
+    const result = await dedupeMemories(options.memoryDir, { now: options.now, signal, progress });
     const outcome = {
       ...empty,
       improved: changedMemoryCount(result.entry),

@@ -1,5 +1,6 @@
-import { comparable, compareComparable, normalizeText } from "../recall/duplicate-test.ts";
-import type { MemoryType } from "../types.ts";
+import { normalizeText } from "../recall/duplicate-test.ts";
+import type { MemoryType, ProgressSink } from "../types.ts";
+import { compactComparables, compareCompact, DuplicateCandidates } from "./duplicate-candidates.ts";
 
 /**
  * Offline consolidation (docs/design.md#consolidation), its plan: exact and near-exact duplicate memories, found
@@ -74,24 +75,34 @@ export function mergeBodies(keep: string, others: readonly string[]): string {
  * @example
  * findDuplicateGroups(docs) // [{keep: "feedback-real-db.md", remove: ["feedback-real-db-2.md"], reason: "exact", …}]
  */
-export function findDuplicateGroups(memories: readonly MemoryDocument[]): DuplicateGroup[] {
+export function findDuplicateGroups(
+  memories: readonly MemoryDocument[],
+  progress?: ProgressSink,
+): DuplicateGroup[] {
   const sorted = [...memories].sort(survivorOrder);
-  // Each memory is normalized and segmented once per run, not once per pair (docs/design.md#the-consolidation-run).
-  const features = sorted.map(comparable);
-  const matches = sorted.map(() => new Map<number, { reason: "exact" | "near"; similarity: number }>());
-  for (let i = 0; i < sorted.length; i++) {
-    for (let j = i + 1; j < sorted.length; j++) {
-      if (sorted[i].type !== sorted[j].type) continue;
-      const kind = compareComparable(features[i], features[j]);
-      if (kind) matches[i].set(j, kind);
-    }
-  }
+  // Each memory is normalized and segmented once per run, not once per pair, and kept as word ids
+  // (docs/design.md#the-consolidation-run).
+  const every = (step: string, done: number) => {
+    // Once per 256 memories and at the end, not per memory (docs/design.md#progress).
+    if (done % 256 === 0 || done === sorted.length) progress?.(step, done, sorted.length);
+  };
+  const features = compactComparables(sorted, (done) => every("reading words", done));
+  // Only the pairs that can be duplicates are compared: the all-pairs loop took 20 minutes at
+  // 20,000 memories (docs/benchmarks.md, "Whole commands at 20,000 memories").
+  const candidates = new DuplicateCandidates(features);
   const grouped = new Set<number>();
   const groups: DuplicateGroup[] = [];
   for (let i = 0; i < sorted.length; i++) {
+    every("comparing memories", i + 1);
     if (grouped.has(i)) continue;
-    // Survivor order puts the survivor first, so its duplicates all come after it.
-    const copies = [...matches[i]].filter(([j]) => !grouped.has(j));
+    // Survivor order puts the survivor first, so its duplicates all come after it; those already
+    // grouped under an earlier survivor are never compared again.
+    const copies: [number, { reason: "exact" | "near"; similarity: number }][] = [];
+    for (const j of candidates.after(i)) {
+      if (grouped.has(j)) continue;
+      const kind = compareCompact(features[i], features[j]);
+      if (kind) copies.push([j, kind]);
+    }
     if (copies.length === 0) continue;
     grouped.add(i);
     for (const [j] of copies) grouped.add(j);

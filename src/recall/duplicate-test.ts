@@ -17,8 +17,8 @@ export const NEAR_DUPLICATE_JACCARD = 0.85;
 export const SAME_DESCRIPTION_BODY_JACCARD = 0.6;
 /** …or the smaller body's words must nearly all be in the other. */
 export const SAME_DESCRIPTION_CONTAINMENT = 0.9;
-// Tiny memories share most of their few words by chance ("use pnpm" / "use npm").
-const MIN_TOKENS_FOR_NEAR = 4;
+/** Fewer words than this and the word-overlap rule does not apply: tiny memories share most of their few words by chance ("use pnpm" / "use npm"). */
+export const MIN_TOKENS_FOR_NEAR = 4;
 /**
  * How much of a memory's normalized text its word sets are made from (docs/design.md#long-input):
  * the part recall indexes (64 KB). A 5 MB memory costs what a long note costs; two that differ

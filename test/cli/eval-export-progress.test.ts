@@ -60,3 +60,43 @@ describe("eval progress", () => {
     assert.doesNotMatch(piped.stderr, /memdir: /);
   });
 });
+
+describe("dream progress", () => {
+  it("counts reading, comparing and merging on a terminal; nothing into a pipe or with --json", async () => {
+    const home = makeTempDir();
+    const env = { MEMDIR_PROGRESS_AFTER_MS: "0", MEMDIR_HELPER: "0" };
+    const fresh = () => {
+      const dir = path.join(makeTempDir(), "mem");
+      for (let i = 0; i < 40; i++)
+        writeMemory(
+          dir,
+          `note-${i}.md`,
+          memory(`staging deploy rule ${i % 20}`, `the staging deploy step ${i % 20} waits for review`),
+        );
+      return dir;
+    };
+    const shown = await runCliInProcess(["dream", "--force", "--dir", fresh()], {
+      home,
+      env,
+      stderrIsTTY: true,
+    });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stderr, /memdir: reading memories 40\/40, done/);
+    assert.match(shown.stderr, /memdir: comparing memories 40\/40, done/);
+    assert.match(shown.stderr, /memdir: merging duplicates 20\/20, done/);
+    assert.match(shown.stdout, /merged note-0\.md into note-20\.md \(exact\)/);
+
+    const piped = await runCliInProcess(["dream", "--force", "--dir", fresh()], { home, env });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.doesNotMatch(piped.stderr, /memdir: /);
+
+    const json = await runCliInProcess(["dream", "--force", "--dir", fresh(), "--json"], {
+      home,
+      env,
+      stderrIsTTY: true,
+    });
+    assert.equal(json.code, 0, json.stderr);
+    assert.doesNotMatch(json.stderr, /memdir: /);
+    assert.equal(JSON.parse(json.stdout).status, "done");
+  });
+});

@@ -268,6 +268,70 @@ export function upsertIndexLine(text: string, entry: { title: string; file: stri
   return joinLines(out);
 }
 
+/**
+ * An index text taking many {@link upsertIndexLine} calls: each file's pointer lines are found
+ * once, so an upsert costs what its line costs, not a parse of the whole index. The text it gives
+ * is what the same upserts one after another give. A batch of saves (`saveMemoriesTogether`)
+ * re-parsed a 20,000-line index once per memory: quadratic in an offline dream at 20,000
+ * (docs/benchmarks.md, "Whole commands at 20,000 memories").
+ */
+export class IndexLines {
+  /** The lines; null where a duplicate pointer line was dropped. */
+  private readonly lines: (string | null)[];
+  /** Each file's first pointer line (its duplicates are dropped by the first upsert). */
+  private readonly pointers = new Map<string, { entry: IndexEntry; at: number[] }>();
+
+  constructor(text: string) {
+    this.lines = splitLines(text);
+    this.lines.forEach((line, at) => {
+      const entry = line === null ? undefined : parseIndex(line)[0];
+      if (entry === undefined) return;
+      const known = this.pointers.get(entry.file);
+      if (known) known.at.push(at);
+      else this.pointers.set(entry.file, { entry: { ...entry, lineNumber: at + 1 }, at: [at] });
+    });
+  }
+
+  /** The first pointer line for `file`, as {@link parseIndex} reads it. */
+  entryFor(file: string): IndexEntry | undefined {
+    return this.pointers.get(file)?.entry;
+  }
+
+  /** {@link upsertIndexLine} on the current lines. */
+  upsert(entry: { title: string; file: string; hook?: string }): void {
+    const line = formatIndexLine(entry);
+    const file = normalizeTarget(entry.file);
+    const known = this.pointers.get(file);
+    let at: number;
+    if (known) {
+      at = known.at[0];
+      this.lines[at] = line;
+      for (const duplicate of known.at.slice(1)) this.lines[duplicate] = null;
+    } else {
+      const lines = this.lines;
+      while (lines.length > 0) {
+        const last = lines[lines.length - 1];
+        if (last !== null && last.trim() !== "") break;
+        lines.pop();
+      }
+      at = lines.push(line) - 1;
+    }
+    // Keyed as a later upsert finds it: by the file its line reads back as.
+    this.pointers.delete(file);
+    const parsed = parseIndex(line)[0];
+    if (parsed === undefined) return;
+    const other = this.pointers.get(parsed.file);
+    const lines = other ? [...other.at, at].sort((a, b) => a - b) : [at];
+    const first = lines[0] === at ? { ...parsed, lineNumber: at + 1 } : (other?.entry ?? parsed);
+    this.pointers.set(parsed.file, { entry: first, at: lines });
+  }
+
+  /** The index text now. */
+  text(): string {
+    return joinLines(this.lines.filter((line): line is string => line !== null));
+  }
+}
+
 /** Removes every pointer line for `file` (pure). Other lines are kept as they are. */
 export function removeIndexLine(text: string, file: string): string {
   const target = normalizeTarget(file);

@@ -6,10 +6,9 @@ import {
   INDEX_FILE,
   INDEX_MAX_BYTES,
   INDEX_MAX_LINES,
+  IndexLines,
   indexLimitsExceeded,
-  parseIndex,
   removeIndexLine,
-  upsertIndexLine,
 } from "../format/index-file.ts";
 import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten, slugFor } from "../format/memory-names.ts";
 import { memoryVersion } from "../format/memory-version.ts";
@@ -143,41 +142,44 @@ export async function saveMemory(
     async () => {
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const index = await readText(indexPath);
-      const step = await saveLocked(memoryDir, input, checked, options, index);
+      const lines = new IndexLines(index);
+      const step = await saveLocked(memoryDir, input, checked, options, lines);
+      const updated = lines.text();
       // The file and its index line change together or not at all: when the index cannot be
       // written (a full disk, a lost lease), the file goes back to what it was.
       try {
-        if (step.index !== index) {
+        if (updated !== index) {
           await assertStillLocked(memoryDir);
-          await writeFileAtomic(indexPath, step.index, { inside: memoryDir });
+          await writeFileAtomic(indexPath, updated, { inside: memoryDir });
         }
       } catch (error) {
         await restoreFile(memoryDir, step.result.path, step.existing);
         throw error;
       }
-      const indexWarning = indexWarningFor(step.index);
+      const indexWarning = indexWarningFor(updated);
       return { ...step.result, ...(indexWarning ? { indexWarning } : {}) };
     },
     options.lock,
   );
 }
 
-/** One save inside the lock: the memory's file written, its index line only in the returned text. */
+/** One save inside the lock: the memory's file written, its index line only upserted in `index`. */
 interface LockedSave {
   result: SaveMemoryResult;
-  /** `MEMORY.md` with the memory's line upserted (not written yet). */
-  index: string;
   /** The file's text before the save (null: it is new), to restore it if the index cannot be written. */
   existing: string | null;
 }
 
-/** The body of {@link saveMemory} under the lock, against `index` (the current `MEMORY.md` text). */
+/**
+ * The body of {@link saveMemory} under the lock, against `index` (the current `MEMORY.md` lines,
+ * where the memory's line is upserted but not written).
+ */
 async function saveLocked(
   memoryDir: string,
   input: SaveMemoryInput,
   { type, description, file }: ReturnType<typeof checkSaveInput>,
   options: WriteOptions,
-  index: string,
+  index: IndexLines,
 ): Promise<LockedSave> {
   const body = input.body ?? "";
   const target = file
@@ -205,10 +207,9 @@ async function saveLocked(
   const hasName = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "";
   const name = hasName ? undefined : path.posix.basename(target.file).replace(/\.md$/i, "");
   const modified = new Date(options.modifiedAt ?? (options.now ?? Date.now)()).toISOString();
-  const previous = parseIndex(index).find((entry) => entry.file === target.file);
+  const previous = index.entryFor(target.file);
   const title = oneLine(input.title ?? "") || previous?.title || defaultTitle(target.file, description);
   const hook = shorten(oneLine(input.hook ?? "") || description, MAX_HOOK_CHARS);
-  const updated = upsertIndexLine(index, { title, file: target.file, hook });
 
   await assertStillLocked(memoryDir);
   const text = serializeMemory({ description, type, body, previous: frontmatter, name, modified });
@@ -221,6 +222,7 @@ async function saveLocked(
   });
   await assertStillLocked(memoryDir);
   await writeFileAtomic(target.path, text, { inside: memoryDir });
+  index.upsert({ title, file: target.file, hook });
   return {
     result: {
       file: target.file,
@@ -228,7 +230,6 @@ async function saveLocked(
       created: existing === null,
       ...(warning ? { warning } : {}),
     },
-    index: updated,
     existing,
   };
 }
@@ -260,11 +261,13 @@ export async function saveMemoriesTogether<T>(
     async () => {
       const indexPath = path.join(memoryDir, INDEX_FILE);
       const original = await readText(indexPath);
-      const state = { index: original, saved: [] as { path: string; existing: string | null }[] };
+      const state = {
+        index: new IndexLines(original),
+        saved: [] as { path: string; existing: string | null }[],
+      };
       const save = async (input: SaveMemoryInput, itemOptions: WriteOptions = {}) => {
         const checked = checkSaveInput(input);
         const step = await saveLocked(memoryDir, input, checked, itemOptions, state.index);
-        state.index = step.index;
         state.saved.push({ path: step.result.path, existing: step.existing });
         return step.result;
       };
@@ -272,9 +275,10 @@ export async function saveMemoriesTogether<T>(
         return await work(save);
       } finally {
         try {
-          if (state.index !== original) {
+          const updated = state.index.text();
+          if (updated !== original) {
             await assertStillLocked(memoryDir);
-            await writeFileAtomic(indexPath, state.index, { inside: memoryDir });
+            await writeFileAtomic(indexPath, updated, { inside: memoryDir });
           }
         } catch (error) {
           for (const { path: file, existing } of state.saved.reverse())

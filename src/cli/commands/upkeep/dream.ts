@@ -19,6 +19,7 @@ import {
 } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";
+import { terminalProgress } from "../../support/progress.ts";
 
 interface DreamCommandOptions extends CommonOptions, ModelOptions {
   force?: boolean;
@@ -156,7 +157,12 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
     try {
       result = client
         ? await runConsolidation({ memoryDir, projectDir, client, mode, signal: controller.signal })
-        : await runOfflineConsolidation({ memoryDir, mode, signal: controller.signal });
+        : await runOfflineConsolidation({
+            memoryDir,
+            mode,
+            signal: controller.signal,
+            progress: terminalProgress(context, options),
+          });
     } finally {
       process.removeListener("SIGTERM", onSignal);
       process.removeListener("SIGINT", onSignal);
