@@ -139,12 +139,7 @@ function runStages(context: RankContext, firstPass: Candidate[]): Staged {
 }
 
 /** The best `k` of the candidates that clear the floor, highest score first (newer on a tie). */
-function bestPicks(
-  staged: Staged,
-  kept: Uint8Array,
-  terms: RankContext["terms"],
-  k: number,
-): LexicalPick[] {
+function bestPicks(staged: Staged, kept: Uint8Array, terms: RankContext["terms"], k: number): LexicalPick[] {
   const { top, scores, notes } = staged;
   const ranked = Array.from(top, (_, c) => c);
   ranked.sort((a, b) => scores[b] - scores[a] || savedAtMs(top[b].header) - savedAtMs(top[a].header));
