@@ -1,4 +1,4 @@
-// Keeps the folder layering of src/ honest (issue 15, item 4): reads every import of every file
+// Keeps the folder layering of src/ honest (AGENTS.md, Layers): reads every import of every file
 // (static, `export … from`, dynamic `import(…)` and type-position `import(…)`, through the
 // TypeScript scanner, so imports inside comments and strings do not count) and fails on an arrow
 // that points up or sideways in the layer table, on a cycle between folders, and on a cycle

@@ -181,7 +181,7 @@ describe("memory location", () => {
   });
 });
 
-describe("memdir's own switches beat the host's (issue 16)", () => {
+describe("memdir's own switches beat the host's", () => {
   it("stays on with MEMDIR_DISABLE=0 or memdirEnabled: true although CLAUDE_CODE_DISABLE_AUTO_MEMORY=1", () => {
     const { resolve } = world();
     assert.equal(resolve({ CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1", MEMDIR_DISABLE: "0" }).autoMemory, true);
@@ -211,7 +211,7 @@ describe("memdir's own switches beat the host's (issue 16)", () => {
   });
 });
 
-describe("Claude Code's locations (issue 16)", () => {
+describe("Claude Code's locations", () => {
   it("uses CLAUDE_CONFIG_DIR as the root after --root and MEMDIR_ROOT, with its settings", () => {
     const { base, resolve } = world();
     const configDir = path.join(base, "cc-config");
@@ -248,7 +248,7 @@ describe("Claude Code's locations (issue 16)", () => {
   });
 });
 
-describe("model opt-in (issue 16)", () => {
+describe("model opt-in", () => {
   it("marks a provider found only through an API key as not opted in", () => {
     const { resolve } = world();
     assert.equal(resolve({ ANTHROPIC_API_KEY: "k" }).model.optIn, null);

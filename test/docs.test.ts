@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 
-// The design lives in the repository (issue 15): comments cite `docs/design.md#<anchor>`, and the
+// The design lives in the repository: comments cite `docs/design.md#<anchor>`, and the
 // README and docs pages link each other. These checks keep every such reference pointing somewhere.
 
 const root = path.resolve(import.meta.dirname, "..");

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import { before, describe, it } from "node:test";
 import { type PublicSurface, publicEntries, readPublicSurface } from "./helpers/public-api.ts";
 
-/** The root export's budget (issue 15): the everyday names only; the rest lives under subpaths. */
+/** The root export's budget (docs/design.md#lazy-entry): the everyday names only; the rest lives under subpaths. */
 const ROOT_MAX_NAMES = 40;
 
 // Sorted by name; `type X` is a type-only export.

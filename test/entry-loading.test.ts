@@ -1,7 +1,7 @@
 // What importing each package entry loads, seen from a child process that records every module it
 // resolves: the root (and every entry but `memdir/mcp`) must load no model SDK and no MCP SDK, so a
 // static SDK import that becomes reachable from them fails here. Clients import their SDK on first use.
-// The root loads even less: no YAML parser, date parser, zod, lexical engine or writer (issue 17).
+// The root loads even less: no YAML parser, date parser, zod, lexical engine or writer (docs/design.md#lazy-entry).
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";

@@ -206,62 +206,9 @@ async function carryOut(
     }
   }
   try {
-    if (decision.action === "merge") {
-      const { into } = decision;
-      const importedFrom = [...into.importedFrom, candidate.key];
-      const modifiedMs = Math.max(into.modifiedMs ?? 0, candidate.modifiedMs ?? 0) || undefined;
-      if (save)
-        await save(
-          {
-            file: into.file,
-            replace: true,
-            type: into.type,
-            description: into.description,
-            body: decision.body,
-            extra: { ...into.data, imported_from: importedFrom },
-          },
-          { origin, now: options.now, modifiedAt: modifiedMs },
-        );
-      known.add({ ...into, body: decision.body, importedFrom, modifiedMs: modifiedMs ?? null });
-      if (!report.merged.includes(into.file)) report.merged.push(into.file);
-      outcome.written.push({ source: candidate.label, file: into.file });
-      return;
-    }
-    const wanted =
-      candidate.fileName &&
-      PLAIN_FILE_NAME.test(candidate.fileName) &&
-      !files.has(candidate.fileName.toLowerCase())
-        ? candidate.fileName
-        : undefined;
-    const input = {
-      type: candidate.type,
-      description: candidate.description,
-      body: candidate.body,
-      ...(candidate.title ? { title: candidate.title } : {}),
-      ...(wanted ? { file: wanted, replace: false } : {}),
-      extra: { ...candidate.extra, imported_from: candidate.key },
-    };
-    const file = save
-      ? (
-          await save(input, {
-            origin,
-            now: options.now,
-            modifiedAt: candidate.modifiedMs ?? undefined,
-          })
-        ).file
-      : (wanted ?? `${slugFor(candidate.type, candidate.description)}.md`);
-    files.add(file.toLowerCase());
-    known.add({
-      file,
-      type: candidate.type,
-      description: candidate.description,
-      body: candidate.body,
-      data: input.extra,
-      modifiedMs: candidate.modifiedMs ?? null,
-      importedFrom: [candidate.key],
-    });
-    report.imported.push(file);
-    outcome.written.push({ source: candidate.label, file });
+    const how = { origin, now: options.now };
+    if (decision.action === "merge") await carryOutMerge(save, decision, known, outcome, how);
+    else await carryOutImport(save, candidate, known, files, outcome, how);
   } catch (error) {
     // Refused by the writer (a secret, held for review, a name it will not write): this one is
     // skipped and said, the import goes on. Anything else (a full disk) stops it: what was
@@ -269,6 +216,89 @@ async function carryOut(
     if (!(error instanceof MemdirError) || error.code === "io" || error.code === "lock-lost") throw error;
     report.skipped.push({ source: candidate.label, reason: error.message.replace(/^memdir: /, "") });
   }
+}
+
+/** How an import writes: as `source: import`, with the run's clock. */
+interface ImportWrite {
+  origin: NonNullable<WriteOptions["origin"]>;
+  now: ImportIntoOptions["now"];
+}
+
+/** A candidate merged into the memory it duplicates: its body, and its key added to `imported_from`. */
+async function carryOutMerge(
+  save: Save | null,
+  decision: Extract<Decision, { action: "merge" }>,
+  known: KnownMemories,
+  outcome: DirectOutcome,
+  how: ImportWrite,
+): Promise<void> {
+  const { report } = outcome;
+  const { candidate } = decision;
+  const { into } = decision;
+  const importedFrom = [...into.importedFrom, candidate.key];
+  const modifiedMs = Math.max(into.modifiedMs ?? 0, candidate.modifiedMs ?? 0) || undefined;
+  if (save)
+    await save(
+      {
+        file: into.file,
+        replace: true,
+        type: into.type,
+        description: into.description,
+        body: decision.body,
+        extra: { ...into.data, imported_from: importedFrom },
+      },
+      { origin: how.origin, now: how.now, modifiedAt: modifiedMs },
+    );
+  known.add({ ...into, body: decision.body, importedFrom, modifiedMs: modifiedMs ?? null });
+  if (!report.merged.includes(into.file)) report.merged.push(into.file);
+  outcome.written.push({ source: candidate.label, file: into.file });
+}
+
+/** A candidate written as a new memory, under its own file name when that is a plain, free one. */
+async function carryOutImport(
+  save: Save | null,
+  candidate: ImportCandidate,
+  known: KnownMemories,
+  files: Set<string>,
+  outcome: DirectOutcome,
+  how: ImportWrite,
+): Promise<void> {
+  const { report } = outcome;
+  const wanted =
+    candidate.fileName &&
+    PLAIN_FILE_NAME.test(candidate.fileName) &&
+    !files.has(candidate.fileName.toLowerCase())
+      ? candidate.fileName
+      : undefined;
+  const input = {
+    type: candidate.type,
+    description: candidate.description,
+    body: candidate.body,
+    ...(candidate.title ? { title: candidate.title } : {}),
+    ...(wanted ? { file: wanted, replace: false } : {}),
+    extra: { ...candidate.extra, imported_from: candidate.key },
+  };
+  const file = save
+    ? (
+        await save(input, {
+          origin: how.origin,
+          now: how.now,
+          modifiedAt: candidate.modifiedMs ?? undefined,
+        })
+      ).file
+    : (wanted ?? `${slugFor(candidate.type, candidate.description)}.md`);
+  files.add(file.toLowerCase());
+  known.add({
+    file,
+    type: candidate.type,
+    description: candidate.description,
+    body: candidate.body,
+    data: input.extra,
+    modifiedMs: candidate.modifiedMs ?? null,
+    importedFrom: [candidate.key],
+  });
+  report.imported.push(file);
+  outcome.written.push({ source: candidate.label, file });
 }
 
 // A source's own file name is kept only when it is a plain one: a note called `Deploy checklist.md`

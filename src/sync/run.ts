@@ -349,19 +349,7 @@ async function mergeRound(
   const { local, held } = decided;
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
   const inTree = (file: string) => `${target.key}/${file}`;
-  // The remote's texts this round takes, read from the clone's objects in one git call.
-  const wanted = new Map<string, string>();
-  for (const action of decided.actions) {
-    const blob = decided.theirs.get(action.file)?.blob;
-    if (action.kind !== "push" && blob !== undefined) wanted.set(action.file, blob);
-  }
-  const texts = await readBlobTexts(clone, wanted);
-  const theirsText = async (file: string) => {
-    const text = texts.get(file);
-    if (text === undefined) throw new MemdirError("io", `sync: ${file} is missing from the clone`);
-    if (text instanceof MemdirError) throw text;
-    return text;
-  };
+  const theirsText = await readTheirTexts(clone, decided);
   const writeInTree = (file: string, text: string | null) => writeTreeFile(clone, inTree(file), text);
   const oursText = async (file: string) => (await local.files.get(file)?.text()) ?? null;
   // What this round leaves in the memory dir, for the digest the next sync compares with.
@@ -369,23 +357,8 @@ async function mergeRound(
   let refused = false;
   const review: Record<string, string | null> = {};
   let actions = decided.actions;
-  if (reviewsIncoming(options.memoryMode)) {
-    const incoming: ProposedChange[] = [];
-    const rest: SyncAction[] = [];
-    for (const action of actions) {
-      const change = await incomingChange(action, local, theirsText);
-      if (change === null) rest.push(action);
-      else {
-        incoming.push(change);
-        review[action.file] = decided.base.get(action.file) ?? null;
-      }
-    }
-    actions = rest;
-    const memoryDir = target.memoryDir ?? target.localDir;
-    const folder = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
-    const where = { memoryDir, folder: folder === "" ? "" : `${folder}/` };
-    skipped.push(...(await proposeIncoming(where, clone.url, incoming, options.now ?? Date.now)));
-  }
+  if (reviewsIncoming(options.memoryMode))
+    actions = await holdIncomingForReview({ clone, target, decided, theirsText, review, skipped, options });
   const added: { file: string; text: string }[] = [];
   const removed = new Set<string>();
   const conflicts = new Set<string>();
@@ -394,16 +367,7 @@ async function mergeRound(
   // The remote's index is never read (the local one is rebuilt from the files' own frontmatter,
   // rebuildIndex); a link there (checked out as a plain file holding the link's text) is dropped,
   // and this machine's index takes its place in the next commit (docs/sync.md).
-  const theirIndex = decided.theirs.get(INDEX_FILE);
-  const remoteHasIndex = theirIndex !== undefined && isRegularMode(theirIndex.mode);
-  if (theirIndex !== undefined && !remoteHasIndex) {
-    skipped.push({
-      file: INDEX_FILE,
-      reason:
-        "a symbolic link (or not a regular file) in the remote: not read, replaced by this machine's index",
-    });
-    await dropFromIndex(clone, inTree(INDEX_FILE));
-  }
+  const remoteHasIndex = await dropIndexLink(clone, inTree(INDEX_FILE), decided.theirs, skipped);
   let rebuilt = { text: local.index, leftOut: 0 };
   // One hold of the writer lock for the whole pull, not one per file (docs/design.md#sync).
   const writeHere = () => withWriterHeld(target.localDir, writeLocked);
@@ -501,26 +465,8 @@ async function mergeRound(
   };
   // The remote's changes written here are one history entry, so `memdir undo` takes a pull back
   // whole (docs/design.md#undo); the caller records it (sync sits beside the history's layer).
-  const memoryDir = target.memoryDir ?? target.localDir;
-  const prefix = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
-  const inMemoryDir = (file: string) => (prefix === "" ? file : `${prefix}/${file}`);
-  const writing = actions.filter((action) => action.kind !== "push");
-  if (writing.length > 0 && options.recordPull)
-    await options.recordPull(
-      memoryDir,
-      {
-        message: `pulled ${writing.length} file(s) from ${clone.url}`,
-        files: [
-          ...writing.flatMap((action) =>
-            action.kind === "conflict"
-              ? [action.file, conflictFileName(action.file, action.blob.slice(0, 8))]
-              : [action.file],
-          ),
-          INDEX_FILE,
-        ].map(inMemoryDir),
-      },
-      writeHere,
-    );
+  const pull = pullRecord(target, clone.url, actions);
+  if (pull !== null && options.recordPull) await options.recordPull(pull.memoryDir, pull.entry, writeHere);
   else await writeHere();
   if (rebuilt.leftOut > 0)
     skipped.push({
@@ -530,11 +476,8 @@ async function mergeRound(
   // The index goes along when memory files changed (or the remote has none), for people and
   // tools that read the remote; memdir never reads it, so two machines' indexes never ping-pong.
   // The lines of files that never leave this machine (private, a credential, a link) stay here.
-  if (pushed > 0 || added.length > 0 || removed.size > 0 || !remoteHasIndex) {
-    const shared = applyIndexChanges(rebuilt.text, { remove: new Set(local.held.keys()) });
-    if (findSecrets(shared).length === 0) await writeInTree(INDEX_FILE, shared.trim() === "" ? null : shared);
-    else skipped.push({ file: INDEX_FILE, reason: "holds what looks like a credential; not pushed" });
-  }
+  if (pushed > 0 || added.length > 0 || removed.size > 0 || !remoteHasIndex)
+    await shareIndex(rebuilt.text, local, writeInTree, skipped);
   for (const [file, { conflict }] of local.files) if (conflict && !removed.has(file)) conflicts.add(file);
   const commit = options.pullOnly
     ? null
@@ -545,6 +488,121 @@ async function mergeRound(
       ? null
       : localDigest({ files: after, held: local.held, index: rebuilt.text });
   return { commit, pulled, pushed, conflicts: [...conflicts].sort(), skipped, review, digest };
+}
+
+/** The remote's texts this round takes, read from the clone's objects in one git call. */
+async function readTheirTexts(
+  clone: SyncClone,
+  decided: { actions: readonly SyncAction[]; theirs: ReadonlyMap<string, TreeFile> },
+): Promise<(file: string) => Promise<string>> {
+  const wanted = new Map<string, string>();
+  for (const action of decided.actions) {
+    const blob = decided.theirs.get(action.file)?.blob;
+    if (action.kind !== "push" && blob !== undefined) wanted.set(action.file, blob);
+  }
+  const texts = await readBlobTexts(clone, wanted);
+  return async (file: string) => {
+    const text = texts.get(file);
+    if (text === undefined) throw new MemdirError("io", `sync: ${file} is missing from the clone`);
+    if (text instanceof MemdirError) throw text;
+    return text;
+  };
+}
+
+/**
+ * Under `memoryMode` review or manual: the remote's changes go to the inbox as one proposal, each
+ * keeping its old base in `review`; returns the actions left to carry out here.
+ */
+async function holdIncomingForReview(round: {
+  clone: SyncClone;
+  target: SyncTarget;
+  decided: { actions: SyncAction[]; base: ReadonlyMap<string, string>; local: LocalSide };
+  theirsText: (file: string) => Promise<string>;
+  review: Record<string, string | null>;
+  skipped: { file: string; reason: string }[];
+  options: SyncOptions;
+}): Promise<SyncAction[]> {
+  const { clone, target, decided, review, options } = round;
+  const incoming: ProposedChange[] = [];
+  const rest: SyncAction[] = [];
+  for (const action of decided.actions) {
+    const change = await incomingChange(action, decided.local, round.theirsText);
+    if (change === null) rest.push(action);
+    else {
+      incoming.push(change);
+      review[action.file] = decided.base.get(action.file) ?? null;
+    }
+  }
+  const memoryDir = target.memoryDir ?? target.localDir;
+  const folder = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
+  const where = { memoryDir, folder: folder === "" ? "" : `${folder}/` };
+  round.skipped.push(...(await proposeIncoming(where, clone.url, incoming, options.now ?? Date.now)));
+  return rest;
+}
+
+/**
+ * Whether the remote has a regular `MEMORY.md`; one that is a link (or not a regular file) is
+ * dropped from the clone's index and said in `skipped`.
+ */
+async function dropIndexLink(
+  clone: SyncClone,
+  indexInTree: string,
+  theirs: ReadonlyMap<string, TreeFile>,
+  skipped: { file: string; reason: string }[],
+): Promise<boolean> {
+  const theirIndex = theirs.get(INDEX_FILE);
+  const remoteHasIndex = theirIndex !== undefined && isRegularMode(theirIndex.mode);
+  if (theirIndex !== undefined && !remoteHasIndex) {
+    skipped.push({
+      file: INDEX_FILE,
+      reason:
+        "a symbolic link (or not a regular file) in the remote: not read, replaced by this machine's index",
+    });
+    await dropFromIndex(clone, indexInTree);
+  }
+  return remoteHasIndex;
+}
+
+/**
+ * The history entry of a pull: the files this round writes here, named from the memory dir, with
+ * the index; null when it writes none.
+ */
+function pullRecord(
+  target: SyncTarget,
+  url: string,
+  actions: readonly SyncAction[],
+): { memoryDir: string; entry: { message: string; files: string[] } } | null {
+  const memoryDir = target.memoryDir ?? target.localDir;
+  const prefix = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
+  const inMemoryDir = (file: string) => (prefix === "" ? file : `${prefix}/${file}`);
+  const writing = actions.filter((action) => action.kind !== "push");
+  if (writing.length === 0) return null;
+  return {
+    memoryDir,
+    entry: {
+      message: `pulled ${writing.length} file(s) from ${url}`,
+      files: [
+        ...writing.flatMap((action) =>
+          action.kind === "conflict"
+            ? [action.file, conflictFileName(action.file, action.blob.slice(0, 8))]
+            : [action.file],
+        ),
+        INDEX_FILE,
+      ].map(inMemoryDir),
+    },
+  };
+}
+
+/** This machine's index into the commit, without the lines of files that never leave it. */
+async function shareIndex(
+  index: string,
+  local: LocalSide,
+  writeInTree: (file: string, text: string | null) => Promise<unknown>,
+  skipped: { file: string; reason: string }[],
+): Promise<void> {
+  const shared = applyIndexChanges(index, { remove: new Set(local.held.keys()) });
+  if (findSecrets(shared).length === 0) await writeInTree(INDEX_FILE, shared.trim() === "" ? null : shared);
+  else skipped.push({ file: INDEX_FILE, reason: "holds what looks like a credential; not pushed" });
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   writeAnthropicMessage,
 } from "./fake-anthropic-wire.ts";
 import {
+  type GeminiRoute,
   geminiErrorBody,
   geminiJsonSchema,
   geminiRoute,
@@ -95,21 +96,8 @@ export async function startFakeModelServer(
     const address = new URL(incoming.url ?? "/", "http://127.0.0.1");
     const pathname = address.pathname.replace(/\/+$/, "");
     const gemini = geminiRoute(pathname);
-    const api = pathname.endsWith("/messages")
-      ? ("anthropic" as const)
-      : pathname.endsWith("/chat/completions")
-        ? ("openai" as const)
-        : pathname.endsWith("/responses")
-          ? ("openai-responses" as const)
-          : gemini !== null
-            ? ("gemini" as const)
-            : null;
-    const errorBody =
-      api === "openai" || api === "openai-responses"
-        ? openaiErrorBody
-        : api === "gemini"
-          ? geminiErrorBody
-          : anthropicErrorBody;
+    const api = apiOf(pathname, gemini);
+    const errorBody = errorBodyFor(api);
     const sendError = (status: number, message: string, headers: Record<string, string> = {}) => {
       response.writeHead(status, { "content-type": "application/json", ...headers });
       response.end(JSON.stringify(errorBody(status, message)));
@@ -120,37 +108,8 @@ export async function startFakeModelServer(
       });
       return;
     }
-    const body = parseJson(raw);
-    const headers = Object.fromEntries(
-      Object.entries(incoming.headers).map(([name, value]) => [
-        name,
-        Array.isArray(value) ? value.join(", ") : (value ?? ""),
-      ]),
-    );
-    const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? "")?.[1] ?? null;
-    const request: FakeRequest = {
-      api,
-      method: incoming.method,
-      path: pathname,
-      headers,
-      body,
-      apiKey: headers["x-api-key"] || headers["x-goog-api-key"] || address.searchParams.get("key") || bearer,
-      stream: gemini?.stream ?? body?.stream === true,
-      ...(api === "gemini"
-        ? { system: geminiSystem(body), userText: geminiUserText(body), jsonSchema: geminiJsonSchema(body) }
-        : api === "anthropic"
-          ? {
-              system: anthropicSystem(body),
-              userText: anthropicUserText(body),
-              jsonSchema: anthropicJsonSchema(body),
-            }
-          : {
-              system: openaiSystem(body),
-              userText: openaiUserText(body),
-              jsonSchema: openaiJsonSchema(body),
-            }),
-      ...(api === "openai-responses" ? responses.requestFields(body) : {}),
-    };
+    const request = requestOf(incoming, address, pathname, api, gemini, parseJson(raw));
+    const { body } = request;
     requests.push(request);
     if (!request.apiKey) {
       sendError(401, "fake model server: missing x-api-key or Authorization: Bearer header", {
@@ -176,10 +135,7 @@ export async function startFakeModelServer(
     }
     if (reply.kind === "hang") return; // left open until the client aborts or close() drops it
     if (reply.kind === "error") {
-      const retryHeaders: Record<string, string> = {};
-      if (reply.retryAfterMs !== undefined) retryHeaders["retry-after-ms"] = String(reply.retryAfterMs);
-      if (reply.retryAfter !== undefined) retryHeaders["retry-after"] = String(reply.retryAfter);
-      sendError(reply.status, reply.message, retryHeaders);
+      sendError(reply.status, reply.message, retryHeadersOf(reply));
       return;
     }
     const messageId = `${{ anthropic: "msg", openai: "chatcmpl", "openai-responses": "resp", gemini: "resp" }[api]}_fake_${requests.length}`;
@@ -225,6 +181,75 @@ export async function startFakeModelServer(
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** The wires the server answers on. */
+type FakeApi = "anthropic" | "openai" | "openai-responses" | "gemini";
+
+/** Which wire a request path speaks, or null for no route. */
+function apiOf(pathname: string, gemini: GeminiRoute | null): FakeApi | null {
+  if (pathname.endsWith("/messages")) return "anthropic";
+  if (pathname.endsWith("/chat/completions")) return "openai";
+  if (pathname.endsWith("/responses")) return "openai-responses";
+  return gemini !== null ? "gemini" : null;
+}
+
+/** The error body each wire's clients parse (Anthropic's shape when there is no route). */
+function errorBodyFor(api: FakeApi | null): typeof anthropicErrorBody {
+  if (api === "openai" || api === "openai-responses") return openaiErrorBody;
+  return api === "gemini" ? geminiErrorBody : anthropicErrorBody;
+}
+
+/** One POST request as the tests read it: headers, key, body and what the wire's body says. */
+function requestOf(
+  incoming: http.IncomingMessage,
+  address: URL,
+  pathname: string,
+  api: FakeApi,
+  gemini: GeminiRoute | null,
+  body: Record<string, unknown> | null,
+): FakeRequest {
+  const headers = Object.fromEntries(
+    Object.entries(incoming.headers).map(([name, value]) => [
+      name,
+      Array.isArray(value) ? value.join(", ") : (value ?? ""),
+    ]),
+  );
+  const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? "")?.[1] ?? null;
+  return {
+    api,
+    method: "POST",
+    path: pathname,
+    headers,
+    body,
+    apiKey: headers["x-api-key"] || headers["x-goog-api-key"] || address.searchParams.get("key") || bearer,
+    stream: gemini?.stream ?? body?.stream === true,
+    ...(api === "gemini"
+      ? { system: geminiSystem(body), userText: geminiUserText(body), jsonSchema: geminiJsonSchema(body) }
+      : api === "anthropic"
+        ? {
+            system: anthropicSystem(body),
+            userText: anthropicUserText(body),
+            jsonSchema: anthropicJsonSchema(body),
+          }
+        : {
+            system: openaiSystem(body),
+            userText: openaiUserText(body),
+            jsonSchema: openaiJsonSchema(body),
+          }),
+    ...(api === "openai-responses" ? responses.requestFields(body) : {}),
+  };
+}
+
+/** The retry headers an error step asks for. */
+function retryHeadersOf(reply: {
+  retryAfterMs?: number;
+  retryAfter?: number | string;
+}): Record<string, string> {
+  const retryHeaders: Record<string, string> = {};
+  if (reply.retryAfterMs !== undefined) retryHeaders["retry-after-ms"] = String(reply.retryAfterMs);
+  if (reply.retryAfter !== undefined) retryHeaders["retry-after"] = String(reply.retryAfter);
+  return retryHeaders;
 }
 
 function readBody(incoming: http.IncomingMessage): Promise<string> {

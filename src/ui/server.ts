@@ -185,34 +185,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       return;
     }
     if (url.pathname.startsWith("/api/")) {
-      try {
-        const api: ApiRequest = {
-          method: request.method ?? "GET",
-          path: url.pathname.slice("/api/".length),
-          query: url.searchParams,
-          body: request.method === "POST" ? await readJson(request) : {},
-        };
-        const result = await routeApi(api, {
-          viewOf,
-          listDirectories,
-          selector: options.selector,
-          inboxExpiryDays: options.inboxExpiryDays,
-        });
-        send(
-          response,
-          result === undefined ? 404 : 200,
-          result ?? { error: { code: "not-found", message: "no such API" } },
-        );
-      } catch (error) {
-        if (!(error instanceof MemdirError)) throw error;
-        if (error instanceof SaveConflict) {
-          send(response, 409, { error: { code: error.code, message: error.message, ...error.details } });
-          return;
-        }
-        send(response, error.code === "not-found" ? 404 : 400, {
-          error: { code: error.code, message: error.message },
-        });
-      }
+      await answerApi(request, url, response);
       return;
     }
     const name = isAppPath(url.pathname) ? "index.html" : url.pathname.slice(1);
@@ -223,6 +196,42 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     const bytes = await fs.promises.readFile(path.join(staticDir, name));
     response.writeHead(200, { ...SECURITY_HEADERS, "content-type": CONTENT_TYPES[path.extname(name)] });
     response.end(bytes);
+  }
+
+  /** One call of the JSON API (routes.ts); a refused request answers with its code. */
+  async function answerApi(
+    request: http.IncomingMessage,
+    url: URL,
+    response: http.ServerResponse,
+  ): Promise<void> {
+    try {
+      const api: ApiRequest = {
+        method: request.method ?? "GET",
+        path: url.pathname.slice("/api/".length),
+        query: url.searchParams,
+        body: request.method === "POST" ? await readJson(request) : {},
+      };
+      const result = await routeApi(api, {
+        viewOf,
+        listDirectories,
+        selector: options.selector,
+        inboxExpiryDays: options.inboxExpiryDays,
+      });
+      send(
+        response,
+        result === undefined ? 404 : 200,
+        result ?? { error: { code: "not-found", message: "no such API" } },
+      );
+    } catch (error) {
+      if (!(error instanceof MemdirError)) throw error;
+      if (error instanceof SaveConflict) {
+        send(response, 409, { error: { code: error.code, message: error.message, ...error.details } });
+        return;
+      }
+      send(response, error.code === "not-found" ? 404 : 400, {
+        error: { code: error.code, message: error.message },
+      });
+    }
   }
 
   /**

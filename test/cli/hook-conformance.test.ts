@@ -11,7 +11,7 @@ import { memory, writeMemory } from "../helpers/memory.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
-// Hook conformance (issue 16 item 5, issue 22 item 11): every `memdir hook …` is a real child
+// Hook conformance (docs/design.md#hooks): every `memdir hook …` is a real child
 // process fed the payloads each agent documents. Shapes, by source:
 // - Claude Code: code.claude.com/docs/en/hooks — common fields session_id, transcript_path, cwd,
 //   permission_mode, hook_event_name; UserPromptSubmit adds prompt; Stop adds stop_hook_active and

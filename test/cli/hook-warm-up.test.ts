@@ -9,8 +9,8 @@ import { makeTempDir } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 // A big memory dir's caches are warmed in the background at session start, so the session's first
-// prompt finds them ready (issue 9 follow-up: at 2,000+ memories a cold first prompt ran out of
-// the hook's 3 s bound and answered {}).
+// prompt finds them ready (docs/design.md#session-start): at 2,000+ memories a cold first prompt
+// ran out of the hook's 3 s bound and answered {}.
 
 const TOPICS = ["billing", "search", "checkout", "inventory", "shipping", "reports", "profiles", "alerts"];
 

@@ -1,4 +1,4 @@
-// Memory modes and the review inbox (issue 19): real extraction and consolidation runs against the
+// Memory modes and the review inbox (docs/design.md#the-inbox): real extraction and consolidation runs against the
 // fake model server, the CLI as child processes, the inbox accepted, edited, rejected, expired.
 import assert from "node:assert/strict";
 import fs from "node:fs";

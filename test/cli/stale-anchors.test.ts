@@ -1,4 +1,4 @@
-// Stale anchors (issue 19) on a real git repository: a memory names a file and a function, the
+// Stale anchors (docs/design.md#stale-anchors) on a real git repository: a memory names a file and a function, the
 // file is renamed and another memory's function deleted; doctor --stale says what changed, recall
 // notes what vanished.
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 // The extraction agent's sandbox, driven through the real forked agent with scripted Write calls
-// (docs/design.md#the-forked-agent, issue 7): refused paths come back to the model as readable tool errors, valid writes
+// (docs/design.md#the-forked-agent): refused paths come back to the model as readable tool errors, valid writes
 // in the same run still land, and nothing outside the memory dir changes.
 import assert from "node:assert/strict";
 import fs from "node:fs";

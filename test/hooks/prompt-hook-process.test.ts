@@ -12,7 +12,7 @@ import { cliNodeArgs } from "../helpers/node-entry.ts";
 import { seededRandom, testSeed } from "../helpers/random.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
-// The prompt hook as an agent runs it, once per prompt, as a fresh process (issue 17): what it
+// The prompt hook as an agent runs it, once per prompt, as a fresh process (docs/design.md#the-prompt-hook-process): what it
 // answers from the cache files an earlier process left must be what a fresh build answers, a
 // broken cache file must cost nothing but time, and load on the box must not empty the answer.
 

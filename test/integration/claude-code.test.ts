@@ -29,7 +29,7 @@ import { memory, writeMemory } from "../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
-// The real Claude Code CLI (issue 16, item 10), installed from the npm registry and run in print
+// The real Claude Code CLI, installed from the npm registry and run in print
 // mode against the fake model server: what memdir wired into it puts in front of the model.
 
 const install = installClaudeCode();
@@ -352,7 +352,7 @@ else
       await backgroundDone(fixture.home);
     });
 
-    // Failed before hook conformance (issue 16 item 5): the typo exited 2, and Claude Code then
+    // Failed before hook conformance (test/cli/hook-conformance.test.ts): the typo exited 2, and Claude Code then
     // erased the prompt and sent nothing to the model.
     it("still sends the prompt and answers when the UserPromptSubmit hook names a mistyped event", async () => {
       const fixture = claudeProject();

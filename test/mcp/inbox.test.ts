@@ -1,4 +1,4 @@
-// The inbox over MCP (issue 19): a real MCP client over stdio lists, rejects and accepts proposals
+// The inbox over MCP (docs/design.md#the-inbox): a real MCP client over stdio lists, rejects and accepts proposals
 // the quarantine held, and a quarantined save through memory_save passes with its warning.
 import assert from "node:assert/strict";
 import fs from "node:fs";

@@ -1,4 +1,4 @@
-// What a current MCP client sees of `memdir mcp` (issue 16, item 8), over stdio with the real
+// What a current MCP client sees of `memdir mcp` (docs/design.md#mcp-server), over stdio with the real
 // client: list-changed notifications for the memory files, a replacing write that says it is
 // destructive, completions for file arguments, text that mirrors structuredContent, and one set
 // of rules in the server's instructions and the session-start context.

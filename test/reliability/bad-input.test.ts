@@ -1,4 +1,4 @@
-// Reliability: bad input (issue 10). A memory dir holding gen-scale's edge cases (when ../shared
+// Reliability: bad input. A memory dir holding gen-scale's edge cases (when ../shared
 // is there) plus a binary `.md`, a 50 MB memory, invalid UTF-8, an unreadable file, symlink loops
 // and a 1 MB MEMORY.md: nothing crashes, the good memories are still recalled (library and CLI),
 // reads stay within their caps, and `memdir doctor` names each bad file. Real files, real

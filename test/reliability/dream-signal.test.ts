@@ -1,4 +1,4 @@
-// Faults: a consolidation killed part-way (issue 22, item 11). The lock file's mtime is the time
+// Faults: a consolidation killed part-way (docs/design.md#the-consolidation-lock). The lock file's mtime is the time
 // of the last consolidation (docs/design.md#the-consolidation-lock); a `memdir dream` ended by
 // SIGTERM while its model call was still out left the new mtime behind, so the time gate held
 // every later run back for 24 hours although nothing had been consolidated.

@@ -1,5 +1,5 @@
-// Issue 22, item 11: "a relative --dir in a hook resolves against the process's directory, not
-// stdin's cwd". The host starts the hook in its own directory (here: home, which holds a decoy
+// A relative --dir in a hook resolves against the process's directory, not
+// stdin's cwd. The host starts the hook in its own directory (here: home, which holds a decoy
 // notes/memory of its own) and names the project in the input's `cwd`; `--dir notes/memory` must
 // mean the project's notes/memory for every event, including the detached extraction the stop
 // hook starts. Real child processes, the fake model server for the extraction.

@@ -1,4 +1,4 @@
-// Faults: a host that starts a hook and never closes its stdin (issue 22, item 11). The hook used
+// Faults: a host that starts a hook and never closes its stdin. The hook used
 // to print `{}` at its bound and then live on, waiting for the rest of its input. Each event runs
 // as a real child; one still running 30 s after its 300 ms bound is a hang (killed, counted).
 import assert from "node:assert/strict";

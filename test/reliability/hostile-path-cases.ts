@@ -1,4 +1,4 @@
-// The shared table of path escape attempts (issue 10, "Hostile paths"). Every entry point that
+// The shared table of path escape attempts (docs/design.md#path-safety). Every entry point that
 // takes a path (the single writer, agent tools, MCP tools, the CLI) runs the same cases:
 //
 //   const fixture = makeHostileFixture();            // fresh dirs per case

@@ -1,4 +1,4 @@
-// Reliability: the shared hostile-path table (issue 10) against the agent's Write and Edit tools
+// Reliability: the shared hostile-path table (hostile-path-cases.ts) against the agent's Write and Edit tools
 // under the extraction permissions (`memoryOnlyPermissions`), driven through the real agent loop
 // with an in-process scripted model: every attempt is refused by the permission check, the
 // refusal goes back to the model as an error result, and nothing outside the memory dir changes.

@@ -1,4 +1,4 @@
-// The shared hostile-path table (issue 10) against every entry point that takes a file name from
+// The shared hostile-path table (hostile-path-cases.ts) against every entry point that takes a file name from
 // a client: the MCP tools and resource (through the real MCP client, in-process transport) and the
 // CLI commands `show`, `rm`, `add --file`. The CLI runs in-process through `main()` — the same code
 // the binary runs — because ~45 cases × 3 commands as child processes would take minutes, and a

@@ -1,4 +1,4 @@
-// Issue 22, items 5 and 7, and issue 15 item 5: one lock-file lease for every lock. A long holder
+// One lock-file lease for every lock. A long holder
 // keeps its lease fresh, a writer whose lease was taken over writes nothing, a PID reused by a
 // younger process does not hold a lease, and a memory file and its index line change together
 // or not at all (a write limit makes the index write fail, as a full disk would).
@@ -155,7 +155,7 @@ describe("the lock-file lease", () => {
   });
 });
 
-describe("a memory and its index line change together (issue 22, item 7)", () => {
+describe("a memory and its index line change together", () => {
   it("when MEMORY.md cannot be written, memdir add leaves no memory file and a retry makes no -2 copy", async () => {
     const home = makeTempDir();
     const dir = memoryDir();
@@ -218,7 +218,7 @@ describe("a memory and its index line change together (issue 22, item 7)", () =>
   });
 });
 
-describe("doctor --fix changes the index in one pass (issue 22, item 5)", () => {
+describe("doctor --fix changes the index in one pass", () => {
   it("applyIndexChanges drops dead and duplicate lines and appends missing ones, keeping other lines", () => {
     const text = "# Memory\n- [A](a.md) — a\n- [Gone](gone.md) — x\nsome prose\n- [A again](a.md) — a\n\n";
     const updated = applyIndexChanges(text, {

@@ -1,4 +1,4 @@
-// Long input (issue 22, item 10): a pasted log as the prompt, a memory of megabytes. Every case
+// Long input (docs/design.md#long-input): a pasted log as the prompt, a memory of megabytes. Every case
 // runs the real CLI process; its time bound is only a generous kill timeout, never a measurement.
 import assert from "node:assert/strict";
 import fs from "node:fs";

@@ -1,4 +1,4 @@
-// Issue 22, item 1: an automatic writer must not be able to plant a command that a later git call
+// An automatic writer must not be able to plant a command that a later git call
 // runs. The real extraction agent (driven by the fake model server) tries to write memdir's own
 // state and non-memory files; then the real `memdir dream` runs git in the memory dir. A second
 // case plants a hostile `.git/config` by hand (as a copied or synced folder could bring one) and
@@ -72,7 +72,7 @@ function hookDir(home: string, plant: (name: string) => string): string {
   return hooks;
 }
 
-describe("automatic writers cannot plant commands (issue 22, item 1)", () => {
+describe("automatic writers cannot plant commands", () => {
   it("extraction is refused every non-memory path, and the following dream runs nothing", async () => {
     const { home, memoryDir, plant, ran } = fixture();
     // A first dream creates the history repository, so `.git/config` exists to be overwritten.

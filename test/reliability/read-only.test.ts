@@ -1,4 +1,4 @@
-// Faults: a file system that refuses writes (issue 22, item 8). `memdir dream` and `memdir
+// Faults: a file system that refuses writes. `memdir dream` and `memdir
 // warm-up` printed raw stack traces there; every command must print the one-line `memdir: …`
 // error instead, with exit code 1.
 //

@@ -1,4 +1,4 @@
-// The shared table of credentials every save path must refuse (issue 10, "Secrets"). The values
+// The shared table of credentials every save path must refuse (docs/design.md#secrets). The values
 // are generated at run time from a fixed seed, so no token-shaped string sits in the repository
 // (and no secret scanner flags it), yet every run sees the same, realistic-looking values.
 //
@@ -138,7 +138,7 @@ function build(): SecretCase[] {
     mixed(40, `${ALNUM}._-`),
     (v) => `curl -H "Authorization: Bearer ${v}" https://api.internal`,
   );
-  // Issue 22, item 3: credentials the scanner used to let through.
+  // Credentials the scanner used to let through.
   add("password or secret assignment", `Pg${mixed(12)}`, (v) => `env: DB_PASSWORD=${v}`);
   add("password or secret assignment", mixed(24), (v) => `note:API_TOKEN=${v}`);
   add("password or secret assignment", mixed(32), (v) => `https://h/x?access_token=${v}`);
@@ -183,7 +183,7 @@ function build(): SecretCase[] {
 }
 
 /**
- * Credentials used as a memory's file name (issue 22): the name also sits in `MEMORY.md`, so
+ * Credentials used as a memory's file name: the name also sits in `MEMORY.md`, so
  * it is scanned like the text.
  */
 export const SECRET_FILE_NAMES: readonly SecretCase[] = [
@@ -224,7 +224,7 @@ export const NOT_SECRETS: readonly string[] = [
   "passwordHash = await bcrypt.hash(password, 12)",
   "https://docs.example.com/guide?page=2#password-reset",
   "integration tests of the login module must not mock the database",
-  // Issue 22, item 3: harmless lines the scanner used to refuse.
+  // Harmless lines the scanner used to refuse.
   "password: op://vault/db/password",
   "password=pw_from_vault",
   "http://host:8080@proxy",

@@ -136,7 +136,7 @@ describe("secrets", () => {
     }
   });
 
-  describe("a token used as the file name is refused by every writer (issue 22)", () => {
+  describe("a token used as the file name is refused by every writer", () => {
     for (const testCase of SECRET_FILE_NAMES) {
       it(`${testCase.kind}: saveMemory, writeMemoryText, memdir add`, async () => {
         const memoryDir = memoryDirWithIndex();

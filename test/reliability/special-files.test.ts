@@ -1,4 +1,4 @@
-// Faults: special files where memdir expects a regular one (issue 22, item 9). A FIFO named like a
+// Faults: special files where memdir expects a regular one (docs/design.md#reading-files). A FIFO named like a
 // memory or `MEMORY.md` used to hang `show`, `doctor`, `context`, `add` and MCP `memory_read` (after
 // five reads the server stopped answering and outlived its client). Every child runs under a
 // bound: a hang fails the test (killed, exit code null) instead of blocking the suite.

@@ -13,7 +13,7 @@ import { seededRandom, testSeed } from "../helpers/random.ts";
 import { recordReliability } from "../helpers/reliability-counts.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
-// issue #22 item 2: a folder swapped for a symlink to outside *after* the path check must not
+// A folder swapped for a symlink to outside *after* the path check must not
 // redirect a write, a delete or a read (docs/design.md#path-safety).
 
 const repo = path.resolve(import.meta.dirname, "../..");

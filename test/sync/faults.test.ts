@@ -1,4 +1,4 @@
-// The faults of issue 18 item 5, with real git, real signals and a local bare remote: an
+// Sync's faults (docs/sync.md), with real git, real signals and a local bare remote: an
 // unreachable remote, a rejected push, a killed sync, two syncs at once, a rewritten remote; and
 // the background syncs of `sync.auto`, which never fail a hook.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// memdir sync under `memoryMode: review` (issue 19, item 1): the remote's changes wait in the inbox
+// memdir sync under `memoryMode: review` (docs/design.md#memory-modes): the remote's changes wait in the inbox
 // as one proposal per sync instead of being written. Two machines (temp HOMEs), a local bare
 // repository as the remote, real git and real CLI processes.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// memdir sync over git (issue 18): two machines (temp HOMEs) with the same project cloned at
+// memdir sync over git (docs/sync.md): two machines (temp HOMEs) with the same project cloned at
 // different paths, a local bare repository as the remote, real git and real CLI processes.
 import assert from "node:assert/strict";
 import fs from "node:fs";

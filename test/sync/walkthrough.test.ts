@@ -1,5 +1,5 @@
-// docs/sync.md's two-machine walk-through runs as written (issue 18: "commands that work as
-// written"): its shell block, with `memdir` on the PATH starting the CLI from the sources.
+// docs/sync.md's two-machine walk-through runs as written: its shell
+// block, with `memdir` on the PATH starting the CLI from the sources.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

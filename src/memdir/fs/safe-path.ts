@@ -53,7 +53,10 @@ function countPathPunctuation(text: string): number {
   return text.match(/[./\\:]/g)?.length ?? 0;
 }
 
-function refuse(rule: UnsafePathRule, reason: string): SafePathResult {
+/** A refused path: the rule it broke and why, in words. */
+type Refused = Extract<SafePathResult, { ok: false }>;
+
+function refuse(rule: UnsafePathRule, reason: string): Refused {
   return { ok: false, rule, reason };
 }
 
@@ -160,6 +163,56 @@ export interface SafePathOptions {
 }
 
 /**
+ * The memory dir's real path; refused when the directory itself is a symbolic link, cannot be
+ * resolved, or really lives outside `root`.
+ */
+async function realMemoryDir(
+  memoryDirPath: string,
+  root: string | undefined,
+): Promise<{ ok: true; real: string } | Refused> {
+  const memoryDirStat = await fsp.lstat(memoryDirPath).catch(() => null);
+  if (memoryDirStat?.isSymbolicLink()) {
+    const target = await fsp.readlink(memoryDirPath).catch(() => "?");
+    return refuse(
+      "memory-dir-symlink",
+      `the memory directory ${memoryDirPath} is a symbolic link (to ${target}); memdir does not write through it — ` +
+        `pass the real directory with --dir`,
+    );
+  }
+  const realMemory = await realPathOf(memoryDirPath);
+  if (!realMemory.ok)
+    return refuse(
+      realMemory.rule,
+      `the memory directory ${memoryDirPath} cannot be resolved (${realMemory.rule})`,
+    );
+  if (root) {
+    const realRoot = await realPathOf(path.resolve(root));
+    if (realRoot.ok && !isInside(realRoot.real, realMemory.real, { orSame: true })) {
+      return refuse(
+        "memory-dir-symlink",
+        `the memory directory ${memoryDirPath} really lives at ${realMemory.real}, outside the memory root ${root}`,
+      );
+    }
+  }
+  return { ok: true, real: realMemory.real };
+}
+
+/** Why a requested path whose real path cannot be found is refused. */
+function unresolvedRefusal(requested: string, rule: string): Refused {
+  const where = shown(requested);
+  if (rule === "dangling-symlink") {
+    return refuse(
+      "dangling-symlink",
+      `the path ${where} goes through a symbolic link whose target does not exist`,
+    );
+  }
+  if (rule === "symlink-loop") {
+    return refuse("symlink-loop", `the path ${where} goes through a loop of symbolic links`);
+  }
+  return refuse("not-a-folder", `the path ${where} uses a file as if it were a folder`);
+}
+
+/**
  * Resolves a path a caller (often a model) asked for to a file inside the memory directory,
  * or says in one readable sentence why not. Relative paths are taken from the memory dir; an
  * absolute path is accepted only when it lies inside it. Everything is decided on real paths:
@@ -187,49 +240,14 @@ export async function resolveInsideMemoryDir(
   const spelling = checkSpelling(requested, memoryDirPath);
   if (spelling) return spelling;
 
-  const memoryDirStat = await fsp.lstat(memoryDirPath).catch(() => null);
-  if (memoryDirStat?.isSymbolicLink()) {
-    const target = await fsp.readlink(memoryDirPath).catch(() => "?");
-    return refuse(
-      "memory-dir-symlink",
-      `the memory directory ${memoryDirPath} is a symbolic link (to ${target}); memdir does not write through it — ` +
-        `pass the real directory with --dir`,
-    );
-  }
-  const realMemory = await realPathOf(memoryDirPath);
-  if (!realMemory.ok) {
-    return refuse(
-      realMemory.rule,
-      `the memory directory ${memoryDirPath} cannot be resolved (${realMemory.rule})`,
-    );
-  }
-  if (options.root) {
-    const realRoot = await realPathOf(path.resolve(options.root));
-    if (realRoot.ok && !isInside(realRoot.real, realMemory.real, { orSame: true })) {
-      return refuse(
-        "memory-dir-symlink",
-        `the memory directory ${memoryDirPath} really lives at ${realMemory.real}, outside the memory root ${options.root}`,
-      );
-    }
-  }
+  const realMemory = await realMemoryDir(memoryDirPath, options.root);
+  if (!realMemory.ok) return realMemory;
 
   const candidate = path.isAbsolute(requested)
     ? path.resolve(requested)
     : path.resolve(memoryDirPath, requested);
   const resolved = await realPathOf(candidate);
-  if (!resolved.ok) {
-    const where = shown(requested);
-    if (resolved.rule === "dangling-symlink") {
-      return refuse(
-        "dangling-symlink",
-        `the path ${where} goes through a symbolic link whose target does not exist`,
-      );
-    }
-    if (resolved.rule === "symlink-loop") {
-      return refuse("symlink-loop", `the path ${where} goes through a loop of symbolic links`);
-    }
-    return refuse("not-a-folder", `the path ${where} uses a file as if it were a folder`);
-  }
+  if (!resolved.ok) return unresolvedRefusal(requested, resolved.rule);
   if (!isInside(realMemory.real, resolved.real, { orSame: true })) {
     const lexicallyInside =
       isInside(memoryDirPath, candidate, { orSame: true }) ||

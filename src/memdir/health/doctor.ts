@@ -90,6 +90,40 @@ export async function diagnoseMemoryDir(
     options.onCheck?.({ check, issues: issues.slice(reported), done, total });
     reported = issues.length;
   };
+  const pointed = await indexIssues(memoryDir, issues);
+  // The index's checks need no header: they are told first, before the scan of every file.
+  finish("index", 1, 1);
+  throwIfAborted(signal, "doctor");
+  const headers = await scanHeaders(memoryDir, { cache: null, progress, signal });
+  for (const [checked, header] of headers.entries()) {
+    if (checked % PROGRESS_EVERY === 0) {
+      throwIfAborted(signal, "doctor");
+      progress?.("checking memories", checked, headers.length);
+      if (checked > 0) finish("memories", checked, headers.length);
+    }
+    issues.push(...(await memoryFileIssues(header, pointed)));
+  }
+  if (headers.length > 0) progress?.("checking memories", headers.length, headers.length);
+  finish("memories", headers.length, headers.length);
+  // One listing of the tree serves both checks below.
+  const names = await listTree(memoryDir);
+  issues.push(...(await skippedFileIssues(memoryDir, new Set(headers.map((h) => h.file)), names)));
+  finish("files", 1, 1);
+  for (const name of staleTempFiles(names))
+    issues.push({
+      code: "stale-temp",
+      file: name,
+      message: `${name} is a temp file left by a killed writer`,
+    });
+  finish("temp-files", 1, 1);
+  return issues;
+}
+
+/**
+ * The index's checks (lines that point nowhere or twice, its load limits, secrets), pushed onto
+ * `issues`; returns the files its lines point at.
+ */
+async function indexIssues(memoryDir: string, issues: DoctorIssue[]): Promise<Set<string>> {
   const index = await readIndex(memoryDir);
   const entries = parseIndex(index.raw);
   const pointed = new Set<string>();
@@ -129,56 +163,40 @@ export async function diagnoseMemoryDir(
     });
   }
   issues.push(...secretIssues(INDEX_FILE, index.raw));
-  // The index's checks need no header: they are told first, before the scan of every file.
-  finish("index", 1, 1);
-  throwIfAborted(signal, "doctor");
-  const headers = await scanHeaders(memoryDir, { cache: null, progress, signal });
-  for (const [checked, header] of headers.entries()) {
-    if (checked % PROGRESS_EVERY === 0) {
-      throwIfAborted(signal, "doctor");
-      progress?.("checking memories", checked, headers.length);
-      if (checked > 0) finish("memories", checked, headers.length);
-    }
-    if (!pointed.has(header.file)) {
-      issues.push({
-        code: "missing-pointer",
-        file: header.file,
-        message: `${header.file} has no line in ${INDEX_FILE}`,
-      });
-    }
-    const bytes = await readRegularFile(header.path).then((read) => read.bytes, nullUnlessRefused);
-    if (bytes === null) continue;
-    const contentIssue = fileContentIssue(header.file, bytes);
-    if (contentIssue) issues.push(contentIssue);
-    if (contentIssue?.code === "binary") continue; // frontmatter and secret checks mean nothing here
-    const text = bytes.toString("utf8");
-    for (const issue of parseFrontmatter(text, { maxLines: HEADER_MAX_LINES }).issues) {
-      issues.push({ code: issue.code, file: header.file, message: `${header.file}: ${issue.message}` });
-    }
-    issues.push(...secretIssues(header.file, text));
-    issues.push(...instructionIssues(header.file, text));
-    const original = conflictOf(text);
-    if (original !== null)
-      issues.push({
-        code: "sync-conflict",
-        file: header.file,
-        message: `${header.file} is another machine's version of ${original} (a sync conflict): merge what you need into ${original}, then delete ${header.file}`,
-      });
-  }
-  if (headers.length > 0) progress?.("checking memories", headers.length, headers.length);
-  finish("memories", headers.length, headers.length);
-  // One listing of the tree serves both checks below.
-  const names = await listTree(memoryDir);
-  issues.push(...(await skippedFileIssues(memoryDir, new Set(headers.map((h) => h.file)), names)));
-  finish("files", 1, 1);
-  for (const name of staleTempFiles(names)) {
+  return pointed;
+}
+
+/** One memory file's checks: its index line, its content, frontmatter, secrets, instructions, a sync conflict. */
+async function memoryFileIssues(
+  header: { file: string; path: string },
+  pointed: ReadonlySet<string>,
+): Promise<DoctorIssue[]> {
+  const issues: DoctorIssue[] = [];
+  if (!pointed.has(header.file)) {
     issues.push({
-      code: "stale-temp",
-      file: name,
-      message: `${name} is a temp file left by a killed writer`,
+      code: "missing-pointer",
+      file: header.file,
+      message: `${header.file} has no line in ${INDEX_FILE}`,
     });
   }
-  finish("temp-files", 1, 1);
+  const bytes = await readRegularFile(header.path).then((read) => read.bytes, nullUnlessRefused);
+  if (bytes === null) return issues;
+  const contentIssue = fileContentIssue(header.file, bytes);
+  if (contentIssue) issues.push(contentIssue);
+  if (contentIssue?.code === "binary") return issues; // frontmatter and secret checks mean nothing here
+  const text = bytes.toString("utf8");
+  for (const issue of parseFrontmatter(text, { maxLines: HEADER_MAX_LINES }).issues) {
+    issues.push({ code: issue.code, file: header.file, message: `${header.file}: ${issue.message}` });
+  }
+  issues.push(...secretIssues(header.file, text));
+  issues.push(...instructionIssues(header.file, text));
+  const original = conflictOf(text);
+  if (original !== null)
+    issues.push({
+      code: "sync-conflict",
+      file: header.file,
+      message: `${header.file} is another machine's version of ${original} (a sync conflict): merge what you need into ${original}, then delete ${header.file}`,
+    });
   return issues;
 }
 

@@ -82,7 +82,7 @@ export function rankLexically(
     }
   }
   if (scored.length === 0 && bridges.length === 0) return [];
-  let top = scored.slice(0, Math.max(tuning.rerankDepth, options.k));
+  const top = scored.slice(0, Math.max(tuning.rerankDepth, options.k));
   const order = synced ? index.syncedSaveOrder() : saveOrder(headers);
 
   const context: RankContext = {
@@ -100,6 +100,23 @@ export function rankLexically(
     saveOrder: order,
     dates: options.dates ?? [],
   };
+  const staged = runStages(context, top);
+  const kept = clearsFloor(staged.ownScores ?? staged.scores, tuning.relativeFloor);
+  return bestPicks(staged, kept, terms, options.k);
+}
+
+/** The candidates after every stage: the stages may add some, each with its score and notes. */
+interface Staged {
+  top: Candidate[];
+  scores: Float64Array;
+  notes: string[][];
+  /** The scores before the first `context` stage: the floor's evidence. */
+  ownScores: Float64Array | null;
+}
+
+/** Runs {@link RANKING_STAGES} in order over the first pass's best candidates. */
+function runStages(context: RankContext, firstPass: Candidate[]): Staged {
+  let top = firstPass;
   let scores = Float64Array.from(top, (candidate) => candidate.base);
   const notes: string[][] = top.map(() => []);
   let ownScores: Float64Array | null = null;
@@ -118,13 +135,17 @@ export function rankLexically(
     }
     applyStage(stage, context, top, scores, notes);
   }
-  const kept = clearsFloor(ownScores ?? scores, tuning.relativeFloor);
+  return { top, scores, notes, ownScores };
+}
 
+/** The best `k` of the candidates that clear the floor, highest score first (newer on a tie). */
+function bestPicks(staged: Staged, kept: Uint8Array, terms: RankContext["terms"], k: number): LexicalPick[] {
+  const { top, scores, notes } = staged;
   const ranked = Array.from(top, (_, c) => c);
   ranked.sort((a, b) => scores[b] - scores[a] || savedAtMs(top[b].header) - savedAtMs(top[a].header));
   const picks: LexicalPick[] = [];
   for (const c of ranked) {
-    if (picks.length >= options.k) break;
+    if (picks.length >= k) break;
     if (kept[c]) picks.push(toPick(top[c], scores[c], terms, notes[c]));
   }
   return picks;

@@ -1,4 +1,4 @@
-// Issue 22, item 4: a memory's file name must be one that its index line carries back unchanged
+// A memory's file name must be one that its index line carries back unchanged
 // and that common file systems hold; MEMORY.md is the index in any case; index lines never break.
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -42,7 +42,7 @@ const REFUSED_NAMES: [string, RegExp][] = [
   ["team/Memory.MD", /is the index/],
 ];
 
-describe("memory file names (issue 22, item 4)", () => {
+describe("memory file names", () => {
   describe("refused by saveMemory and writeMemoryText, nothing written", () => {
     for (const [name, reason] of REFUSED_NAMES) {
       it(JSON.stringify(name), async () => {

@@ -1,6 +1,6 @@
 /**
  * The straightforward implementations of the hot ranking stages, as they were before the
- * per-query pruning of issue 17 (BASE d7f0211): every token of every candidate compared with every
+ * per-query pruning of docs/design.md#ranking-cost-per-query (BASE d7f0211): every token of every candidate compared with every
  * query word, every query term looked up in every field of every match. ranking-equality.test.ts
  * checks that the fast stages in src/ give exactly these scores, notes and picks.
  */

@@ -21,6 +21,7 @@ import {
 } from "../../../hosts/shared/hook-events.ts";
 import type { Memdir } from "../../../memdir/instance.ts";
 import type { MemoryLocation } from "../../../memdir/location/paths.ts";
+import type { Selector } from "../../../recall/selector.ts";
 import { withoutHostContext } from "../../../types.ts";
 import {
   type CommandContext,
@@ -279,24 +280,7 @@ async function hookContext(
   // prompt, and the extraction, model and agent modules it does not use cost it ~100 ms).
   if (action === "extract")
     return planExtraction(input, { cwd, config, options, dir, location, mode, log, env });
-  const inHelper = context.memdirs !== undefined;
-  if (action === "session-context") {
-    // Side by side: the warm-up check only lists folders, and never fails the hook. A helper
-    // started here loads the memory dir once idle, before the first prompt a person types (not
-    // while a warm-up fills its caches: that warm-up asks the helper when it is done).
-    const [sessionContext] = await Promise.all([
-      mode.mode === "full"
-        ? import("../../../hooks/session-start.ts").then((loaded) =>
-            loaded.sessionStartContext({ config, location }),
-          )
-        : null,
-      startWarmUpIfNeeded(location.memoryDir, env, log, context),
-      mode.mode === "full" ? startSyncPull(location, config, env, log) : null,
-      inHelper ? null : startHelper(env, log, location.memoryDir),
-    ]);
-    if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
-    return sessionContext;
-  }
+  if (action === "session-context") return sessionContext({ location, config, mode, env, log, context });
   if (action === "file-context") {
     if (dialect === "cursor") {
       log("Cursor takes no context after a tool call; recall goes through the memory_recall tool");
@@ -309,6 +293,51 @@ async function hookContext(
     log("Cursor takes no context before a prompt; recall goes through the memory_recall tool");
     return null;
   }
+  return promptContext(input, { location, config, mode, signal, log, run, context });
+}
+
+/** The session-start answer, with the warm-up, the sync pull and the helper started beside it. */
+async function sessionContext(state: {
+  location: MemoryLocation;
+  config: ResolvedConfig;
+  mode: HookModeDecision;
+  env: NodeJS.ProcessEnv;
+  log: (reason: string) => void;
+  context: CommandContext;
+}): Promise<string | null> {
+  const { location, config, mode, env, log, context } = state;
+  const inHelper = context.memdirs !== undefined;
+  // Side by side: the warm-up check only lists folders, and never fails the hook. A helper
+  // started here loads the memory dir once idle, before the first prompt a person types (not
+  // while a warm-up fills its caches: that warm-up asks the helper when it is done).
+  const [sessionContext] = await Promise.all([
+    mode.mode === "full"
+      ? import("../../../hooks/session-start.ts").then((loaded) =>
+          loaded.sessionStartContext({ config, location }),
+        )
+      : null,
+    startWarmUpIfNeeded(location.memoryDir, env, log, context),
+    mode.mode === "full" ? startSyncPull(location, config, env, log) : null,
+    inHelper ? null : startHelper(env, log, location.memoryDir),
+  ]);
+  if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
+  return sessionContext;
+}
+
+/** The prompt hook's answer: recall for the user's words, minus what this session was already shown. */
+async function promptContext(
+  input: HookInput,
+  state: {
+    location: MemoryLocation;
+    config: ResolvedConfig;
+    mode: HookModeDecision;
+    signal: AbortSignal;
+    log: (reason: string) => void;
+    run: HookRun;
+    context: CommandContext;
+  },
+): Promise<string | null> {
+  const { location, config, mode, signal, log, run, context } = state;
   // The user's words only: Gemini CLI wraps its context blocks around them (withoutHostContext).
   const prompt = withoutHostContext(input.prompt ?? "");
   if (prompt.trim() === "") {
@@ -318,20 +347,7 @@ async function hookContext(
   }
   // From here on, running out of time means memory for this prompt was not consulted.
   run.recalling = true;
-  // A model only when memdir itself is configured for one, never for a key the host happens to have.
-  const modelConfig = optedInModel(config.model);
-  if (modelConfig.provider !== null) {
-    const { missingKeyReason } = await import("../../../hooks/missing-key.ts");
-    const missing = missingKeyReason(modelConfig);
-    if (missing !== null) log(`recall is lexical: ${missing}`);
-  }
-  const selector =
-    modelConfig.provider === null
-      ? (await import("../../../recall/select-lexical.ts")).createLexicalSelector()
-      : (await import("../../../recall/select-from-config.ts")).selectorFromConfig(undefined, {
-          ...config,
-          model: modelConfig,
-        }).selector;
+  const selector = await promptSelector(config, log);
   const [{ userPromptContext }, ledger] = await Promise.all([
     import("../../../hooks/user-prompt-submit.ts"),
     import("../../../hooks/session-seen.ts"),
@@ -354,6 +370,23 @@ async function hookContext(
   const fitted = fitHookContext(parts);
   if (sessionId) await recordShown(ledger, location.memoryDir, sessionId, parts, fitted, log);
   return fitted;
+}
+
+/** The prompt hook's selector: lexical unless memdir itself is configured for a model. */
+async function promptSelector(config: ResolvedConfig, log: (reason: string) => void): Promise<Selector> {
+  // A model only when memdir itself is configured for one, never for a key the host happens to have.
+  const modelConfig = optedInModel(config.model);
+  if (modelConfig.provider !== null) {
+    const { missingKeyReason } = await import("../../../hooks/missing-key.ts");
+    const missing = missingKeyReason(modelConfig);
+    if (missing !== null) log(`recall is lexical: ${missing}`);
+  }
+  return modelConfig.provider === null
+    ? (await import("../../../recall/select-lexical.ts")).createLexicalSelector()
+    : (await import("../../../recall/select-from-config.ts")).selectorFromConfig(undefined, {
+        ...config,
+        model: modelConfig,
+      }).selector;
 }
 
 type SessionLedger = typeof import("../../../hooks/session-seen.ts");

@@ -1,6 +1,7 @@
 import os from "node:os";
-import { resolveConfig } from "../../../config.ts";
+import { type ResolvedConfig, resolveConfig } from "../../../config.ts";
 import { HOSTS, hostNamed } from "../../../hosts/registry.ts";
+import type { Host } from "../../../hosts/shared/host.ts";
 import { findProjectRoot } from "../../../memdir/location/paths.ts";
 import {
   agentFoldersFrom,
@@ -60,35 +61,22 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       "machine-readable output: {agent, scope, files: [{path, changed, backup}], command: {written, absolute, note}, fromNowOn}",
     )
     .action(async (agentName: string, options: SetupOptions) => {
-      if (!(SETUP_AGENTS as readonly string[]).includes(agentName))
-        throw usageError(`memdir: setup: unknown agent "${agentName}" (one of ${SETUP_AGENTS.join(", ")})`);
-      const agent = agentName as SetupAgent;
-      const host = hostNamed(agent);
-      if (options.recommended && !RECOMMENDED_HOSTS.includes(host))
-        throw usageError(
-          `memdir: setup: --recommended applies to ${RECOMMENDED_HOSTS.map((known) => known.name).join(" and ")} only`,
-        );
+      const { agent, host } = setupAgentNamed(agentName, options.recommended === true);
       const env = context.env;
       const command = resolveSetupCommand({ requested: options.command, env, self: selfCommand() });
       const scope = options.project ? "project" : "user";
       const cwd = resolveFrom(context, options.cwd ?? ".");
-      let edits: ReturnType<typeof setupEdits>;
-      try {
-        edits = setupEdits({
-          agent,
-          scope,
-          home: env.HOME || os.homedir(),
-          projectRoot: findProjectRoot(cwd),
-          ...agentFoldersFrom(env),
-          command: command.argv,
-          commandLine: command.line,
-          remove: options.remove === true,
-          recommended: options.recommended === true,
-        });
-      } catch (error) {
-        if (error instanceof SetupUsageError) throw usageError(error.message);
-        throw error;
-      }
+      const edits = editsOrUsageError({
+        agent,
+        scope,
+        home: env.HOME || os.homedir(),
+        projectRoot: findProjectRoot(cwd),
+        ...agentFoldersFrom(env),
+        command: command.argv,
+        commandLine: command.line,
+        remove: options.remove === true,
+        recommended: options.recommended === true,
+      });
       const planned = await planEdits(edits, {
         checkWrites: !options.print,
         remove: options.remove === true,
@@ -102,40 +90,97 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
       const config = resolveConfig({ env: agentEnv, home, cwd, projectRoot: findProjectRoot(cwd) });
       const facts =
         options.remove || options.print ? null : fromNowOn(agent, config, options.recommended === true);
-      if (options.json) {
-        printJson(context.io, {
+      if (options.json)
+        printJson(context.io, setupJson({ agent, scope, planned, backups, command, facts, options }));
+      else
+        printSetupText(context.io.stdout, {
           agent,
+          host,
           scope,
-          files: planned.map((file) => ({
-            path: file.path,
-            changed: file.changed,
-            backup: backups.get(file.path) ?? null,
-          })),
-          ...(options.remove
-            ? {}
-            : {
-                command: { written: command.line, absolute: command.absolute, note: command.note },
-              }),
-          ...(facts ? { fromNowOn: facts } : {}),
+          planned,
+          backups,
+          command,
+          facts,
+          config,
+          options,
         });
-        return;
-      }
-      const out = context.io.stdout;
-      for (const file of planned) {
-        if (options.print) out(file.changed ? describeChange(file) : `unchanged ${file.path}\n`);
-        else if (!file.changed) out(`unchanged ${file.path}\n`);
-        else {
-          const backup = backups.get(file.path);
-          const through = file.target === file.path ? "" : ` (a link: wrote ${file.target})`;
-          out(`changed   ${file.path}${through}${backup ? ` (backup: ${backup})` : " (new file)"}\n`);
-        }
-      }
-      if (options.remove) return;
-      if (command.note !== null) out(`note: ${command.note}\n`);
-      if (facts === null) return;
-      const recommendedDone = host.nativeMemory.recommendedWords?.done;
-      if (options.recommended && recommendedDone) out(`${recommendedDone}\n`);
-      if (host.setupNote) out(`${host.setupNote(scope)}\n`);
-      for (const line of fromNowOnLines(agent, facts, config)) out(`${line}\n`);
     });
 };
+
+/** The agent `memdir setup` was asked for, and its host; a usage error for an unknown one. */
+function setupAgentNamed(agentName: string, recommended: boolean): { agent: SetupAgent; host: Host } {
+  if (!(SETUP_AGENTS as readonly string[]).includes(agentName))
+    throw usageError(`memdir: setup: unknown agent "${agentName}" (one of ${SETUP_AGENTS.join(", ")})`);
+  const agent = agentName as SetupAgent;
+  const host = hostNamed(agent);
+  if (recommended && !RECOMMENDED_HOSTS.includes(host))
+    throw usageError(
+      `memdir: setup: --recommended applies to ${RECOMMENDED_HOSTS.map((known) => known.name).join(" and ")} only`,
+    );
+  return { agent, host };
+}
+
+/** The agent's edits; a request setup cannot carry out is a usage error. */
+function editsOrUsageError(request: Parameters<typeof setupEdits>[0]): ReturnType<typeof setupEdits> {
+  try {
+    return setupEdits(request);
+  } catch (error) {
+    if (error instanceof SetupUsageError) throw usageError(error.message);
+    throw error;
+  }
+}
+
+/** What one setup did and what it wrote, as the facts the answer is made of. */
+interface SetupOutcome {
+  agent: SetupAgent;
+  scope: "user" | "project";
+  planned: Awaited<ReturnType<typeof planEdits>>;
+  backups: ReadonlyMap<string, string>;
+  command: ReturnType<typeof resolveSetupCommand>;
+  facts: ReturnType<typeof fromNowOn> | null;
+  options: SetupOptions;
+}
+
+/** `--json`'s answer. */
+function setupJson(outcome: SetupOutcome): Record<string, unknown> {
+  const { agent, scope, planned, backups, command, facts, options } = outcome;
+  return {
+    agent,
+    scope,
+    files: planned.map((file) => ({
+      path: file.path,
+      changed: file.changed,
+      backup: backups.get(file.path) ?? null,
+    })),
+    ...(options.remove
+      ? {}
+      : {
+          command: { written: command.line, absolute: command.absolute, note: command.note },
+        }),
+    ...(facts ? { fromNowOn: facts } : {}),
+  };
+}
+
+/** The answer in words: each file, then the command's note and what happens from now on. */
+function printSetupText(
+  out: (text: string) => void,
+  outcome: SetupOutcome & { host: Host; config: ResolvedConfig },
+): void {
+  const { agent, host, scope, planned, backups, command, facts, config, options } = outcome;
+  for (const file of planned) {
+    if (options.print) out(file.changed ? describeChange(file) : `unchanged ${file.path}\n`);
+    else if (!file.changed) out(`unchanged ${file.path}\n`);
+    else {
+      const backup = backups.get(file.path);
+      const through = file.target === file.path ? "" : ` (a link: wrote ${file.target})`;
+      out(`changed   ${file.path}${through}${backup ? ` (backup: ${backup})` : " (new file)"}\n`);
+    }
+  }
+  if (options.remove) return;
+  if (command.note !== null) out(`note: ${command.note}\n`);
+  if (facts === null) return;
+  const recommendedDone = host.nativeMemory.recommendedWords?.done;
+  if (options.recommended && recommendedDone) out(`${recommendedDone}\n`);
+  if (host.setupNote) out(`${host.setupNote(scope)}\n`);
+  for (const line of fromNowOnLines(agent, facts, config)) out(`${line}\n`);
+}

@@ -87,27 +87,45 @@ async function runContext(options: ContextOptions, context: CommandContext): Pro
       ? memorySystemPrompt({ memoryDir: location.memoryDir, teamMemory: config.teamMemory })
       : null;
 
-  if (options.json) {
-    printJson(context.io, {
-      files: files.map((file) => ({
-        path: file.path,
-        type: file.type,
-        bytes: file.bytes,
-        imports: file.imports,
-        ...(file.importedBy ? { importedBy: file.importedBy } : {}),
-        ...(file.skippedImports ? { skippedImports: file.skippedImports } : {}),
-      })),
-      index,
-      autoMemory: config.autoMemory,
-      autoMemoryOffReason: config.autoMemoryOffReason,
-      memoryDir: location?.memoryDir ?? null,
-      context: userContext,
-      memoryRules,
-    });
-    return;
-  }
+  const shown = { config, location, files, userContext, index, memoryRules };
+  if (options.json) printJson(context.io, contextJson(shown));
+  else printContext(context.io, shown);
+}
 
-  const io = context.io;
+/** What `memdir context` shows: the settings, the memory dir, the files loaded, the index and the rules. */
+interface ContextShown {
+  config: ReturnType<typeof resolveConfig>;
+  location: Awaited<ReturnType<typeof memoryLocation>>;
+  files: Awaited<ReturnType<typeof getMemoryFiles>>;
+  userContext: string;
+  index: ReturnType<typeof indexReport>;
+  memoryRules: string | null;
+}
+
+/** `--json`'s answer. */
+function contextJson(shown: ContextShown): Record<string, unknown> {
+  const { config, location, files, userContext, index, memoryRules } = shown;
+  return {
+    files: files.map((file) => ({
+      path: file.path,
+      type: file.type,
+      bytes: file.bytes,
+      imports: file.imports,
+      ...(file.importedBy ? { importedBy: file.importedBy } : {}),
+      ...(file.skippedImports ? { skippedImports: file.skippedImports } : {}),
+    })),
+    index,
+    autoMemory: config.autoMemory,
+    autoMemoryOffReason: config.autoMemoryOffReason,
+    memoryDir: location?.memoryDir ?? null,
+    context: userContext,
+    memoryRules,
+  };
+}
+
+/** The answer in words, with a cut index said on stderr. */
+function printContext(io: CommandContext["io"], shown: ContextShown): void {
+  const { config, location, files, userContext, index, memoryRules } = shown;
   io.stdout(
     config.autoMemory
       ? `Auto memory: on (${location?.memoryDir})\n`

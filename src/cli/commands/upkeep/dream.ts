@@ -1,3 +1,4 @@
+import type { ResolvedConfig } from "../../../config.ts";
 import {
   type ConsolidationResult,
   consolidationNotice,
@@ -8,8 +9,11 @@ import { type DreamDecision, evaluateDreamGates } from "../../../dream/gate.ts";
 import { historyBackend } from "../../../dream/history.ts";
 import { applyProposal } from "../../../dream/proposal.ts";
 import { listProposals } from "../../../memdir/write/proposal-store.ts";
+import type { ModelClient } from "../../../model/client.ts";
 import { createModelClientFromConfig } from "../../../model/factory.ts";
+import type { ProgressSink } from "../../../types.ts";
 import {
+  type CommandContext,
   type CommonOptions,
   type ModelOptions,
   type RegisterCommand,
@@ -78,56 +82,14 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
     const config = configFromOptions(options, context, location);
     const { memoryDir, projectDir } = location;
 
-    if (options.apply !== undefined) {
-      const { proposal, entry } = await applyProposal(memoryDir, options.apply);
-      if (options.json)
-        printJson(io, {
-          applied: proposal.id,
-          changes: proposal.changes.map(shortChange),
-          historyId: entry?.id ?? null,
-        });
-      else {
-        io.stdout(`applied proposal ${proposal.id}: ${proposal.changes.length} file(s) changed\n`);
-        if (entry) io.stdout(`undo with: memdir undo ${entry.id}\n`);
-      }
-      return;
-    }
+    if (options.apply !== undefined) return applyStoredProposal(memoryDir, options.apply, options.json, io);
 
     const client = createModelClientFromConfig(config.model);
     const settings = config.autoDream;
     const decision = await evaluateDreamGates({ settings, memoryDir, projectDir, force: options.force });
 
-    if (options.status) {
-      const pending = (await listProposals(memoryDir)).filter((p) => !p.appliedAt).map((p) => p.id);
-      const status = {
-        enabled: decision.enabled,
-        hoursSinceLast: decision.hoursSinceLast,
-        sessionsSince: decision.sessionsSince,
-        lock: decision.lock,
-        wouldRun: decision.wouldRun,
-        minHours: decision.minHours,
-        minSessions: decision.minSessions,
-        lastConsolidatedAt: decision.lastConsolidatedAt,
-        blockedBy: decision.blockedBy,
-        mode: settings.mode,
-        consolidator: client ? "model" : "offline",
-        history: await historyBackend(memoryDir),
-        proposals: pending,
-      };
-      if (options.json) printJson(io, status);
-      else {
-        io.stdout(
-          `enabled: ${decision.enabled}\n${hours(decision.hoursSinceLast)} (needs ${decision.minHours})\n`,
-        );
-        io.stdout(`other sessions since then: ${decision.sessionsSince} (needs ${decision.minSessions})\n`);
-        io.stdout(
-          `lock: ${decision.lock}\nwould run: ${decision.wouldRun ? "yes" : `no — ${blockedReason(decision)}`}\n`,
-        );
-        if (pending.length > 0)
-          io.stdout(`proposals waiting: ${pending.join(", ")} (memdir dream --apply ID)\n`);
-      }
-      return;
-    }
+    if (options.status)
+      return printDreamStatus({ decision, settings, client, memoryDir, json: options.json, io });
 
     if (!decision.wouldRun) {
       const status = decision.blockedBy === "lock" ? "locked" : "skipped";
@@ -141,53 +103,134 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
       io.stdout(
         "no model configured: running the offline duplicate merge (set ANTHROPIC_API_KEY for a full consolidation)\n",
       );
-    // SIGTERM or SIGINT cancels the run: the agent stops (offline: between two merges, each
-    // applied whole), the lock's mtime is wound back, so a killed dream does not count as a
-    // consolidation for the time gate (docs/design.md#consolidation-gates). A second signal finds no listener and ends the
-    // process the default way.
-    const controller = new AbortController();
-    let stoppedBy: NodeJS.Signals | null = null;
-    const onSignal = (signal: NodeJS.Signals) => {
-      stoppedBy = signal;
-      controller.abort(new Error(`consolidation was cancelled by ${signal}`));
-    };
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
-    let result: ConsolidationResult;
-    try {
-      result = client
-        ? await runConsolidation({ memoryDir, projectDir, client, mode, signal: controller.signal })
-        : await runOfflineConsolidation({
-            memoryDir,
-            mode,
-            signal: controller.signal,
-            progress: terminalProgress(context, options),
-          });
-    } finally {
-      process.removeListener("SIGTERM", onSignal);
-      process.removeListener("SIGINT", onSignal);
-    }
-    if (options.json) {
-      printJson(io, {
-        status: result.status,
-        consolidator: client ? "model" : "offline",
-        improved: result.improved,
-        summary: result.summary,
-        historyId: result.entry?.id ?? null,
-        changes: result.entry?.changes ?? result.proposal?.changes.map(shortChange) ?? [],
-        proposal: result.proposal
-          ? { id: result.proposal.id, changes: result.proposal.changes.map(shortChange) }
-          : null,
-        refused: result.refused.map((r) => ({ tool: r.tool, message: r.message })),
-        leftAlone: result.leftAlone,
-        ...(result.error ? { error: result.error.message } : {}),
-      });
-    } else printResult(context.io.stdout, result);
+    const { result, stoppedBy } = await consolidateUntilSignal({
+      memoryDir,
+      projectDir,
+      client,
+      mode,
+      progress: terminalProgress(context, options),
+    });
+    if (options.json) printJson(io, resultJson(result, client !== null));
+    else printResult(context.io.stdout, result);
     if (result.status === "failed") context.setExitCode(1);
     // 128 + the signal's number, as a shell reports a process the signal ended.
     if (stoppedBy !== null) context.setExitCode(stoppedBy === "SIGINT" ? 130 : 143);
   });
 };
+
+type Io = CommandContext["io"];
+
+/** `--apply ID`: a stored proposal applied, and how to undo it. */
+async function applyStoredProposal(
+  memoryDir: string,
+  id: string,
+  json: boolean | undefined,
+  io: Io,
+): Promise<void> {
+  const { proposal, entry } = await applyProposal(memoryDir, id);
+  if (json)
+    printJson(io, {
+      applied: proposal.id,
+      changes: proposal.changes.map(shortChange),
+      historyId: entry?.id ?? null,
+    });
+  else {
+    io.stdout(`applied proposal ${proposal.id}: ${proposal.changes.length} file(s) changed\n`);
+    if (entry) io.stdout(`undo with: memdir undo ${entry.id}\n`);
+  }
+}
+
+/** `--status`: each gate, whether a run would start, and the proposals waiting. */
+async function printDreamStatus(state: {
+  decision: DreamDecision;
+  settings: ResolvedConfig["autoDream"];
+  client: ModelClient | null;
+  memoryDir: string;
+  json: boolean | undefined;
+  io: Io;
+}): Promise<void> {
+  const { decision, settings, client, memoryDir, io } = state;
+  const pending = (await listProposals(memoryDir)).filter((p) => !p.appliedAt).map((p) => p.id);
+  const status = {
+    enabled: decision.enabled,
+    hoursSinceLast: decision.hoursSinceLast,
+    sessionsSince: decision.sessionsSince,
+    lock: decision.lock,
+    wouldRun: decision.wouldRun,
+    minHours: decision.minHours,
+    minSessions: decision.minSessions,
+    lastConsolidatedAt: decision.lastConsolidatedAt,
+    blockedBy: decision.blockedBy,
+    mode: settings.mode,
+    consolidator: client ? "model" : "offline",
+    history: await historyBackend(memoryDir),
+    proposals: pending,
+  };
+  if (state.json) printJson(io, status);
+  else {
+    io.stdout(
+      `enabled: ${decision.enabled}\n${hours(decision.hoursSinceLast)} (needs ${decision.minHours})\n`,
+    );
+    io.stdout(`other sessions since then: ${decision.sessionsSince} (needs ${decision.minSessions})\n`);
+    io.stdout(
+      `lock: ${decision.lock}\nwould run: ${decision.wouldRun ? "yes" : `no — ${blockedReason(decision)}`}\n`,
+    );
+    if (pending.length > 0) io.stdout(`proposals waiting: ${pending.join(", ")} (memdir dream --apply ID)\n`);
+  }
+}
+
+/**
+ * One consolidation, with the model's agent or offline. SIGTERM or SIGINT cancels the run: the
+ * agent stops (offline: between two merges, each applied whole), the lock's mtime is wound back,
+ * so a killed dream does not count as a consolidation for the time gate
+ * (docs/design.md#consolidation-gates). A second signal finds no listener and ends the process
+ * the default way.
+ */
+async function consolidateUntilSignal(run: {
+  memoryDir: string;
+  projectDir: string;
+  client: ModelClient | null;
+  mode: ResolvedConfig["autoDream"]["mode"];
+  /** The offline merge's steps on a terminal (the model's run reports none). */
+  progress: ProgressSink | undefined;
+}): Promise<{ result: ConsolidationResult; stoppedBy: NodeJS.Signals | null }> {
+  const { memoryDir, projectDir, client, mode, progress } = run;
+  const controller = new AbortController();
+  let stoppedBy: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    stoppedBy = signal;
+    controller.abort(new Error(`consolidation was cancelled by ${signal}`));
+  };
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+  try {
+    const result = client
+      ? await runConsolidation({ memoryDir, projectDir, client, mode, signal: controller.signal })
+      : await runOfflineConsolidation({ memoryDir, mode, signal: controller.signal, progress });
+    return { result, stoppedBy };
+  } finally {
+    process.removeListener("SIGTERM", onSignal);
+    process.removeListener("SIGINT", onSignal);
+  }
+}
+
+/** A run's `--json` answer. */
+function resultJson(result: ConsolidationResult, withModel: boolean): Record<string, unknown> {
+  return {
+    status: result.status,
+    consolidator: withModel ? "model" : "offline",
+    improved: result.improved,
+    summary: result.summary,
+    historyId: result.entry?.id ?? null,
+    changes: result.entry?.changes ?? result.proposal?.changes.map(shortChange) ?? [],
+    proposal: result.proposal
+      ? { id: result.proposal.id, changes: result.proposal.changes.map(shortChange) }
+      : null,
+    refused: result.refused.map((r) => ({ tool: r.tool, message: r.message })),
+    leftAlone: result.leftAlone,
+    ...(result.error ? { error: result.error.message } : {}),
+  };
+}
 
 function shortChange(change: { file: string; action: string }): { file: string; action: string } {
   return { file: change.file, action: change.action };

@@ -63,15 +63,11 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
     }
     const client = requireModel(config.model);
     // Read before queueing, so a missing or empty transcript fails here, in front of the user.
-    const transcript = loadTranscript(path.resolve(cwd, options.transcript));
-    // The host's copy of the final turn, when its transcript did not hold it yet at the stop hook.
-    const final = options.finalMessageFile
-      ? takeFinalMessage(path.resolve(cwd, options.finalMessageFile), transcript.path)
-      : null;
-    const lastReal = transcript.messages.at(-1)?.id ?? null;
-    if (final) transcript.messages.push(final);
-    if (transcript.messages.length === 0)
-      throw new MemdirError("invalid-input", `memdir: extract: ${transcript.path} holds no messages`);
+    const { transcript, final, lastReal } = readTranscriptAndFinal(
+      cwd,
+      options.transcript,
+      options.finalMessageFile,
+    );
 
     const memoryDir = location.memoryDir;
     await fs.mkdir(memoryDir, { recursive: true });
@@ -128,6 +124,22 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
     }
   });
 };
+
+/**
+ * The transcript to extract from, with the host's copy of the final turn added when its
+ * transcript did not hold it yet at the stop hook; `lastReal` is the transcript's own last message.
+ */
+function readTranscriptAndFinal(cwd: string, transcriptFile: string, finalMessageFile: string | undefined) {
+  const transcript = loadTranscript(path.resolve(cwd, transcriptFile));
+  const final = finalMessageFile
+    ? takeFinalMessage(path.resolve(cwd, finalMessageFile), transcript.path)
+    : null;
+  const lastReal = transcript.messages.at(-1)?.id ?? null;
+  if (final) transcript.messages.push(final);
+  if (transcript.messages.length === 0)
+    throw new MemdirError("invalid-input", `memdir: extract: ${transcript.path} holds no messages`);
+  return { transcript, final, lastReal };
+}
 
 function emptyReport() {
   return {
