@@ -168,7 +168,7 @@ function runTier(name, tierFiles, timeoutMs) {
  */
 function shards(tierFiles, count) {
   const groups = Array.from({ length: Math.max(1, Math.min(count, tierFiles.length)) }, () => []);
-  tierFiles.forEach((file, i) => groups[i % groups.length].push(file));
+  for (const [i, file] of tierFiles.entries()) groups[i % groups.length].push(file);
   return groups.map((group, i) => {
     const shard = path.join(runDir, `fast-${i + 1}.mjs`);
     // Static imports: the whole graph is evaluated before any test runs. With `await import()`
