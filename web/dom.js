@@ -59,6 +59,26 @@ export async function post(path, body = {}) {
 }
 
 /**
+ * A view's requests where only the newest counts: answers can come back out of order (a filter
+ * changed twice, a live refresh beside a click), and an older one drawn last would show what the
+ * user no longer asked for. `newest(call)` resolves to `{ value }` for the newest call and to
+ * `undefined` for one overtaken before it answered (its error too is dropped).
+ */
+export function newestOnly() {
+  let latest = 0;
+  return async (call) => {
+    const mine = ++latest;
+    try {
+      const value = await call();
+      return mine === latest ? { value } : undefined;
+    } catch (error) {
+      if (mine !== latest) return undefined;
+      throw error;
+    }
+  };
+}
+
+/**
  * `GET /api/<path>` answered one JSON value per line as the server finds them (the Health
  * page's checks): `onLine` gets each as it arrives. Resolves when the answer ends.
  */

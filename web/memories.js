@@ -1,5 +1,18 @@
 // The memories page (docs/ui.md#pages): search, filters, one page of memories with readable titles.
-import { age, api, chip, flagBadges, h, loading, memoryTitle, SOURCES, select, state, TYPES } from "/dom.js";
+import {
+  age,
+  api,
+  chip,
+  flagBadges,
+  h,
+  loading,
+  memoryTitle,
+  newestOnly,
+  SOURCES,
+  select,
+  state,
+  TYPES,
+} from "/dom.js";
 
 const PERIODS = [
   ["", "any time"],
@@ -12,6 +25,7 @@ const PERIODS = [
 export async function memoriesPage(page) {
   const view = state.memories;
   const list = h("div", { id: "memory-list" });
+  const newest = newestOnly();
   let timer;
   const later = (apply) => () => {
     clearTimeout(timer);
@@ -84,13 +98,15 @@ export async function memoriesPage(page) {
     // Kept on screen until the answer comes: the first list of a large dir may wait for the
     // server's scan, whose progress fills the bar (docs/ui.md#at-20000-memories).
     if (!list.querySelector(".memories")) list.replaceChildren(loading("Loading memories…"));
-    let result;
+    let answer;
     try {
-      result = await api("memories", params);
+      answer = await newest(() => api("memories", params));
     } catch (error) {
       list.replaceChildren(h("p", { className: "error", role: "alert" }, error.message));
       return;
     }
+    if (answer === undefined) return;
+    const result = answer.value;
     const pages = Math.max(1, Math.ceil(result.total / result.pageSize));
     count.textContent = `${result.total} ${result.total === 1 ? "memory" : "memories"}${view.q.trim() ? " match" : ""}`;
     list.replaceChildren(

@@ -9,6 +9,7 @@ import {
   h,
   link,
   memoryTitle,
+  newestOnly,
   post,
   select,
   showError,
@@ -21,6 +22,8 @@ const MARK = { added: "added", modified: "changed", deleted: "deleted" };
 
 export async function memoryPage(page, file) {
   let editing = false;
+  // A refresh from the live stream can overlap the first render: only the newest draws.
+  const newest = newestOnly();
   await render();
   // A change on disk redraws the page, unless an edit is open (its save then answers 409).
   return {
@@ -28,9 +31,9 @@ export async function memoryPage(page, file) {
   };
 
   async function render() {
-    let memory;
+    let fetched;
     try {
-      memory = await api("memory", { file });
+      fetched = await newest(async () => [await api("memory", { file }), await api("history", { file })]);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         page.replaceChildren(
@@ -46,7 +49,8 @@ export async function memoryPage(page, file) {
       }
       throw error;
     }
-    const { entries, provenance } = await api("history", { file });
+    if (fetched === undefined) return;
+    const [memory, { entries, provenance }] = fetched.value;
     const body = h("div", { className: "markdown", id: "memory-body" });
     body.innerHTML = memory.html; // escaped and rendered by the server (src/ui/markdown.ts)
     page.replaceChildren(

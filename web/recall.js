@@ -1,6 +1,6 @@
 // The recall page (docs/ui.md#pages): what `memdir recall --explain` says for a prompt, each
 // candidate's score drawn as a bar beside its verdict.
-import { api, errorBox, growing, h, memoryTitle, showError } from "/dom.js";
+import { api, errorBox, growing, h, memoryTitle, newestOnly, showError } from "/dom.js";
 
 export async function recallPage(page) {
   const query = h("textarea", {
@@ -12,6 +12,7 @@ export async function recallPage(page) {
   const k = h("input", { type: "number", id: "recall-k", min: "1", value: "5", "aria-label": "k" });
   const out = h("div", { id: "recall-result" });
   const error = errorBox("recall-error");
+  const newest = newestOnly();
   const form = h(
     "form",
     {
@@ -19,7 +20,8 @@ export async function recallPage(page) {
         event.preventDefault();
         error.textContent = "";
         try {
-          showRecall(out, await api("recall", { q: query.value, k: k.value || "5" }));
+          const answer = await newest(() => api("recall", { q: query.value, k: k.value || "5" }));
+          if (answer !== undefined) showRecall(out, answer.value);
         } catch (failure) {
           showError(error, failure);
         }
