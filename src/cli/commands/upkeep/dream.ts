@@ -24,6 +24,7 @@ import {
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";
 import { terminalProgress } from "../../support/progress.ts";
+import { signalExitCode, untilSignal } from "../../support/until-signal.ts";
 
 interface DreamCommandOptions extends CommonOptions, ModelOptions {
   force?: boolean;
@@ -114,7 +115,7 @@ export const registerDreamCommand: RegisterCommand = (program, context) => {
     else printResult(context.io.stdout, result);
     if (result.status === "failed") context.setExitCode(1);
     // 128 + the signal's number, as a shell reports a process the signal ended.
-    if (stoppedBy !== null) context.setExitCode(stoppedBy === "SIGINT" ? 130 : 143);
+    if (stoppedBy !== null) context.setExitCode(signalExitCode(stoppedBy));
   });
 };
 
@@ -195,23 +196,12 @@ async function consolidateUntilSignal(run: {
   progress: ProgressSink | undefined;
 }): Promise<{ result: ConsolidationResult; stoppedBy: NodeJS.Signals | null }> {
   const { memoryDir, projectDir, client, mode, progress } = run;
-  const controller = new AbortController();
-  let stoppedBy: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    stoppedBy = signal;
-    controller.abort(new Error(`consolidation was cancelled by ${signal}`));
-  };
-  process.once("SIGTERM", onSignal);
-  process.once("SIGINT", onSignal);
-  try {
-    const result = client
-      ? await runConsolidation({ memoryDir, projectDir, client, mode, signal: controller.signal })
-      : await runOfflineConsolidation({ memoryDir, mode, signal: controller.signal, progress });
-    return { result, stoppedBy };
-  } finally {
-    process.removeListener("SIGTERM", onSignal);
-    process.removeListener("SIGINT", onSignal);
-  }
+  const { value: result, stoppedBy } = await untilSignal("consolidation", (signal) =>
+    client
+      ? runConsolidation({ memoryDir, projectDir, client, mode, signal })
+      : runOfflineConsolidation({ memoryDir, mode, signal, progress }),
+  );
+  return { result, stoppedBy };
 }
 
 /** A run's `--json` answer. */

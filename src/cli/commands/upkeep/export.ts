@@ -11,6 +11,7 @@ import {
 } from "../../support/common.ts";
 import { locationFromOptions } from "../../support/location.ts";
 import { terminalProgress } from "../../support/progress.ts";
+import { StoppedBySignal, signalExitCode, untilSignal } from "../../support/until-signal.ts";
 
 interface ExportOptions extends CommonOptions {
   format: string;
@@ -45,37 +46,27 @@ export const registerExportCommand: RegisterCommand = (program, context) => {
     // export is whole, so an export stopped half-way (an error, Ctrl-C, SIGTERM) leaves neither a
     // file that looks complete nor the temp file. Streamed, not joined first: at 20,000 memories
     // the joined lines peaked at 597 MB (docs/benchmarks.md#whole-commands-at-20000-memories).
-    const controller = new AbortController();
-    let stoppedBy: NodeJS.Signals | null = null;
-    const onSignal = (signal: NodeJS.Signals) => {
-      stoppedBy = signal;
-      controller.abort(new Error(`export was cancelled by ${signal}`));
-    };
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
     let count: number;
     try {
-      count = await writeFileAtomicStreamed(out, (write) =>
-        exportJsonl(
-          location.memoryDir,
-          (line) => {
-            throwIfAborted(controller.signal, "export");
-            return write(line);
-          },
-          progress,
+      ({ value: count } = await untilSignal("export", (signal) =>
+        writeFileAtomicStreamed(out, (write) =>
+          exportJsonl(
+            location.memoryDir,
+            (line) => {
+              throwIfAborted(signal, "export");
+              return write(line);
+            },
+            progress,
+          ),
         ),
-      );
+      ));
     } catch (error) {
-      // 128 + the signal's number, as a shell reports a process the signal ended.
-      if (stoppedBy !== null) {
-        context.io.stderr(`memdir: export: cancelled by ${stoppedBy}, ${out} not written\n`);
-        context.setExitCode(stoppedBy === "SIGINT" ? 130 : 143);
+      if (error instanceof StoppedBySignal) {
+        context.io.stderr(`memdir: export: cancelled by ${error.signal}, ${out} not written\n`);
+        context.setExitCode(signalExitCode(error.signal));
         return;
       }
       throw error;
-    } finally {
-      process.removeListener("SIGTERM", onSignal);
-      process.removeListener("SIGINT", onSignal);
     }
     context.io.stderr(`exported ${count} memories to ${out}\n`);
   });
