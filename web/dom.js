@@ -78,6 +78,17 @@ export function newestOnly() {
   };
 }
 
+const newestByView = new WeakMap();
+
+/**
+ * The {@link newestOnly} of a view that redraws itself whole on each live change (the overview,
+ * the history, the inbox): two bursts of changes close together make two redraws of one element.
+ */
+export function newestIn(view) {
+  if (!newestByView.has(view)) newestByView.set(view, newestOnly());
+  return newestByView.get(view);
+}
+
 /**
  * `GET /api/<path>` answered one JSON value per line as the server finds them (the Health
  * page's checks): `onLine` gets each as it arrives. Resolves when the answer ends.

@@ -1,11 +1,13 @@
 // The history as a timeline (docs/ui.md#pages): every recorded change, newest first, the memories
 // it touched with who saved them where known, and Undo (as `memdir undo <id>`).
-import { api, chip, errorBox, h, link, memoryHref, post, showError, toast, when } from "/dom.js";
+import { api, chip, errorBox, h, link, memoryHref, newestIn, post, showError, toast, when } from "/dom.js";
 
 const MARK = { added: "+", modified: "~", deleted: "-" };
 
 export async function historyPage(page) {
-  const { backend, entries, provenance } = await api("history");
+  const answer = await newestIn(page)(() => api("history"));
+  if (answer === undefined) return undefined; // a newer redraw of this page is under way
+  const { backend, entries, provenance } = answer.value;
   const error = errorBox("history-error");
   let day = "";
   const items = [];

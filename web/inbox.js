@@ -1,8 +1,10 @@
 // The inbox (docs/ui.md#pages): proposals waiting for review, each change with its line diff.
-import { age, api, errorBox, flagBadges, h, post, showError, toast } from "/dom.js";
+import { age, api, errorBox, flagBadges, h, newestIn, post, showError, toast } from "/dom.js";
 
 export async function inboxPage(page) {
-  const { proposals } = await api("inbox");
+  const answer = await newestIn(page)(() => api("inbox"));
+  if (answer === undefined) return undefined; // a newer redraw of this page is under way
+  const { proposals } = answer.value;
   page.replaceChildren(
     h("h2", {}, "Inbox"),
     proposals.length === 0

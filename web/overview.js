@@ -1,10 +1,12 @@
 // The overview (docs/ui.md#pages): how many memories, of which types, saved when, from where,
 // and what waits in the inbox.
 import { legend, shareBar, stackedBars } from "/charts.js";
-import { api, h, link, TYPES } from "/dom.js";
+import { api, h, link, newestIn, TYPES } from "/dom.js";
 
 export async function overviewPage(page) {
-  const data = await api("overview");
+  const answer = await newestIn(page)(() => api("overview"));
+  if (answer === undefined) return undefined; // a newer redraw of this page is under way
+  const data = answer.value;
   const types = [...TYPES, ...Object.keys(data.byType).filter((t) => !TYPES.includes(t))];
   const periods = data.timeline.periods.map((period) => ({
     label: data.timeline.unit === "month" ? period.start.slice(0, 7) : period.start.slice(5),
