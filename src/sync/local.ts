@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, lstatSync, type Stats } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
+import { yieldToEventLoop } from "../event-loop.ts";
 import { conflictOf } from "../memdir/format/conflicts.ts";
 import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import {
@@ -172,8 +173,8 @@ export async function readLocalSide(
   const wanted: string[] = [];
   for (const entry of entries) {
     const parent = (entry as { parentPath?: string }).parentPath ?? (entry as { path: string }).path;
-    const file = path.relative(memoryDir, path.join(parent, entry.name)).split(path.sep).join("/");
-    if (file.split("/").some((segment) => segment.startsWith("."))) continue;
+    const file = listedName(memoryDir, parent, entry.name);
+    if (file.startsWith(".") || file.includes("/.")) continue;
     if (excludeTeam && (file === "team" || file.startsWith("team/"))) continue;
     if (!file.toLowerCase().endsWith(".md") || file === INDEX_FILE) continue;
     if (entry.isSymbolicLink()) held.set(file, "a symbolic link: only regular files are synced");
@@ -189,19 +190,40 @@ export async function readLocalSide(
         text: text === undefined ? readLater(full, file, entry.blob) : async () => text,
       });
   };
+  // The files the stat cache vouches for are not opened: a synchronous lstat each, a slice at a
+  // time with the event loop let through between slices. At 20,000 memories the promise lstats,
+  // 64 at a time, took ~1.3 s of a nothing-changed sync against ~0.3 s for these (a CPU profile
+  // of `.tmp`'s quiet sync, docs/benchmarks.md#sync).
+  const toRead: string[] = [];
+  for (let start = 0; start < wanted.length; start += STAT_SLICE) {
+    if (start > 0) await yieldToEventLoop();
+    progress?.("checking memory files", start, wanted.length);
+    for (const file of wanted.slice(start, start + STAT_SLICE)) {
+      const known = cache[file];
+      const full = path.join(memoryDir, file);
+      if (known !== undefined) {
+        let stat: Stats | undefined;
+        try {
+          stat = lstatSync(full, { throwIfNoEntry: false });
+        } catch {
+          stat = undefined; // unreadable now: the read below says what it finds
+        }
+        if (stat?.isFile() && sameStat(known, stat)) {
+          keep(file, full, known);
+          continue;
+        }
+      }
+      toRead.push(file);
+    }
+  }
   // Side by side in batches: one read at a time cost 0.5 s at 2,000 memories on a loaded box.
-  for (let start = 0; start < wanted.length; start += READ_BATCH) {
+  for (let start = 0; start < toRead.length; start += READ_BATCH) {
     // Told per batch (docs/design.md#progress): at 20,000 memories this read and hash takes seconds.
-    progress?.("reading and hashing memory files", start, wanted.length);
-    const batch = wanted.slice(start, start + READ_BATCH);
+    progress?.("reading and hashing memory files", start, toRead.length);
+    const batch = toRead.slice(start, start + READ_BATCH);
     await Promise.all(
       batch.map(async (file) => {
         const full = path.join(memoryDir, file);
-        const known = cache[file];
-        if (known !== undefined) {
-          const stat = await fs.lstat(full).catch(() => null);
-          if (stat?.isFile() && sameStat(known, stat)) return keep(file, full, known);
-        }
         const read = await readRegular(full);
         if (read === null) return;
         const { size, mtimeMs, ctimeMs, ino } = read.stat;
@@ -214,9 +236,33 @@ export async function readLocalSide(
       }),
     );
   }
-  if (wanted.length > 0) progress?.("reading and hashing memory files", wanted.length, wanted.length);
-  const index = await fs.readFile(path.join(memoryDir, INDEX_FILE), "utf8").catch(() => "");
-  return { files, held, index, cache: next };
+  if (wanted.length > 0) progress?.("checking memory files", wanted.length, wanted.length);
+  if (toRead.length > 0) progress?.("reading and hashing memory files", toRead.length, toRead.length);
+  // As bytes, decoded once (not through a StringDecoder): a generated 20,000-memory index is
+  // 2.8 MB, and its chunked decoding was ~20 ms of a nothing-changed sync (docs/benchmarks.md#sync).
+  const indexBytes = await fs.readFile(path.join(memoryDir, INDEX_FILE)).catch(() => null);
+  const index = indexBytes === null ? "" : indexBytes.toString("utf8");
+  // Nothing new to remember: the cache read is handed back as it was, so the sync does not
+  // write 20,000 entries again (src/sync/state.ts writeStatCaches).
+  const same =
+    Object.keys(next).length === Object.keys(cache).length &&
+    Object.keys(next).every((file) => next[file] === cache[file]);
+  return { files, held, index, cache: same ? cache : next };
+}
+
+/**
+ * `parent/name` relative to `dir`, `/`-separated. The listing's parents start with `dir` as it was
+ * given, so a slice does what `path.relative(path.join(…))` did at several times the cost per file
+ * (docs/benchmarks.md#sync); anything else takes the slow, general way.
+ */
+function listedName(dir: string, parent: string, name: string): string {
+  if (parent === dir) return name;
+  if (parent.startsWith(dir) && parent[dir.length] === path.sep)
+    return `${parent
+      .slice(dir.length + 1)
+      .split(path.sep)
+      .join("/")}/${name}`;
+  return path.relative(dir, path.join(parent, name)).split(path.sep).join("/");
 }
 
 /**
@@ -236,6 +282,8 @@ export function localDigest(local: {
 }
 
 const READ_BATCH = 64;
+/** Cached files lstat'ed between two turns of the event loop, as the scan does (src/memdir/scan/scan-list.ts). */
+const STAT_SLICE = 256;
 
 /**
  * MEMORY.md after a merge, never merged as text: the local index with the lines of `removed`

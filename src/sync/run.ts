@@ -152,17 +152,25 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
     const report: SyncReport = { remote: target.url, pulled: 0, pushed: 0, conflicts: [], skipped: [] };
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(options.signal, "sync");
-      const remote = await fetchRemote(clone, options.signal);
+      // The memory dir is read while git fetches: reading changes nothing, and the two take about
+      // as long each at 20,000 memories, on two cores (docs/benchmarks.md#sync).
+      const [fetched, read] = await Promise.allSettled([
+        fetchRemote(clone, options.signal),
+        readLocalSide(
+          target.localDir,
+          target.excludeTeam,
+          caches.projects[target.key],
+          now(),
+          options.progress,
+        ),
+      ]);
+      if (fetched.status === "rejected") throw fetched.reason;
+      if (read.status === "rejected") throw read.reason;
+      const remote = fetched.value;
+      const local = read.value;
       await assertNotRewritten(clone, state, remote);
       // A commit seen before was checked when it was first fetched (or is this machine's own).
       if (remote !== state.lastRemote) await assertProjectFolder(clone, remote, target.key);
-      const local = await readLocalSide(
-        target.localDir,
-        target.excludeTeam,
-        caches.projects[target.key],
-        now(),
-        options.progress,
-      );
       caches.projects[target.key] = local.cache;
       const quiet = quietReport(state, target.key, remote, local);
       if (quiet !== null) {

@@ -64,39 +64,49 @@ export async function writeSyncState(clone: SyncClone, state: SyncState): Promis
 export interface StatCaches {
   projects: Record<string, StatCache>;
   text: string;
+  /** Each project's cache as read or last written: one still the same object needs no new text. */
+  stored: Map<string, StatCache>;
 }
 
 type StoredEntry = [number, number, number, number, string, 0 | 1 | string];
 
 export async function readStatCaches(clone: SyncClone): Promise<StatCaches> {
-  const text = await fs.readFile(path.join(clone.dir, "stat-cache.json"), "utf8").catch(() => "");
+  // Read as bytes and decoded once: `readFile(…, "utf8")` decodes chunk by chunk through a
+  // StringDecoder, which for this 2.7 MB file at 20,000 memories costs tens of milliseconds more.
+  const bytes = await fs.readFile(path.join(clone.dir, "stat-cache.json")).catch(() => null);
+  const text = bytes === null ? "" : bytes.toString("utf8");
   const projects: Record<string, StatCache> = {};
   try {
     const data = JSON.parse(text) as Record<string, Record<string, StoredEntry>>;
-    for (const [key, stored] of Object.entries(data)) {
+    // Plain loops and one object shape per entry: at 20,000 entries, destructuring and spreading
+    // each took about as long again as the JSON.parse itself.
+    for (const key of Object.keys(data)) {
+      const stored = data[key];
       const cache: StatCache = {};
-      for (const [file, entry] of Object.entries(stored)) {
-        if (!Array.isArray(entry) || entry.length !== 6 || typeof entry[4] !== "string") continue;
-        const [size, mtimeMs, ctimeMs, ino, blob, flag] = entry;
-        cache[file] = {
-          size,
-          mtimeMs,
-          ctimeMs,
-          ino,
-          blob,
-          ...(flag === 1 ? { conflict: true } : typeof flag === "string" ? { held: flag } : {}),
-        } satisfies StatEntry;
+      for (const file of Object.keys(stored)) {
+        const e = stored[file];
+        if (!Array.isArray(e) || e.length !== 6 || typeof e[4] !== "string") continue;
+        const entry: StatEntry = { size: e[0], mtimeMs: e[1], ctimeMs: e[2], ino: e[3], blob: e[4] };
+        if (e[5] === 1) entry.conflict = true;
+        else if (typeof e[5] === "string") entry.held = e[5];
+        cache[file] = entry;
       }
       projects[key] = cache;
     }
   } catch {
     // Missing or damaged: every file is read, as on a first sync.
   }
-  return { projects, text };
+  return { projects, text, stored: new Map(Object.entries(projects)) };
 }
 
 /** Written atomically, and only when it differs from what was read. */
 export async function writeStatCaches(clone: SyncClone, caches: StatCaches): Promise<void> {
+  const keys = Object.keys(caches.projects);
+  if (
+    keys.length === caches.stored.size &&
+    keys.every((key) => caches.projects[key] === caches.stored.get(key))
+  )
+    return;
   const data: Record<string, Record<string, StoredEntry>> = {};
   for (const [key, cache] of Object.entries(caches.projects)) {
     const stored: Record<string, StoredEntry> = {};
@@ -108,4 +118,5 @@ export async function writeStatCaches(clone: SyncClone, caches: StatCaches): Pro
   if (text === caches.text) return;
   await writeFileAtomic(path.join(clone.dir, "stat-cache.json"), text);
   caches.text = text;
+  caches.stored = new Map(Object.entries(caches.projects));
 }
