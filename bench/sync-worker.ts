@@ -77,7 +77,14 @@ const options: SyncOptions = {
   recordPull: async (dir, change, write) => {
     await recordChange(
       dir,
-      { kind: "sync", command: "memdir sync", message: change.message, files: change.files, lock: true },
+      {
+        kind: "sync",
+        command: "memdir sync",
+        message: change.message,
+        files: change.files,
+        ...(change.objects ? { objects: change.objects } : {}),
+        lock: true,
+      },
       write,
     );
   },

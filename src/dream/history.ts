@@ -7,6 +7,7 @@ import {
   gitCommit,
   gitFullHash,
   gitHistoryExists,
+  gitImportPack,
   gitLog,
   gitVersions,
   initGitHistory,
@@ -65,6 +66,12 @@ export interface ChangeOptions extends HistoryOptions {
    * default: every memory file and the index). Git records whatever changed.
    */
   files?: string[];
+  /**
+   * A git pack of the blobs the change writes, from a repository that already holds them (a
+   * sync's clone), or null. With git it is stored before the change's commit, so the files are
+   * not compressed and written a second time; if it cannot be, the commit stores them itself.
+   */
+  objects?: () => Promise<Uint8Array | null>;
 }
 
 /**
@@ -90,11 +97,15 @@ export async function beginChange(memoryDir: string, options: ChangeOptions): Pr
     return {
       backend,
       snapshot,
-      finish: (message) =>
-        gitCommit(memoryDir, options.kind, message, {
+      finish: async (message) => {
+        // Best effort: the commit below is the same with or without the pack, only slower without.
+        const pack = await options.objects?.().catch(() => null);
+        if (pack) await gitImportPack(memoryDir, pack).catch(() => undefined);
+        return gitCommit(memoryDir, options.kind, message, {
           now: options.now,
           ...(command ? { body: `Command: ${command}` } : {}),
-        }),
+        });
+      },
     };
   }
   const recording = await beginJournal(memoryDir, { files: options.files, now: options.now });

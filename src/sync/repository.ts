@@ -249,6 +249,13 @@ export function isRegularMode(mode: string): boolean {
   return mode === "100644" || mode === "100755";
 }
 
+/** `ids` (blobs the clone holds) as one git pack, for another of memdir's repositories to store. */
+export function packBlobs(clone: SyncClone, ids: readonly string[]): Promise<Buffer> {
+  return gitBytes(clone.repository, ["pack-objects", "--stdout", "-q"], {
+    input: `${[...new Set(ids)].join("\n")}\n`,
+  });
+}
+
 /**
  * The texts of `blobs` (ids from a tree listing) in one `git cat-file --batch`, read from the
  * clone's object store, not its work tree: no path is opened, so no link can be read through,

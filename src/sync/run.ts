@@ -34,6 +34,7 @@ import {
   isRegularMode,
   listFolder,
   openClone,
+  packBlobs,
   prepareClone,
   pushCommit,
   readBlobTexts,
@@ -79,12 +80,26 @@ export interface SyncOptions {
    * history's `recordChange`): runs `write` and records what it changed, `files` (relative to
    * the memory dir) being what it may touch.
    */
-  recordPull?: (
-    memoryDir: string,
-    change: { message: string; files: string[] },
-    write: () => Promise<void>,
-  ) => Promise<void>;
+  recordPull?: (memoryDir: string, change: PullChange, write: () => Promise<void>) => Promise<void>;
 }
+
+/** A pull as one history entry: what `recordPull` gets. */
+export interface PullChange {
+  message: string;
+  /** What the pull may touch, relative to the memory dir. */
+  files: string[];
+  /**
+   * A large pull's blobs as a git pack from the sync's clone, for the history to store before
+   * its commit (`ChangeOptions.objects` of src/dream/history.ts); absent for a small pull.
+   */
+  objects?: () => Promise<Uint8Array | null>;
+}
+
+/**
+ * From how many pulled files the history gets their blobs as one pack: below, `git add` writing
+ * them costs less than the two git processes that pack and store them (docs/benchmarks.md#sync).
+ */
+const PACK_FROM = 64;
 
 /** What `memdir sync --json` prints (docs/design.md#sync). */
 export interface SyncReport {
@@ -473,7 +488,7 @@ async function mergeRound(
   };
   // The remote's changes written here are one history entry, so `memdir undo` takes a pull back
   // whole (docs/design.md#undo); the caller records it (sync sits beside the history's layer).
-  const pull = pullRecord(target, clone.url, actions);
+  const pull = pullRecord(clone, target, actions);
   if (pull !== null && options.recordPull) await options.recordPull(pull.memoryDir, pull.entry, writeHere);
   else await writeHere();
   if (rebuilt.leftOut > 0)
@@ -576,19 +591,25 @@ async function dropIndexLink(
  * the index; null when it writes none.
  */
 function pullRecord(
+  clone: SyncClone,
   target: SyncTarget,
-  url: string,
   actions: readonly SyncAction[],
-): { memoryDir: string; entry: { message: string; files: string[] } } | null {
+): { memoryDir: string; entry: PullChange } | null {
   const memoryDir = target.memoryDir ?? target.localDir;
   const prefix = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
   const inMemoryDir = (file: string) => (prefix === "" ? file : `${prefix}/${file}`);
   const writing = actions.filter((action) => action.kind !== "push");
   if (writing.length === 0) return null;
+  // The pulled files' blobs, as the clone holds them: the files are written verbatim, so the
+  // history's commit finds them there (src/dream/history-git.ts gitImportPack).
+  const blobs = actions.flatMap((action) =>
+    action.kind === "pull" && action.blob !== null ? [action.blob] : [],
+  );
   return {
     memoryDir,
     entry: {
-      message: `pulled ${writing.length} file(s) from ${url}`,
+      ...(blobs.length >= PACK_FROM ? { objects: () => packBlobs(clone, blobs) } : {}),
+      message: `pulled ${writing.length} file(s) from ${clone.url}`,
       files: [
         ...writing.flatMap((action) =>
           action.kind === "conflict"

@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { recordChange } from "../../src/dream/history.ts";
 import { type SyncTarget, syncFolder } from "../../src/sync/run.ts";
 import { initBoth, makeWorld, memory, syncJson } from "../helpers/sync-machines.ts";
 import { makeTempDir } from "../helpers/temp.ts";
@@ -122,5 +123,61 @@ describe("memdir sync: a new machine's first pull", () => {
     const undo = await world.b.memdir(["undo", "--json"]);
     assert.equal(undo.code, 0, undo.stderr);
     assert.deepEqual(world.b.files(), []);
+  });
+
+  it("hands a large pull's blobs to the history in one pack, and the entry is the same: undo takes it back, the history checks clean", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const count = 80;
+    for (let i = 0; i < count; i++)
+      world.a.write(`project-note-${i}.md`, memory(`note ${i} about module ${i}`, `body ${i}`, "project"));
+    assert.equal((await syncJson(world.a)).pushed, count);
+    assert.equal((await syncJson(world.b)).pulled, count);
+    const gitDir = path.join(world.b.memoryDir, ".git");
+    const git = (...args: string[]) =>
+      execFileSync("git", [`--git-dir=${gitDir}`, ...args], {
+        encoding: "utf8",
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+      });
+    const inPack = Number(/^in-pack: (\d+)$/m.exec(git("count-objects", "-v"))?.[1]);
+    assert.ok(inPack >= count, `the pulled blobs came as a pack (${inPack} objects in packs)`);
+    // Every pulled file is in the entry, as the file on disk says.
+    const committed = git("ls-tree", "--name-only", "HEAD").trim().split("\n");
+    assert.equal(committed.filter((file) => file.startsWith("project-note-")).length, count);
+    assert.equal(git("show", "HEAD:project-note-7.md"), world.b.read("project-note-7.md"));
+    git("fsck", "--strict", "--no-progress");
+    const history = JSON.parse((await world.b.memdir(["history", "--json"])).stdout) as {
+      entries: { command: string }[];
+    };
+    assert.deepEqual(
+      history.entries.map((entry) => entry.command),
+      ["memdir sync"],
+    );
+    const undo = await world.b.memdir(["undo", "--json"]);
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.deepEqual(world.b.files(), []);
+  });
+});
+
+describe("a change recorded with a pack of its blobs", () => {
+  it("is recorded whole when the pack is not one (git refuses it): the commit stores the files itself", async () => {
+    const memoryDir = makeTempDir("memdir-history-pack-");
+    const { entry } = await recordChange(
+      memoryDir,
+      {
+        kind: "sync",
+        command: "memdir sync",
+        message: "pulled 1 file(s)",
+        objects: async () => Buffer.from("PACK this is not a pack"),
+        lock: true,
+      },
+      async () => {
+        fs.writeFileSync(path.join(memoryDir, "project-ok.md"), memory("an ordinary memory", "fine"));
+      },
+    );
+    assert.deepEqual(
+      entry?.changes.map((change) => [change.change, change.file]),
+      [["added", "project-ok.md"]],
+    );
   });
 });

@@ -118,8 +118,8 @@ export interface GitResult {
 export interface RunGitOptions {
   /** Stamps commits with this clock. */
   now?: Clock;
-  /** Written to git's stdin. */
-  input?: string;
+  /** Written to git's stdin (text, or a pack's bytes). */
+  input?: string | Uint8Array;
   /** A fetch or push: the user's git config and the usual transports are allowed. */
   network?: boolean;
   /** Kills git when aborted. */

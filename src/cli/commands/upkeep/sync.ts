@@ -71,6 +71,7 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
               command: "memdir sync",
               message: change.message,
               files: change.files,
+              ...(change.objects ? { objects: change.objects } : {}),
               lock: true,
             },
             write,
