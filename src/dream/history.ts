@@ -175,6 +175,24 @@ export async function recordChange<T>(
 }
 
 /**
+ * A sync's pull as one history entry, as `memdir sync` records it (the `recordPull` of
+ * src/sync/run.ts): `write` writes the pulled files under the writer lock, `files` is what it may
+ * touch, `objects` the pulled blobs as a pack when the sync has one.
+ */
+export async function recordPull(
+  memoryDir: string,
+  change: { message: string; files: string[]; objects?: () => Promise<Uint8Array | null> },
+  write: () => Promise<void>,
+): Promise<void> {
+  const { message, files, objects } = change;
+  await recordChange(
+    memoryDir,
+    { kind: "sync", command: "memdir sync", message, files, ...(objects ? { objects } : {}), lock: true },
+    write,
+  );
+}
+
+/**
  * Records the memory dir's current state as one entry (git only: the journal cannot know prior
  * versions after the fact). Returns null with the journal or when nothing changed. For a writer
  * that records each save after making it.

@@ -1,4 +1,4 @@
-import { recordChange } from "../../../dream/history.ts";
+import { recordPull } from "../../../dream/history.ts";
 import { MemdirError } from "../../../errors.ts";
 import { syncAutoEnabled } from "../../../sync/auto-setting.ts";
 import {
@@ -63,20 +63,7 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
         pullOnly: options.pull,
         acceptRemote: options.acceptRemote,
         memoryMode: configFromOptions(options, context, location).memoryMode,
-        recordPull: async (memoryDir, change, write) => {
-          await recordChange(
-            memoryDir,
-            {
-              kind: "sync",
-              command: "memdir sync",
-              message: change.message,
-              files: change.files,
-              ...(change.objects ? { objects: change.objects } : {}),
-              lock: true,
-            },
-            write,
-          );
-        },
+        recordPull,
         signal,
         // The background sync (--auto) runs from a hook: a host's terminal is not its own.
         ...(options.auto ? { waitMs: timeoutMs } : { progress: terminalProgress(context, options) }),
