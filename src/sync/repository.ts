@@ -59,14 +59,19 @@ function gitReason(stderr: string): string {
 
 /**
  * Fetches the remote's `main`; resolves to its commit, or null when the remote has none yet.
+ * `onStarted`: called once the fetch's git process has started (or could not).
  *
  * @throws MemdirError("unreachable") when git cannot reach or read the remote.
  */
-export async function fetchRemote(clone: SyncClone, signal?: AbortSignal): Promise<string | null> {
+export async function fetchRemote(
+  clone: SyncClone,
+  signal?: AbortSignal,
+  onStarted?: () => void,
+): Promise<string | null> {
   const result = await runGit(
     clone.repository,
     ["fetch", "-q", "--prune", "--no-tags", "--", clone.url, "+refs/heads/*:refs/remotes/origin/*"],
-    { network: true, signal },
+    { network: true, signal, onStarted },
   );
   if (result.code !== 0)
     throw new MemdirError(
@@ -161,9 +166,25 @@ export async function assertProjectFolder(
   }
 }
 
-/** Puts the work tree and index at `commit` (the branch follows); an empty tree when null. */
+/**
+ * The clone's clean mark (`<dir>/tree-clean-at`): the commit whose files the work tree and index
+ * hold exactly, written after this sync's own commit (`commitFolder`) and removed before anything
+ * else writes into the tree, so a checkout of that same commit needs no `reset --hard` and no
+ * `clean` (docs/design.md#sync-stat-cache: the sync clone's clean mark).
+ */
+const CLEAN_MARK = "tree-clean-at";
+
+/**
+ * Puts the work tree and index at `commit` (the branch follows); an empty tree when null. Skips
+ * git when the clean mark names `commit` and the branch is at it (the common case of a sync after
+ * this machine's own push); either way the mark is gone afterwards, since the caller writes next.
+ */
 export async function checkOut(clone: SyncClone, commit: string | null): Promise<void> {
+  const mark = path.join(clone.dir, CLEAN_MARK);
+  const markedClean = await readSmallFile(mark);
+  await fs.rm(mark, { force: true });
   if (commit !== null) {
+    if (markedClean === commit && (await looseRef(clone, BRANCH)) === commit) return;
     await git(clone.repository, ["reset", "-q", "--hard", commit]);
     await git(clone.repository, ["clean", "-q", "-f", "-d", "-x"]);
     return;
@@ -202,7 +223,36 @@ export async function commitFolder(
     // Nothing staged on an unborn branch (an empty remote, an empty folder): a root commit all the same.
     await git(clone.repository, ["commit", "-q", "--no-verify", "--allow-empty", "-m", message], { now });
   }
-  return commitOf(clone, "HEAD");
+  // The branch's file, written by that commit, instead of a `rev-parse` process.
+  const head = (await looseRef(clone, BRANCH)) ?? (await commitOf(clone, "HEAD"));
+  // `add -A` took in everything under `folder/` and nothing else was written since the checkout:
+  // the tree is clean at the new commit until the next checkout (see CLEAN_MARK).
+  if (head !== null) await fs.writeFile(path.join(clone.dir, CLEAN_MARK), head, { mode: 0o600 });
+  return head;
+}
+
+/**
+ * The commit id a loose ref file of the clone holds (`refs/heads/main`), or null when it is
+ * missing, a link, packed or anything but an id; then the caller asks git.
+ */
+async function looseRef(clone: SyncClone, ref: string): Promise<string | null> {
+  const id = (await readSmallFile(path.join(clone.repository.gitDir, ...ref.split("/"))))?.trim();
+  return id !== undefined && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(id) ? id : null;
+}
+
+/** A small file's text, read without following a link; null when it cannot be read. */
+async function readSmallFile(file: string): Promise<string | null> {
+  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+  const handle = await fs.open(file, flags).catch(() => null);
+  if (handle === null) return null;
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(200), 0, 200, 0);
+    return buffer.toString("utf8", 0, bytesRead);
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Pushes `commit` as the remote's `main`: "pushed", "rejected" (someone pushed first), or throws when unreachable. */

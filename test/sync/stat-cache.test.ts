@@ -181,3 +181,40 @@ describe("a change recorded with a pack of its blobs", () => {
     );
   });
 });
+
+describe("the sync clone left clean by this machine's own push", () => {
+  it("a sync stopped after writing into the clone leaves nothing there that the next one pushes", async () => {
+    const { a, b } = twoMachines();
+    fs.writeFileSync(path.join(a.localDir, "project-first.md"), memory("the first memory", "pushed"));
+    assert.equal((await syncFolder(a, { now: later })).pushed, 1);
+    const names = Array.from({ length: 40 }, (_, i) => `project-note-${i}.md`);
+    for (const name of names) fs.writeFileSync(path.join(a.localDir, name), memory(`note ${name}`, "body"));
+    // Stopped once the first batch of this round's files is in the clone's work tree, before its commit.
+    const stop = new AbortController();
+    await assert.rejects(
+      syncFolder(a, {
+        now: later,
+        signal: stop.signal,
+        progress: (step) => {
+          if (step === "writing pulled files") stop.abort();
+        },
+      }),
+    );
+    // The user deletes one of those files here; the next sync must not bring it back from the clone.
+    fs.rmSync(path.join(a.localDir, names[0]));
+    const report = await syncFolder(a, { now: later });
+    assert.equal(report.pushed, names.length - 1);
+    await syncFolder(b, { now: later });
+    assert.equal(fs.existsSync(path.join(b.localDir, names[0])), false);
+    assert.equal(fs.existsSync(path.join(b.localDir, names[1])), true);
+    // And again after a clean push: the next change goes out alone.
+    fs.writeFileSync(path.join(a.localDir, names[1]), memory("note changed", "body changed"));
+    assert.equal((await syncFolder(a, { now: later })).pushed, 1);
+    await syncFolder(b, { now: later });
+    assert.equal(
+      fs.readFileSync(path.join(b.localDir, names[1]), "utf8"),
+      memory("note changed", "body changed"),
+    );
+    assert.equal(fs.existsSync(path.join(b.localDir, names[0])), false);
+  });
+});

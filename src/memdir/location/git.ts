@@ -124,6 +124,8 @@ export interface RunGitOptions {
   network?: boolean;
   /** Kills git when aborted. */
   signal?: AbortSignal;
+  /** Called once git has started (or failed to start): work meant to overlap with it may begin. */
+  onStarted?: () => void;
 }
 
 /**
@@ -224,6 +226,10 @@ function spawnGit(
     child.stderr?.setEncoding("utf8").on("data", (d: string) => {
       stderr += d;
     });
+    if (options.onStarted) {
+      child.once("spawn", options.onStarted);
+      child.once("error", options.onStarted);
+    }
     child.on("error", (error) => {
       if (options.signal?.aborted) reject(options.signal.reason);
       else reject(new MemdirError("io", `${label}: git failed to start`, { cause: error }));
