@@ -5,6 +5,7 @@ import { MemdirError } from "../errors.ts";
 import {
   type GitRepository,
   type GitResult,
+  housekeepIfDue,
   git as repositoryGit,
   runGit as runRepositoryGit,
 } from "../memdir/location/git.ts";
@@ -91,6 +92,8 @@ export async function gitCommit(
     throw new MemdirError("io", `history: git commit failed in ${memoryDir}: ${commitResult.stderr.trim()}`);
   }
   const hash = (await git(memoryDir, ["rev-parse", "HEAD"])).trim();
+  // What git would have started after the commit, when it has work (housekeepIfDue).
+  await housekeepIfDue(historyRepository(memoryDir)).catch(() => undefined);
   const entries = await gitLog(memoryDir, [hash, "-1"]);
   return entries[0] ?? null;
 }

@@ -5,6 +5,7 @@ import { conflictFileName, conflictOf, markAsConflict } from "../memdir/format/c
 import { applyIndexChanges, INDEX_FILE } from "../memdir/format/index-file.ts";
 import { syncFoldersInside } from "../memdir/fs/atomic.ts";
 import { type Lease, takeLease } from "../memdir/fs/lease.ts";
+import { housekeepIfDue } from "../memdir/location/git.ts";
 import { findSecrets, secretKindPhrase } from "../memdir/trust/secrets.ts";
 import type { ProposedChange } from "../memdir/write/proposal-store.ts";
 import {
@@ -254,6 +255,9 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
         );
     }
   } finally {
+    // What git would have started after this sync's fetch and commit, when it has work
+    // (housekeepIfDue); never once the caller's time is up.
+    if (!options.signal?.aborted) await housekeepIfDue(clone.repository).catch(() => undefined);
     await lease.release();
   }
 }

@@ -58,6 +58,9 @@ const COMMON_COMMAND_LINE = [
   "core.editor=true",
   "core.attributesFile=/dev/null",
   "diff.external=",
+  // No `maintenance run --auto` process after each commit and fetch: `housekeepIfDue` makes git's
+  // own decision from two folder listings and starts it only when it has something to do.
+  "maintenance.auto=false",
 ];
 
 /** Local-only calls: no transport, no credentials, no ssh. */
@@ -240,6 +243,30 @@ function spawnGit(
       child.stdin?.end(options.input);
     }
   });
+}
+
+/** git's `gc.auto` (6,700 loose objects) as it samples them: entries of `objects/17` (gc.c). */
+const LOOSE_IN_SAMPLE_LIMIT = Math.ceil(6700 / 256);
+/** git's `gc.autoPackLimit`. */
+const PACK_LIMIT = 50;
+
+/**
+ * Runs `git maintenance run --auto` in `repository` when git would find work for it: more loose
+ * objects than `gc.auto` (estimated, as git does, from the folder `objects/17`) or more packs than
+ * `gc.autoPackLimit`. git used to start that process itself after every commit and fetch
+ * (~8 ms each, on the path of a one-change sync: docs/design.md#sync-stat-cache); the listings cost a
+ * fraction of a millisecond. The maintenance itself is git's: a `gc --auto` it detaches.
+ */
+export async function housekeepIfDue(repository: GitRepository): Promise<void> {
+  const objects = path.join(repository.gitDir, "objects");
+  const [sample, packs] = await Promise.all([
+    fs.readdir(path.join(objects, "17")).catch(() => [] as string[]),
+    fs.readdir(path.join(objects, "pack")).catch(() => [] as string[]),
+  ]);
+  const loose = sample.filter((name) => /^[0-9a-f]{38}$/.test(name)).length;
+  const packed = packs.filter((name) => name.endsWith(".pack")).length;
+  if (loose <= LOOSE_IN_SAMPLE_LIMIT && packed <= PACK_LIMIT) return;
+  await runGit(repository, ["maintenance", "run", "--auto", "--quiet"]);
 }
 
 /** {@link runGit}, throwing `MemdirError("io")` with git's message on a non-zero exit. */
