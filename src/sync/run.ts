@@ -677,17 +677,26 @@ async function incomingChange(
   return { file, action: here === null ? "add" : "modify", before: here, after };
 }
 
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
 /**
  * The incoming names (not on this side) whose NFC form another name already has, each with that
  * name: one here wins, else among incoming twins the one spelled in NFC (else the first sorted).
  */
 function unicodeTwins(here: ReadonlySet<string>, incoming: Iterable<string>): Map<string, string> {
-  const byForm = new Map<string, string[]>();
-  for (const file of new Set([...here, ...incoming])) {
-    const form = file.normalize("NFC");
-    byForm.set(form, [...(byForm.get(form) ?? []), file]);
-  }
+  const names = new Set([...here, ...incoming]);
   const twins = new Map<string, string>();
+  // Two names with one NFC form cannot both be that form: with every name in NFC (ASCII always
+  // is), there are none, and 20,000 names cost no normalization (docs/benchmarks.md#sync).
+  const inNfc = (file: string) => ASCII_ONLY.test(file) || file.normalize("NFC") === file;
+  if ([...names].every(inNfc)) return twins;
+  const byForm = new Map<string, string[]>();
+  for (const file of names) {
+    const form = file.normalize("NFC");
+    const same = byForm.get(form);
+    if (same === undefined) byForm.set(form, [file]);
+    else same.push(file);
+  }
   for (const [form, files] of byForm) {
     if (files.length < 2) continue;
     const keeper =
