@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { constants, lstatSync, type Stats } from "node:fs";
+import { lstatSync, type Stats } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
@@ -14,7 +14,7 @@ import {
   parseIndex,
 } from "../memdir/format/index-file.ts";
 import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten } from "../memdir/format/memory-names.ts";
-import { utf8OrNull } from "../memdir/fs/regular-file.ts";
+import { openRegularFileNoFollow, readRegularFile, utf8OrNull } from "../memdir/fs/regular-file.ts";
 import { fileNameRefusal, memoryFileRefusal } from "../memdir/fs/safe-path.ts";
 import type { ProgressSink } from "../types.ts";
 import { isRegularMode } from "./repository.ts";
@@ -126,19 +126,7 @@ const PRIVATE = "visibility: private (never leaves this machine)";
  * never blocks; null when it is gone or not a regular file now.
  */
 async function readRegular(full: string): Promise<{ bytes: Buffer; stat: StatFields } | null> {
-  const handle = await fs
-    .open(full, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
-    .catch(() => null);
-  if (handle === null) return null;
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) return null;
-    return { bytes: await handle.readFile(), stat };
-  } catch {
-    return null;
-  } finally {
-    await handle.close();
-  }
+  return readRegularFile(full, { open: openRegularFileNoFollow }).catch(() => null);
 }
 
 /** The text of a file the stat cache vouched for, read when a sync needs it. */

@@ -4,7 +4,7 @@ import path from "node:path";
 import { MemdirError } from "../errors.ts";
 import { writeFileAtomic } from "../memdir/fs/atomic.ts";
 import { openFolderInside, removeFileInside } from "../memdir/fs/open-safely.ts";
-import { utf8OrNull } from "../memdir/fs/regular-file.ts";
+import { openRegularFileNoFollow, readRegularFile, utf8OrNull } from "../memdir/fs/regular-file.ts";
 import { type GitRepository, git, gitBytes, runGit } from "../memdir/location/git.ts";
 import type { Clock } from "../types.ts";
 import { cloneDir } from "./remotes.ts";
@@ -241,18 +241,11 @@ async function looseRef(clone: SyncClone, ref: string): Promise<string | null> {
 }
 
 /** A small file's text, read without following a link; null when it cannot be read. */
-async function readSmallFile(file: string): Promise<string | null> {
-  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-  const handle = await fs.open(file, flags).catch(() => null);
-  if (handle === null) return null;
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(200), 0, 200, 0);
-    return buffer.toString("utf8", 0, bytesRead);
-  } catch {
-    return null;
-  } finally {
-    await handle.close();
-  }
+function readSmallFile(file: string): Promise<string | null> {
+  return readRegularFile(file, { maxBytes: 200, open: openRegularFileNoFollow }).then(
+    ({ bytes }) => bytes.toString("utf8"),
+    () => null,
+  );
 }
 
 /** Pushes `commit` as the remote's `main`: "pushed", "rejected" (someone pushed first), or throws when unreachable. */

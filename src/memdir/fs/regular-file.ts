@@ -62,7 +62,24 @@ function notRegular(filePath: string, stat: Stats): MemdirError {
  * const { handle, stat } = await openRegularFile(indexPath);
  */
 export async function openRegularFile(filePath: string): Promise<{ handle: fs.FileHandle; stat: Stats }> {
-  const handle = await fs.open(filePath, READ_FLAGS);
+  return openRegularWith(filePath, READ_FLAGS);
+}
+
+/**
+ * {@link openRegularFile} that also refuses a symbolic link in the last component (`O_NOFOLLOW`,
+ * `ELOOP`): for files in memdir's own repositories, where a link has no business.
+ */
+export async function openRegularFileNoFollow(
+  filePath: string,
+): Promise<{ handle: fs.FileHandle; stat: Stats }> {
+  return openRegularWith(filePath, READ_FLAGS | (constants.O_NOFOLLOW ?? 0));
+}
+
+async function openRegularWith(
+  filePath: string,
+  flags: number,
+): Promise<{ handle: fs.FileHandle; stat: Stats }> {
+  const handle = await fs.open(filePath, flags);
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw notRegular(filePath, stat);
