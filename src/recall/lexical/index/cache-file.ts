@@ -168,6 +168,8 @@ function writeRenumbered(memory: IndexedMemory, remap: Int32Array, target: Memor
   target.set(record, at);
   for (let i = RECORD_HEADER; i < memory.bodyTermsAt; i += 2) target[at + i] = remap[record[i]];
   for (let i = memory.bodyTermsAt; i < memory.bodyFrequenciesAt; i++) target[at + i] = remap[record[i]];
+  // Packed tokens are positions in the body-term list, which keeps its order: they stay as they are.
+  if (memory.packedTokens) return;
   for (let i = memory.tokensAt; i < memory.tokensAt + memory.tokenCount; i++)
     target[at + i] = remap[record[i]];
 }
@@ -227,8 +229,9 @@ export function lexicalFingerprint(): string {
   return codeFingerprint(
     // 6: the frontmatter parser is fingerprinted by its code and the yaml version, not by parsing
     // a probe (which loaded the YAML parser into every prompt hook, docs/design.md#the-prompt-hook-process). 7: ICU versions
-    // instead of a CJK probe. 8: the binary file (lexical.bin).
-    "lexical/8",
+    // instead of a CJK probe. 8: the binary file (lexical.bin). 9: tokens of small bodies packed
+    // one byte each (memory-record.ts).
+    "lexical/9",
     process.versions.icu ?? null,
     process.versions.unicode ?? null,
     PASSAGE_LINES,

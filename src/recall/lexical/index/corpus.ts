@@ -3,12 +3,14 @@ import { parseFrontmatter } from "../../../memdir/format/frontmatter.ts";
 import type { MemoryHeader } from "../../../types.ts";
 import { Counter, grow, TermDictionary } from "./dictionary.ts";
 import {
+  bodyTokens,
   type FieldName,
   forEachPassage,
   forEachTermAnywhere,
   IndexedMemory,
   packRecord,
   recordLength,
+  TokenBuffer,
 } from "./memory-record.ts";
 import { PostingLists } from "./posting-lists.ts";
 import { TermScanner } from "./term-scanner.ts";
@@ -51,6 +53,7 @@ export class Corpus {
   readonly #scanner = new TermScanner(this.dictionary);
   #countScratch: Uint32Array = new Uint32Array(4096);
   #distinctScratch: Uint32Array = new Uint32Array(4096);
+  readonly #tokenBuffer = new TokenBuffer();
 
   get size(): number {
     return this.#memories.size;
@@ -182,8 +185,7 @@ export class Corpus {
     });
     if (sign > 0) this.#post(memory, distinct);
     else this.#stalePostings += distinct;
-    const record = memory.record;
-    const tokensAt = memory.tokensAt;
+    const tokens = bodyTokens(memory, this.#tokenBuffer);
     forEachPassage(memory, (start, end) => {
       this.#passageCount += sign;
       this.#passageLengthTotal += sign * (end - start);
@@ -191,8 +193,8 @@ export class Corpus {
       // million passages at 20,000 memories, all garbage).
       const stamp = this.#nextPassageStamp();
       const stamps = this.#passageStamps;
-      for (let i = tokensAt + start; i < tokensAt + end; i++) {
-        const id = record[i];
+      for (let i = start; i < end; i++) {
+        const id = tokens[i];
         if (stamps[id] === stamp) continue;
         stamps[id] = stamp;
         this.passageFrequency.add(id, sign);

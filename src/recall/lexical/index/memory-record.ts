@@ -15,7 +15,14 @@
  *     body term ids, ascending                                              binary-searched
  *     body frequencies, aligned with the ids
  *     line starts (token offsets within the memory's tokens)
- *     body tokens (term ids) in reading order
+ *     body tokens in reading order
+ *
+ * The body tokens are three quarters of all records (15 of 20 million entries at 20,000 memories,
+ * docs/benchmarks.md#peak-rss-at-20000). A memory with at most {@link LOCAL_TOKEN_TERMS} distinct
+ * body terms (nine in ten) stores each token as its term's position in the memory's own sorted
+ * body-term list: one byte, packed two to a 16-bit entry (four to a 32-bit one). Larger memories
+ * store the term ids themselves. Which form a record uses follows from its counts, so it needs no
+ * flag; read the tokens through {@link bodyTokens} or {@link IndexedMemory.token}.
  */
 
 /** Field of a memory that the ranker weighs separately (BM25F). */
@@ -27,6 +34,19 @@ export type MemoryRecord = Uint16Array | Uint32Array;
 
 /** Entries before the data: the six counts. */
 export const RECORD_HEADER = 6;
+
+/** Most distinct body terms a memory may have for its tokens to be stored one byte each. */
+export const LOCAL_TOKEN_TERMS = 256;
+
+/** Whether a body of `bodyTermCount` distinct terms stores its tokens as one-byte local ids. */
+function packsTokens(bodyTermCount: number): boolean {
+  return bodyTermCount <= LOCAL_TOKEN_TERMS;
+}
+
+/** Entries the tokens take in a record of `bytesPerEntry`-byte elements. */
+function tokenEntries(tokenCount: number, bodyTermCount: number, bytesPerEntry: number): number {
+  return packsTokens(bodyTermCount) ? Math.ceil(tokenCount / bytesPerEntry) : tokenCount;
+}
 
 /** Token statistics of one memory file, with the offsets of each section of its record. */
 export class IndexedMemory {
@@ -42,6 +62,8 @@ export class IndexedMemory {
   readonly lineCount: number;
   /** Tokens of the body (its BM25 length). */
   readonly tokenCount: number;
+  /** Whether the tokens are one-byte positions in the body-term list (see the layout above). */
+  readonly packedTokens: boolean;
   /** Summed frequencies of the short fields (their BM25 lengths). */
   readonly nameLength: number;
   readonly descriptionLength: number;
@@ -63,6 +85,7 @@ export class IndexedMemory {
     this.lineCount = record[4];
     this.tokensAt = this.linesAt + this.lineCount;
     this.tokenCount = record[5];
+    this.packedTokens = packsTokens(this.bodyTermCount);
     this.nameLength = sumFrequencies(record, RECORD_HEADER, this.descriptionAt);
     this.descriptionLength = sumFrequencies(record, this.descriptionAt, this.typeAt);
     this.typeLength = sumFrequencies(record, this.typeAt, this.bodyTermsAt);
@@ -74,15 +97,63 @@ export class IndexedMemory {
   }
   /** Body token `position` (a term id). */
   token(position: number): number {
-    return this.record[this.tokensAt + position];
+    const record = this.record;
+    if (!this.packedTokens) return record[this.tokensAt + position];
+    const perEntry = record.BYTES_PER_ELEMENT;
+    const entry = record[this.tokensAt + Math.floor(position / perEntry)];
+    return record[this.bodyTermsAt + ((entry >>> ((position % perEntry) * 8)) & 0xff)];
   }
 }
 
-/** How many entries a record with this header occupies; -1 when `record` is too short to tell. */
-export function recordLength(record: ArrayLike<number>, at = 0): number {
-  if (record.length < at + RECORD_HEADER) return -1;
-  const shortTerms = record[at] + record[at + 1] + record[at + 2];
-  return RECORD_HEADER + 2 * shortTerms + 2 * record[at + 3] + record[at + 4] + record[at + 5];
+/** Reusable room for the body tokens of one memory at a time (see {@link bodyTokens}). */
+export class TokenBuffer {
+  #buffer = new Uint32Array(1024);
+  /** A buffer of at least `length` entries (its contents are not kept across calls). */
+  fit(length: number): Uint32Array {
+    if (this.#buffer.length < length)
+      this.#buffer = new Uint32Array(Math.max(length, this.#buffer.length * 2));
+    return this.#buffer;
+  }
+}
+
+/**
+ * The body tokens of `memory` as term ids, indexed by token position: a view of the record when it
+ * holds ids, else of `buffer` with them decoded (valid until the buffer's next use). A
+ * ranking stage reads a candidate's tokens once per query, so decoding them costs about what
+ * reading them did.
+ */
+export function bodyTokens(memory: IndexedMemory, buffer: TokenBuffer): Uint16Array | Uint32Array {
+  const { record, tokensAt, tokenCount, bodyTermsAt } = memory;
+  if (!memory.packedTokens) return record.subarray(tokensAt, tokensAt + tokenCount);
+  const tokens = buffer.fit(tokenCount);
+  if (record.BYTES_PER_ELEMENT === 2) {
+    let at = tokensAt;
+    let i = 0;
+    for (; i + 1 < tokenCount; i += 2) {
+      const entry = record[at++];
+      tokens[i] = record[bodyTermsAt + (entry & 0xff)];
+      tokens[i + 1] = record[bodyTermsAt + (entry >>> 8)];
+    }
+    if (i < tokenCount) tokens[i] = record[bodyTermsAt + (record[at] & 0xff)];
+  } else {
+    for (let i = 0; i < tokenCount; i++) {
+      const entry = record[tokensAt + (i >>> 2)];
+      tokens[i] = record[bodyTermsAt + ((entry >>> ((i & 3) * 8)) & 0xff)];
+    }
+  }
+  return tokens.subarray(0, tokenCount);
+}
+
+/**
+ * How many entries a record with this header occupies in `column` (its element width decides the
+ * packed tokens' share); -1 when `column` is too short to tell.
+ */
+export function recordLength(column: MemoryRecord, at = 0): number {
+  if (column.length < at + RECORD_HEADER) return -1;
+  const shortTerms = column[at] + column[at + 1] + column[at + 2];
+  const bodyTerms = column[at + 3];
+  const tokens = tokenEntries(column[at + 5], bodyTerms, column.BYTES_PER_ELEMENT);
+  return RECORD_HEADER + 2 * shortTerms + 2 * bodyTerms + column[at + 4] + tokens;
 }
 
 /** The BM25 length of `field` in `memory`. */
@@ -188,12 +259,19 @@ export function packRecord(parts: RecordParts): MemoryRecord {
   }
   const sorted = parts.distinct.subarray(0, bodyTermCount).sort();
   const shortLength = shortFields[0].length + shortFields[1].length + shortFields[2].length;
-  const length = RECORD_HEADER + shortLength + 2 * bodyTermCount + lineCount + tokenCount;
   let largest = Math.max(bodyTermCount, lineCount, tokenCount);
   for (const pairs of shortFields) for (const value of pairs) if (value > largest) largest = value;
   // Sorted: the last body term is the largest id. Frequencies and line starts are ≤ tokenCount.
   if (bodyTermCount > 0 && sorted[bodyTermCount - 1] > largest) largest = sorted[bodyTermCount - 1];
-  const record: MemoryRecord = largest <= 0xffff ? new Uint16Array(length) : new Uint32Array(length);
+  const bytesPerEntry = largest <= 0xffff ? 2 : 4;
+  const length =
+    RECORD_HEADER +
+    shortLength +
+    2 * bodyTermCount +
+    lineCount +
+    tokenEntries(tokenCount, bodyTermCount, bytesPerEntry);
+  const record: MemoryRecord = bytesPerEntry === 2 ? new Uint16Array(length) : new Uint32Array(length);
+  const packed = packsTokens(bodyTermCount);
   record[0] = shortFields[0].length / 2;
   record[1] = shortFields[1].length / 2;
   record[2] = shortFields[2].length / 2;
@@ -208,11 +286,20 @@ export function packRecord(parts: RecordParts): MemoryRecord {
     const id = sorted[term];
     record[termsAt + term] = id;
     record[frequenciesAt + term] = counts[id];
-    counts[id] = 0;
+    // Packed: the count is spent, and the slot holds the term's position until the tokens are in.
+    counts[id] = packed ? term : 0;
   }
   at = frequenciesAt + bodyTermCount;
   record.set(lineStarts.subarray(0, lineCount), at);
-  record.set(tokens.subarray(0, tokenCount), at + lineCount);
+  at += lineCount;
+  if (!packed) {
+    record.set(tokens.subarray(0, tokenCount), at);
+    return record;
+  }
+  const shift = bytesPerEntry === 2 ? 1 : 2;
+  for (let i = 0; i < tokenCount; i++)
+    record[at + (i >>> shift)] |= counts[tokens[i]] << ((i & (bytesPerEntry - 1)) * 8);
+  for (let term = 0; term < bodyTermCount; term++) counts[sorted[term]] = 0;
   return record;
 }
 

@@ -1,7 +1,7 @@
 import type { MemoryHeader } from "../../../types.ts";
 import { BridgeScratch } from "./bridge-scratch.ts";
 import { grow } from "./dictionary.ts";
-import type { IndexedMemory } from "./memory-record.ts";
+import { type IndexedMemory, TokenBuffer } from "./memory-record.ts";
 import { TermSimilarities } from "./related-similarities.ts";
 import type { QueryTerm } from "./types.ts";
 
@@ -59,6 +59,8 @@ export class RelatedScratch {
   readonly passage = { score: 0, strongestRelated: -1 };
   /** Similarities of index terms to the current query's words. */
   readonly similarities = new TermSimilarities();
+  /** The body tokens of the memory being scored. */
+  readonly tokens = new TokenBuffer();
 
   /** Sizes the per-query-word buffers for `width` words. */
   fit(width: number): void {
@@ -76,6 +78,8 @@ export class RelatedScratch {
  */
 export class PassageScratch {
   readonly wanted: QueryTerm[] = [];
+  /** The body tokens of the memory being scored. */
+  readonly tokens = new TokenBuffer();
   slotOf: Int32Array = new Int32Array(0);
   stampOf: Uint32Array = new Uint32Array(0);
   #stamp = 0;

@@ -1,5 +1,5 @@
 import type { Corpus } from "../index/corpus.ts";
-import { bodyFrequency, type IndexedMemory, PASSAGE_LINES } from "../index/memory-record.ts";
+import { bodyFrequency, bodyTokens, type IndexedMemory, PASSAGE_LINES } from "../index/memory-record.ts";
 import type { PassageScratch } from "../index/scratch.ts";
 import type { QueryTerm } from "../index/types.ts";
 import type { RankingStage } from "./stage.ts";
@@ -49,15 +49,14 @@ export function bestPassageScore(
   // Count query terms line by line once; a passage is PASSAGE_LINES consecutive lines.
   const lineCount = memory.lineCount;
   const width = wanted.length;
-  const record = memory.record;
-  const tokensAt = memory.tokensAt;
+  const tokens = bodyTokens(memory, scratch.tokens);
   const { counts, lineLength } = scratch.fit(lineCount, width);
   for (let line = 0; line < lineCount; line++) {
     const start = memory.lineStart(line);
     const end = line + 1 < lineCount ? memory.lineStart(line + 1) : memory.tokenCount;
     lineLength[line] = end - start;
-    for (let i = tokensAt + start; i < tokensAt + end; i++) {
-      const id = record[i];
+    for (let i = start; i < end; i++) {
+      const id = tokens[i];
       if (stampOf[id] === stamp) counts[line * width + slotOf[id]]++;
     }
   }

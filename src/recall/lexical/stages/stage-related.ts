@@ -1,5 +1,10 @@
 import type { Corpus } from "../index/corpus.ts";
-import { forEachDescriptionTerm, type IndexedMemory, PASSAGE_LINES } from "../index/memory-record.ts";
+import {
+  bodyTokens,
+  forEachDescriptionTerm,
+  type IndexedMemory,
+  PASSAGE_LINES,
+} from "../index/memory-record.ts";
 import type { TermSimilarities } from "../index/related-similarities.ts";
 import type { RelatedScratch } from "../index/scratch.ts";
 import { priorDocumentFrequency } from "../text/code-words.ts";
@@ -269,13 +274,13 @@ function bestRelatedPassage(
   const stamp = similarities.stamp;
   const slot = similarities.slot;
   const query = similarities.query;
-  const tokensAt = memory.tokensAt;
+  const tokens = bodyTokens(memory, scratch.tokens);
   for (let line = 0; line < lineCount; line++) {
-    const start = tokensAt + memory.lineStart(line);
-    const end = tokensAt + (line + 1 < lineCount ? memory.lineStart(line + 1) : memory.tokenCount);
+    const start = memory.lineStart(line);
+    const end = line + 1 < lineCount ? memory.lineStart(line + 1) : memory.tokenCount;
     let mask = 0;
     for (let i = start; i < end; i++) {
-      const id = record[i];
+      const id = tokens[i];
       // Every body term was looked up by bestOtherWords: the stamp check nearly always answers.
       const at = stamp[id] === query ? slot[id] : similarities.of(id);
       if (at >= 0) mask = matchInto(lineBest, line * width, mask, id, at, similarities, ids);

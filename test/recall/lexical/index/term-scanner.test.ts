@@ -6,7 +6,12 @@ import { parseFrontmatter } from "../../../../src/memdir/format/frontmatter.ts";
 import { scanHeaders } from "../../../../src/memdir/scan/scan.ts";
 import { TermDictionary } from "../../../../src/recall/lexical/index/dictionary.ts";
 import { LexicalIndexCache } from "../../../../src/recall/lexical/index/lexical-index.ts";
-import { type IndexedMemory, RECORD_HEADER } from "../../../../src/recall/lexical/index/memory-record.ts";
+import {
+  bodyTokens,
+  type IndexedMemory,
+  LOCAL_TOKEN_TERMS,
+  TokenBuffer,
+} from "../../../../src/recall/lexical/index/memory-record.ts";
 import { TermScanner } from "../../../../src/recall/lexical/index/term-scanner.ts";
 import { CUT_AFTER, cutsAfter, SEGMENT_PIECE_CHARS } from "../../../../src/recall/lexical/text/segment.ts";
 import { forEachTerm, tokenize } from "../../../../src/recall/lexical/text/tokenize.ts";
@@ -124,12 +129,20 @@ describe("the index build's body tokenizer", () => {
     );
     fs.writeFileSync(path.join(memoryDir, "plain.md"), "\uFEFFno frontmatter at all, ASCII and 中文\n");
     fs.writeFileSync(path.join(memoryDir, "unclosed.md"), "---\ntype: user\nnever closed 测试\n");
+    // More distinct body words than a record stores one byte each (memory-record.ts).
+    const letter = (n: number) => String.fromCharCode(97 + (n % 26));
+    const manyWords = Array.from({ length: 400 }, (_, i) => `zq${letter(i)}${letter(Math.floor(i / 26))}`);
+    fs.writeFileSync(
+      path.join(memoryDir, "wide.md"),
+      `---\ntype: user\n---\n${manyWords.join(" ")}\n${randomBody(random)}\n`,
+    );
     const headers = await scanHeaders(memoryDir, { limit: Number.POSITIVE_INFINITY });
     const index = new LexicalIndexCache().forDirectory(memoryDir);
     await index.sync(headers);
     // The reference: the build as it was, term by term into a dictionary of its own, in the same order.
     const dictionary = new TermDictionary();
     assert.ok(headers.some((header) => header.file === "plain.md"));
+    const packed = new Set<boolean>();
     for (const header of headers) {
       const memory = index.corpus.get(header.file) as IndexedMemory;
       const parsed = parseFrontmatter(fs.readFileSync(header.path, "utf8"));
@@ -147,13 +160,29 @@ describe("the index build's body tokenizer", () => {
         ...bodyTerms,
         ...frequencies,
         ...body.lineStarts,
-        ...body.tokens,
       ];
-      assert.equal(expected.length - RECORD_HEADER, memory.record.length - RECORD_HEADER);
-      assert.deepEqual([...memory.record], expected, `seed ${seed}, ${header.file}`);
-      assert.equal(memory.record instanceof Uint16Array, Math.max(...expected) <= 0xffff);
+      assert.deepEqual(
+        [...memory.record.subarray(0, memory.tokensAt)],
+        expected,
+        `seed ${seed}, ${header.file}`,
+      );
+      // The tokens, whichever way the record stores them (memory-record.ts), read back as term ids.
+      const tokens = [...bodyTokens(memory, new TokenBuffer())];
+      assert.deepEqual(tokens, body.tokens, `seed ${seed}, ${header.file}`);
+      assert.deepEqual(
+        tokens.map((_, i) => memory.token(i)),
+        body.tokens,
+      );
+      assert.equal(memory.record instanceof Uint16Array, Math.max(...expected, ...body.tokens) <= 0xffff);
+      assert.equal(memory.packedTokens, bodyTerms.length <= LOCAL_TOKEN_TERMS);
+      packed.add(memory.packedTokens);
+      const tokenEntries = memory.packedTokens
+        ? Math.ceil(body.tokens.length / memory.record.BYTES_PER_ELEMENT)
+        : body.tokens.length;
+      assert.equal(memory.record.length, expected.length + tokenEntries);
     }
     assert.deepEqual(index.corpus.dictionary.terms(), dictionary.terms());
+    assert.deepEqual([...packed].sort(), [false, true], "both ways of storing tokens were built");
   });
 });
 
