@@ -74,7 +74,8 @@ export interface BenchResult {
   ui?: UiFigures;
   loopOverheadMs: { pending: number; settled: number; startMs: number; loopAB: unknown };
   peakRssMb: number | null;
-  peakRss: { memories: number; baselineMb: number } | null;
+  /** `peakRssMb` is the built package's (bench/rss-worker.mjs); `throughTsxMb`, the sources' through tsx. */
+  peakRss: { memories: number; baselineMb: number; throughTsxMb?: number } | null;
   dream: DreamFigures | null;
   sync: SyncFigures | null;
   /** The same at 20,000 memories (not with `--quick`). */
@@ -204,7 +205,7 @@ export function formatReport(result: BenchResult): string {
   );
   if (result.peakRssMb !== null && result.peakRss)
     lines.push(
-      `peak RSS of recall over ${result.peakRss.memories} memories: ${result.peakRssMb} MB (Node + modules before the first scan: ${result.peakRss.baselineMb} MB)`,
+      `peak RSS of recall over ${result.peakRss.memories} memories: ${result.peakRssMb} MB from the built package (Node + modules before the first scan: ${result.peakRss.baselineMb} MB; the sources through tsx: ${result.peakRss.throughTsxMb ?? "?"} MB)`,
     );
   if (result.dream)
     lines.push(

@@ -27,7 +27,8 @@ const tsxLoader = import.meta.resolve("tsx");
 
 /**
  * Runs `bench/<script>` in a fresh Node process (so "cold" really is a first call in a new
- * process) and returns the JSON object it prints as its last stdout line.
+ * process) and returns the JSON object it prints as its last stdout line. A `.ts` script runs
+ * through tsx, an `.mjs` one as it is.
  */
 export function runWorker<T>(
   script: string,
@@ -37,7 +38,13 @@ export function runWorker<T>(
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [...(options.nodeOptions ?? []), "--import", tsxLoader, path.join(repo, "bench", script), ...args],
+      [
+        ...(options.nodeOptions ?? []),
+        // A plain JavaScript worker runs as an installed memdir would: no TypeScript loader.
+        ...(script.endsWith(".mjs") ? [] : ["--import", tsxLoader]),
+        path.join(repo, "bench", script),
+        ...args,
+      ],
       {
         cwd: repo,
         stdio: ["ignore", "pipe", "pipe"],
