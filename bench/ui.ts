@@ -90,6 +90,9 @@ export async function measureUi(memoryDir: string, home: string, memories: numbe
       "--disable-gpu",
       "--no-first-run",
       "--disable-background-networking",
+      // Chromium still asks Google (accounts, component updates, autofill) in the background: no
+      // name resolves, so nothing leaves the machine; the page is on 127.0.0.1 and needs none.
+      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     ],
   });
   const firstList: number[] = [];

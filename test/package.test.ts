@@ -26,7 +26,8 @@ function run(
 ) {
   return spawnSync(command, args, {
     cwd: options.cwd,
-    env: { ...process.env, ...options.env },
+    // npm's update notifier asks the registry for a newer npm: no network from a test.
+    env: { ...process.env, npm_config_update_notifier: "false", ...options.env },
     input: options.input ?? "",
     encoding: "utf8",
     timeout: 180_000,

@@ -24,6 +24,11 @@ export interface AgentPackage {
    * version (each agent ships its binary its own way: a wrapper's postinstall, a platform package).
    */
   findBinary(prefix: string): string | null;
+  /**
+   * Install with a package.json and package-lock.json in the prefix (`--save-exact`), for a
+   * folder an agent expects to find installed as it would install it itself.
+   */
+  manifest?: boolean;
 }
 
 /** True when `bin --version` (or `args`) exits 0 and prints `version`. */
@@ -56,7 +61,7 @@ export function installAgent(agent: AgentPackage): { bin: string } | { skip: str
       staging,
       "--no-audit",
       "--no-fund",
-      "--no-save",
+      agent.manifest === true ? "--save-exact" : "--no-save",
       "--loglevel=error",
       // One retry: an unreachable registry is told in seconds, not after npm's default minute.
       "--fetch-retries=1",

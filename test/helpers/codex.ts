@@ -78,6 +78,14 @@ export function runCodex(
       `model_providers.fake.base_url=${JSON.stringify(options.baseURL)}`,
       'model_providers.fake.env_key="FAKE_API_KEY"',
       'model_providers.fake.wire_api="responses"',
+      // Codex otherwise reports analytics (ab.chatgpt.com), asks GitHub for a newer release and
+      // syncs its plugin marketplace (github.com/openai/plugins, chatgpt.com) on start: a test
+      // reaches no network. memdir needs none of them (its hooks and MCP server are config).
+      "analytics.enabled=false",
+      "check_for_update_on_startup=false",
+      "features.plugins=false",
+      "features.remote_plugin=false",
+      "features.apps=false",
     ].flatMap((setting) => ["-c", setting]);
     const args = [
       "exec",

@@ -23,6 +23,7 @@ import {
   runAgent,
   setupAgent,
   writeGeminiUserSettings,
+  writeQwenUserSettings,
 } from "./headless-agents.ts";
 import { memory, writeMemory } from "./memory.ts";
 
@@ -53,6 +54,7 @@ export async function preparedProject(traits: AgentTraits): Promise<AgentProject
   const fixture = await agentProject();
   after(() => killLeftovers(fixture.home));
   if (traits.agent === "gemini") writeGeminiUserSettings(fixture.home);
+  else writeQwenUserSettings(fixture.home);
   writeMemory(fixture.memoryDir, "MEMORY.md", `${INDEX_LINE}\n`);
   writeMemory(
     fixture.memoryDir,

@@ -143,17 +143,31 @@ export function hookCalls(
  * update checks off. Written before `memdir setup gemini`, which keeps them.
  */
 export function writeGeminiUserSettings(home: string): void {
-  const file = path.join(home, ".gemini", "settings.json");
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      security: { auth: { selectedType: "gemini-api-key" } },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-      general: { disableAutoUpdate: true, disableUpdateNag: true },
-    }),
-  );
+  writeUserSettings(path.join(home, ".gemini"), {
+    security: { auth: { selectedType: "gemini-api-key" } },
+    ...OPTED_OUT,
+  });
+}
+
+/** Usage statistics, telemetry and update checks off: what both agents' settings say alike. */
+const OPTED_OUT = {
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+  general: { disableAutoUpdate: true, disableUpdateNag: true },
+};
+
+function writeUserSettings(folder: string, settings: object): void {
+  fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(folder, "settings.json"), JSON.stringify(settings));
+}
+
+/**
+ * Qwen Code's own settings with usage statistics (its RUM logger, which reports to
+ * rum.aliyuncs.com), telemetry and update checks off, as a user opts out: a test reaches no
+ * network. Written before `memdir setup qwen`, which keeps them.
+ */
+export function writeQwenUserSettings(home: string): void {
+  writeUserSettings(path.join(home, ".qwen"), OPTED_OUT);
 }
 
 /** `memdir setup <agent>` as a user runs it, in the project; the files it changed. */

@@ -69,8 +69,44 @@ export function installCopilot(): { bin: string } | { skip: string } {
 }
 
 /** Installs `opencode-ai@OPENCODE_VERSION` once: its binary, or `{skip}` when the registry is unreachable. */
-export function installOpencode(): { bin: string } | { skip: string } {
-  return installAgent(OPENCODE);
+export function installOpencode(): { bin: string; configDeps: string } | { skip: string } {
+  const opencode = installAgent(OPENCODE);
+  if ("skip" in opencode) return opencode;
+  const deps = installAgent(OPENCODE_CONFIG_DEPS);
+  return "skip" in deps ? deps : { bin: opencode.bin, configDeps: deps.bin };
+}
+
+/**
+ * What opencode installs into its config folder when it starts with a plugin there (memdir's):
+ * `@opencode-ai/plugin` of its own version, through npm from the registry — 18 connections and
+ * ~7 s on every run of a fresh HOME. Installed once into the cache instead, and handed to each
+ * test's HOME by {@link provideOpencodeConfigDeps}, so a run reaches no network.
+ */
+const OPENCODE_CONFIG_DEPS: AgentPackage = {
+  name: "@opencode-ai/plugin",
+  version: OPENCODE_VERSION,
+  slug: "opencode-config-deps",
+  manifest: true,
+  // The prefix itself, once it holds the pinned package and the lockfile npm wrote beside it.
+  findBinary: (prefix) =>
+    pinned(path.join(prefix, "node_modules", "@opencode-ai", "plugin"), "package.json", OPENCODE_VERSION) !==
+      null && fs.existsSync(path.join(prefix, "package-lock.json"))
+      ? prefix
+      : null,
+};
+
+/**
+ * Gives `home`'s opencode config folder the plugin dependencies opencode would install there:
+ * the cached `node_modules` (linked, 64 MB shared by every test) and its package.json and
+ * lockfile (copied), as opencode leaves them after its own install. opencode then starts without
+ * installing anything.
+ */
+export function provideOpencodeConfigDeps(home: string, configDeps: string): void {
+  const config = path.join(home, ".config", "opencode");
+  fs.mkdirSync(config, { recursive: true });
+  fs.symlinkSync(path.join(configDeps, "node_modules"), path.join(config, "node_modules"));
+  for (const file of ["package.json", "package-lock.json"])
+    fs.copyFileSync(path.join(configDeps, file), path.join(config, file));
 }
 
 /** Installs `cline@CLINE_VERSION` once: its binary, or `{skip}` when the registry is unreachable. */

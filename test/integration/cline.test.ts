@@ -71,6 +71,9 @@ function clineEnv(fixture: AgentProject): Record<string, string> {
     HOME: fixture.home,
     NO_COLOR: "1",
     MEMDIR_HELPER: "0",
+    // Cline polls its feature flags from data.cline.bot (PostHog) on every run; it skips that,
+    // and only that, when IS_TEST is "true" (the global settings below turn off the rest).
+    IS_TEST: "true",
   };
 }
 
@@ -85,6 +88,12 @@ async function setupMemdir(fixture: AgentProject, server: FakeModelServer): Prom
   assert.equal(setup.code, 0, `memdir setup: ${setup.stderr}`);
   const files = (JSON.parse(setup.stdout) as { files: { path: string }[] }).files.map((file) => file.path);
   assert.deepEqual(files, [path.join(home, ".cline", "data", "settings", "cline_mcp_settings.json")]);
+  // Cline sends telemetry (otel.cline.bot, data.cline.bot) and checks the npm registry for updates
+  // unless its global settings opt out, as a user does: a test reaches no network.
+  fs.writeFileSync(
+    path.join(home, ".cline", "data", "settings", "global-settings.json"),
+    JSON.stringify({ telemetryOptOut: true, autoUpdateEnabled: false }),
+  );
   const auth = await runAgent(
     clineBin,
     ["auth", "-p", "openai-compatible", "-k", "dummy", "-m", "fake-model", "-b", server.openaiBaseURL],

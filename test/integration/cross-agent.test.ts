@@ -17,6 +17,7 @@ import {
   runAgent,
   setupAgent,
   writeGeminiUserSettings,
+  writeQwenUserSettings,
 } from "../helpers/headless-agents.ts";
 
 // One project, three real agents, one memory dir: a memory Gemini CLI saves through memdir's MCP
@@ -52,6 +53,7 @@ else if ("bin" in gemini && "bin" in qwen && "bin" in claude)
       const fixture = await agentProject();
       after(() => killLeftovers(fixture.home));
       writeGeminiUserSettings(fixture.home);
+      writeQwenUserSettings(fixture.home);
       await setupAgent(fixture, "gemini");
       await setupAgent(fixture, "qwen", ["--recommended"]);
       await setupAgent(fixture, "claude-code", ["--recommended"]);

@@ -21,6 +21,7 @@ import {
   newMemories,
   OPENCODE_VERSION,
   PROMPT,
+  provideOpencodeConfigDeps,
   runAgent,
   SAVE_INPUT,
   SECRET_WORD,
@@ -36,6 +37,7 @@ import { waitFor } from "../helpers/wait.ts";
 const install = installOpencode();
 const skip = "skip" in install ? install.skip : false;
 const opencodeBin = "bin" in install ? install.bin : "";
+const configDeps = "configDeps" in install ? install.configDeps : "";
 
 const SAVE_TOOL = "memdir_memory_save";
 /** opencode's first request of a session names it; it has no tools. */
@@ -85,6 +87,8 @@ async function setupMemdir({ home, project }: AgentProject): Promise<void> {
   const files = (JSON.parse(setup.stdout) as { files: { path: string }[] }).files.map((file) => file.path);
   const config = path.join(home, ".config", "opencode");
   assert.deepEqual(files, [path.join(config, "opencode.json"), path.join(config, "plugins", "memdir.js")]);
+  // What opencode would fetch from the registry on this HOME's first start, from the cache.
+  provideOpencodeConfigDeps(home, configDeps);
   fs.writeFileSync(
     path.join(project, "opencode.json"),
     JSON.stringify({
@@ -151,6 +155,22 @@ else
         assert.ok(main, "opencode sent the prompt to the model");
         assert.equal(occurrences(main.system, INDEX_LINE), 1, "the index line, once, in the system prompt");
         assert.equal(occurrences(chatText(main), INDEX_LINE), 1, "and nowhere else");
+      });
+
+      it("starts without installing anything: no npm cache in its HOME, its plugin dependencies untouched", () => {
+        assertRan(run);
+        // opencode installs its config folder's dependencies through npm when they are missing,
+        // which would reach the registry from a test: they must have been there already.
+        assert.equal(fs.existsSync(path.join(fixture.home, ".npm")), false, "opencode ran npm");
+        const config = path.join(fixture.home, ".config", "opencode");
+        assert.equal(
+          fs.readlinkSync(path.join(config, "node_modules")),
+          path.join(configDeps, "node_modules"),
+        );
+        assert.deepEqual(
+          fs.readFileSync(path.join(config, "package-lock.json")),
+          fs.readFileSync(path.join(configDeps, "package-lock.json")),
+        );
       });
 
       it("adds the recalled memory to the prompt exactly once", () => {

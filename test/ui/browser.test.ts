@@ -115,6 +115,9 @@ describe("memdir ui in a browser", {
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
+        // Chromium still asks Google (accounts, component updates, autofill) in the background: no
+        // name resolves, so nothing leaves the machine; the page is on 127.0.0.1 and needs none.
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
       ],
     });
     page = context.pages()[0] ?? (await context.newPage());
