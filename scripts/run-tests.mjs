@@ -74,7 +74,7 @@ function compileTests() {
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-tests-"));
 // Reliability tests append what they tried and observed here (test/helpers/reliability-counts.ts).
 const countsFile = path.join(runDir, "reliability-counts.jsonl");
-// The whole suite takes 2-5 minutes on 2 cores (and .ci/run runs it twice); past this something hangs, and saying so beats
+// The whole suite takes 5-6 minutes on an idle 2-core box, more on a busy one (and .ci/run runs it twice); past this something hangs, and saying so beats
 // CI's own timeout, which prints nothing about where. The bound is for both tiers together.
 const suiteTimeoutMs = Number(process.env.MEMDIR_SUITE_TIMEOUT_MS ?? 30 * 60_000);
 const suiteStart = Date.now();
