@@ -158,7 +158,8 @@ export class Corpus {
     });
     const memory = new IndexedMemory(header.file, header.path, header.mtimeMs, header.size, record);
     this.#memories.set(header.file, memory);
-    this.#account(memory, +1);
+    // The scanner's tokens are the record's, undecoded: no need to read them back out of it.
+    this.#account(memory, +1, body.tokens);
     this.#version++;
   }
 
@@ -172,8 +173,11 @@ export class Corpus {
     this.#unpost(memory);
   }
 
-  /** Adds (+1) or subtracts (-1) a memory's share of the collection statistics. */
-  #account(memory: IndexedMemory, sign: 1 | -1): void {
+  /**
+   * Adds (+1) or subtracts (-1) a memory's share of the collection statistics. `tokens`: its body
+   * tokens as term ids, read from its record unless the caller has them.
+   */
+  #account(memory: IndexedMemory, sign: 1 | -1, tokens = bodyTokens(memory, this.#tokenBuffer)): void {
     this.#totalLengths.name += sign * memory.nameLength;
     this.#totalLengths.description += sign * memory.descriptionLength;
     this.#totalLengths.type += sign * memory.typeLength;
@@ -185,7 +189,6 @@ export class Corpus {
     });
     if (sign > 0) this.#post(memory, distinct);
     else this.#stalePostings += distinct;
-    const tokens = bodyTokens(memory, this.#tokenBuffer);
     forEachPassage(memory, (start, end) => {
       this.#passageCount += sign;
       this.#passageLengthTotal += sign * (end - start);
