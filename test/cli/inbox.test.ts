@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
+import { PROPOSALS_DIR } from "../../src/memdir/write/proposal-store.ts";
 import { type FakeRequest, type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
 import type { Message } from "../../src/types.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
@@ -362,9 +363,14 @@ describe("memdir inbox", () => {
   });
 
   it("expires proposals after the setting's days, never silently: the history says so", async () => {
-    const { home, project, id } = await proposed();
-    // A hundredth of a second's worth of days: the proposal is past it by the time the inbox looks.
-    writeTree(project, { ".claude/settings.json": JSON.stringify({ inboxExpiryDays: 1e-7 }) });
+    const { home, project, memoryDir, id } = await proposed();
+    // Made two days ago, against a one-day expiry: past it whatever the clock does meanwhile (a
+    // fraction of a second's worth of days failed on a fast box that looked within it).
+    const file = path.join(memoryDir, PROPOSALS_DIR, id, "proposal.json");
+    const proposal = JSON.parse(fs.readFileSync(file, "utf8")) as { createdAt: string };
+    proposal.createdAt = new Date(Date.parse(proposal.createdAt) - 2 * 86_400_000).toISOString();
+    fs.writeFileSync(file, JSON.stringify(proposal));
+    writeTree(project, { ".claude/settings.json": JSON.stringify({ inboxExpiryDays: 1 }) });
     const inbox = JSON.parse((await runCliInProcess(["inbox", "--json"], { home, cwd: project })).stdout);
     assert.deepEqual(inbox, []);
     const history = JSON.parse((await runCliInProcess(["history", "--json"], { home, cwd: project })).stdout);
