@@ -17,7 +17,7 @@ import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten } from "../memdir/format
 import { openRegularFileNoFollow, readRegularFile, utf8OrNull } from "../memdir/fs/regular-file.ts";
 import { fileNameRefusal, memoryFileRefusal } from "../memdir/fs/safe-path.ts";
 import type { ProgressSink } from "../types.ts";
-import { isRegularMode } from "./repository.ts";
+import { blobId, isRegularMode } from "./repository.ts";
 
 // The memory dir's side of a sync: which files it holds (and which never leave it), their git
 // blob ids, and MEMORY.md rebuilt after a merge (docs/design.md#sync).
@@ -36,11 +36,6 @@ export interface LocalFile {
   text(): Promise<string>;
 }
 
-/** The git blob id of a text (`sha1("blob <bytes>\0" + bytes)`). */
-export function blobId(text: string | Buffer): string {
-  const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
-  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
-}
 /** True when a memory's frontmatter says `visibility: private` (or `metadata: {visibility: private}`): it never leaves the machine. */
 export function isPrivate(text: string): boolean {
   if (!/^\uFEFF?---/.test(text) || !/visibility/.test(text)) return false;

@@ -1,9 +1,7 @@
-import { constants } from "node:fs";
+import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
-import { writeFileAtomic } from "../memdir/fs/atomic.ts";
-import { openFolderInside, removeFileInside } from "../memdir/fs/open-safely.ts";
 import { openRegularFileNoFollow, readRegularFile, utf8OrNull } from "../memdir/fs/regular-file.ts";
 import { type GitRepository, git, gitBytes, runGit } from "../memdir/location/git.ts";
 import type { Clock } from "../types.ts";
@@ -31,7 +29,8 @@ export function openClone(root: string, url: string): SyncClone {
 
 /**
  * Creates the clone once, and clears what a killed sync left: git's own lock files (the caller
- * holds the sync lease, so no other git runs here).
+ * holds the sync lease, so no other git runs here). The clone has no checked-out files: its `tree`
+ * folder holds only `.git` (commits are built from objects, {@link commitChanges}).
  */
 export async function prepareClone(clone: SyncClone): Promise<void> {
   await fs.mkdir(clone.repository.workTree, { recursive: true, mode: 0o700 });
@@ -43,6 +42,18 @@ export async function prepareClone(clone: SyncClone): Promise<void> {
   }
   for (const lock of ["index.lock", "HEAD.lock", `${BRANCH}.lock`, `${TRACKING}.lock`, "shallow.lock"])
     await fs.rm(path.join(gitDir, lock), { force: true });
+  await removeOldWorkTree(clone);
+}
+
+/**
+ * Removes what an earlier memdir checked out beside the clone's `.git` (see {@link OLD_CLEAN_MARK}):
+ * one folder listing when there is nothing to remove.
+ */
+async function removeOldWorkTree(clone: SyncClone): Promise<void> {
+  const { workTree } = clone.repository;
+  for (const entry of await fs.readdir(workTree))
+    if (entry !== ".git") await fs.rm(path.join(workTree, entry), { recursive: true, force: true });
+  await fs.rm(path.join(clone.dir, OLD_CLEAN_MARK), { force: true });
 }
 
 /** The first line git printed that says what went wrong. */
@@ -167,68 +178,94 @@ export async function assertProjectFolder(
 }
 
 /**
- * The clone's clean mark (`<dir>/tree-clean-at`): the commit whose files the work tree and index
- * hold exactly, written after this sync's own commit (`commitFolder`) and removed before anything
- * else writes into the tree, so a checkout of that same commit needs no `reset --hard` and no
- * `clean` (docs/design.md#sync-stat-cache: the sync clone's clean mark).
+ * What an earlier memdir's clone kept beside its objects: a checked-out work tree (every file of
+ * the remote, a second copy of the memories) and the clean mark that said which commit it held.
+ * Commits are now built from the objects alone ({@link commitChanges}), so both are removed.
  */
-const CLEAN_MARK = "tree-clean-at";
+const OLD_CLEAN_MARK = "tree-clean-at";
 
 /**
- * Puts the work tree and index at `commit` (the branch follows); an empty tree when null. Skips
- * git when the clean mark names `commit` and the branch is at it (the common case of a sync after
- * this machine's own push); either way the mark is gone afterwards, since the caller writes next.
+ * Commits `changes` (files relative to `folder`: their new text, or null to remove them) on top of
+ * `parent`, whose files under `folder` are `parentFiles` (its `listFolder`), in one
+ * `git fast-import` that reads nothing but objects: no work tree is checked out and no index is
+ * scanned, so a pull writes each file once, into the memory dir, and a one-change commit costs
+ * one git process whatever the folder holds (docs/design.md#sync-stat-cache). A change
+ * that leaves a file as the parent has it (same blob, a regular file) is dropped; with nothing
+ * left and a parent, no commit is made (null). Without a parent (an empty remote) the commit is a
+ * root commit, empty or not, so there is something to push. The branch is set to the new commit,
+ * whatever it held (an earlier sync's unpushed commit included).
  */
-export async function checkOut(clone: SyncClone, commit: string | null): Promise<void> {
-  const mark = path.join(clone.dir, CLEAN_MARK);
-  const markedClean = await readSmallFile(mark);
-  await fs.rm(mark, { force: true });
-  if (commit !== null) {
-    if (markedClean === commit && (await looseRef(clone, BRANCH)) === commit) return;
-    await git(clone.repository, ["reset", "-q", "--hard", commit]);
-    await git(clone.repository, ["clean", "-q", "-f", "-d", "-x"]);
-    return;
-  }
-  // An empty remote: start from nothing, an unpushed commit of an earlier sync included (the
-  // memory dir still holds what it had), so the next commit is a root commit and gets pushed.
-  await runGit(clone.repository, ["update-ref", "-d", BRANCH]);
-  await git(clone.repository, ["read-tree", "--empty"]);
-  for (const entry of await fs.readdir(clone.repository.workTree))
-    if (entry !== ".git")
-      await fs.rm(path.join(clone.repository.workTree, entry), { recursive: true, force: true });
-}
-
-/** Commits what changed under `folder/` on top of the checked-out commit; the new commit, or null when nothing changed. */
-export async function commitFolder(
+export async function commitChanges(
   clone: SyncClone,
+  parent: string | null,
+  parentFiles: ReadonlyMap<string, TreeFile>,
   folder: string,
+  changes: ReadonlyMap<string, string | null>,
   message: string,
-  now?: Clock,
+  now: Clock = Date.now,
 ): Promise<string | null> {
-  const added = await runGit(clone.repository, ["add", "-A", "--", `${folder}/`]);
-  // A folder neither the work tree nor the index holds: nothing to add, not a failure.
-  if (added.code !== 0 && !/did not match any files/.test(added.stderr))
+  const lines: Buffer[] = [];
+  const put = (text: string) => lines.push(Buffer.from(text, "utf8"));
+  const data = (bytes: Buffer) => {
+    put(`data ${bytes.length}\n`);
+    lines.push(bytes);
+    put("\n");
+  };
+  let changed = 0;
+  const body: Buffer[] = [];
+  for (const [file, text] of [...changes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const before = parentFiles.get(file);
+    const where = quotedPath(`${folder}/${file}`);
+    if (text === null) {
+      if (before === undefined) continue;
+      body.push(Buffer.from(`D ${where}\n`, "utf8"));
+    } else {
+      const bytes = Buffer.from(text, "utf8");
+      if (before !== undefined && isRegularMode(before.mode) && before.blob === blobId(bytes)) continue;
+      body.push(
+        Buffer.from(`M 100644 inline ${where}\ndata ${bytes.length}\n`, "utf8"),
+        bytes,
+        Buffer.from("\n"),
+      );
+    }
+    changed++;
+  }
+  if (changed === 0 && parent !== null) return null;
+  const seconds = Math.floor(now() / 1000);
+  put(`reset ${BRANCH}\ncommit ${BRANCH}\n`);
+  put(
+    `author memdir <memdir@localhost> ${seconds} +0000\ncommitter memdir <memdir@localhost> ${seconds} +0000\n`,
+  );
+  data(Buffer.from(message, "utf8"));
+  if (parent !== null) put(`from ${parent}\n`);
+  lines.push(...body);
+  put("\ndone\n");
+  const imported = await runGit(clone.repository, ["fast-import", "--quiet", "--done", "--force"], {
+    input: Buffer.concat(lines),
+  });
+  if (imported.code !== 0)
     throw new MemdirError(
       "io",
-      `sync: git add failed in ${clone.repository.workTree}: ${added.stderr.trim()}`,
+      `sync: git fast-import failed in ${clone.dir}: ${gitReason(imported.stderr)}`,
     );
-  // Committing straight away, without first asking `diff --cached` whether anything is staged:
-  // a sync that gets here almost always has a change, and a process less is ~5% of a one-change
-  // sync (docs/benchmarks.md#sync). git refuses an empty commit; only then is the index asked.
-  const committed = await runGit(clone.repository, ["commit", "-q", "--no-verify", "-m", message], { now });
-  if (committed.code !== 0) {
-    const staged = await runGit(clone.repository, ["diff", "--cached", "--quiet"]);
-    const head = await commitOf(clone, "HEAD");
-    if (staged.code === 0 && head !== null) return null;
-    // Nothing staged on an unborn branch (an empty remote, an empty folder): a root commit all the same.
-    await git(clone.repository, ["commit", "-q", "--no-verify", "--allow-empty", "-m", message], { now });
+  // The branch's file, written by the import, instead of a `rev-parse` process.
+  return (await looseRef(clone, BRANCH)) ?? (await commitOf(clone, BRANCH));
+}
+
+/**
+ * `file` as a fast-import path: always C-quoted (a name starting with `"` or holding a line break
+ * would otherwise be read as something else), with `\\`, `"` and control characters escaped and
+ * every other byte, UTF-8 included, as it is.
+ */
+function quotedPath(file: string): string {
+  let out = '"';
+  for (const char of file) {
+    const code = char.codePointAt(0) ?? 0;
+    if (char === '"' || char === "\\") out += `\\${char}`;
+    else if (code < 0x20 || code === 0x7f) out += `\\${code.toString(8).padStart(3, "0")}`;
+    else out += char;
   }
-  // The branch's file, written by that commit, instead of a `rev-parse` process.
-  const head = (await looseRef(clone, BRANCH)) ?? (await commitOf(clone, "HEAD"));
-  // `add -A` took in everything under `folder/` and nothing else was written since the checkout:
-  // the tree is clean at the new commit until the next checkout (see CLEAN_MARK).
-  if (head !== null) await fs.writeFile(path.join(clone.dir, CLEAN_MARK), head, { mode: 0o600 });
-  return head;
+  return `${out}"`;
 }
 
 /**
@@ -287,6 +324,12 @@ function decodeText(file: string, bytes: Uint8Array): string {
   return text;
 }
 
+/** The git blob id of a text (`sha1("blob <bytes>\0" + bytes)`). */
+export function blobId(text: string | Buffer): string {
+  const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
+  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}
+
 /** A tree entry's mode for a regular file (`100644`, or `100755` when executable). */
 export function isRegularMode(mode: string): boolean {
   return mode === "100644" || mode === "100755";
@@ -336,79 +379,4 @@ export async function readBlobTexts(
     }
   }
   return texts;
-}
-
-/**
- * The text of `file` (`/`-separated, relative to the work tree), or null when absent. Every
- * folder on the way is opened without following a link and the file itself with `O_NOFOLLOW`:
- * a link a remote planted is never read through, whatever the checkout made of it
- * (docs/design.md#sync).
- *
- * @throws MemdirError("path-outside") when a component is a symbolic link; MemdirError
- * ("not-a-file") when the file is not a regular file.
- */
-export async function readTreeFile(clone: SyncClone, file: string): Promise<string | null> {
-  const folder = await openFolderInside(clone.repository.workTree, path.posix.dirname(file)).catch(
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") return null;
-      throw error;
-    },
-  );
-  if (folder === null) return null;
-  try {
-    const handle = await fs.open(
-      folder.entry(path.posix.basename(file)),
-      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
-    );
-    try {
-      if (!(await handle.stat()).isFile())
-        throw new MemdirError("not-a-file", `sync: ${file} in the clone is not a regular file`);
-      return decodeText(file, await handle.readFile());
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return null;
-    if (code === "ELOOP")
-      throw new MemdirError(
-        "path-outside",
-        `sync: ${file} in the clone is a symbolic link; memdir never follows it`,
-        {
-          cause: error,
-        },
-      );
-    throw error;
-  } finally {
-    await folder.close();
-  }
-}
-
-/**
- * Sets `file` in the work tree (null: removes it), atomically and through folders opened without
- * following links: the rename replaces whatever stood at the name (a link included) instead of
- * writing through it. Skipped when the file already holds `text`. Not fsynced: the work tree is
- * reset to a commit before every use (`checkOut`), so a crash can cost it nothing a sync needs.
- */
-export async function writeTreeFile(clone: SyncClone, file: string, text: string | null): Promise<void> {
-  const { workTree } = clone.repository;
-  const full = path.join(workTree, ...file.split("/"));
-  if (text === null) {
-    await removeFileInside(workTree, full).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "ENOENT") throw error;
-    });
-    return;
-  }
-  const current = await readTreeFile(clone, file).catch(() => null);
-  if (current === text) return;
-  await writeFileAtomic(full, text, { inside: workTree, durability: "none" });
-}
-
-/**
- * Drops `file` from the clone's index, so the next `git add` records what the work tree holds as
- * a new regular file: with `core.symlinks=false`, git would otherwise keep a link's mode for the
- * plain file that stands in for it.
- */
-export async function dropFromIndex(clone: SyncClone, file: string): Promise<void> {
-  await git(clone.repository, ["rm", "-q", "--cached", "--ignore-unmatch", "--", file]);
 }

@@ -16,7 +16,6 @@ import {
 } from "../memdir/write/write.ts";
 import type { Clock, MemoryMode, ProgressSink } from "../types.ts";
 import {
-  blobId,
   incomingRefusal,
   type LocalSide,
   localDigest,
@@ -27,9 +26,8 @@ import {
 import { planSync, type SyncAction } from "./plan.ts";
 import {
   assertProjectFolder,
-  checkOut,
-  commitFolder,
-  dropFromIndex,
+  blobId,
+  commitChanges,
   fetchRemote,
   isAncestor,
   isRegularMode,
@@ -41,7 +39,6 @@ import {
   readBlobTexts,
   type SyncClone,
   type TreeFile,
-  writeTreeFile,
 } from "./repository.ts";
 import { proposeIncoming, reviewsIncoming } from "./review.ts";
 import { readStatCaches, readSyncState, type SyncState, writeStatCaches, writeSyncState } from "./state.ts";
@@ -378,21 +375,14 @@ async function mergeRound(
   localSide: LocalSide,
   options: SyncOptions,
 ): Promise<Round> {
-  // The decision reads the clone's objects (tree listings), never its work tree or index, so it
-  // runs beside the checkout: one git process less waited in turn (docs/benchmarks.md#sync). Both
-  // are awaited before either's error is thrown, so no git is left running once the lease goes.
-  const [checkedOut, decision] = await Promise.allSettled([
-    checkOut(clone, remote),
-    decide(clone, target, state, remote, localSide, options.progress),
-  ]);
-  if (checkedOut.status === "rejected") throw checkedOut.reason;
-  if (decision.status === "rejected") throw decision.reason;
-  const decided = decision.value;
+  const decided = await decide(clone, target, state, remote, localSide, options.progress);
   const { local, held } = decided;
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
-  const inTree = (file: string) => `${target.key}/${file}`;
   const theirsText = await readTheirTexts(clone, decided);
-  const writeInTree = (file: string, text: string | null) => writeTreeFile(clone, inTree(file), text);
+  // What the commit changes in the project's folder, by file: new text, or null for a removal. The
+  // commit is built from these and the remote's objects; no work tree is written
+  // (docs/design.md#sync-stat-cache).
+  const toCommit = new Map<string, string | null>();
   const oursText = async (file: string) => (await local.files.get(file)?.text()) ?? null;
   // What this round leaves in the memory dir, for the digest the next sync compares with.
   const after = new Map([...local.files].map(([file, { blob }]) => [file, { blob }]));
@@ -409,7 +399,7 @@ async function mergeRound(
   // The remote's index is never read (the local one is rebuilt from the files' own frontmatter,
   // rebuildIndex); a link there (checked out as a plain file holding the link's text) is dropped,
   // and this machine's index takes its place in the next commit (docs/sync.md).
-  const remoteHasIndex = await dropIndexLink(clone, inTree(INDEX_FILE), decided.theirs, skipped);
+  const remoteHasIndex = dropIndexLink(decided.theirs, skipped, toCommit);
   let rebuilt = { text: local.index, leftOut: 0 };
   // One hold of the writer lock for the whole pull, not one per file (docs/design.md#sync).
   const writeHere = () => withWriterHeld(target.localDir, writeLocked);
@@ -454,15 +444,15 @@ async function mergeRound(
             origin: SYNC_ORIGIN,
             folderSyncs,
           });
-          await writeInTree(file, text);
-          await writeInTree(action.file, ours);
+          toCommit.set(file, text);
+          toCommit.set(action.file, ours);
           addedAt.set(action.file, { file, text });
           after.set(file, { blob: blobId(text) });
           conflicts.add(file);
           // A conflict file accepted from the inbox is here already: its own push action counts it.
           pushed += local.files.has(file) ? 1 : 2;
         } else {
-          await writeInTree(action.file, await oursText(action.file));
+          toCommit.set(action.file, await oursText(action.file));
           pushed++;
         }
       } catch (error) {
@@ -519,11 +509,19 @@ async function mergeRound(
   // tools that read the remote; memdir never reads it, so two machines' indexes never ping-pong.
   // The lines of files that never leave this machine (private, a credential, a link) stay here.
   if (pushed > 0 || added.length > 0 || removed.size > 0 || !remoteHasIndex)
-    await shareIndex(rebuilt.text, local, writeInTree, skipped);
+    shareIndex(rebuilt.text, local, toCommit, skipped);
   for (const [file, { conflict }] of local.files) if (conflict && !removed.has(file)) conflicts.add(file);
   const commit = options.pullOnly
     ? null
-    : await commitFolder(clone, target.key, `sync: ${target.key}: ${pushed} file(s)`, options.now);
+    : await commitChanges(
+        clone,
+        remote,
+        decided.theirs,
+        target.key,
+        toCommit,
+        `sync: ${target.key}: ${pushed} file(s)`,
+        options.now,
+      );
   const unpushed = options.pullOnly && actions.some((action) => action.kind !== "pull");
   const digest =
     refused || unpushed || Object.keys(review).length > 0
@@ -584,14 +582,13 @@ async function holdIncomingForReview(round: {
 
 /**
  * Whether the remote has a regular `MEMORY.md`; one that is a link (or not a regular file) is
- * dropped from the clone's index and said in `skipped`.
+ * removed in the next commit (unless this machine's index takes its place) and said in `skipped`.
  */
-async function dropIndexLink(
-  clone: SyncClone,
-  indexInTree: string,
+function dropIndexLink(
   theirs: ReadonlyMap<string, TreeFile>,
   skipped: { file: string; reason: string }[],
-): Promise<boolean> {
+  toCommit: Map<string, string | null>,
+): boolean {
   const theirIndex = theirs.get(INDEX_FILE);
   const remoteHasIndex = theirIndex !== undefined && isRegularMode(theirIndex.mode);
   if (theirIndex !== undefined && !remoteHasIndex) {
@@ -600,7 +597,7 @@ async function dropIndexLink(
       reason:
         "a symbolic link (or not a regular file) in the remote: not read, replaced by this machine's index",
     });
-    await dropFromIndex(clone, indexInTree);
+    toCommit.set(INDEX_FILE, null);
   }
   return remoteHasIndex;
 }
@@ -642,14 +639,14 @@ function pullRecord(
 }
 
 /** This machine's index into the commit, without the lines of files that never leave it. */
-async function shareIndex(
+function shareIndex(
   index: string,
   local: LocalSide,
-  writeInTree: (file: string, text: string | null) => Promise<unknown>,
+  toCommit: Map<string, string | null>,
   skipped: { file: string; reason: string }[],
-): Promise<void> {
+): void {
   const shared = applyIndexChanges(index, { remove: new Set(local.held.keys()) });
-  if (findSecrets(shared).length === 0) await writeInTree(INDEX_FILE, shared.trim() === "" ? null : shared);
+  if (findSecrets(shared).length === 0) toCommit.set(INDEX_FILE, shared.trim() === "" ? null : shared);
   else skipped.push({ file: INDEX_FILE, reason: "holds what looks like a credential; not pushed" });
 }
 

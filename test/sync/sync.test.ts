@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { cloneDir } from "../../src/sync/remotes.ts";
 import { gitIn, initBoth, makeWorld, memory, PROJECT_KEY, syncJson } from "../helpers/sync-machines.ts";
 
 describe("memdir sync: two machines, one project", () => {
@@ -302,5 +303,53 @@ describe("memdir sync: two machines, one project", () => {
     assert.equal(undone.command, "memdir sync");
     assert.deepEqual(world.b.files(), ["user-prefers-tabs.md"]);
     assert.equal(world.b.read("MEMORY.md"), indexBefore);
+  });
+
+  it("keeps no second copy of the memories in its clone, carries names git quotes both ways, and clears an older clone's copy", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const clone = (home: string) => path.join(cloneDir(path.join(home, ".claude"), world.remoteUrl), "tree");
+    const leftInClone = (home: string) => fs.readdirSync(clone(home)).filter((entry) => entry !== ".git");
+    // Names a commit must quote: a space, a tab, a backslash, non-ASCII, a folder.
+    const names = [
+      "project-café notes.md",
+      "project-tab\there.md",
+      "project-back\\slash.md",
+      "project-日本語.md",
+      "notes/deploy plan.md",
+    ];
+    for (const [i, file] of names.entries())
+      world.a.write(file, memory(`quoted name ${i}`, `body of note ${i}`, "project"));
+    assert.equal((await syncJson(world.a)).pushed, names.length);
+    for (const file of names) assert.equal(world.remoteText(file), world.a.read(file), file);
+    assert.deepEqual(leftInClone(world.a.home), [], "the push wrote no file beside the clone's .git");
+    // b takes every name its writer takes; a tab or a backslash it refuses, names, and leaves in the remote.
+    const pulledFirst = await syncJson(world.b);
+    const taken = names.filter((file) => !/[\t\\]/.test(file));
+    assert.equal(pulledFirst.pulled, taken.length);
+    assert.deepEqual(
+      pulledFirst.skipped.map((skip) => skip.file),
+      ["project-back\\slash.md", "project-tab\there.md"],
+    );
+    assert.deepEqual(world.b.files(), [...taken].sort());
+    assert.deepEqual(leftInClone(world.b.home), [], "the pull wrote each memory once, into the memory dir");
+    // A change and a removal on b reach a; files neither side touched stay as they were in the remote.
+    world.b.write(names[0], memory("quoted name 0", "body changed on b", "project"));
+    fs.rmSync(path.join(world.b.memoryDir, names[3]));
+    assert.equal((await syncJson(world.b)).pushed, 2);
+    assert.equal((await syncJson(world.a)).pulled, 2);
+    assert.match(world.a.read(names[0]) ?? "", /body changed on b/);
+    assert.equal(world.a.read(names[3]), null);
+    for (const file of [names[1], names[2], names[4]])
+      assert.equal(world.remoteText(file), world.a.read(file));
+    // A clone an earlier memdir left with a checked-out tree and its clean mark: both go.
+    fs.mkdirSync(path.join(clone(world.a.home), PROJECT_KEY), { recursive: true });
+    fs.writeFileSync(path.join(clone(world.a.home), PROJECT_KEY, "stale.md"), "left by an older memdir\n");
+    const mark = path.join(path.dirname(clone(world.a.home)), "tree-clean-at");
+    fs.writeFileSync(mark, "0".repeat(40));
+    await syncJson(world.a);
+    assert.deepEqual(leftInClone(world.a.home), []);
+    assert.ok(!fs.existsSync(mark));
+    assert.equal(world.remoteText("stale.md"), null, "nothing from the old tree went out");
   });
 });

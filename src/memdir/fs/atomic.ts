@@ -25,10 +25,8 @@ const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]+\.memdir-tmp$/;
  * the path check cannot redirect the write (docs/design.md#path-safety). With `mode`, the new file
  * has exactly that mode before it takes the target's name (a private file is never readable by
  * others, not even for a moment). With `durability`, fewer fsyncs: `"file"` leaves the folder's
- * fsync to the caller, who writes many files and syncs each folder once ({@link syncFoldersInside});
- * `"none"` skips both, for a copy the next run rebuilds anyway (the sync clone's work tree, reset
- * before every use). Two fsyncs per file were most of a first pull of 2,000 memories
- * (docs/benchmarks.md#sync).
+ * fsync to the caller, who writes many files and syncs each folder once ({@link syncFoldersInside}).
+ * Two fsyncs per file were most of a first pull of 2,000 memories (docs/benchmarks.md#sync).
  *
  * @example
  * await writeFileAtomic("/…/memory/MEMORY.md", "- [A](a.md) — a\n");
@@ -45,7 +43,7 @@ export async function writeFileAtomic(
 export interface AtomicWriteOptions {
   inside?: string;
   mode?: number;
-  durability?: "full" | "file" | "none";
+  durability?: "full" | "file";
 }
 
 // Text handed to a streamed write is joined and written in blocks of about this many UTF-16
@@ -146,7 +144,7 @@ async function writeAtomicWith(
       try {
         await fill(handle);
         if (options.mode !== undefined) await handle.chmod(options.mode);
-        if (durability !== "none") await handle.sync();
+        await handle.sync();
       } finally {
         await handle.close();
       }
