@@ -281,8 +281,11 @@ export function rebuildIndex(
   local: string,
   changes: { added: readonly { file: string; text: string }[]; removed: ReadonlySet<string> },
 ): { text: string; leftOut: number } {
-  const listed = new Set(parseIndex(local).map((entry) => entry.file));
   const kept = applyIndexChanges(local, { remove: changes.removed });
+  // Nothing pulled in: no line to add, and no listing to parse (a 2.8 MB generated index took
+  // ~100 ms to parse on every push of one change at 20,000, docs/benchmarks.md#sync).
+  if (changes.added.length === 0) return { text: kept, leftOut: 0 };
+  const listed = new Set(parseIndex(local).map((entry) => entry.file));
   const trimmed = kept.trim();
   let lines = trimmed === "" ? 0 : trimmed.split("\n").length;
   let bytes = Buffer.byteLength(trimmed, "utf8");
