@@ -161,7 +161,13 @@ export async function readLocalSide(
     if (excludeTeam && (file === "team" || file.startsWith("team/"))) continue;
     if (!file.toLowerCase().endsWith(".md") || file === INDEX_FILE) continue;
     if (entry.isSymbolicLink()) held.set(file, "a symbolic link: only regular files are synced");
-    else if (entry.isFile()) wanted.push(file);
+    else if (!entry.isFile()) continue;
+    else {
+      // Every other machine's memdir refuses to write such a name (incomingRefusal): not pushed.
+      const refusal = fileNameRefusal(file.normalize("NFC"));
+      if (refusal === null) wanted.push(file);
+      else held.set(file, `${refusal}; not pushed: no other machine's memdir would write it`);
+    }
   }
   const keep = (file: string, full: string, entry: StatEntry, text?: string) => {
     if (Math.max(entry.mtimeMs, entry.ctimeMs) < nowMs - RACY_MS) next[file] = entry;

@@ -310,7 +310,9 @@ describe("memdir sync: two machines, one project", () => {
     await initBoth(world);
     const clone = (home: string) => path.join(cloneDir(path.join(home, ".claude"), world.remoteUrl), "tree");
     const leftInClone = (home: string) => fs.readdirSync(clone(home)).filter((entry) => entry !== ".git");
-    // Names a commit must quote: a space, a tab, a backslash, non-ASCII, a folder.
+    // Names a commit must quote (a space, non-ASCII, a folder), and two no memdir writes (a tab, a
+    // backslash): those stay on a, named, instead of piling up in the remote for every other
+    // machine to refuse.
     const names = [
       "project-café notes.md",
       "project-tab\there.md",
@@ -320,17 +322,21 @@ describe("memdir sync: two machines, one project", () => {
     ];
     for (const [i, file] of names.entries())
       world.a.write(file, memory(`quoted name ${i}`, `body of note ${i}`, "project"));
-    assert.equal((await syncJson(world.a)).pushed, names.length);
-    for (const file of names) assert.equal(world.remoteText(file), world.a.read(file), file);
-    assert.deepEqual(leftInClone(world.a.home), [], "the push wrote no file beside the clone's .git");
-    // b takes every name its writer takes; a tab or a backslash it refuses, names, and leaves in the remote.
-    const pulledFirst = await syncJson(world.b);
     const taken = names.filter((file) => !/[\t\\]/.test(file));
-    assert.equal(pulledFirst.pulled, taken.length);
+    const pushed = await syncJson(world.a);
+    assert.equal(pushed.pushed, taken.length);
     assert.deepEqual(
-      pulledFirst.skipped.map((skip) => skip.file),
+      pushed.skipped.map((skip) => skip.file),
       ["project-back\\slash.md", "project-tab\there.md"],
     );
+    for (const skip of pushed.skipped) assert.match(skip.reason, /not pushed/);
+    for (const file of taken) assert.equal(world.remoteText(file), world.a.read(file), file);
+    for (const file of names.filter((name) => !taken.includes(name)))
+      assert.equal(world.remoteText(file), null);
+    assert.deepEqual(leftInClone(world.a.home), [], "the push wrote no file beside the clone's .git");
+    const pulledFirst = await syncJson(world.b);
+    assert.equal(pulledFirst.pulled, taken.length);
+    assert.deepEqual(pulledFirst.skipped, []);
     assert.deepEqual(world.b.files(), [...taken].sort());
     assert.deepEqual(leftInClone(world.b.home), [], "the pull wrote each memory once, into the memory dir");
     // A change and a removal on b reach a; files neither side touched stay as they were in the remote.
@@ -340,8 +346,7 @@ describe("memdir sync: two machines, one project", () => {
     assert.equal((await syncJson(world.a)).pulled, 2);
     assert.match(world.a.read(names[0]) ?? "", /body changed on b/);
     assert.equal(world.a.read(names[3]), null);
-    for (const file of [names[1], names[2], names[4]])
-      assert.equal(world.remoteText(file), world.a.read(file));
+    assert.equal(world.remoteText(names[4]), world.a.read(names[4]));
     // A clone an earlier memdir left with a checked-out tree and its clean mark: both go.
     fs.mkdirSync(path.join(clone(world.a.home), PROJECT_KEY), { recursive: true });
     fs.writeFileSync(path.join(clone(world.a.home), PROJECT_KEY, "stale.md"), "left by an older memdir\n");
