@@ -511,6 +511,12 @@ async function mergeRound(
   if (pushed > 0 || added.length > 0 || removed.size > 0 || !remoteHasIndex)
     shareIndex(rebuilt.text, local, toCommit, skipped, decided.theirs.get(INDEX_FILE));
   for (const [file, { conflict }] of local.files) if (conflict && !removed.has(file)) conflicts.add(file);
+  for (const [file, reason] of shapeClashes(toCommit, decided.theirs)) {
+    toCommit.delete(file);
+    if (file !== INDEX_FILE) pushed--;
+    refused = true;
+    skipped.push({ file, reason });
+  }
   const commit = options.pullOnly
     ? null
     : await commitChanges(
@@ -636,6 +642,41 @@ function pullRecord(
       ].map(inMemoryDir),
     },
   };
+}
+
+/**
+ * The files of `toCommit` whose path the remote holds in another shape, each with why it is not
+ * pushed: a folder where this side has a file, or a file where this side's path has a folder.
+ * A commit would replace that folder, everything in it included, or that file (docs/sync.md); the
+ * remote's files stay as they are, and the file stays here, named.
+ */
+function shapeClashes(
+  toCommit: ReadonlyMap<string, string | null>,
+  theirs: ReadonlyMap<string, TreeFile>,
+): [string, string][] {
+  const writes = [...toCommit].filter(([, text]) => text !== null).map(([file]) => file);
+  if (writes.length === 0) return [];
+  const folders = new Set<string>();
+  for (const file of theirs.keys())
+    for (let at = file.indexOf("/"); at >= 0; at = file.indexOf("/", at + 1)) folders.add(file.slice(0, at));
+  const clashes: [string, string][] = [];
+  for (const file of writes) {
+    if (folders.has(file)) clashes.push([file, "the remote has a folder of this name; not pushed"]);
+    else {
+      const parts = file.split("/");
+      for (let depth = 1; depth < parts.length; depth++) {
+        const folder = parts.slice(0, depth).join("/");
+        if (theirs.has(folder)) {
+          clashes.push([
+            file,
+            `the remote has a file named ${folder}, where this path has a folder; not pushed`,
+          ]);
+          break;
+        }
+      }
+    }
+  }
+  return clashes;
 }
 
 /** This machine's index into the commit, without the lines of files that never leave it. */

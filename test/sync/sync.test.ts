@@ -5,7 +5,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { cloneDir } from "../../src/sync/remotes.ts";
-import { gitIn, initBoth, makeWorld, memory, PROJECT_KEY, syncJson } from "../helpers/sync-machines.ts";
+import {
+  gitIn,
+  initBoth,
+  makeWorld,
+  memory,
+  PROJECT_KEY,
+  pushAsTeammate,
+  syncJson,
+} from "../helpers/sync-machines.ts";
 
 describe("memdir sync: two machines, one project", () => {
   it("shares memory between two clones of one repository at different paths, and never with an unrelated project", async () => {
@@ -356,5 +364,28 @@ describe("memdir sync: two machines, one project", () => {
     assert.deepEqual(leftInClone(world.a.home), []);
     assert.ok(!fs.existsSync(mark));
     assert.equal(world.remoteText("stale.md"), null, "nothing from the old tree went out");
+  });
+
+  it("pushes no file over a folder of the remote, nor a folder over one of its files: both stay, named", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const inner = memory("a teammate's note", "kept in a folder named like a file", "project");
+    pushAsTeammate(world, (folder) => {
+      fs.mkdirSync(path.join(folder, "project-a.md"));
+      fs.writeFileSync(path.join(folder, "project-a.md", "inner.md"), inner);
+      fs.writeFileSync(path.join(folder, "notes"), "a teammate's plain file\n");
+    });
+    world.a.write("project-a.md", memory("a file here", "where the remote has a folder", "project"));
+    world.a.write("notes/deploy.md", memory("a folder here", "where the remote has a file", "project"));
+    world.a.write("project-b.md", memory("an ordinary note", "goes out", "project"));
+    const report = await syncJson(world.a);
+    const reasons = Object.fromEntries(report.skipped.map((skip) => [skip.file, skip.reason]));
+    assert.match(reasons["project-a.md"] ?? "", /the remote has a folder of this name; not pushed/);
+    assert.match(reasons["notes/deploy.md"] ?? "", /the remote has a file named notes/);
+    assert.equal(report.pushed, 1, JSON.stringify(report));
+    assert.equal(world.remoteText("project-a.md/inner.md"), inner, "the remote's folder and its file stay");
+    assert.equal(world.remoteText("notes"), "a teammate's plain file\n");
+    assert.equal(world.remoteText("project-b.md"), world.a.read("project-b.md"));
+    assert.match(world.a.read("project-a.md") ?? "", /a file here/, "the local file stays too");
   });
 });
