@@ -141,7 +141,7 @@ export async function listFolder(
 /**
  * Refuses a remote commit in which the project's folder `key` (`github.com/acme/shop`), or a
  * folder above it, is anything but a folder: a symbolic link there would send this machine's
- * memories, on checkout and on the next write, wherever the link points (docs/sync.md).
+ * memories, in any checkout of the remote, wherever the link points (docs/sync.md).
  *
  * @throws MemdirError("path-outside") naming the component and what it is.
  */

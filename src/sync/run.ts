@@ -280,7 +280,7 @@ interface Round {
  * The report of the last sync when nothing moved since: the remote still at the commit the
  * folder matched, the memory dir still at the digest that sync left, nothing waiting for review.
  * The decision is a pure function of those (src/sync/plan.ts), and it was empty then, so it is
- * empty now: no checkout, no listing of the remote, no commit (docs/design.md#sync-stat-cache).
+ * empty now: no listing of the remote, no commit (docs/design.md#sync-stat-cache).
  */
 function quietReport(
   state: SyncState,

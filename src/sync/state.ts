@@ -30,7 +30,7 @@ export interface ProjectState {
    * nothing waiting for review, no write refused): the digest of the memory dir it left
    * (`localDigest`) and its report's conflicts and skipped files. A sync that finds the remote
    * still at `base` and the memory dir still at `digest` would decide nothing, so it returns this
-   * report without checking out or committing (docs/design.md#sync-stat-cache).
+   * report without listing the remote or committing (docs/design.md#sync-stat-cache).
    */
   quiet?: { digest: string; conflicts: string[]; skipped: { file: string; reason: string }[] };
 }
