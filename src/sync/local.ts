@@ -161,8 +161,7 @@ export async function readLocalSide(
     if (excludeTeam && (file === "team" || file.startsWith("team/"))) continue;
     if (!file.toLowerCase().endsWith(".md") || file === INDEX_FILE) continue;
     if (entry.isSymbolicLink()) held.set(file, "a symbolic link: only regular files are synced");
-    else if (!entry.isFile()) continue;
-    else {
+    else if (entry.isFile()) {
       // Every other machine's memdir refuses to write such a name (incomingRefusal): not pushed.
       const refusal = fileNameRefusal(file.normalize("NFC"));
       if (refusal === null) wanted.push(file);

@@ -204,44 +204,34 @@ export async function commitChanges(
   message: string,
   now: Clock = Date.now,
 ): Promise<string | null> {
-  const lines: Buffer[] = [];
-  const put = (text: string) => lines.push(Buffer.from(text, "utf8"));
-  const data = (bytes: Buffer) => {
-    put(`data ${bytes.length}\n`);
-    lines.push(bytes);
-    put("\n");
-  };
-  let changed = 0;
+  const text = (line: string) => Buffer.from(line, "utf8");
+  // fast-import's `data <byte count>` block: the bytes as they are, then a line feed.
+  const data = (bytes: Buffer) => [text(`data ${bytes.length}\n`), bytes, text("\n")];
   const body: Buffer[] = [];
-  for (const [file, text] of [...changes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [file, after] of [...changes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const before = parentFiles.get(file);
     const where = quotedPath(`${folder}/${file}`);
-    if (text === null) {
-      if (before === undefined) continue;
-      body.push(Buffer.from(`D ${where}\n`, "utf8"));
-    } else {
-      const bytes = Buffer.from(text, "utf8");
-      if (before !== undefined && isRegularMode(before.mode) && before.blob === blobId(bytes)) continue;
-      body.push(
-        Buffer.from(`M 100644 inline ${where}\ndata ${bytes.length}\n`, "utf8"),
-        bytes,
-        Buffer.from("\n"),
-      );
+    if (after === null) {
+      if (before !== undefined) body.push(text(`D ${where}\n`));
+      continue;
     }
-    changed++;
+    const bytes = text(after);
+    if (before !== undefined && isRegularMode(before.mode) && before.blob === blobId(bytes)) continue;
+    body.push(text(`M 100644 inline ${where}\n`), ...data(bytes));
   }
-  if (changed === 0 && parent !== null) return null;
+  if (body.length === 0 && parent !== null) return null;
   const seconds = Math.floor(now() / 1000);
-  put(`reset ${BRANCH}\ncommit ${BRANCH}\n`);
-  put(
-    `author memdir <memdir@localhost> ${seconds} +0000\ncommitter memdir <memdir@localhost> ${seconds} +0000\n`,
-  );
-  data(Buffer.from(message, "utf8"));
-  if (parent !== null) put(`from ${parent}\n`);
-  lines.push(...body);
-  put("\ndone\n");
+  const stream = [
+    text(`reset ${BRANCH}\ncommit ${BRANCH}\n`),
+    text(`author memdir <memdir@localhost> ${seconds} +0000\n`),
+    text(`committer memdir <memdir@localhost> ${seconds} +0000\n`),
+    ...data(text(message)),
+    ...(parent === null ? [] : [text(`from ${parent}\n`)]),
+    ...body,
+    text("\ndone\n"),
+  ];
   const imported = await runGit(clone.repository, ["fast-import", "--quiet", "--done", "--force"], {
-    input: Buffer.concat(lines),
+    input: Buffer.concat(stream),
   });
   if (imported.code !== 0)
     throw new MemdirError(

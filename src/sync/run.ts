@@ -397,8 +397,8 @@ async function mergeRound(
   let pulled = 0;
   let pushed = 0;
   // The remote's index is never read (the local one is rebuilt from the files' own frontmatter,
-  // rebuildIndex); a link there (checked out as a plain file holding the link's text) is dropped,
-  // and this machine's index takes its place in the next commit (docs/sync.md).
+  // rebuildIndex); a link there is removed by the next commit, where this machine's index takes
+  // its place (docs/sync.md).
   const remoteHasIndex = dropIndexLink(decided.theirs, skipped, toCommit);
   let rebuilt = { text: local.index, leftOut: 0 };
   // One hold of the writer lock for the whole pull, not one per file (docs/design.md#sync).
