@@ -363,6 +363,28 @@ export const RULES: SecretRule[] = [
     validate: (match) => isCommandLineSecret(match[1]),
   },
   {
+    // A password told in a sentence, as people write it to an agent: `my DB password is …`,
+    // `the wifi passphrase: …`, `the password for admin is …`. The value must pass the
+    // command-line rule's check (mixed letters and digits, no placeholder shape or telling
+    // word), so `the password is in the vault` or `the password is stored in 1Password` stays a note.
+    kind: "password in a sentence",
+    article: "a",
+    pattern:
+      /\b(?:password|passphrase|passcode|passwd|pwd)s?(?:\s{1,4}(?:for|of|on|to)(?:\s{1,4}[^\s]{1,40}){1,4}?)?(?:\s{1,4}(?:is|was)|\s{0,4}[=:])\s{1,4}["'`]?([^\s"'`]{1,300})/gi,
+    hints: ["pass", "pwd"],
+    validate: (match) => isCommandLineSecret(withoutClosingPunctuation(match[1])),
+  },
+  {
+    // A login told as `user / password` or `user:password`: `staging login is admin / S3cr…` (a
+    // slash without spaces around it is a path: `login is ci-bot/deploy-key-2024`).
+    kind: "password in a sentence",
+    article: "a",
+    pattern:
+      /\b(?:login|logins|credentials|creds|username|user|account)(?:\s{1,4}(?:is|are)|\s{0,4}[=:])\s{1,4}[^\s/:,]{1,100}(?:\s{1,3}\/\s{1,3}|:)["'`]?([^\s"'`]{1,300})/gi,
+    hints: ["login", "cred", "user", "account"],
+    validate: (match) => isCommandLineSecret(withoutClosingPunctuation(match[1])),
+  },
+  {
     kind: "password or secret assignment",
     article: "a",
     pattern:
@@ -376,3 +398,8 @@ export const RULES: SecretRule[] = [
     },
   },
 ];
+
+/** A sentence's value without the full stop or bracket that ends the sentence around it. */
+function withoutClosingPunctuation(value: string): string {
+  return value.replace(/[.,;:!?)\]]+$/, "");
+}

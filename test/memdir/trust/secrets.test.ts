@@ -63,6 +63,18 @@ describe("findSecrets", () => {
     assert.deepEqual(findSecrets(json), [{ kind: "private key", line: 1 }]);
   });
 
+  it("finds a password told in a sentence, as people write it to an agent", () => {
+    for (const text of [
+      "my DB password is S3cr3t!Passw0rd#2024",
+      "staging login is admin / S3cr3t!Passw0rd#2024",
+      "the password for the admin panel is Zq8vLm2Rt.",
+      "Password was hunter2x9 before the reset",
+      "creds: deploy:Kq83Jd92LmZx",
+    ]) {
+      assert.deepEqual(findSecrets(text), [{ kind: "password in a sentence", line: 1 }], text);
+    }
+  });
+
   it("lets sentences about secrets and placeholders through", () => {
     for (const text of [
       "never commit the password",
@@ -77,6 +89,16 @@ describe("findSecrets", () => {
       "mysql://root:****@localhost/shop",
       "sk-learn-tutorial-for-beginners-and-experts-2024",
       "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+      // Sentences about passwords whose "value" is no credential, and logins that name a path.
+      "the password is in the vault",
+      "the password for staging is in 1Password.",
+      "the password is your-password-123",
+      "The password is required for v2.3 upgrades",
+      "the password was rotated on 2024-05-01",
+      "the login is handled by auth/session.ts",
+      "login is ci-bot/deploy-key-2024",
+      "user is root:wheel on the box",
+      "credentials are stored in ~/.aws/credentials",
     ]) {
       assert.deepEqual(findSecrets(text), [], text);
     }
