@@ -146,6 +146,18 @@ describe("memdir path / add / list / show / rm", () => {
     });
   });
 
+  it("refuses a --cwd that does not exist with exit 2, and makes no memory folder for it", async () => {
+    const { home, root, project } = setup();
+    const typo = `${project}-typo`;
+    const result = await runCliInProcess(["remember", "use yarn", "--root", root, "--cwd", typo], {
+      home,
+      cwd: repo,
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /--cwd .*-typo: no such directory/);
+    assert.equal(fs.existsSync(root), false, "nothing made under the root for the mistyped project");
+  });
+
   it("exits 2 on usage errors and 1 on a missing memory", async () => {
     const { run } = setup();
     assert.equal((await run(["add", "--description", "no type", "body"])).code, 2);

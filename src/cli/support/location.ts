@@ -1,4 +1,6 @@
+import fs from "node:fs/promises";
 import { type ResolvedConfig, resolveConfig } from "../../config.ts";
+import { MemdirError } from "../../errors.ts";
 import { type Memdir, openMemdir } from "../../memdir/instance.ts";
 import { type MemoryLocation, projectOf, resolveMemoryLocation } from "../../memdir/location/paths.ts";
 import {
@@ -19,12 +21,25 @@ import { terminalProgress } from "./progress.ts";
  * const location = await locationFromOptions(options, context);
  * const headers = await memdirForCommand(location, context).scan();
  */
-export function locationFromOptions(
+export async function locationFromOptions(
   options: CommonOptions,
   context: CommandContext,
+  { cwdMustExist = true }: { cwdMustExist?: boolean } = {},
 ): Promise<MemoryLocation> {
+  const cwd = resolveFrom(context, options.cwd ?? ".");
+  // A mistyped `--cwd` would otherwise name a project nobody has: its memory saved, and a
+  // folder made for it under the root, where no session of the real project ever looks.
+  // (A hook's cwd comes from its host, and a hook never fails its host: it passes false.)
+  if (options.cwd !== undefined && cwdMustExist) {
+    const stat = await fs.stat(cwd).catch(() => null);
+    if (stat === null || !stat.isDirectory())
+      throw new MemdirError(
+        "usage",
+        `--cwd ${options.cwd}: ${stat === null ? "no such directory" : "not a directory"}; nothing was read or written`,
+      );
+  }
   return resolveMemoryLocation({
-    cwd: resolveFrom(context, options.cwd ?? "."),
+    cwd,
     root: options.root,
     dir: options.dir,
     env: context.env,

@@ -260,7 +260,7 @@ async function hookContext(
   const located = { ...options, cwd, dir };
   // Project settings (auto memory off, the model) are read from the project root, as `extract`
   // and `dream` read them: an agent working in a sub-folder must not escape them.
-  const location = await locationFromOptions(located, context);
+  const location = await locationFromOptions(located, context, { cwdMustExist: false });
   const config = hookConfig(configFromOptions(located, context, location));
   // Claude Code is the one host whose own memory memdir steps aside for (its nativeMemory says so);
   // read from its own module: the registry would load every host's setup code, which no hook runs.
