@@ -28,7 +28,9 @@ export const registerHistoryCommand: RegisterCommand = (program, context) => {
       return;
     }
     if (entries.length === 0) {
-      context.io.stdout("no history yet: it starts with the first consolidation (memdir dream)\n");
+      context.io.stdout(
+        "no history yet: it starts with the first change memdir makes here (a save, an edit, an rm or forget, a sync's pull, a dream)\n",
+      );
       return;
     }
     context.io.stdout(`${entries.map(formatHistoryEntry).join("\n")}\n`);
