@@ -10,6 +10,16 @@ export interface SideQueryFailure {
   cause?: unknown;
 }
 
+/**
+ * A failure as one phrase, its kind first: `timeout: …`, `model: openai: Connection error.` (a
+ * model client's message that already starts with its kind is not prefixed again).
+ */
+export function describeFailure(failure: { kind: string; message: string }): string {
+  return failure.message.startsWith(`${failure.kind}:`)
+    ? failure.message
+    : `${failure.kind}: ${failure.message}`;
+}
+
 export type SideQueryResult<T> = { ok: true; data: T } | { ok: false; failure: SideQueryFailure };
 
 export interface SideQueryOptions<T> {

@@ -5,6 +5,7 @@ import type { HeaderCache } from "../memdir/scan/header-cache.ts";
 import { linkNames } from "../memdir/scan/links.ts";
 import { scanHeaders } from "../memdir/scan/scan.ts";
 import { anchorRoot } from "../memdir/trust/anchors.ts";
+import { describeFailure } from "../model/side-query.ts";
 import { type Clock, type MemoryHeader, type Message, type ReadFileState, savedAtMs } from "../types.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
 import { type CandidateStatus, type RecallCandidate, type RecallEvidence, unpickedJudge } from "./explain.ts";
@@ -223,9 +224,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     messages: memories.map((memory) => memory.message),
     skipped: verdicts.skipped,
     ...(details.fallback !== undefined ? { fallback: details.fallback } : {}),
-    ...(details.failure !== undefined
-      ? { modelFailure: `${details.failure.kind}: ${details.failure.message}` }
-      : {}),
+    ...(details.failure !== undefined ? { modelFailure: describeFailure(details.failure) } : {}),
     memories,
     evidence,
   };

@@ -1,4 +1,5 @@
 import { MemdirError } from "../errors.ts";
+import { describeFailure } from "../model/side-query.ts";
 import { type MemoryHeader, savedAtMs } from "../types.ts";
 import type { MemoryPick, Selection, Selector } from "./selector.ts";
 
@@ -60,7 +61,7 @@ export function createHybridSelector(options: HybridSelectorOptions): Selector {
       // A model chooser does not throw for model trouble: it answers no picks and says why.
       if (chosen.failure) {
         if (signal?.aborted) throw abortError(signal);
-        return fallBack(`${chosen.failure.kind}: ${chosen.failure.message}`);
+        return fallBack(describeFailure(chosen.failure));
       }
       return { ...seen, picks: withLexicalRank(chosen.picks.slice(0, request.k), ranking) };
     },

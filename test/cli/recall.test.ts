@@ -214,6 +214,24 @@ describe("memdir recall", () => {
       assert.match(result.stdout, /^selector: hybrid$/m);
       assert.match(result.stdout, /^fallback: model selector failed .*; used the lexical picks$/m);
       assert.match(result.stdout, /^ {2}picked +\S+ +feedback-real-database\.md +lexical fallback/m);
+      assert.doesNotMatch(result.stdout, /model: model:/, "the failure's kind is said once");
+    });
+
+    it("says on stderr that the model failed when it falls back, --explain or not", async () => {
+      const { home, memoryDir } = workedExample();
+      const server = await startFakeModelServer(() => ({ error: 400, message: "model not found" }));
+      servers.push(server);
+      const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.anthropicBaseURL };
+      for (const json of [[], ["--json"]]) {
+        const result = await runCliInProcess(["recall", QUERY, "--dir", memoryDir, ...json], { home, env });
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(
+          result.stderr,
+          /^memdir: recall: model selector failed \(.*model not found.*\); used the lexical picks$/m,
+        );
+        // The answer is still the lexical one, on stdout as usual.
+        assert.match(result.stdout, /feedback-real-database\.md|Integration tests/);
+      }
     });
   });
 });

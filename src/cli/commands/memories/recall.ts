@@ -92,6 +92,14 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
       explain: options.explain === true,
       memdir,
     });
+    // `--explain` shows these in its report; otherwise a failed model would go unnoticed, its
+    // answer silently the lexical one (or none).
+    if (!options.explain && result.fallback !== undefined)
+      context.io.stderr(`memdir: recall: ${result.fallback}\n`);
+    if (!options.explain && result.modelFailure !== undefined)
+      context.io.stderr(
+        `memdir: recall: the model selector failed (${result.modelFailure}); nothing selected\n`,
+      );
     if (options.json) printJson(context.io, recallJson(result, options.explain === true, memdir));
     else if (options.explain) printExplain(context, result, location.memoryDir, options.all === true);
     else printMessages(context, result);
