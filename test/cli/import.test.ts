@@ -601,6 +601,18 @@ describe("memdir export --format jsonl", () => {
     const out = path.join(home, "export.jsonl");
     assert.equal((await runCliInProcess(["export", "--out", out, "--dir", from], { home })).code, 0);
     assert.equal(fs.readFileSync(out, "utf8"), exported.stdout);
+    // --json: one JSON document, the same objects in one array; with --out, what was written.
+    const asJson = await runCliInProcess(["export", "--json", "--dir", from], { home });
+    assert.equal(asJson.code, 0, asJson.stderr);
+    assert.deepEqual(JSON.parse(asJson.stdout), lines);
+    const empty = makeTempDir();
+    assert.deepEqual(
+      JSON.parse((await runCliInProcess(["export", "--json", "--dir", empty], { home })).stdout),
+      [],
+    );
+    const summary = await runCliInProcess(["export", "--json", "--out", out, "--dir", from], { home });
+    assert.deepEqual(JSON.parse(summary.stdout), { out, exported: 2 });
+    assert.equal(fs.readFileSync(out, "utf8"), exported.stdout);
 
     const report = await importJson(home, ["jsonl", "--from", out, "--dir", to]);
     assert.deepEqual([...report.imported].sort(), ["feedback-real-db.md", "user-role.md"]);

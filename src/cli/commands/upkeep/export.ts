@@ -10,6 +10,7 @@ import {
   withCommonOptions,
 } from "../../support/common.ts";
 import { locationFromOptions } from "../../support/location.ts";
+import { printJson } from "../../support/output.ts";
 import { terminalProgress } from "../../support/progress.ts";
 import { StoppedBySignal, signalExitCode, untilSignal } from "../../support/until-signal.ts";
 
@@ -27,7 +28,9 @@ export const registerExportCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
     program
       .command("export")
-      .description("write every memory as JSON Lines (frontmatter fields + body), to stdout or --out")
+      .description(
+        "write every memory as JSON Lines (frontmatter fields + body), to stdout or --out; --json: one JSON array",
+      )
       .option("--format <format>", "the output format (jsonl)", "jsonl")
       .option("--out <file>", "write to this file instead of stdout"),
   ).action(async (options: ExportOptions) => {
@@ -37,7 +40,23 @@ export const registerExportCommand: RegisterCommand = (program, context) => {
     const { exportJsonl } = await import("../../../import/export-jsonl.ts");
     const progress = terminalProgress(context, options);
     if (!options.out) {
-      await exportJsonl(location.memoryDir, (line) => context.io.stdout(line), progress);
+      if (!options.json) {
+        await exportJsonl(location.memoryDir, (line) => context.io.stdout(line), progress);
+        return;
+      }
+      // `--json` is one JSON document, as for every command: the same objects in one array
+      // (JSON Lines does not parse as one), still written a memory at a time.
+      let first = true;
+      context.io.stdout("[");
+      await exportJsonl(
+        location.memoryDir,
+        (line) => {
+          context.io.stdout(`${first ? "\n" : ",\n"}${line.trimEnd()}`);
+          first = false;
+        },
+        progress,
+      );
+      context.io.stdout(first ? "]\n" : "\n]\n");
       return;
     }
     const out = resolveFrom(context, options.out);
@@ -68,6 +87,7 @@ export const registerExportCommand: RegisterCommand = (program, context) => {
       }
       throw error;
     }
-    context.io.stderr(`exported ${count} memories to ${out}\n`);
+    if (options.json) printJson(context.io, { out, exported: count });
+    else context.io.stderr(`exported ${count} memories to ${out}\n`);
   });
 };
