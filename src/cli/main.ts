@@ -102,7 +102,12 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     .option("-V, --version", "print memdir's version")
     .exitOverride()
     // A hook's parse errors become its one stderr line in hookFailure, not a second one here.
-    .configureOutput({ writeOut: io.stdout, writeErr: argv[2] === "hook" ? () => {} : io.stderr })
+    .configureOutput({
+      writeOut: io.stdout,
+      writeErr: argv[2] === "hook" ? () => {} : io.stderr,
+      // One `memdir: …` line, as every other error reads (docs/cli.md), suggestion included.
+      outputError: (text, write) => write(`${usageLine(text)}\n`),
+    })
     .showHelpAfterError(false);
   for (const register of await commandsFor(argv)) register(program, context);
   try {
@@ -136,13 +141,25 @@ interface Failure {
   stderr: string | null;
 }
 
+/**
+ * Commander's usage error as one line: `error: unknown command 'lsit'` and its
+ * `(Did you mean list?)` line → `memdir: unknown command 'lsit' (did you mean list?)`.
+ */
+function usageLine(text: string): string {
+  const [first, ...rest] = text
+    .trim()
+    .replace(/^error: /, "")
+    .split(/\s*\n\s*/);
+  const hint = rest.join(" ").replace(/^\(Did you mean/, "(did you mean");
+  return `memdir: ${first}${hint === "" ? "" : ` ${hint}`}`;
+}
+
 /** How `error` ends the run, or null when it is not a failure (help or the version shown). */
 function failureOf(argv: string[], error: unknown): Failure | null {
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return null;
     if (error.code === "commander.help") return null;
-    // "error: unknown option '--x'" → "memdir: unknown option '--x'", as a MemdirError reads.
-    const message = `memdir: ${error.message.replace(/^error: /, "")}`;
+    const message = usageLine(error.message);
     return { exitCode: 2, code: "usage", message, stderr: null };
   }
   if (error instanceof MemdirError)

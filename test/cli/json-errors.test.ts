@@ -20,6 +20,12 @@ describe("--json errors", () => {
       // commander's own usage errors
       { args: ["list", "--bogus"], exit: 2, code: "usage", says: /unknown option '--bogus'/ },
       { args: ["nosuchcommand"], exit: 2, code: "usage", says: /unknown command 'nosuchcommand'/ },
+      {
+        args: ["lsit"],
+        exit: 2,
+        code: "usage",
+        says: /^memdir: unknown command 'lsit' \(did you mean list\?\)$/m,
+      },
       // a MemdirError with code "usage"
       { args: ["dream", "--status", "--force"], exit: 2, code: "usage", says: /use one of --status/ },
       // a MemdirError of another code
@@ -31,6 +37,8 @@ describe("--json errors", () => {
       assert.equal(human.code, exit, `${args.join(" ")}: ${human.stderr}`);
       assert.equal(human.stdout, "", `${args.join(" ")}: human output keeps stdout empty`);
       assert.match(human.stderr, says);
+      // One `memdir: …` line, commander's own usage errors included (its suggestion on that line).
+      assert.match(human.stderr, /^memdir: [^\n]*\n$/, `${args.join(" ")}: ${human.stderr}`);
 
       const json = await runCliInProcess([...args, "--dir", dir, "--json"], { home });
       assert.equal(json.code, exit, `${args.join(" ")} --json: ${json.stderr}`);
