@@ -7,6 +7,7 @@ import { readSyncRemotes } from "./remotes.ts";
 import { fetchRemote, openClone, prepareClone, trackedRemote } from "./repository.ts";
 import {
   decide,
+  remoteRewritten,
   type SyncOptions,
   type SyncReport,
   type SyncTarget,
@@ -114,6 +115,11 @@ export interface SyncStatus {
   lastSync: string | null;
   /** False when the remote could not be reached: ahead and behind are as of the last fetch. */
   reachable: boolean;
+  /**
+   * True when the remote was rewritten or reset since this project last synced: `memdir sync`
+   * refuses until `memdir sync --accept-remote`, and ahead and behind are what that would do.
+   */
+  rewritten: boolean;
   team?: Omit<SyncStatus, "team">;
 }
 
@@ -123,12 +129,18 @@ async function folderStatus(target: SyncTarget, signal?: AbortSignal): Promise<O
   try {
     await prepareClone(clone);
     const state = await readSyncState(clone);
+    const lastSync = state.projects[target.key]?.lastSync ?? null;
     let reachable = true;
     const remote = await fetchRemote(clone, signal).catch(async (error: unknown) => {
       if (!(error instanceof MemdirError && error.code === "unreachable")) throw error;
       reachable = false;
       return trackedRemote(clone);
     });
+    // The check `memdir sync` refuses on (src/sync/run.ts): a rewrite is said, not counted as
+    // deletions to pull. The figures are then those of `--accept-remote`, which forgets this
+    // project's base (every difference a conflict, nothing deleted), since a plain sync does nothing.
+    const rewritten = await remoteRewritten(clone, state, target.key, remote, reachable);
+    if (rewritten) delete state.projects[target.key];
     const caches = await readStatCaches(clone);
     const { local, actions } = await decide(clone, target, state, remote, {
       cache: caches.projects[target.key],
@@ -140,8 +152,9 @@ async function folderStatus(target: SyncTarget, signal?: AbortSignal): Promise<O
       ahead: actions.filter((a) => a.kind !== "pull").length,
       behind: actions.filter((a) => a.kind !== "push").length,
       conflicts: conflicts.sort(),
-      lastSync: state.projects[target.key]?.lastSync ?? null,
+      lastSync,
       reachable,
+      rewritten,
     };
   } finally {
     await lease.release();

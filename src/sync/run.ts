@@ -61,7 +61,10 @@ export interface SyncTarget {
 export interface SyncOptions {
   /** Merge the remote in, push nothing (the bounded pull at session start). */
   pullOnly?: boolean;
-  /** Forget the remote commit last seen: merge with a rewritten remote, keeping every local memory. */
+  /**
+   * Forget the remote commit this project last saw (its base): merge with a rewritten remote,
+   * keeping every local memory. Other projects of the same clone keep theirs.
+   */
   acceptRemote?: boolean;
   signal?: AbortSignal;
   now?: Clock;
@@ -125,20 +128,71 @@ export async function takeSyncLease(clone: SyncClone, waitMs = 120_000): Promise
   return lease;
 }
 
-/** Refuses a remote whose history no longer holds the commit this machine saw last. */
-async function assertNotRewritten(clone: SyncClone, state: SyncState, remote: string | null): Promise<void> {
-  if (state.lastRemote === null || remote === state.lastRemote) return;
-  if (remote !== null && (await isAncestor(clone, state.lastRemote, remote))) return;
+/**
+ * The remote commit a project's folder last saw: its `base` (the remote commit the folder matched
+ * after its last sync, or its own pushed commit). Per project, not the clone's `lastRemote`: two
+ * projects share one clone and one `state.json`, so a commit one project saw (or accepted with
+ * `--accept-remote`) says nothing of what the other's folder last matched, and a rewrite checked
+ * against it let the other read the missing files as deletions (docs/design.md#sync, "Faults").
+ * A project with no state yet falls back to the clone-wide `lastRemote`, unless this sync is its
+ * `--accept-remote`, which forgets what it saw.
+ */
+function lastSeen(state: SyncState, key: string, acceptRemote = false): string | null {
+  const project = state.projects[key];
+  if (project !== undefined) return project.base;
+  return acceptRemote ? null : state.lastRemote;
+}
+
+/**
+ * The commit `seen` when the remote's history no longer holds it (the remote was rewritten or
+ * reset since), else null. No git process when the remote is still `seen`, the common case.
+ */
+async function lostCommit(
+  clone: SyncClone,
+  seen: string | null,
+  remote: string | null,
+): Promise<string | null> {
+  if (seen === null || remote === seen) return null;
+  if (remote !== null && (await isAncestor(clone, seen, remote))) return null;
+  return seen;
+}
+
+/** Refuses a remote whose history no longer holds the commit this project saw last ({@link lastSeen}). */
+async function assertNotRewritten(
+  clone: SyncClone,
+  seen: string | null,
+  remote: string | null,
+): Promise<void> {
+  const lost = await lostCommit(clone, seen, remote);
+  if (lost === null) return;
   const what =
-    remote === null
-      ? "its main branch is gone"
-      : `its main branch no longer holds ${state.lastRemote.slice(0, 12)}`;
+    remote === null ? "its main branch is gone" : `its main branch no longer holds ${lost.slice(0, 12)}`;
   throw new MemdirError(
     "remote-rewritten",
-    `sync: the remote ${clone.url} was rewritten or reset (${what}, the last state this machine synced); ` +
+    `sync: the remote ${clone.url} was rewritten or reset (${what}, the last state this machine synced for this project); ` +
       "nothing was changed and no local memory was deleted. If that was meant, run `memdir sync --accept-remote` " +
       "to merge with the remote as it is now (every local memory is kept; differences become conflict files)",
   );
+}
+
+/**
+ * Whether `memdir sync` would refuse the remote as rewritten for this project: the same check,
+ * for `--status` to report (src/sync/project.ts). `fetched` false: `remote` is the commit of the
+ * last fetch (the remote could not be reached), which may predate this project's own last push (a
+ * push by URL leaves the fetched commit as it was); a base that descends from it, or a last fetch
+ * that found no commit, is then only behind, not a rewrite.
+ */
+export async function remoteRewritten(
+  clone: SyncClone,
+  state: SyncState,
+  key: string,
+  remote: string | null,
+  fetched = true,
+): Promise<boolean> {
+  const lost = await lostCommit(clone, lastSeen(state, key), remote);
+  if (lost === null) return false;
+  if (fetched) return true;
+  return remote !== null && !(await isAncestor(clone, remote, lost));
 }
 
 /**
@@ -157,10 +211,9 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
   try {
     await prepareClone(clone);
     const [state, caches] = await Promise.all([readSyncState(clone), readStatCaches(clone)]);
-    if (options.acceptRemote) {
-      state.lastRemote = null;
-      delete state.projects[target.key];
-    }
+    // --accept-remote forgets this project's base alone: another project of the clone still has
+    // to be refused until its own --accept-remote (lastSeen).
+    if (options.acceptRemote) delete state.projects[target.key];
     const now = options.now ?? Date.now;
     const report: SyncReport = { remote: target.url, pulled: 0, pushed: 0, conflicts: [], skipped: [] };
     for (let attempt = 0; ; attempt++) {
@@ -196,9 +249,11 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       if (read.status === "rejected") throw read.reason;
       const remote = fetched.value;
       const local = read.value;
-      await assertNotRewritten(clone, state, remote);
-      // A commit seen before was checked when it was first fetched (or is this machine's own).
-      if (remote !== state.lastRemote) await assertProjectFolder(clone, remote, target.key);
+      await assertNotRewritten(clone, lastSeen(state, target.key, options.acceptRemote), remote);
+      // The project's base was checked when this project first fetched it (or is its own push).
+      // Any other commit is checked, even one another project of this clone has seen: that sync
+      // checked its own folder, not this one (docs/design.md#sync-stat-cache).
+      if (remote !== state.projects[target.key]?.base) await assertProjectFolder(clone, remote, target.key);
       caches.projects[target.key] = local.cache;
       const quiet = quietReport(state, target.key, remote, local);
       if (quiet !== null) {

@@ -6,8 +6,10 @@ import type { SyncClone } from "./repository.ts";
 
 /**
  * What a clone remembers between syncs (`<root>/sync/<hash>/state.json`): the remote commit it
- * last saw, to notice a rewritten remote, and per project key the commit its memory dir matched
- * after the last sync (the base of the next three-way decision) and when that was.
+ * last saw, and per project key the commit its memory dir matched after the last sync (the base of
+ * the next three-way decision) and when that was. A rewritten remote is noticed against each
+ * project's own base, since the clone's projects sync at different times; `lastRemote` is the
+ * check only for a project with no base yet (docs/design.md#sync, "Faults").
  */
 export interface SyncState {
   lastRemote: string | null;

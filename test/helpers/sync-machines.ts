@@ -148,6 +148,22 @@ export function makeWorld(): World {
   };
 }
 
+/**
+ * Another project on machine `m` (its own repository, origin `git@github.com:acme/<name>.git`,
+ * so its key is `github.com/acme/<name>`): the same HOME, so the same memory remote and the same
+ * clone under `<root>/sync/`, with its own folder in the remote.
+ */
+export function otherProject(m: Machine, name: string): Machine {
+  const project = path.join(m.home, "work", name);
+  fs.mkdirSync(project, { recursive: true });
+  gitIn(project, ["init", "-q"]);
+  fs.writeFileSync(path.join(project, "README.md"), `${name}\n`);
+  gitIn(project, ["add", "README.md"]);
+  gitIn(project, ["commit", "-q", "-m", name]);
+  gitIn(project, ["remote", "add", "origin", `git@github.com:acme/${name}.git`]);
+  return machine(m.home, project);
+}
+
 /** Both machines set the remote with `memdir sync init`. */
 export async function initBoth(world: World): Promise<void> {
   for (const m of [world.a, world.b]) {

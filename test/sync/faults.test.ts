@@ -17,13 +17,27 @@ import {
   type Machine,
   makeWorld,
   memory,
+  otherProject,
   PROJECT_KEY,
   syncJson,
+  type World,
 } from "../helpers/sync-machines.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 function snapshot(m: Machine): Record<string, string> {
   return Object.fromEntries(m.files().map((file) => [file, m.read(file) ?? ""]));
+}
+
+/** Force-pushes an unrelated history whose project folder holds `files`, as a rewrite would. */
+function forcePush(world: World, files: Record<string, string>): void {
+  const rogue = path.join(world.dir, `rogue-${Math.random().toString(36).slice(2)}`);
+  fs.mkdirSync(path.join(rogue, PROJECT_KEY), { recursive: true });
+  gitIn(rogue, ["init", "-q"]);
+  for (const [file, text] of Object.entries(files))
+    fs.writeFileSync(path.join(rogue, PROJECT_KEY, file), text);
+  gitIn(rogue, ["add", "-A"]);
+  gitIn(rogue, ["commit", "-q", "--allow-empty", "-m", "rewrite"]);
+  gitIn(rogue, ["push", "-q", "--force", world.remoteDir, "HEAD:refs/heads/main"]);
 }
 
 function startSync(m: Machine): { child: ReturnType<typeof spawn>; done: Promise<number | null> } {
@@ -182,6 +196,82 @@ describe("memdir sync: faults", () => {
     assert.equal(accepted.pulled, 1);
     assert.deepEqual(world.a.files(), ["project-keep.md", "project-other.md"]);
     assert.match(world.remoteText("project-keep.md") ?? "", /must survive/);
+  });
+
+  it("sync --status says the remote was rewritten, and counts what --accept-remote would do, not deletions", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    world.a.write("project-x.md", memory("x as synced", "x"));
+    world.a.write("project-y.md", memory("y as synced", "y"));
+    await syncJson(world.a);
+    const calm = JSON.parse((await world.a.memdir(["sync", "--status", "--json"])).stdout);
+    assert.equal(calm.rewritten, false);
+    // A force-push of a history that keeps x and drops y.
+    forcePush(world, { "project-x.md": memory("x as synced", "x") });
+    const before = snapshot(world.a);
+    const status = await world.a.memdir(["sync", "--status", "--json"]);
+    assert.equal(status.code, 0, status.stderr);
+    const report = JSON.parse(status.stdout);
+    assert.equal(report.rewritten, true);
+    assert.equal(report.reachable, true);
+    // y is no deletion to pull (a plain sync refuses; --accept-remote keeps it and pushes it).
+    assert.deepEqual({ ahead: report.ahead, behind: report.behind }, { ahead: 1, behind: 0 });
+    const text = await world.a.memdir(["sync", "--status"]);
+    assert.match(text.stdout, /^rewritten: the remote was rewritten or reset .*--accept-remote/m);
+    assert.deepEqual(snapshot(world.a), before);
+    assert.equal((await world.a.memdir(["sync"])).code, 1);
+    await syncJson(world.a, ["--accept-remote"]);
+    assert.equal(JSON.parse((await world.a.memdir(["sync", "--status", "--json"])).stdout).rewritten, false);
+  });
+
+  it("two projects on one clone: --accept-remote in one leaves the other refused until its own, deleting nothing", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const shop = world.a;
+    const other = otherProject(world.a, "other");
+    shop.write("project-shop.md", memory("the shop's memory", "shop"));
+    await syncJson(shop);
+    other.write("project-other.md", memory("the other project's only copy", "other"));
+    await syncJson(other);
+    forcePush(world, { "project-rogue.md": memory("from the rewrite", "rogue") });
+    assert.match((await shop.memdir(["sync"])).stderr, /was rewritten or reset/);
+    await syncJson(shop, ["--accept-remote"]);
+    // The shared state.json now holds the rewritten remote as the clone's last commit: the other
+    // project is refused all the same, by the commit it last synced.
+    const refused = await other.memdir(["sync", "--json"]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /was rewritten or reset.*no local memory was deleted.*--accept-remote/);
+    assert.deepEqual(other.files(), ["project-other.md"]);
+    assert.equal(JSON.parse((await other.memdir(["sync", "--status", "--json"])).stdout).rewritten, true);
+    const accepted = await syncJson(other, ["--accept-remote"]);
+    assert.equal(accepted.pushed, 1);
+    assert.deepEqual(other.files(), ["project-other.md"]);
+    assert.equal(
+      gitIn(world.remoteDir, ["show", "main:github.com/acme/other/project-other.md"]),
+      other.read("project-other.md"),
+    );
+  });
+
+  it("a reset refuses only the projects whose last synced commit it dropped", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const shop = world.a;
+    const other = otherProject(world.a, "other");
+    shop.write("project-shop.md", memory("the shop's memory", "shop"));
+    await syncJson(shop);
+    const shopCommit = gitIn(world.remoteDir, ["rev-parse", "main"]).trim();
+    other.write("project-other.md", memory("the other project's only copy", "other"));
+    await syncJson(other);
+    // Reset to the shop's own commit, from before the other project's push.
+    gitIn(world.remoteDir, ["update-ref", "refs/heads/main", shopCommit]);
+    // The shop's folder is as it last synced it: nothing to misread, so it syncs.
+    const shopSynced = await syncJson(shop);
+    assert.deepEqual({ pulled: shopSynced.pulled, pushed: shopSynced.pushed }, { pulled: 0, pushed: 0 });
+    // The other project's memory is missing from the remote: refused, not pulled as a deletion.
+    const refused = await other.memdir(["sync", "--json"]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /was rewritten or reset/);
+    assert.deepEqual(other.files(), ["project-other.md"]);
   });
 
   it("sync.auto: a save syncs in the background, session start pulls in the background, and a hook always exits 0", async () => {

@@ -5,7 +5,16 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { gitIn, initBoth, makeWorld, memory, PROJECT_KEY, pushAsTeammate } from "../helpers/sync-machines.ts";
+import {
+  gitIn,
+  initBoth,
+  makeWorld,
+  memory,
+  otherProject,
+  PROJECT_KEY,
+  pushAsTeammate,
+  syncJson,
+} from "../helpers/sync-machines.ts";
 
 const BASHRC = "export PATH=$HOME/bin:$PATH\n";
 
@@ -85,4 +94,35 @@ describe("memdir sync: links in the remote", () => {
       assert.deepEqual(fs.readdirSync(drop, { recursive: true }), []);
     });
   }
+
+  it("checks a project's own folder even when another project of the same clone synced that commit first", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const shop = world.a;
+    const other = otherProject(world.a, "other");
+    shop.write("project-shop.md", memory("the shop's memory", "shop"));
+    await syncJson(shop);
+    other.write("project-other.md", memory("the other project's only copy", "other"));
+    await syncJson(other);
+    const drop = path.join(world.dir, "world-writable");
+    fs.mkdirSync(drop);
+    pushAsTeammate(world, (_folder, work) => {
+      fs.rmSync(path.join(work, "github.com/acme/other"), { recursive: true, force: true });
+      fs.symlinkSync(drop, path.join(work, "github.com/acme/other"));
+    });
+    // The shop's sync fetches the teammate's commit first; its own folder is fine.
+    await syncJson(shop);
+    const refused = await other.memdir(["sync", "--json"]);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /github\.com\/acme\/other \(the folder of this project's memory\) is a symbolic link, not a folder/,
+    );
+    assert.deepEqual(other.files(), ["project-other.md"], "nothing deleted here");
+    // A save and another sync are refused too: the link stays the teammate's, not replaced by a push.
+    other.write("project-later.md", memory("saved after the link", "later"));
+    assert.equal((await other.memdir(["sync"])).code, 1);
+    assert.match(gitIn(world.remoteDir, ["ls-tree", "main", "--", "github.com/acme/other"]), /^120000 /);
+    assert.deepEqual(fs.readdirSync(drop), []);
+  });
 });

@@ -126,6 +126,12 @@ function formatStatus(status: SyncStatus): string {
     `remote: ${status.remote}${status.reachable ? "" : " (unreachable: figures as of the last fetch)"}`,
     `ahead: ${status.ahead} file(s) to push, behind: ${status.behind} file(s) to pull`,
     `last sync: ${status.lastSync ?? "never"}`,
+    ...(status.rewritten
+      ? [
+          "rewritten: the remote was rewritten or reset since this project last synced; memdir sync refuses " +
+            "(run memdir sync --accept-remote to merge with it as it is now: every local memory kept, differences as conflict files)",
+        ]
+      : []),
     ...status.conflicts.map((file) => `conflict: ${file}`),
   ];
   if (status.team) lines.push(formatStatus(status.team).trimEnd().replace(/^/gm, "team: "));
