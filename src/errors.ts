@@ -24,6 +24,7 @@ export type MemdirErrorCode =
   | "aborted"
   | "unreachable"
   | "remote-rewritten"
+  | "remote-invalid"
   | "usage";
 
 export class MemdirError extends Error {

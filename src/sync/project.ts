@@ -3,7 +3,8 @@ import { MemdirError } from "../errors.ts";
 import type { MemoryLocation } from "../memdir/location/paths.ts";
 import { ensureMemoryDir, readProjectMarker, recordProjectKey } from "../memdir/location/paths.ts";
 import { projectKey } from "../memdir/location/project-key.ts";
-import { readSyncRemotes } from "./remotes.ts";
+import { sameRepository } from "./remote-identity.ts";
+import { readSyncRemotes, remotesFile } from "./remotes.ts";
 import { fetchRemote, openClone, prepareClone, trackedRemote } from "./repository.ts";
 import {
   decide,
@@ -50,6 +51,16 @@ export async function syncTargets(
   const remotes = await readSyncRemotes(location.root);
   const key = await projectKeyFor(location);
   const teamUrl = remotes.team?.[key];
+  // One repository as both would be one folder synced from two places, the memory dir less
+  // `team/` and `team/`: each sync would push the other's memories as deleted. `sync init`
+  // refuses it; this catches a remotes.json edited by hand or set before it did.
+  if (remotes.user && teamUrl && (await sameRepository(location.root, remotes.user, teamUrl)))
+    throw new MemdirError(
+      "invalid-input",
+      `sync: the memory remote ${remotes.user} and the team remote of ${key} (${teamUrl}) are one repository; ` +
+        "syncing both would push each side's memories as deleted from the other, so nothing was synced. " +
+        `Give the team its own repository (memdir sync init --team <git-url>) or remove the entry from ${remotesFile(location.root)}`,
+    );
   return {
     ...(remotes.user
       ? {

@@ -21,12 +21,15 @@ export function syncStateDir(root: string): string {
   return path.join(root, "sync");
 }
 
+/** The remotes file: `<root>/sync/remotes.json`. */
+export function remotesFile(root: string): string {
+  return path.join(syncStateDir(root), "remotes.json");
+}
+
 /** Reads the remotes file; a missing or broken file is no remote at all. */
 export async function readSyncRemotes(root: string): Promise<SyncRemotes> {
   try {
-    const data: unknown = JSON.parse(
-      await fs.readFile(path.join(syncStateDir(root), "remotes.json"), "utf8"),
-    );
+    const data: unknown = JSON.parse(await fs.readFile(remotesFile(root), "utf8"));
     if (!data || typeof data !== "object") return {};
     const { user, team } = data as { user?: unknown; team?: unknown };
     const teams: Record<string, string> = {};
@@ -40,10 +43,7 @@ export async function readSyncRemotes(root: string): Promise<SyncRemotes> {
 
 export async function writeSyncRemotes(root: string, remotes: SyncRemotes): Promise<void> {
   await fs.mkdir(syncStateDir(root), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(
-    path.join(syncStateDir(root), "remotes.json"),
-    `${JSON.stringify(remotes, null, 2)}\n`,
-  );
+  await writeFileAtomic(remotesFile(root), `${JSON.stringify(remotes, null, 2)}\n`);
 }
 
 /**

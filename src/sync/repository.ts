@@ -62,34 +62,77 @@ function gitReason(stderr: string): string {
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "");
-  return (lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? "git failed").replace(
-    /^(fatal|error):\s*/,
-    "",
+  return (lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? "git failed")
+    .replace(/^(fatal|error):\s*/, "")
+    .replace(/\.$/, ""); // the line goes inside memdir's sentence
+}
+
+/**
+ * Why a fetch failed: git could not reach or read the remote (`unreachable`, which may pass), or it
+ * refused objects the remote sent (`refused`: every fetch gets the same objects, so it never passes
+ * until the remote is fixed). `reason` is git's own line.
+ */
+export interface FetchFailure {
+  kind: "unreachable" | "refused";
+  reason: string;
+}
+
+/**
+ * git's fsck refusing what a fetch brought (fetches run with `transfer.fsckObjects`,
+ * docs/design.md#sync): its `error: object <id>: <check>: <text>` lines, then index-pack's or
+ * unpack-objects' `fsck error in packed object` / `in pack objects`.
+ */
+const FSCK_REFUSAL =
+  /^error: object [0-9a-f]{40,64}: \w+:|fsck error in pack|Error on reachable objects of|Not all child objects of/im;
+
+/** What a failed fetch's stderr says went wrong (see {@link FetchFailure}). */
+export function fetchFailure(stderr: string): FetchFailure {
+  return { kind: FSCK_REFUSAL.test(stderr) ? "refused" : "unreachable", reason: gitReason(stderr) };
+}
+
+/**
+ * Fetches the remote's `main`: its commit (null when the remote has none yet), or why it failed,
+ * as data, for callers that word the failure themselves (`memdir sync init`).
+ */
+export async function tryFetchRemote(
+  clone: SyncClone,
+  signal?: AbortSignal,
+  onStarted?: () => void,
+): Promise<{ commit: string | null } | { failure: FetchFailure }> {
+  const result = await runGit(
+    clone.repository,
+    ["fetch", "-q", "--prune", "--no-tags", "--", clone.url, "+refs/heads/*:refs/remotes/origin/*"],
+    { network: true, signal, onStarted },
   );
+  if (result.code !== 0) return { failure: fetchFailure(result.stderr) };
+  return { commit: await commitOf(clone, TRACKING) };
 }
 
 /**
  * Fetches the remote's `main`; resolves to its commit, or null when the remote has none yet.
  * `onStarted`: called once the fetch's git process has started (or could not).
  *
- * @throws MemdirError("unreachable") when git cannot reach or read the remote.
+ * @throws MemdirError("unreachable") when git cannot reach or read the remote: a later sync may.
+ * @throws MemdirError("remote-invalid") when git refuses objects the remote holds: no sync can
+ *   succeed until the remote is fixed, so the message says so rather than "the next sync catches up".
  */
 export async function fetchRemote(
   clone: SyncClone,
   signal?: AbortSignal,
   onStarted?: () => void,
 ): Promise<string | null> {
-  const result = await runGit(
-    clone.repository,
-    ["fetch", "-q", "--prune", "--no-tags", "--", clone.url, "+refs/heads/*:refs/remotes/origin/*"],
-    { network: true, signal, onStarted },
-  );
-  if (result.code !== 0)
+  const fetched = await tryFetchRemote(clone, signal, onStarted);
+  if ("commit" in fetched) return fetched.commit;
+  const { kind, reason } = fetched.failure;
+  if (kind === "refused")
     throw new MemdirError(
-      "unreachable",
-      `sync: cannot reach ${clone.url}: ${gitReason(result.stderr)}; nothing changed locally, the next sync catches up`,
+      "remote-invalid",
+      `sync: the remote ${clone.url} holds objects git refuses (${reason}); nothing changed locally, and no sync with it can succeed until the remote is fixed (\`git fsck\` in a clone of it names the object; the commit that brought it has to be replaced)`,
     );
-  return commitOf(clone, TRACKING);
+  throw new MemdirError(
+    "unreachable",
+    `sync: cannot reach ${clone.url}: ${reason}; nothing changed locally, the next sync catches up`,
+  );
 }
 
 /** The commit `ref` names, or null. */

@@ -202,6 +202,7 @@ export async function remoteRewritten(
  * the remote and pushed; a rejected push fetches and merges again (docs/design.md#sync).
  *
  * @throws MemdirError("unreachable") when the remote cannot be reached: nothing changes here.
+ * @throws MemdirError("remote-invalid") when git refuses objects the remote holds: nothing changes here.
  * @throws MemdirError("remote-rewritten") when the remote's history was rewritten.
  * @throws MemdirError("lock-timeout") when another sync held the remote longer than `waitMs`.
  */

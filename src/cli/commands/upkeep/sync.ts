@@ -1,16 +1,8 @@
 import { recordPull } from "../../../dream/history.ts";
 import { MemdirError } from "../../../errors.ts";
 import { syncAutoEnabled } from "../../../sync/auto-setting.ts";
-import {
-  type ProjectSyncReport,
-  projectKeyFor,
-  type SyncStatus,
-  syncProject,
-  syncStatus,
-} from "../../../sync/project.ts";
-import { checkRemoteUrl, readSyncRemotes, writeSyncRemotes } from "../../../sync/remotes.ts";
-import { fetchRemote, openClone, prepareClone } from "../../../sync/repository.ts";
-import { takeSyncLease } from "../../../sync/run.ts";
+import { initSyncRemote } from "../../../sync/init.ts";
+import { type ProjectSyncReport, type SyncStatus, syncProject, syncStatus } from "../../../sync/project.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";
@@ -86,23 +78,9 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
   ).action(async (url: string, own: CommonOptions & { team?: boolean }) => {
     // `--json`, `--cwd`… may land on `sync` itself (`memdir sync init … --json`): both count.
     const options = { ...(sync.opts() as CommonOptions), ...own };
-    const remote = checkRemoteUrl(url);
     const location = await locationFromOptions(options, context);
-    const clone = openClone(location.root, remote);
-    const lease = await takeSyncLease(clone);
-    try {
-      await prepareClone(clone);
-      await fetchRemote(clone); // a remote that cannot be reached is not recorded
-    } finally {
-      await lease.release();
-    }
-    const remotes = await readSyncRemotes(location.root);
-    const projectKey = options.team ? await projectKeyFor(location) : undefined;
-    if (projectKey !== undefined) remotes.team = { ...remotes.team, [projectKey]: remote };
-    else remotes.user = remote;
-    await writeSyncRemotes(location.root, remotes);
-    if (options.json)
-      printJson(context.io, { remote, team: Boolean(options.team), ...(projectKey ? { projectKey } : {}) });
+    const { remote, team, projectKey } = await initSyncRemote(location, url, { team: options.team });
+    if (options.json) printJson(context.io, { remote, team, ...(projectKey ? { projectKey } : {}) });
     else
       context.io.stdout(
         projectKey
