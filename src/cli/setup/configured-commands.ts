@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { isMemdirCommand, type JsonObject } from "../../hosts/shared/json-config.ts";
+import type { JsonObject } from "../../hosts/shared/json-config.ts";
+import { isMemdirCommand } from "../../hosts/shared/memdir-hooks.ts";
 import { scanToml, simpleTomlValue, TomlScanError } from "../../hosts/shared/toml-scan.ts";
 import { SETUP_AGENTS, type SetupAgent, type SetupRequest, type SetupScope, setupEdits } from "./agents.ts";
 import { findExecutable, interpreterProblem, splitCommandLine } from "./command-resolve.ts";

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { MemdirError } from "../../errors.ts";
-import { isMemdirCommand, type JsonObject } from "../shared/json-config.ts";
+import type { JsonObject } from "../shared/json-config.ts";
+import { isMemdirHandler } from "../shared/memdir-hooks.ts";
 import { lineOf, scanToml, simpleTomlValue, TomlScanError, type TomlStatement } from "../shared/toml-scan.ts";
 
 // Codex runs a hook from hooks.json only once the user trusted it: `[hooks.state."<hooks.json
@@ -72,7 +73,7 @@ export function memdirHookTrust(hooksFile: string, doc: JsonObject): HookTrust[]
       if (!Array.isArray(handlers)) return;
       handlers.forEach((handler: unknown, handlerIndex) => {
         const command = handler as JsonObject | null;
-        if (command?.type !== "command" || !isMemdirCommand(command.command)) return;
+        if (command?.type !== "command" || !isMemdirHandler(command)) return;
         entries.push({
           key: `${hooksFile}:${codexEventLabel(event)}:${groupIndex}:${handlerIndex}`,
           hash: codexHookHash(event, (group as JsonObject).matcher, command),

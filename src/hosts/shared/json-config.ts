@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { MemdirError } from "../../errors.ts";
+import { isMemdirHandler } from "./memdir-hooks.ts";
 
 /** A parsed JSON config file: an object, whatever else it holds is kept as it is. */
 export type JsonObject = Record<string, unknown>;
@@ -11,37 +12,25 @@ export interface HookEntry {
   entry: JsonObject;
 }
 
-/**
- * A hook handler is memdir's when its command runs `memdir … hook` (`memdir hook stop`,
- * `npx -y memdir hook stop`, `node /x/bin/memdir.js hook stop`): setup replaces and `--remove`
- * drops exactly those, whatever command prefix wrote them, and never anyone else's.
- */
-export function isMemdirCommand(command: unknown): boolean {
-  return typeof command === "string" && /(^|[\s/"'])memdir(\.js)?["']?\s+(?:.*\s)?hook(\s|$)/.test(command);
-}
-
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Whether one entry under an event (a group with `hooks`, or a bare handler) is memdir's. */
+/**
+ * Whether one entry under an event (a group with `hooks`, or a bare handler as Cursor and
+ * Copilot CLI write them) is memdir's or holds a handler of memdir's (memdir-hooks.ts).
+ */
 function isMemdirEntry(entry: unknown): boolean {
   if (!isObject(entry)) return false;
-  // Copilot CLI names its command `bash` (and `powershell`).
-  if (isMemdirCommand(entry.command) || isMemdirCommand(entry.bash)) return true;
-  return (
-    Array.isArray(entry.hooks) &&
-    entry.hooks.some((handler) => isObject(handler) && isMemdirCommand(handler.command))
-  );
+  if (isMemdirHandler(entry)) return true;
+  return Array.isArray(entry.hooks) && entry.hooks.some(isMemdirHandler);
 }
 
 /** Drops memdir's handlers from one entry; null when nothing of it is left. */
 function withoutMemdir(entry: unknown): unknown {
   if (!isMemdirEntry(entry) || !isObject(entry)) return entry;
-  if (isMemdirCommand(entry.command) || isMemdirCommand(entry.bash)) return null;
-  const hooks = (entry.hooks as unknown[]).filter(
-    (handler) => !(isObject(handler) && isMemdirCommand(handler.command)),
-  );
+  if (isMemdirHandler(entry)) return null;
+  const hooks = (entry.hooks as unknown[]).filter((handler) => !isMemdirHandler(handler));
   return hooks.length === 0 ? null : { ...entry, hooks };
 }
 

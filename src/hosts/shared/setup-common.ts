@@ -8,6 +8,11 @@ export function mcpServer(request: SetupRequest): { command: string; args: strin
   return { command, args: [...rest, "mcp"] };
 }
 
+/**
+ * One hook's command line: the command that starts memdir, then `hook <event>` (and `--host
+ * <host>`). That tail is how setup, `--remove` and `memdir doctor` know the line for memdir's
+ * whatever the command (memdir-hooks.ts): change one with the other.
+ */
 export function hookCommand(request: SetupRequest, event: string, host?: string): string {
   return `${request.commandLine} hook ${event}${host === undefined ? "" : ` --host ${host}`}`;
 }
