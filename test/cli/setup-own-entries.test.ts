@@ -7,8 +7,8 @@ import { makeTempDir } from "../helpers/temp.ts";
 
 // setup knows its own hook entries by what it writes — the `hook <event>` tail after whatever
 // command launches memdir, and Gemini CLI's `memdir-<event>` names — not by the launcher naming
-// memdir: a second run with another `--command` replaces them and `--remove` removes them
-// (docs/integrations.md#one-command-setup-memdir-setup-agent).
+// memdir: a second run with another `--command` replaces them, `--remove` removes them, and
+// `memdir doctor` checks their commands (docs/integrations.md#one-command-setup-memdir-setup-agent).
 
 const root = path.resolve(import.meta.dirname, "../..");
 const bin = path.join(root, "bin", "memdir.js");
@@ -193,5 +193,71 @@ describe("memdir setup knows its own hook entries whatever command runs them", (
     assert.deepEqual(JSON.parse(doctor.stdout), { issues: [] }, doctor.stderr);
     await setup(home, ["codex", "--remove"]);
     assert.doesNotMatch(fs.readFileSync(path.join(home, ".codex/config.toml"), "utf8"), /trusted_hash/);
+  });
+});
+
+describe("memdir doctor checks memdir's hooks whatever command runs them", () => {
+  it("names each hook whose command is not on PATH, and the setup it suggests leaves one working entry per event", async () => {
+    const home = makeTempDir();
+    const gemini = HOSTS.gemini;
+    await setup(home, ["gemini", "--command", "memdir-typo"]);
+    await setup(home, ["gemini", "--command", "memdir-typo"]);
+    const doctor = await runCliInProcess(["doctor", "--json"], { home, env: { PATH: linked } });
+    assert.equal(doctor.code, 1);
+    const issues = (JSON.parse(doctor.stdout) as { issues: Array<{ code: string; message: string }> }).issues;
+    const settings = path.join(home, ".gemini/settings.json");
+    assert.deepEqual(
+      issues.map((issue) => [issue.code, issue.message.split(", but ")[0]]),
+      [
+        ["agent-command", `${settings}: hook SessionStart (gemini) runs "memdir-typo hook session-start"`],
+        ["agent-command", `${settings}: hook BeforeAgent (gemini) runs "memdir-typo hook before-agent"`],
+        ["agent-command", `${settings}: hook AfterTool (gemini) runs "memdir-typo hook after-tool"`],
+        ["agent-command", `${settings}: hook AfterAgent (gemini) runs "memdir-typo hook after-agent"`],
+        ["agent-command", `${settings}: MCP server (gemini) runs "memdir-typo mcp"`],
+      ],
+    );
+    for (const issue of issues)
+      assert.match(issue.message, /but memdir-typo is not on PATH; fix: run `memdir setup gemini`/);
+
+    await setup(home, ["gemini"]);
+    const clean = await runCliInProcess(["doctor", "--json"], { home, env: { PATH: linked } });
+    assert.deepEqual(JSON.parse(clean.stdout), { issues: [] }, clean.stderr);
+    assert.deepEqual(memdirCommands(home, gemini), {
+      SessionStart: ["memdir hook session-start"],
+      BeforeAgent: ["memdir hook before-agent"],
+      AfterTool: ["memdir hook after-tool"],
+      AfterAgent: ["memdir hook after-agent"],
+    });
+  });
+
+  it("names a hook run by a wrapper that is not executable, and leaves the user's own hooks unjudged", async () => {
+    const home = homeWithOwnHooks(HOSTS["claude-code"]);
+    const notExecutable = path.join(makeTempDir(), "md");
+    fs.writeFileSync(notExecutable, "#!/bin/sh\n");
+    await setup(home, ["claude-code", "--command", notExecutable]);
+    const doctor = await runCliInProcess(["doctor", "--json"], { home, env: { PATH: linked } });
+    const issues = (JSON.parse(doctor.stdout) as { issues: Array<{ code: string; message: string }> }).issues;
+    assert.deepEqual(
+      issues.map((issue) => issue.message.split(" (claude-code) ")[0].split(": ").at(-1)),
+      // In file order: the user's Stop key was there first.
+      ["hook Stop", "hook SessionStart", "hook UserPromptSubmit", "hook PostToolUse", "MCP server"],
+    );
+    for (const issue of issues) assert.match(issue.message, /does not exist or is not executable/);
+  });
+
+  it("checks a Gemini CLI hook known by its memdir name alone, and setup replaces it", async () => {
+    const home = makeTempDir();
+    const settings = path.join(home, ".gemini/settings.json");
+    fs.mkdirSync(path.dirname(settings), { recursive: true });
+    const handler = { name: "memdir-after-agent", type: "command", command: "/gone/run-memdir after" };
+    fs.writeFileSync(settings, JSON.stringify({ hooks: { AfterAgent: [{ hooks: [handler] }] } }));
+    const doctor = await runCliInProcess(["doctor", "--json"], { home, env: { PATH: linked } });
+    const issues = (JSON.parse(doctor.stdout) as { issues: Array<{ code: string; message: string }> }).issues;
+    assert.deepEqual(
+      issues.map((issue) => issue.message.split(", but ")[0]),
+      [`${settings}: hook AfterAgent (gemini) runs "/gone/run-memdir after"`],
+    );
+    await setup(home, ["gemini"]);
+    assert.deepEqual(memdirCommands(home, HOSTS.gemini).AfterAgent, ["memdir hook after-agent"]);
   });
 });

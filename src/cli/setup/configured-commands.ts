@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { JsonObject } from "../../hosts/shared/json-config.ts";
-import { isMemdirCommand } from "../../hosts/shared/memdir-hooks.ts";
+import { isMemdirHandler } from "../../hosts/shared/memdir-hooks.ts";
 import { scanToml, simpleTomlValue, TomlScanError } from "../../hosts/shared/toml-scan.ts";
 import { SETUP_AGENTS, type SetupAgent, type SetupRequest, type SetupScope, setupEdits } from "./agents.ts";
 import { findExecutable, interpreterProblem, splitCommandLine } from "./command-resolve.ts";
@@ -48,10 +48,12 @@ function hookCommands(doc: JsonObject): Array<{ entry: string; command: string }
       if (!isObject(entry)) continue;
       const handlers = Array.isArray(entry.hooks) ? [entry, ...entry.hooks] : [entry];
       for (const handler of handlers) {
-        if (!isObject(handler)) continue;
-        for (const command of [handler.command, handler.bash])
-          if (typeof command === "string" && isMemdirCommand(command))
-            found.push({ entry: `hook ${event}`, command });
+        // Recognised as setup recognises its own (memdir-hooks.ts), so a hook written with
+        // another `--command` (`~/bin/md`, a typo) is checked too, not only one naming memdir.
+        if (!isObject(handler) || !isMemdirHandler(handler)) continue;
+        // Copilot CLI names its command `bash`.
+        const command = typeof handler.command === "string" ? handler.command : handler.bash;
+        if (typeof command === "string") found.push({ entry: `hook ${event}`, command });
       }
     }
   }
