@@ -598,6 +598,25 @@ describe("memdir ui (the server)", () => {
     );
   });
 
+  it("says a --port in use is in use, and what to do, leaving no signal handler behind", async () => {
+    const { home, memoryDir, env } = setup();
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as net.AddressInfo;
+    const handlers = process.listenerCount("SIGINT");
+    try {
+      const result = await runCliInProcess(["ui", "--port", String(port), "--dir", memoryDir], { home, env });
+      assert.equal(result.code, 1);
+      assert.match(
+        result.stderr,
+        new RegExp(`^memdir: ui: port ${port} on 127\\.0\\.0\\.1 is in use .*--port`, "m"),
+      );
+      assert.equal(process.listenerCount("SIGINT"), handlers);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
   it("rejects a bad --port with a usage error", async () => {
     const { home, memoryDir, env } = setup();
     const result = await runCliInProcess(["ui", "--port", "70000", "--dir", memoryDir], { home, env });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { MemdirError } from "../../../errors.ts";
 import { startUiServer } from "../../../ui/server.ts";
 import {
   type CommonOptions,
@@ -14,6 +15,25 @@ import { selectorForCommand } from "./recall.ts";
 interface UiOptions extends CommonOptions, ModelOptions {
   port?: string;
   open?: boolean;
+}
+
+/**
+ * A port that cannot be listened on, said as what to do: Node's `listen EADDRINUSE: address
+ * already in use 127.0.0.1:8080` named no way out. Null for any other error.
+ */
+function listenFailure(error: unknown, port: number): MemdirError | null {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EADDRINUSE")
+    return new MemdirError(
+      "io",
+      `ui: port ${port} on 127.0.0.1 is in use by another program; give another --port, or leave --port out for a free one`,
+    );
+  if (code === "EACCES")
+    return new MemdirError(
+      "io",
+      `ui: port ${port} needs privileges this process does not have; give a port above 1023, or leave --port out for a free one`,
+    );
+  return null;
 }
 
 /** `--port` as a whole number 0-65535 (0: any free port), else a usage error. */
@@ -61,8 +81,9 @@ export const registerUiCommand: RegisterCommand = (program, context) => {
     const log = (line: string) => context.io.stderr(`${line}\n`);
     // Listening before the URL is printed: a signal that comes before a handler kills the process
     // outright (the default action), without closing the server and the watchers.
+    let stop = () => {};
     const stopped = new Promise<void>((resolve) => {
-      const stop = () => {
+      stop = () => {
         process.off("SIGINT", stop);
         process.off("SIGTERM", stop);
         resolve();
@@ -78,6 +99,9 @@ export const registerUiCommand: RegisterCommand = (program, context) => {
       inboxExpiryDays: configFromOptions(options, context, location).inboxExpiryDays,
       env: context.env,
       log,
+    }).catch((error: unknown) => {
+      stop(); // no server to stop: the signal handlers go too
+      throw listenFailure(error, port) ?? error;
     });
     if (options.json) context.io.stdout(`${JSON.stringify({ url: server.url })}\n`);
     else {
