@@ -200,6 +200,7 @@ describe("memdir doctor", () => {
     const fixed = await run(["doctor", "--fix"]);
     assert.equal(fixed.code, 1, "the type and the secret need a human");
     assert.match(fixed.stdout, /fixed: removed the line for missing gone\.md/);
+    assert.match(fixed.stdout, /^--fix repaired 4 things; what is listed above needs a hand edit/m);
     const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
     assert.ok(!index.includes("gone.md"));
     assert.match(index, /\(orphan\.md\) — nobody points here/);
@@ -243,10 +244,34 @@ describe("memdir doctor", () => {
     for (let i = 0; i < 201; i++)
       writeTree(memoryDir, { [`m${i}.md`]: `---\ndescription: memory ${i}\ntype: user\n---\n` });
     const result = await run(["doctor", "--json"]);
-    const { issues } = JSON.parse(result.stdout) as { issues: { code: string }[] };
+    const { issues } = JSON.parse(result.stdout) as { issues: { code: string; message: string }[] };
     assert.deepEqual(
       issues.map((i) => i.code),
       ["index-too-long"],
     );
+    assert.match(issues[0].message, /only the first 200 are loaded — .*merge or remove old memories/);
+  });
+
+  it("says where frontmatter stops parsing, and only that, in doctor and in show", async () => {
+    const { memoryDir, run } = setup();
+    writeTree(memoryDir, {
+      "MEMORY.md": "- [Bad](bad.md) — bad\n",
+      "bad.md": "---\ndescription: broken: colon: here\ntype: user\n---\nbody\n",
+    });
+    const doctor = await run(["doctor", "--json"]);
+    const { issues } = JSON.parse(doctor.stdout) as { issues: { code: string; message: string }[] };
+    assert.deepEqual(
+      issues.map((i) => i.code),
+      ["yaml"],
+      "no missing type or description for a file whose fields cannot be read",
+    );
+    assert.match(
+      issues[0].message,
+      /^bad\.md: frontmatter is not valid YAML \(line 2\): .*; put a value that holds ": " in quotes$/,
+    );
+    const shown = await run(["show", "bad.md"]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /broken: colon: here/);
+    assert.match(shown.stderr, /^memdir: show: bad\.md: frontmatter is not valid YAML \(line 2\)/m);
   });
 });

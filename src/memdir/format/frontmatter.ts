@@ -120,6 +120,7 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
   const yamlText = yamlLines.join("\n");
   const body = closeEnd < text.length ? text.slice(closeEnd + 1).replace(/^\r?\n/, "") : "";
   let data: Record<string, unknown> = {};
+  let unreadable = false;
   try {
     const parsed: unknown =
       yamlText.trim() === ""
@@ -129,15 +130,17 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
       data = parsed as Record<string, unknown>;
     else issues.push({ code: "not-a-map", message: "frontmatter is not a key: value map" });
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    issues.push({ code: "yaml", message: `frontmatter is not valid YAML: ${reason}` });
+    unreadable = true;
+    issues.push({ code: "yaml", message: yamlErrorMessage(error, yamlText) });
   }
   // Claude Code (2.1.x) nests `type` (and `modified`) under `metadata:`; top level wins.
   const metadata = metadataOf(data);
   const rawType = isAbsent(data.type) ? metadata?.type : data.type;
   let type: MemoryType | null = null;
+  // Frontmatter that does not parse has no fields to find: "missing" would send the user after
+  // a type and a description the file may well have.
   if (isAbsent(rawType)) {
-    issues.push({ code: "missing-type", message: 'missing "type"' });
+    if (!unreadable) issues.push({ code: "missing-type", message: 'missing "type"' });
   } else if (isMemoryType(typeof rawType === "string" ? rawType.trim() : rawType)) {
     type = (rawType as string).trim() as MemoryType;
   } else {
@@ -151,10 +154,30 @@ export function parseFrontmatter(text: string, options: { maxLines?: number } = 
   if (typeof rawDescription === "string" && rawDescription.trim() !== "") description = rawDescription.trim();
   else if (typeof rawDescription === "number" || typeof rawDescription === "boolean")
     description = String(rawDescription);
-  else issues.push({ code: "missing-description", message: 'missing "description"' });
+  else if (!unreadable) issues.push({ code: "missing-description", message: 'missing "description"' });
   const name = typeof data.name === "string" && data.name.trim() !== "" ? data.name.trim() : null;
   const modifiedMs = timeOf(isAbsent(data.modified) ? metadata?.modified : data.modified);
   return { data, type, description, name, modifiedMs, body, issues };
+}
+
+/**
+ * The `yaml` issue's message: the parser's first line, the file's line it points at (the
+ * frontmatter starts on line 2), and for the commonest slip, an unquoted value holding `: `, what to do.
+ *
+ * @example
+ * // description: broken: colon: here
+ * yamlErrorMessage(error) // "frontmatter is not valid YAML (line 2): Nested mappings are not allowed in compact mappings; put a value that holds \": \" in quotes"
+ */
+function yamlErrorMessage(error: unknown, yamlText: string): string {
+  const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  // The parser's offset into the frontmatter (`pos`); its own line numbers need prettyErrors.
+  const offset = (error as { pos?: number[] } | null)?.pos?.[0];
+  const line = typeof offset === "number" ? yamlText.slice(0, offset).split("\n").length + 1 : undefined;
+  const where = line === undefined ? "" : ` (line ${line})`;
+  const hint = /compact mapping|Implicit map keys|mapping values/i.test(reason)
+    ? '; put a value that holds ": " in quotes'
+    : "";
+  return `frontmatter is not valid YAML${where}: ${reason.replace(/ at line \d+, column \d+:?$/, "")}${hint}`;
 }
 
 /** Where the line starting at `start` ends: its `\n`, or the end of `text`. */

@@ -152,14 +152,14 @@ async function indexIssues(memoryDir: string, issues: DoctorIssue[]): Promise<Se
     issues.push({
       code: "index-too-long",
       file: INDEX_FILE,
-      message: `${INDEX_FILE} has ${index.lines} lines; only the first ${INDEX_MAX_LINES} are loaded`,
+      message: `${INDEX_FILE} has ${index.lines} lines; only the first ${INDEX_MAX_LINES} are loaded — ${INDEX_OVER_LIMIT_FIX}`,
     });
   }
   if (index.bytes > INDEX_MAX_BYTES) {
     issues.push({
       code: "index-too-large",
       file: INDEX_FILE,
-      message: `${INDEX_FILE} has ${index.bytes} bytes; only the first ${INDEX_MAX_BYTES} are loaded`,
+      message: `${INDEX_FILE} has ${index.bytes} bytes; only the first ${INDEX_MAX_BYTES} are loaded — ${INDEX_OVER_LIMIT_FIX}`,
     });
   }
   issues.push(...secretIssues(INDEX_FILE, index.raw));
@@ -286,3 +286,7 @@ export async function repairMemoryDir(memoryDir: string): Promise<string[]> {
   });
   return fixed;
 }
+
+/** What to do about an index over its limits: what `add` says when it pushes the index past them. */
+const INDEX_OVER_LIMIT_FIX =
+  "keep each entry to one short line, merge or remove old memories (`memdir dream` consolidates them)";

@@ -20,6 +20,9 @@ import { printJson } from "../../support/output.ts";
  * not recorded; anchors: what changed of the project files it names). The text output (whose frontmatter shows
  * `source:`) ends with a `note:` line for each anchor that vanished or changed.
  */
+/** The frontmatter issues that leave a memory's fields unread (a missing field is `doctor`'s to list). */
+const UNREADABLE_FRONTMATTER = new Set(["yaml", "unclosed", "no-frontmatter", "not-a-map"]);
+
 export const registerShowCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
     program
@@ -45,6 +48,11 @@ export const registerShowCommand: RegisterCommand = (program, context) => {
       });
     }
     const parsed = parseFrontmatter(text);
+    // A memory whose frontmatter cannot be read is shown as it is, but not as if it were fine:
+    // its type and description are lost to every index and recall (doctor says the same).
+    for (const issue of parsed.issues)
+      if (UNREADABLE_FRONTMATTER.has(issue.code))
+        context.io.stderr(`memdir: show: ${target.file}: ${issue.message}\n`);
     let links: MemoryLink[] = [];
     if (parsed.body.includes("[[")) {
       const headers = await memdirForCommand(location, context, options).scan();

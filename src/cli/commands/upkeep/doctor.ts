@@ -4,6 +4,7 @@ import path from "node:path";
 import { type HookMode, type HookModeDecision, hookMode } from "../../../hooks/mode.ts";
 import { HOSTS } from "../../../hosts/registry.ts";
 import type { AgentFolders, HostIssue } from "../../../hosts/shared/host.ts";
+import { INDEX_FILE } from "../../../memdir/format/index-file.ts";
 import { diagnoseMemoryDir, repairMemoryDir } from "../../../memdir/health/doctor.ts";
 import { findStaleMemories } from "../../../memdir/health/stale.ts";
 import type { MemoryLocation } from "../../../memdir/location/paths.ts";
@@ -103,6 +104,12 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
     if (commands.length > 0)
       context.io.stdout(
         `${commands.length} agent command${commands.length === 1 ? "" : "s"} that will not start memdir\n`,
+      );
+    // --fix repairs only the index's pointers: say that what is left is the user's to do.
+    if (options.fix && allIssues.length > 0)
+      context.io.stdout(
+        `--fix repaired ${fixed.length === 0 ? "nothing" : `${fixed.length} thing${fixed.length === 1 ? "" : "s"}`}; ` +
+          `what is listed above needs a hand edit (--fix only adds and removes ${INDEX_FILE} lines)\n`,
       );
   });
 };
