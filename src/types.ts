@@ -118,6 +118,32 @@ export type ReadFileState = Map<string, { readAt: number; source: "read" | "memo
 export type Clock = () => number;
 
 /**
+ * One change a writer asks to be recorded as one history entry: what made it (a history kind),
+ * the entry's message, and the files it may touch, relative to the memory dir (the journal copies
+ * them first; `madeFiles` names files the change created under a name not known beforehand).
+ */
+export interface RecordedChange<T> {
+  kind: "remember" | "forget" | "save";
+  /** The tool or rule that made it, added to the entry's command (`memdir mcp (memory_save)`). */
+  via?: string;
+  message: (result: T | undefined) => string;
+  files: readonly string[];
+  madeFiles?: (result: T) => readonly string[];
+}
+
+/**
+ * Runs `write` as one history entry of `memoryDir`, so `memdir undo` right after it takes back
+ * exactly that change (docs/design.md#undo). The history (`src/dream/history.ts`,
+ * `changeRecorder`) sits above the writers that save on a user's or agent's behalf (the explicit
+ * "remember …", the memory tools), so their entry points hand one in, with the clock and command.
+ */
+export type ChangeRecorder = <T>(
+  memoryDir: string,
+  change: RecordedChange<T>,
+  write: () => Promise<T>,
+) => Promise<T>;
+
+/**
  * Where a long job reports how far it is: `done` of `total` units of the named step (files read,
  * memories indexed, checks run). Called per time slice, not per file; `done === total` ends the
  * step. The CLI shows it on a terminal's stderr (docs/design.md#progress); library callers may

@@ -2,12 +2,16 @@
  * What a history entry records. `snapshot` is the state recorded before a change when files had
  * changed since the last entry (unrecorded saves, hand edits); `expire` and `reject` record an
  * inbox proposal dropped (no file changes); the rest name what made the change: `add`, `forget`
- * and `rm` the CLI commands, `sync` a sync's pull, `import` one `memdir import`, `save` the web view's edits and deletions.
+ * and `rm` the CLI commands (`forget` also a "forget …" the prompt hook or an agent session
+ * applied), `remember` an explicit "remember …" (`memdir remember`, the prompt hook, an agent
+ * session), `sync` a sync's pull, `import` one `memdir import`, `save` the web view's edits and
+ * deletions and the memory tools' writes (`memory_save`, `memory_update`, `memory_delete`).
  */
 export type HistoryKind =
   | "snapshot"
   | "save"
   | "add"
+  | "remember"
   | "forget"
   | "rm"
   | "sync"
@@ -23,6 +27,7 @@ export const HISTORY_KINDS: readonly HistoryKind[] = [
   "snapshot",
   "save",
   "add",
+  "remember",
   "forget",
   "rm",
   "sync",
@@ -82,6 +87,7 @@ export const UNDOABLE_BY_DEFAULT: readonly HistoryKind[] = [
   "apply",
   "save",
   "add",
+  "remember",
   "forget",
   "rm",
   "sync",
@@ -92,6 +98,7 @@ const COMMAND_OF_KIND: Readonly<Record<HistoryKind, string>> = {
   snapshot: "changes recorded before another command",
   save: "memdir ui",
   add: "memdir add",
+  remember: "memdir remember",
   forget: "memdir forget",
   rm: "memdir rm",
   sync: "memdir sync",

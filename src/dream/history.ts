@@ -1,7 +1,7 @@
 import { MemdirError } from "../errors.ts";
 import { withMemoryLock } from "../memdir/fs/lock.ts";
 import { openFolderInside } from "../memdir/fs/open-safely.ts";
-import type { Clock } from "../types.ts";
+import type { ChangeRecorder, Clock } from "../types.ts";
 import {
   gitAvailable,
   gitCommit,
@@ -175,6 +175,37 @@ export async function recordChange<T>(
 }
 
 /**
+ * The {@link ChangeRecorder} an entry point hands to the writers below the history (the explicit
+ * "remember …" and "forget …", the memory tools): each change is one entry made by `command`
+ * (`memdir remember`, `memdir mcp (memory_save)`), recorded under the writer lock like `memdir add`'s,
+ * so another writer's save never lands in it and `memdir undo` takes back exactly it
+ * (docs/design.md#undo).
+ *
+ * @example
+ * const record = changeRecorder({ command: "memdir mcp", now });
+ * await record(memoryDir, { kind: "save", message: () => "saved x.md", files: ["x.md", "MEMORY.md"] }, save);
+ */
+export function changeRecorder(options: HistoryOptions & { command: string }): ChangeRecorder {
+  return async (memoryDir, change, write) => {
+    const { result } = await recordChange(
+      memoryDir,
+      {
+        kind: change.kind,
+        command: change.via ? `${options.command} (${change.via})` : options.command,
+        message: change.message,
+        files: [...change.files],
+        ...(change.madeFiles ? { madeFiles: change.madeFiles } : {}),
+        ...(options.now ? { now: options.now } : {}),
+        ...(options.backend ? { backend: options.backend } : {}),
+        lock: true,
+      },
+      write,
+    );
+    return result;
+  };
+}
+
+/**
  * A sync's pull as one history entry, as `memdir sync` records it (the `recordPull` of
  * src/sync/run.ts): `write` writes the pulled files under the writer lock, `files` is what it may
  * touch, `objects` the pulled blobs as a pack when the sync has one.
@@ -273,12 +304,18 @@ export async function undoChange(
 ): Promise<{ undone: HistoryEntry; entry: HistoryEntry | null }> {
   return withMemoryLock(memoryDir, async () => {
     const backend = await historyBackend(memoryDir, options);
-    // Hand edits and unrecorded saves become a snapshot first: an undo refused because of them can name it.
-    if (backend === "git") await gitCommit(memoryDir, "snapshot", "state before undo", { now: options.now });
-    const entries = await listHistory(memoryDir, options);
-    const target = pickUndoTarget(entries, id);
+    // The target is picked before anything is recorded: an undo with nothing to undo (or an
+    // unknown id) leaves the history as it found it, without a stray "state before undo".
+    const recorded = await listHistory(memoryDir, options);
+    const target = pickUndoTarget(recorded, id);
     if (target.undoneBy)
       throw new MemdirError("invalid-input", `undo: ${target.id} was already undone by ${target.undoneBy}`);
+    // Hand edits and unrecorded saves become a snapshot first: an undo refused because of them can name it.
+    const snapshot =
+      backend === "git"
+        ? await gitCommit(memoryDir, "snapshot", "state before undo", { now: options.now })
+        : null;
+    const entries = snapshot ? [snapshot, ...recorded] : recorded;
     const newer = entries.slice(0, entries.indexOf(target));
     // The entry's full hash, asked of git once: the versions and the undo's `Undoes:` line use it.
     const fullHash = backend === "git" ? await gitFullHash(memoryDir, target.id) : null;

@@ -75,4 +75,4 @@ export {
   USER_CONTEXT_MESSAGE_ID,
 } from "../instructions/user-context.ts";
 export { type MemoryRulesOptions, memorySystemPrompt } from "../prompts/memory-rules.ts";
-export type { ReadFileState } from "../types.ts";
+export type { ChangeRecorder, ReadFileState, RecordedChange } from "../types.ts";

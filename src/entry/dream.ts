@@ -21,7 +21,7 @@ export {
   type GateInput,
   SessionScanThrottle,
 } from "../dream/gate.ts";
-export { type HistoryOptions, listHistory, undoChange } from "../dream/history.ts";
+export { changeRecorder, type HistoryOptions, listHistory, undoChange } from "../dream/history.ts";
 export type { FileChange, HistoryEntry, HistoryKind } from "../dream/history-types.ts";
 export {
   acceptProposal,

@@ -1,10 +1,11 @@
 import { isMemdirError } from "../errors.ts";
+import { INDEX_FILE } from "../memdir/format/index-file.ts";
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import { scanHeaders } from "../memdir/scan/scan.ts";
 import type { WriteOrigin } from "../memdir/trust/provenance.ts";
-import { removeMemory, saveMemory } from "../memdir/write/write.ts";
+import { checkSaveInput, removeMemory, saveMemory } from "../memdir/write/write.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
-import type { MemoryType } from "../types.ts";
+import type { ChangeRecorder, MemoryType, RecordedChange } from "../types.ts";
 import {
   classifyStatement,
   cleanStatement,
@@ -39,6 +40,22 @@ export interface ExplicitMemoryOptions {
   now?: () => number;
   /** Who is saving (default `user`: the user's own "remember …"). */
   origin?: WriteOrigin;
+  /**
+   * Records each save or removal as one history entry, so `memdir undo` right after it takes back
+   * exactly that change (docs/design.md#undo). Every entry point passes one (`changeRecorder` of
+   * src/dream/history.ts); without it the change is made unrecorded (an embedder's loop that
+   * keeps no history).
+   */
+  record?: ChangeRecorder;
+}
+
+/** Runs `write` through the recorder when there is one. */
+function recorded<T>(
+  options: ExplicitMemoryOptions,
+  change: RecordedChange<T>,
+  write: () => Promise<T>,
+): Promise<T> {
+  return options.record ? options.record(options.memoryDir, change, write) : write();
 }
 
 /** Whether two descriptions say the same thing (case, spacing and end punctuation aside). */
@@ -68,10 +85,19 @@ export async function rememberStatement(
     const same = (await scanHeaders(options.memoryDir, { memdir: options.memdir })).find(
       (header) => header.description !== null && sameStatement(header.description, description),
     );
-    const saved = await saveMemory(
-      options.memoryDir,
-      { file: same?.file, type, description, body: text },
-      { origin: options.origin ?? { source: "user" } },
+    const input = { file: same?.file, type, description, body: text };
+    // A refused statement (a credential) leaves the memory dir as it was: no history is begun for it.
+    checkSaveInput(input);
+    const saved = await recorded(
+      options,
+      {
+        kind: "remember",
+        message: (result) =>
+          result ? `${result.created ? "remembered" : "updated"} ${result.file}` : "remember",
+        files: [...(same ? [same.file] : []), INDEX_FILE],
+        madeFiles: (result) => [result.file],
+      },
+      () => saveMemory(options.memoryDir, input, { origin: options.origin ?? { source: "user" } }),
     );
     return {
       action: "saved",
@@ -126,7 +152,11 @@ export async function applyExplicitMemory(
   const match = await findMemoryToForget(intent.query, options.memoryDir, options.memdir);
   if (!match) return { action: "not-found", query: intent.query };
   try {
-    await removeMemory(options.memoryDir, match.file);
+    await recorded(
+      options,
+      { kind: "forget", message: () => `forgot ${match.file}`, files: [match.file, INDEX_FILE] },
+      () => removeMemory(options.memoryDir, match.file),
+    );
     return { action: "removed", ...match };
   } catch (error) {
     if (isMemdirError(error)) return { action: "refused", reason: error.message };

@@ -1,7 +1,7 @@
 import type { BeforeModelHook, HookRegistry, StopHook } from "../agent/hooks.ts";
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import type { ModelClient } from "../model/client.ts";
-import { type Clock, type MemoryMode, messageText } from "../types.ts";
+import { type ChangeRecorder, type Clock, type MemoryMode, messageText } from "../types.ts";
 import { applyExplicitMemory, explicitMemoryNotice } from "./explicit.ts";
 import { createExtractor, type ExtractionReport, type Extractor } from "./extractor.ts";
 
@@ -36,6 +36,8 @@ export interface MemoryHooksOptions {
   session?: string;
   /** Where anchors resolve (default: the memory dir's project marker). */
   projectRoot?: string | null;
+  /** Records each explicit save or removal as one history entry (see `ExplicitMemoryOptions.record`). */
+  record?: ChangeRecorder;
 }
 
 export interface MemoryHooks {
@@ -52,13 +54,16 @@ export interface MemoryHooks {
  * remember (`记住：…`, `remember that …`) is saved at once, "forget …" removes the best match —
  * with or without a model, before the model is called. Only the user's own message is read.
  */
-export function explicitMemoryHook(options: { now?: Clock; memdir?: Memdir } = {}): BeforeModelHook {
+export function explicitMemoryHook(
+  options: { now?: Clock; memdir?: Memdir; record?: ChangeRecorder } = {},
+): BeforeModelHook {
   return async (context) => {
     if (context.memoryDir === null) return undefined;
     const result = await applyExplicitMemory(messageText(context.userMessage), {
       memoryDir: context.memoryDir,
       memdir: memdirFor(options.memdir, context.memoryDir),
       now: options.now,
+      ...(options.record ? { record: options.record } : {}),
     });
     const notice = explicitMemoryNotice(result);
     return {
@@ -98,7 +103,7 @@ export function installMemoryHooks(options: MemoryHooksOptions): MemoryHooks {
   const removers = [
     options.hooks.beforeModel(
       EXPLICIT_MEMORY_HOOK,
-      explicitMemoryHook({ now: options.now, memdir: options.memdir }),
+      explicitMemoryHook({ now: options.now, memdir: options.memdir, record: options.record }),
     ),
   ];
   let extractor: Extractor | null = null;

@@ -85,8 +85,9 @@ export async function userPromptContext(options: UserPromptSubmitOptions): Promi
 
 /**
  * The explicit-memory rule for one prompt, or null when the prompt asks for nothing. The writer
- * (and the secret, quarantine and proposal checks it runs) loads only for a prompt that asks to
- * remember or forget: most prompts do not, and a hook process per prompt should not pay for it.
+ * (and the secret, quarantine and proposal checks it runs) and the history load only for a prompt
+ * that asks to remember or forget: most prompts do not, and a hook process per prompt should not
+ * pay for it.
  */
 async function explicitMemory(
   prompt: string,
@@ -94,12 +95,20 @@ async function explicitMemory(
   options: UserPromptSubmitOptions,
 ): Promise<{ result: ExplicitMemoryResult; notice: string | null } | null> {
   if (parseExplicitMemory(prompt) === null) return null;
-  const { applyExplicitMemory, explicitMemoryNotice } = await import("../extract/explicit.ts");
+  const [{ applyExplicitMemory, explicitMemoryNotice }, { changeRecorder }] = await Promise.all([
+    import("../extract/explicit.ts"),
+    import("../dream/history.ts"),
+  ]);
   const result = await applyExplicitMemory(prompt, {
     memoryDir: options.location.memoryDir,
     memdir,
     now: options.now,
     origin: { source: "user", projectRoot: options.location.projectRoot },
+    // One history entry per save or removal, so `memdir undo` takes back exactly it (docs/design.md#undo).
+    record: changeRecorder({
+      command: "memdir hook user-prompt-submit",
+      ...(options.now ? { now: options.now } : {}),
+    }),
   });
   return { result, notice: explicitMemoryNotice(result) };
 }

@@ -9,7 +9,7 @@ import { ensureMemoryDir, type MemoryLocation, projectOf } from "../memdir/locat
 import { mcpServerInstructions } from "../prompts/memory-rules.ts";
 import { selectorOnFirstUse } from "../recall/select-on-first-use.ts";
 import type { Selector } from "../recall/selector.ts";
-import type { Clock } from "../types.ts";
+import type { ChangeRecorder, Clock } from "../types.ts";
 import { createInboxTools } from "./inbox-tools.ts";
 import { registerMemoryResources } from "./resources.ts";
 import { registerMemoryTools } from "./tools.ts";
@@ -38,6 +38,17 @@ function packageVersion(): string {
   } catch {
     return "0.0.0";
   }
+}
+
+/**
+ * The memory tools' recorder (`changeRecorder` of src/dream/history.ts), loaded on the first write
+ * like the writer itself: the handshake does not wait for the history (docs/design.md#mcp-server).
+ */
+function recordOnFirstWrite(now: Clock): ChangeRecorder {
+  return async (memoryDir, change, write) => {
+    const { changeRecorder } = await import("../dream/history.ts");
+    return changeRecorder({ command: "memdir mcp", now })(memoryDir, change, write);
+  };
 }
 
 /**
@@ -77,6 +88,8 @@ export function createMemdirServer(options: MemdirServerOptions): McpServer {
       now,
       signal,
       origin: { source: "mcp", projectRoot: location.projectRoot },
+      // Each write is one history entry, so `memdir undo` takes back exactly it (docs/design.md#undo).
+      record: recordOnFirstWrite(now),
     }),
   );
   registerMemoryResources(server, location.memoryDir, memdir);

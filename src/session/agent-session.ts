@@ -9,6 +9,7 @@ import { loadTranscript, openTranscript, type Transcript, transcriptPath } from 
 import { type ResolvedConfig, resolveConfig } from "../config.ts";
 import { maybeStartConsolidation } from "../dream/consolidate.ts";
 import { SessionScanThrottle } from "../dream/gate.ts";
+import { changeRecorder } from "../dream/history.ts";
 import { installMemoryHooks, type MemoryHooks } from "../extract/wire.ts";
 import { createInstructionLoader } from "../instructions/loader.ts";
 import { loadMemoryRules } from "../instructions/memory-rules.ts";
@@ -145,6 +146,8 @@ export async function createAgentSession(options: SessionPlace & AgentSessionOpt
     notify: options.notify,
     memoryMode: config.memoryMode,
     projectRoot,
+    // A "remember …" or "forget …" is one history entry that `memdir undo` takes back (docs/design.md#undo).
+    record: changeRecorder({ command: "agent session", now }),
   });
   const messages = options.resume
     ? loadTranscript(transcriptPath(location.projectDir, options.resume)).messages

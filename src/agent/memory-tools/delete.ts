@@ -1,6 +1,7 @@
+import path from "node:path";
 import { z } from "zod";
 import { memoryFileSchema } from "./shared.ts";
-import { defineMemoryTool, type MemoryToolSpec, memoryDirOf } from "./spec.ts";
+import { defineMemoryTool, type MemoryToolSpec, memoryDirOf, recordedWrite } from "./spec.ts";
 
 const inputSchema = z.object({ file: memoryFileSchema });
 
@@ -26,8 +27,22 @@ export function createDeleteTool(): MemoryToolSpec<DeleteToolInput, DeleteToolOu
     async run(input, context) {
       const memoryDir = memoryDirOf(context, "memory_delete");
       if (typeof memoryDir !== "string") return memoryDir;
-      const { removeMemory } = await import("../../memdir/write/write.ts");
-      const removed = await removeMemory(memoryDir, input.file);
+      const [{ removeMemory }, { INDEX_FILE }] = await Promise.all([
+        import("../../memdir/write/write.ts"),
+        import("../../memdir/format/index-file.ts"),
+      ]);
+      // One history entry: `memdir undo` brings the memory and its index line back (docs/design.md#undo).
+      const removed = await recordedWrite(
+        context,
+        memoryDir,
+        {
+          kind: "save",
+          via: "memory_delete",
+          message: (result) => `deleted ${result?.file ?? input.file}`,
+          files: [path.posix.normalize(input.file), INDEX_FILE],
+        },
+        () => removeMemory(memoryDir, input.file),
+      );
       context.readFileState.delete(removed.path);
       return { ok: true, output: removed, text: `Deleted ${removed.file} and its line in MEMORY.md` };
     },

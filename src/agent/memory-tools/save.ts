@@ -1,9 +1,16 @@
+import path from "node:path";
 import { z } from "zod";
 import type { SaveMemoryResult } from "../../memdir/write/write.ts";
 import type { ToolContext } from "../tools/spec.ts";
 import type { SessionTwin } from "./session-twin.ts";
 import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
-import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
+import {
+  defineMemoryTool,
+  type MemoryToolSpec,
+  type MemoryToolsOptions,
+  memoryDirOf,
+  recordedWrite,
+} from "./spec.ts";
 
 const inputSchema = z.object({
   type: memoryTypeSchema.describe(
@@ -80,18 +87,31 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
         if (twin !== null) return sessionTwinOutcome(twin);
       }
       // The writer loads on the first write: the MCP handshake does not wait for it (bench/mcp-startup.ts).
-      const { saveMemory } = await import("../../memdir/write/write.ts");
-      const saved = await saveMemory(
+      const [{ checkSaveInput, saveMemory }, { INDEX_FILE }] = await Promise.all([
+        import("../../memdir/write/write.ts"),
+        import("../../memdir/format/index-file.ts"),
+      ]);
+      const memory = {
+        type: input.type,
+        description: input.description,
+        body: input.content,
+        ...(input.file !== undefined ? { file: input.file } : {}),
+        // Never replaces: a replacing write is memory_update's, which says it is destructive.
+        replace: false,
+      };
+      // A refused save (a credential) leaves the memory dir as it was: no history is begun for it.
+      checkSaveInput(memory);
+      const saved = await recordedWrite(
+        context,
         memoryDir,
         {
-          type: input.type,
-          description: input.description,
-          body: input.content,
-          ...(input.file !== undefined ? { file: input.file } : {}),
-          // Never replaces: a replacing write is memory_update's, which says it is destructive.
-          replace: false,
+          kind: "save",
+          via: "memory_save",
+          message: (result) => (result ? `saved ${result.file}` : "memory_save"),
+          files: [...(input.file !== undefined ? [path.posix.normalize(input.file)] : []), INDEX_FILE],
+          madeFiles: (result) => [result.file],
         },
-        { origin: context.origin },
+        () => saveMemory(memoryDir, memory, { origin: context.origin }),
       );
       return savedOutcome(saved, context);
     },

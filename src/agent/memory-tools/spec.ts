@@ -3,6 +3,7 @@ import type { ResolvedConfig } from "../../config.ts";
 import { isMemdirError } from "../../errors.ts";
 import type { Memdir } from "../../memdir/instance.ts";
 import type { Selector } from "../../recall/selector.ts";
+import type { RecordedChange } from "../../types.ts";
 import { errorMessage, type ToolContext, type ToolSpec, toolError } from "../tools/spec.ts";
 
 /**
@@ -93,4 +94,18 @@ export async function runSafely<Input, Output>(
 export function memoryDirOf(context: ToolContext, toolName: string): string | { ok: false; message: string } {
   if (context.memoryDir !== null) return context.memoryDir;
   return { ok: false, message: `memdir: ${toolName}: auto memory is off, so there is no memory directory` };
+}
+
+/**
+ * Runs a memory tool's write as one history entry through the context's recorder (the MCP
+ * server's), so `memdir undo` right after it takes back exactly that write (docs/design.md#undo);
+ * without a recorder the write is made unrecorded.
+ */
+export function recordedWrite<T>(
+  context: ToolContext,
+  memoryDir: string,
+  change: RecordedChange<T>,
+  write: () => Promise<T>,
+): Promise<T> {
+  return context.record ? context.record(memoryDir, change, write) : write();
 }

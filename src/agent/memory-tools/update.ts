@@ -1,10 +1,17 @@
 import fs from "node:fs/promises";
+import path from "node:path";
 import { z } from "zod";
 import { parseFrontmatter } from "../../memdir/format/frontmatter.ts";
 import { resolveInsideMemoryDir } from "../../memdir/fs/safe-path.ts";
 import { savedOutcome } from "./save.ts";
 import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
-import { defineMemoryTool, type MemoryToolSpec, type MemoryToolsOptions, memoryDirOf } from "./spec.ts";
+import {
+  defineMemoryTool,
+  type MemoryToolSpec,
+  type MemoryToolsOptions,
+  memoryDirOf,
+  recordedWrite,
+} from "./spec.ts";
 
 const inputSchema = z.object({
   file: memoryFileSchema.describe("The memory to replace, as memory_list or memory_recall name it"),
@@ -66,17 +73,24 @@ export function createUpdateTool(
           ok: false,
           message: `memdir: memory_update: ${input.file} has no ${type ? "description" : "type"} to keep; pass one`,
         };
-      const { saveMemory } = await import("../../memdir/write/write.ts");
-      const saved = await saveMemory(
+      const [{ checkSaveInput, saveMemory }, { INDEX_FILE }] = await Promise.all([
+        import("../../memdir/write/write.ts"),
+        import("../../memdir/format/index-file.ts"),
+      ]);
+      const memory = { file: input.file, type, description, body: input.content, replace: true };
+      // A refused update (a credential) leaves the memory dir as it was: no history is begun for it.
+      checkSaveInput(memory);
+      // One history entry: `memdir undo` brings the replaced text back (docs/design.md#undo).
+      const saved = await recordedWrite(
+        context,
         memoryDir,
         {
-          file: input.file,
-          type,
-          description,
-          body: input.content,
-          replace: true,
+          kind: "save",
+          via: "memory_update",
+          message: (result) => (result ? `updated ${result.file}` : "memory_update"),
+          files: [path.posix.normalize(input.file), INDEX_FILE],
         },
-        { origin: context.origin },
+        () => saveMemory(memoryDir, memory, { origin: context.origin }),
       );
       return savedOutcome(saved, context);
     },

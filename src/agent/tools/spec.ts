@@ -3,7 +3,7 @@ import { z } from "zod";
 import { relativeInside } from "../../memdir/fs/inside.ts";
 import type { WriteOrigin } from "../../memdir/trust/provenance.ts";
 import type { ToolDefinition } from "../../model/client.ts";
-import type { Clock, ReadFileState } from "../../types.ts";
+import type { ChangeRecorder, Clock, ReadFileState } from "../../types.ts";
 
 /** What a tool handler returns: text for the model, and whether it is an error. */
 export interface ToolResult {
@@ -38,6 +38,12 @@ export interface ToolContext {
    * model addresses to the memory dir it was told of lands in the proposal.
    */
   shownMemoryDir?: string;
+  /**
+   * Records each write of the memory tools as one history entry, so `memdir undo` right after it
+   * takes back exactly that write (docs/design.md#undo); the MCP server passes one. Unset: the
+   * write is made unrecorded.
+   */
+  record?: ChangeRecorder;
 }
 
 /**
@@ -62,9 +68,11 @@ export function createToolContext(options: {
   readFileState?: ReadFileState;
   origin?: WriteOrigin;
   shownMemoryDir?: string;
+  record?: ChangeRecorder;
 }): ToolContext {
   return {
     ...(options.origin ? { origin: options.origin } : {}),
+    ...(options.record ? { record: options.record } : {}),
     ...(options.shownMemoryDir ? { shownMemoryDir: options.shownMemoryDir } : {}),
     cwd: options.cwd,
     memoryDir: options.memoryDir ?? null,

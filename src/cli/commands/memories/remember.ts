@@ -1,4 +1,5 @@
 import { Option } from "commander";
+import { changeRecorder } from "../../../dream/history.ts";
 import { MemdirError } from "../../../errors.ts";
 import { rememberStatement } from "../../../extract/explicit.ts";
 import { ensureMemoryDir } from "../../../memdir/location/paths.ts";
@@ -19,7 +20,8 @@ interface RememberOptions extends CommonOptions {
 
 /**
  * `memdir remember "<statement>"`: saves one memory from a natural-language statement, offline.
- * `记住：…` / `remember: …` prefixes are stripped; a plain statement is saved as it is.
+ * `记住：…` / `remember: …` prefixes are stripped; a plain statement is saved as it is. One history
+ * entry, which `memdir undo` takes back.
  */
 export const registerRememberCommand: RegisterCommand = (program, context) => {
   withCommonOptions(
@@ -42,6 +44,8 @@ export const registerRememberCommand: RegisterCommand = (program, context) => {
       memdir: memdirForCommand(location, context),
       type: options.type,
       origin: { source: "cli", projectRoot: location.projectRoot },
+      // One history entry, so `memdir undo` takes back this memory and nothing else (docs/design.md#undo).
+      record: changeRecorder({ command: "memdir remember" }),
     });
     if (result.action === "refused") throw new MemdirError("invalid-input", result.reason);
     await startAutoSync("after-save", location, configFromOptions(options, context, location), context.env);
