@@ -123,12 +123,18 @@ export type Clock = () => number;
  * them first; `madeFiles` names files the change created under a name not known beforehand).
  */
 export interface RecordedChange<T> {
-  kind: "remember" | "forget" | "save";
+  kind: "remember" | "forget" | "save" | "extract";
   /** The tool or rule that made it, added to the entry's command (`memdir mcp (memory_save)`). */
   via?: string;
   message: (result: T | undefined) => string;
-  files: readonly string[];
+  /** Default: every memory file and the index (a model's run may touch any of them). */
+  files?: readonly string[];
   madeFiles?: (result: T) => readonly string[];
+  /**
+   * Hold the writer lock across the recording (default true), so no other writer's save lands in
+   * the entry; false for a model's run, which must not block saves for its whole length.
+   */
+  lock?: boolean;
 }
 
 /**

@@ -4,7 +4,7 @@
  * inbox proposal dropped (no file changes); the rest name what made the change: `add`, `forget`
  * and `rm` the CLI commands (`forget` also a "forget …" the prompt hook or an agent session
  * applied), `remember` an explicit "remember …" (`memdir remember`, the prompt hook, an agent
- * session), `sync` a sync's pull, `import` one `memdir import`, `save` the web view's edits and
+ * session), `extract` a background extraction's run, `sync` a sync's pull, `import` one `memdir import`, `save` the web view's edits and
  * deletions and the memory tools' writes (`memory_save`, `memory_update`, `memory_delete`).
  */
 export type HistoryKind =
@@ -12,6 +12,7 @@ export type HistoryKind =
   | "save"
   | "add"
   | "remember"
+  | "extract"
   | "forget"
   | "rm"
   | "sync"
@@ -28,6 +29,7 @@ export const HISTORY_KINDS: readonly HistoryKind[] = [
   "save",
   "add",
   "remember",
+  "extract",
   "forget",
   "rm",
   "sync",
@@ -88,6 +90,7 @@ export const UNDOABLE_BY_DEFAULT: readonly HistoryKind[] = [
   "save",
   "add",
   "remember",
+  "extract",
   "forget",
   "rm",
   "sync",
@@ -99,6 +102,7 @@ const COMMAND_OF_KIND: Readonly<Record<HistoryKind, string>> = {
   save: "memdir ui",
   add: "memdir add",
   remember: "memdir remember",
+  extract: "memdir extract",
   forget: "memdir forget",
   rm: "memdir rm",
   sync: "memdir sync",

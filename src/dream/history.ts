@@ -176,10 +176,10 @@ export async function recordChange<T>(
 
 /**
  * The {@link ChangeRecorder} an entry point hands to the writers below the history (the explicit
- * "remember …" and "forget …", the memory tools): each change is one entry made by `command`
- * (`memdir remember`, `memdir mcp (memory_save)`), recorded under the writer lock like `memdir add`'s,
- * so another writer's save never lands in it and `memdir undo` takes back exactly it
- * (docs/design.md#undo).
+ * "remember …" and "forget …", the memory tools, an extraction): each change is one entry made by
+ * `command` (`memdir remember`, `memdir mcp (memory_save)`), recorded under the writer lock like
+ * `memdir add`'s (an extraction's, a model's run, without it, as a consolidation's), so another
+ * writer's save never lands in it and `memdir undo` takes back exactly it (docs/design.md#undo).
  *
  * @example
  * const record = changeRecorder({ command: "memdir mcp", now });
@@ -193,11 +193,11 @@ export function changeRecorder(options: HistoryOptions & { command: string }): C
         kind: change.kind,
         command: change.via ? `${options.command} (${change.via})` : options.command,
         message: change.message,
-        files: [...change.files],
+        ...(change.files ? { files: [...change.files] } : {}),
         ...(change.madeFiles ? { madeFiles: change.madeFiles } : {}),
         ...(options.now ? { now: options.now } : {}),
         ...(options.backend ? { backend: options.backend } : {}),
-        lock: true,
+        lock: change.lock ?? true,
       },
       write,
     );

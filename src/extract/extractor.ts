@@ -2,7 +2,7 @@ import type { LoopEvent } from "../agent/loop.ts";
 import type { ToolSpec } from "../agent/tools/spec.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import type { ModelClient } from "../model/client.ts";
-import type { Clock, MemoryMode, Message } from "../types.ts";
+import type { ChangeRecorder, Clock, MemoryMode, Message } from "../types.ts";
 import { countNewMessages, mainAgentWroteMemory, messagesAfterCursor } from "./cursor.ts";
 import { type ExtractionRunResult, extractionNotice, runExtraction } from "./run-extraction.ts";
 
@@ -41,6 +41,8 @@ export interface ExtractorOptions {
   session?: string;
   /** Where anchors resolve (default: the memory dir's project marker). */
   projectRoot?: string | null;
+  /** Records each run that writes as one history entry (see `ExtractionRunOptions.record`). */
+  record?: ChangeRecorder;
 }
 
 /** What the stop hook hands over: the conversation as it stands when a turn ended. */
@@ -135,6 +137,7 @@ async function processRequest(state: ExtractorState, request: ExtractionRequest)
     memoryMode: options.memoryMode,
     session: options.session,
     projectRoot: options.projectRoot,
+    ...(options.record ? { record: options.record } : {}),
   });
   if (!result.ok) {
     const error = result.error ?? new Error("extraction failed");

@@ -13,7 +13,7 @@ import type { Proposal } from "../memdir/write/proposal-store.ts";
 import { proposeChanges } from "../memdir/write/scratch.ts";
 import type { ModelClient } from "../model/client.ts";
 import { extractionPrompt } from "../prompts/extract.ts";
-import type { Clock, MemoryMode, Message } from "../types.ts";
+import type { ChangeRecorder, Clock, MemoryMode, Message } from "../types.ts";
 import { quarantineSecondOpinion } from "./second-opinion.ts";
 
 /** docs/design.md#the-forked-agent: the extraction agent gets at most 5 model calls. */
@@ -45,6 +45,11 @@ export interface ExtractionRunOptions {
   session?: string;
   /** Where anchors resolve (default: the memory dir's project marker). */
   projectRoot?: string | null;
+  /**
+   * Records a run that writes into the memory dir as one history entry, so `memdir undo` takes
+   * back what it saved (docs/design.md#undo); the entry points pass one. Unset: unrecorded.
+   */
+  record?: ChangeRecorder;
 }
 
 /** A write the permission check refused, with the readable reason the model was given. */
@@ -123,7 +128,14 @@ export async function runExtraction(options: ExtractionRunOptions): Promise<Extr
     projectRoot,
     secondOpinion: quarantineSecondOpinion(options.client, options.signal),
   };
-  if (mode === "auto") return runIn(options.memoryDir, options, origin);
+  if (mode === "auto") {
+    const run = () => runIn(options.memoryDir, options, origin);
+    if (!options.record) return run();
+    // Without the writer lock, as a consolidation's run: a model's turns must not block saves.
+    return options
+      .record(options.memoryDir, { kind: "extract", message: extractionMessage, lock: false }, run)
+      .catch((error: unknown) => ({ ...emptyResult(), error: asError(error) }));
+  }
   let result: ExtractionRunResult = emptyResult();
   try {
     const proposal = await proposeChanges(options.memoryDir, {
@@ -140,6 +152,16 @@ export async function runExtraction(options: ExtractionRunOptions): Promise<Extr
   } catch (error) {
     return { ...result, ok: false, error: asError(error) };
   }
+}
+
+/** The history entry's message: the files the run saved and updated. */
+function extractionMessage(result: ExtractionRunResult | undefined): string {
+  if (!result) return "extraction";
+  const parts = [
+    ...(result.saved.length > 0 ? [`saved ${result.saved.join(", ")}`] : []),
+    ...(result.updated.length > 0 ? [`updated ${result.updated.join(", ")}`] : []),
+  ];
+  return parts.length > 0 ? parts.join("; ") : "extraction";
 }
 
 function emptyResult(): ExtractionRunResult {

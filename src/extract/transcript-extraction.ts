@@ -2,7 +2,7 @@ import path from "node:path";
 import { loadTranscript } from "../agent/transcript.ts";
 import { MemdirError } from "../errors.ts";
 import type { ModelClient } from "../model/client.ts";
-import type { Clock, MemoryMode, Message } from "../types.ts";
+import type { ChangeRecorder, Clock, MemoryMode, Message } from "../types.ts";
 import { loadTranscriptCursor, pruneOrphanCursors, saveTranscriptCursor } from "./cursor-store.ts";
 import { createExtractor, type ExtractionReport } from "./extractor.ts";
 import type { ExtractionRunResult } from "./run-extraction.ts";
@@ -21,6 +21,8 @@ export interface TranscriptExtractionOptions {
   now?: Clock;
   /** `ResolvedConfig.memoryMode` (default `auto`). */
   memoryMode?: MemoryMode;
+  /** Records each run that writes as one history entry (see `ExtractionRunOptions.record`). */
+  record?: ChangeRecorder;
 }
 
 /** What one extraction over a stored transcript did. */
@@ -63,6 +65,7 @@ export async function extractTranscript(options: TranscriptExtractionOptions): P
     cursor: start,
     now: options.now,
     memoryMode: options.memoryMode,
+    ...(options.record ? { record: options.record } : {}),
     // The transcript's stem is its session id (`<projectDir>/<session>.jsonl`).
     session: path.basename(transcript).replace(/\.jsonl$/, ""),
     log: () => {}, // failures come back in the report; the caller says what happened

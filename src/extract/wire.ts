@@ -36,7 +36,10 @@ export interface MemoryHooksOptions {
   session?: string;
   /** Where anchors resolve (default: the memory dir's project marker). */
   projectRoot?: string | null;
-  /** Records each explicit save or removal as one history entry (see `ExplicitMemoryOptions.record`). */
+  /**
+   * Records each explicit save or removal, and each extraction run that writes, as one history
+   * entry (see `ExplicitMemoryOptions.record`).
+   */
   record?: ChangeRecorder;
 }
 
@@ -126,6 +129,7 @@ export function installMemoryHooks(options: MemoryHooksOptions): MemoryHooks {
       memoryMode: options.memoryMode,
       session: options.session,
       projectRoot: options.projectRoot,
+      ...(options.record ? { record: options.record } : {}),
     });
     removers.push(options.hooks.onStop(EXTRACTION_HOOK, extractionStopHook(extractor)));
   }

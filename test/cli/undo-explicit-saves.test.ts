@@ -1,17 +1,19 @@
 // Every save made on a user's or agent's behalf is one history entry that `memdir undo` takes back
 // exactly (docs/design.md#undo): `memdir remember`, the prompt hook's "remember …" and "forget …",
-// and the MCP server's memory_save, memory_update and memory_delete. Before, none of them recorded
-// anything, so the undo that followed took back an older, unrelated change instead.
+// the MCP server's memory_save, memory_update and memory_delete, and a background extraction
+// (`memdir extract`, which the stop hook starts). Before, none of them recorded anything, so the
+// undo that followed took back an older, unrelated change instead.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { resolveConfig } from "../../src/config.ts";
 import { createMemdirServer } from "../../src/mcp/server.ts";
 import { resolveMemoryLocation, sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
+import { startFakeModelServer } from "../../src/testing/index.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
@@ -155,6 +157,48 @@ describe("undo right after a save made on the user's or agent's behalf", () => {
       await client.close();
       await server.close();
     }
+  });
+
+  it("a background extraction's run is one entry undo takes back", async () => {
+    const { home, project, memoryDir, cli, before } = await projectWithHistory();
+    const transcript = path.join(home, "session-1.jsonl");
+    fs.writeFileSync(
+      transcript,
+      [
+        { id: "m1", role: "user", content: "integration tests must hit a real database, never a mock" },
+        { id: "m2", role: "assistant", content: [{ type: "text", text: "Understood." }] },
+      ]
+        .map((message) => JSON.stringify({ type: "message", sessionId: "session-1", message }))
+        .join("\n"),
+    );
+    const server = await startFakeModelServer([
+      {
+        toolCall: {
+          name: "Write",
+          input: {
+            file_path: path.join(memoryDir, "feedback-real-database.md"),
+            content: "---\ndescription: tests hit a real database\ntype: feedback\n---\nNever mock it.\n",
+          },
+        },
+      },
+      "Saved one memory.",
+    ]);
+    after(() => server.close());
+    const extracted = await runCliInProcess(
+      ["extract", "--transcript", transcript, "--cwd", project, "--json"],
+      {
+        home,
+        cwd: project,
+        env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.anthropicBaseURL },
+      },
+    );
+    assert.equal(extracted.code, 0, extracted.stderr);
+    assert.deepEqual(JSON.parse(extracted.stdout).saved, ["feedback-real-database.md"]);
+
+    const { undone } = await undoJson(cli);
+    assert.equal(undone.kind, "extract");
+    assert.equal(undone.command, "memdir extract");
+    assert.deepEqual(snapshotOf(memoryDir), before, "the extracted memory is gone, the older changes stay");
   });
 
   it("an undo with nothing to undo leaves the history as it found it", async () => {

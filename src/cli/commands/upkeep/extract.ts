@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { loadTranscript } from "../../../agent/transcript.ts";
+import { changeRecorder } from "../../../dream/history.ts";
 import { MemdirError } from "../../../errors.ts";
 import { saveTranscriptCursor } from "../../../extract/cursor-store.ts";
 import { extractionTicket, runOneAtATime } from "../../../extract/extraction-queue.ts";
@@ -87,6 +88,8 @@ export const registerExtractCommand: RegisterCommand = (program, context) => {
           client,
           all: next.all,
           memoryMode: config.memoryMode,
+          // Each run that writes is one history entry `memdir undo` takes back (docs/design.md#undo).
+          record: changeRecorder({ command: "memdir extract" }),
           // Our own transcript was just read; queued ones are read when their turn comes.
           messages: next.id === ticket.id ? transcript.messages : undefined,
         }),
