@@ -83,6 +83,25 @@ describe("undo right after a save made on the user's or agent's behalf", () => {
     assert.deepEqual(snapshotOf(memoryDir), before, "the remembered memory is gone, the older changes stay");
   });
 
+  it("does the same with the journal history (no git repository in the memory dir)", async () => {
+    const home = makeTempDir("memdir-undo-saves-journal-");
+    const memoryDir = path.join(home, "memory");
+    // A `.history/` folder and no `.git`: the memory dir keeps the journal.
+    fs.mkdirSync(path.join(memoryDir, ".history"), { recursive: true });
+    const cli = async (...args: string[]) => {
+      const result = await runCliInProcess([...args, "--dir", memoryDir], { home });
+      assert.equal(result.code, 0, `${args.join(" ")}: ${result.stderr}`);
+      return result;
+    };
+    await cli("add", "--type", "project", "--description", "release freeze starts Friday", "No merges.");
+    const before = snapshotOf(memoryDir);
+    await cli("remember", "use pnpm, not npm");
+    const { undone } = await undoJson(cli);
+    assert.equal(undone.kind, "remember");
+    assert.deepEqual(snapshotOf(memoryDir), before);
+    assert.ok(!fs.existsSync(path.join(memoryDir, ".git")));
+  });
+
   it("the prompt hook's remember: … and forget … are each one entry undo takes back", async () => {
     const { home, project, memoryDir, cli, before } = await projectWithHistory();
     const prompt = (text: string) =>
