@@ -208,11 +208,12 @@ export function changeRecorder(options: HistoryOptions & { command: string }): C
 /**
  * A sync's pull as one history entry, as `memdir sync` records it (the `recordPull` of
  * src/sync/run.ts): `write` writes the pulled files under the writer lock, `files` is what it may
- * touch, `objects` the pulled blobs as a pack when the sync has one.
+ * touch, `message` is asked once it is done (it counts what was written), `objects` the pulled
+ * blobs as a pack when the sync has one.
  */
 export async function recordPull(
   memoryDir: string,
-  change: { message: string; files: string[]; objects?: () => Promise<Uint8Array | null> },
+  change: { message: () => string; files: string[]; objects?: () => Promise<Uint8Array | null> },
   write: () => Promise<void>,
 ): Promise<void> {
   const { message, files, objects } = change;

@@ -86,7 +86,8 @@ export interface SyncOptions {
 
 /** A pull as one history entry: what `recordPull` gets. */
 export interface PullChange {
-  message: string;
+  /** The entry's message, asked once the pull is written: it counts the files written. */
+  message: () => string;
   /** What the pull may touch, relative to the memory dir. */
   files: string[];
   /**
@@ -553,7 +554,7 @@ async function mergeRound(
   };
   // The remote's changes written here are one history entry, so `memdir undo` takes a pull back
   // whole (docs/design.md#undo); the caller records it (sync sits beside the history's layer).
-  const pull = pullRecord(clone, target, actions);
+  const pull = pullRecord(clone, target, actions, () => added.length + removed.size);
   if (pull !== null && options.recordPull) await options.recordPull(pull.memoryDir, pull.entry, writeHere);
   else await writeHere();
   if (rebuilt.leftOut > 0)
@@ -665,13 +666,15 @@ function dropIndexLink(
 }
 
 /**
- * The history entry of a pull: the files this round writes here, named from the memory dir, with
- * the index; null when it writes none.
+ * The history entry of a pull: the files this round may write here, named from the memory dir,
+ * with the index, and a message counting those it wrote (`written`, asked once the pull is
+ * done: a file held or refused is not written); null when it would write none.
  */
 function pullRecord(
   clone: SyncClone,
   target: SyncTarget,
   actions: readonly SyncAction[],
+  written: () => number,
 ): { memoryDir: string; entry: PullChange } | null {
   const memoryDir = target.memoryDir ?? target.localDir;
   const prefix = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
@@ -687,7 +690,7 @@ function pullRecord(
     memoryDir,
     entry: {
       ...(blobs.length >= PACK_FROM ? { objects: () => packBlobs(clone, blobs) } : {}),
-      message: `pulled ${writing.length} file(s) from ${clone.url}`,
+      message: () => `pulled ${written()} file(s) from ${clone.url}`,
       files: [
         ...writing.flatMap((action) =>
           action.kind === "conflict"
