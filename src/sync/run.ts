@@ -22,6 +22,7 @@ import {
   readLocalSide,
   rebuildIndex,
   type StatCache,
+  unchangedSinceRead,
 } from "./local.ts";
 import { planSync, type SyncAction } from "./plan.ts";
 import {
@@ -74,6 +75,11 @@ export interface SyncOptions {
   progress?: ProgressSink;
   /** Runs before each push; tests use it to push from another machine first (a real race). */
   beforePush?: () => Promise<void>;
+  /**
+   * Runs once this machine's files are read and the merge is decided, before the remote's changes
+   * are written here (when there are any); tests use it to save a memory in between (a real race).
+   */
+  beforePull?: () => Promise<void>;
   /** `review` and `manual`: the remote's changes wait in the inbox as one proposal (src/sync/review.ts). */
   memoryMode?: MemoryMode;
   /**
@@ -116,6 +122,9 @@ export interface SyncReport {
 }
 
 const ATTEMPTS = 5;
+/** Why a remote change was not written here: this side's file changed after the sync read it. */
+const CHANGED_DURING_SYNC =
+  "changed here while this sync ran: kept as it is; the remote's version waits for the next sync";
 /** Writing the remote's files reports every this many (a first pull of 20,000 takes minutes). */
 const WRITE_PROGRESS_EVERY = 64;
 /** How many of the remote's files are written side by side (a divisor of WRITE_PROGRESS_EVERY). */
@@ -473,7 +482,28 @@ async function mergeRound(
     const batch = clash ? 1 : WRITE_BATCH;
     // The memory dir's folders are fsynced once each at the end, not once per file.
     const folderSyncs = new Set<string>();
+    // What the remote has and this machine does not take now keeps its old base: the next sync
+    // must not read its absence here as a deletion to push, nor push this side's text over the
+    // remote's as if this side had seen it (docs/sync.md, "What is held stays").
+    const hold = (action: SyncAction, reason: string) => {
+      refused = true;
+      refusals.set(action.file, reason);
+      if (action.kind !== "push") review[action.file] = decided.base.get(action.file) ?? null;
+    };
     const apply = async (action: SyncAction): Promise<void> => {
+      // The local side was read outside the writer lock, so a save (`memdir add`, an agent's
+      // Write) may have changed the file since: a pulled write or deletion replaces only the
+      // text the decision saw (or nothing, where it saw no file). Else the remote's change is
+      // held, as a push of a file changed during the sync is ("Read later, checked"), and not
+      // turned into a conflict pair here: the new text was never scanned for secrets, and the
+      // pair would push it unseen (docs/design.md#sync-stat-cache, "Written only over what was
+      // read"). The next sync decides with the held file's old base, so the remote's text comes
+      // in as a conflict file beside the local one, or the local change wins over a deletion
+      // (docs/design.md#sync, three-way per file).
+      const written =
+        action.kind === "conflict" ? conflictFileName(action.file, action.blob.slice(0, 8)) : action.file;
+      if (action.kind !== "push" && !(await unchangedSinceRead(target.localDir, local, written)))
+        return hold(action, CHANGED_DURING_SYNC);
       try {
         if (action.kind === "pull" && action.blob === null) {
           // Its index line goes in the one rebuild below, not in one index rewrite per removal.
@@ -514,12 +544,8 @@ async function mergeRound(
         }
       } catch (error) {
         if (!(error instanceof MemdirError)) throw error;
-        refused = true;
-        refusals.set(action.file, error.message.replace(/^memdir: /, ""));
-        // What the remote has and this machine would not take (quarantined, a credential, a name
-        // it cannot hold) keeps its old base: the next sync must not read its absence here as a
-        // deletion to push (docs/sync.md, "What is held stays").
-        if (action.kind !== "push") review[action.file] = decided.base.get(action.file) ?? null;
+        // Quarantined, a credential, a name this machine cannot hold: held.
+        hold(action, error.message.replace(/^memdir: /, ""));
       }
     };
     // Results land by action, then are read in the actions' order: the index lines and the
@@ -555,6 +581,7 @@ async function mergeRound(
   // The remote's changes written here are one history entry, so `memdir undo` takes a pull back
   // whole (docs/design.md#undo); the caller records it (sync sits beside the history's layer).
   const pull = pullRecord(clone, target, actions, () => added.length + removed.size);
+  if (pull !== null) await options.beforePull?.();
   if (pull !== null && options.recordPull) await options.recordPull(pull.memoryDir, pull.entry, writeHere);
   else await writeHere();
   if (rebuilt.leftOut > 0)

@@ -15,9 +15,9 @@ export interface SyncState {
   lastRemote: string | null;
   /**
    * `review`: files whose remote change waits for review (src/sync/review.ts) or was held or
-   * refused here (quarantined, a credential, a name this machine cannot hold), each with the base
-   * blob (null: absent) it had then; the decision keeps using it until the file is settled, so a
-   * held file is never pushed back as a deletion.
+   * refused here (quarantined, a credential, a name this machine cannot hold, a file saved here
+   * after the sync read it), each with the base blob (null: absent) it had then; the decision
+   * keeps using it until the file is settled, so a held file is never pushed back as a deletion.
    */
   projects: Record<string, ProjectState>;
 }

@@ -7,9 +7,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { listHistory, recordPull } from "../../src/dream/history.ts";
 import { takeLease } from "../../src/memdir/fs/lease.ts";
 import { cloneDir } from "../../src/sync/remotes.ts";
-import { syncFolder } from "../../src/sync/run.ts";
+import { type SyncTarget, syncFolder } from "../../src/sync/run.ts";
 import { cliNodeArgs } from "../helpers/node-entry.ts";
 import {
   gitIn,
@@ -103,6 +104,102 @@ describe("memdir sync: faults", () => {
     assert.deepEqual(world.a.files(), ["project-a.md", "project-b.md"]);
     await syncJson(world.b);
     assert.deepEqual(world.b.files(), ["project-a.md", "project-b.md"]);
+  });
+
+  it("a memory saved here after the sync read this side is never overwritten by the remote's version: held, then a conflict", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    const b: SyncTarget = {
+      root: path.join(world.b.home, ".claude"),
+      url: world.remoteUrl,
+      key: PROJECT_KEY,
+      localDir: world.b.memoryDir,
+      excludeTeam: true,
+    };
+    // b's syncs run with a clock a minute ahead: every file it reads is settled, so its stat
+    // cache vouches for them and the check before each pulled write goes by their stat first.
+    const later = () => Date.now() + 60_000;
+    for (const file of ["note.md", "gone.md", "other.md"]) world.a.write(file, memory(`the ${file}`, "v1"));
+    await syncJson(world.a);
+    await syncFolder(b, { now: later, recordPull });
+    await syncFolder(b, { now: later, recordPull });
+    // a changes note.md and other.md, deletes gone.md and adds fresh.md.
+    world.a.write("note.md", memory("the note.md", "a's v2 of note"));
+    world.a.write("other.md", memory("the other.md", "a's v2 of other"));
+    world.a.write("fresh.md", memory("the fresh.md", "a's fresh"));
+    fs.rmSync(path.join(world.a.memoryDir, "gone.md"));
+    await syncJson(world.a);
+    // b's sync has read b's files and decided "a changed these, b did not": then b saves three
+    // memories through memdir's writer, before the sync writes what it pulled.
+    const saves: [string, string][] = [
+      ["note.md", "b's edit of note"],
+      ["gone.md", "b's edit of gone"],
+      ["fresh.md", "b's fresh"],
+    ];
+    const report = await syncFolder(b, {
+      now: later,
+      recordPull,
+      beforePull: async () => {
+        for (const [file, body] of saves) {
+          const saved = await world.b.memdir([
+            "add",
+            "--type",
+            "feedback",
+            "--file",
+            file,
+            "--description",
+            `the ${file}`,
+            body,
+          ]);
+          assert.equal(saved.code, 0, saved.stderr);
+        }
+      },
+    });
+    for (const [file, body] of saves) assert.match(world.b.read(file) ?? "", new RegExp(`${body}\n`), file);
+    assert.match(world.b.read("other.md") ?? "", /a's v2 of other/);
+    assert.equal(report.pulled, 1, "other.md only");
+    assert.deepEqual(report.conflicts, []);
+    const held = report.skipped.filter((entry) => /changed here while this sync ran/.test(entry.reason));
+    assert.deepEqual(held.map((entry) => entry.file).sort(), ["fresh.md", "gone.md", "note.md"]);
+    // The pull's history entry is what it wrote, and b's saves stay b's own entries.
+    const [pull, ...earlier] = await listHistory(world.b.memoryDir);
+    assert.equal(pull.kind, "sync");
+    assert.match(pull.message, /^pulled 1 file\(s\)/);
+    assert.deepEqual(
+      pull.changes.map((change) => change.file),
+      ["other.md"],
+    );
+    assert.deepEqual(
+      earlier
+        .slice(0, saves.length)
+        .flatMap((entry) => entry.changes.map((change) => change.file))
+        .filter((file) => file !== "MEMORY.md")
+        .sort(),
+      saves.map(([file]) => file).sort(),
+    );
+    // The remote's versions wait there for the next sync.
+    assert.match(world.remoteText("note.md") ?? "", /a's v2 of note/);
+    assert.match(world.remoteText("fresh.md") ?? "", /a's fresh/);
+    assert.equal(world.remoteText("gone.md"), null);
+    // The next syncs: b's texts stay in the memories, a's come in beside them (or lose to b's
+    // change, for the deletion), and both machines end with every text.
+    const next = await syncJson(world.b);
+    assert.equal(next.conflicts.length, 2, JSON.stringify(next));
+    assert.deepEqual(next.conflicts.map((file) => file.replace(/\.conflict-[0-9a-f]{8}\.md$/, "")).sort(), [
+      "fresh",
+      "note",
+    ]);
+    for (const [file, body] of saves) assert.match(world.b.read(file) ?? "", new RegExp(`${body}\n`), file);
+    await syncJson(world.a);
+    assert.deepEqual(world.a.files(), world.b.files());
+    for (const m of [world.a, world.b]) {
+      const texts = m
+        .files()
+        .map((file) => m.read(file) ?? "")
+        .join("\n");
+      for (const body of ["a's v2 of note", "a's v2 of other", "a's fresh", ...saves.map(([, body]) => body)])
+        assert.ok(texts.includes(body), `${body} on ${m === world.a ? "a" : "b"}`);
+    }
   });
 
   it("a sync killed with SIGKILL at any point is finished cleanly by the next one", async () => {
