@@ -259,8 +259,12 @@ export async function commitChanges(
       continue;
     }
     const bytes = text(after);
-    if (before !== undefined && isRegularMode(before.mode) && before.blob === blobId(bytes)) continue;
-    body.push(text(`M 100644 inline ${where}\n`), ...data(bytes));
+    const regular = before !== undefined && isRegularMode(before.mode);
+    if (regular && before.blob === blobId(bytes)) continue;
+    // A file the remote holds keeps its mode (a teammate's executable memory stays 100755 when
+    // edited here; docs/design.md#sync, "Modes kept"); a new one is a plain file. memdir reads no
+    // mode from the memory dir.
+    body.push(text(`M ${regular ? before.mode : "100644"} inline ${where}\n`), ...data(bytes));
   }
   if (body.length === 0 && parent !== null) return null;
   const seconds = Math.floor(now() / 1000);

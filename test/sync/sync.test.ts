@@ -366,6 +366,23 @@ describe("memdir sync: two machines, one project", () => {
     assert.equal(world.remoteText("stale.md"), null, "nothing from the old tree went out");
   });
 
+  it("keeps the mode of a teammate's executable memory when it is edited here", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    pushAsTeammate(world, (folder) => {
+      fs.writeFileSync(path.join(folder, "project-run.md"), memory("how to run it", "run it", "project"));
+      fs.chmodSync(path.join(folder, "project-run.md"), 0o755);
+    });
+    assert.equal((await syncJson(world.a)).pulled, 1);
+    world.a.write("project-run.md", memory("how to run it", "run it twice", "project"));
+    world.a.write("project-new.md", memory("a new one", "a plain file", "project"));
+    assert.equal((await syncJson(world.a)).pushed, 2);
+    assert.match(world.remoteText("project-run.md") ?? "", /run it twice/);
+    const modes = gitIn(world.remoteDir, ["ls-tree", "main", `${PROJECT_KEY}/`]);
+    assert.match(modes, /^100755 blob \w+\t\S+\/project-run\.md$/m, modes);
+    assert.match(modes, /^100644 blob \w+\t\S+\/project-new\.md$/m, modes);
+  });
+
   it("pushes no file over a folder of the remote, nor a folder over one of its files: both stay, named", async () => {
     const world = makeWorld();
     await initBoth(world);
