@@ -15,8 +15,8 @@ import {
 } from "../memdir/format/index-file.ts";
 import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten } from "../memdir/format/memory-names.ts";
 import { openRegularFileNoFollow, readRegularFile, utf8OrNull } from "../memdir/fs/regular-file.ts";
-import { fileNameRefusal, memoryFileRefusal } from "../memdir/fs/safe-path.ts";
 import type { ProgressSink } from "../types.ts";
+import { listByBytes, NAME_NOT_UTF8, syncNameRefusal } from "./file-names.ts";
 import { blobId, isRegularMode } from "./repository.ts";
 
 // The memory dir's side of a sync: which files it holds (and which never leave it), their git
@@ -52,15 +52,20 @@ export function isPrivate(text: string): boolean {
 }
 
 /**
- * Why a file name from the remote is not written here, or null when it may be: only memory
- * files (`*.md`, not MEMORY.md, no dot-folder), names the index and common file systems carry,
- * regular files (no symbolic link or submodule), and for the user's remote nothing under `team/`.
+ * Why a file from the remote is not written here, or null when it may be: regular files only (no
+ * symbolic link or submodule), for the user's remote nothing under `team/`, a name that is UTF-8
+ * (`entry.notUtf8Name`, src/sync/repository.ts listFolder) and that every memdir writes
+ * ({@link syncNameRefusal}, the rule the pushing side holds names by).
  */
-export function incomingRefusal(file: string, mode: string, excludeTeam: boolean): string | null {
-  if (!isRegularMode(mode)) return "not a regular file in the remote";
+export function incomingRefusal(
+  file: string,
+  entry: { mode: string; notUtf8Name?: true },
+  excludeTeam: boolean,
+): string | null {
+  if (!isRegularMode(entry.mode)) return "not a regular file in the remote";
   if (excludeTeam && file.startsWith("team/")) return "team memory syncs with the team remote";
-  if (path.posix.basename(file).toLowerCase() === INDEX_FILE.toLowerCase()) return "not a memory file";
-  return memoryFileRefusal(file) ?? fileNameRefusal(file);
+  if (entry.notUtf8Name) return NAME_NOT_UTF8;
+  return syncNameRefusal(file);
 }
 
 /** What a sync reads from the memory dir: its memory files, and the files held back with why. */
@@ -112,6 +117,7 @@ function sameStat(entry: StatEntry | undefined, stat: StatFields): entry is Stat
 }
 
 const NOT_UTF8 = "not valid UTF-8 text: not synced (memdir never rewrites bytes it cannot read as text)";
+const NOT_PUSHED = "not pushed: no other machine's memdir would write it";
 const PRIVATE = "visibility: private (never leaves this machine)";
 
 /**
@@ -172,7 +178,8 @@ export async function unchangedSinceRead(
 /**
  * Reads every memory file of `memoryDir` (not MEMORY.md, nothing in a dot-folder, no temp files;
  * with `excludeTeam`, nothing under `team/`). A symbolic link or a `visibility: private` memory
- * is held: it never leaves the machine. A file whose stat matches its `cache` entry is not
+ * is held: it never leaves the machine; so is a name the pulling side refuses (`syncNameRefusal`,
+ * a name that is not UTF-8 included). A file whose stat matches its `cache` entry is not
  * opened (docs/design.md#sync-stat-cache); `nowMs` is when the listing starts, for the entries'
  * racy rule.
  */
@@ -186,22 +193,36 @@ export async function readLocalSide(
   const files = new Map<string, LocalFile>();
   const held = new Map<string, string>();
   const next: StatCache = {};
-  const entries = await fs.readdir(memoryDir, { recursive: true, withFileTypes: true }).catch(() => []);
   const wanted: string[] = [];
-  for (const entry of entries) {
-    const parent = (entry as { parentPath?: string }).parentPath ?? (entry as { path: string }).path;
-    const file = listedName(memoryDir, parent, entry.name);
-    if (file.startsWith(".") || file.includes("/.")) continue;
-    if (excludeTeam && (file === "team" || file.startsWith("team/"))) continue;
-    if (!file.toLowerCase().endsWith(".md") || file === INDEX_FILE) continue;
-    if (entry.isSymbolicLink()) held.set(file, "a symbolic link: only regular files are synced");
-    else if (entry.isFile()) {
-      // Every other machine's memdir refuses to write such a name (incomingRefusal): not pushed.
-      const refusal = fileNameRefusal(file.normalize("NFC"));
+  const take = (file: string, kind: { isFile: boolean; isSymbolicLink: boolean; notUtf8: boolean }) => {
+    if (file.startsWith(".") || file.includes("/.")) return;
+    if (excludeTeam && (file === "team" || file.startsWith("team/"))) return;
+    if (!file.toLowerCase().endsWith(".md") || file === INDEX_FILE) return;
+    if (!kind.isFile && !kind.isSymbolicLink) return;
+    // Held by the rule the pulling side refuses names by (incomingRefusal): pushed, such a name
+    // would only pile up in the remote, refused by every other machine (docs/design.md#sync).
+    if (kind.notUtf8) held.set(file, `${NAME_NOT_UTF8}; ${NOT_PUSHED}`);
+    else if (kind.isSymbolicLink) held.set(file, "a symbolic link: only regular files are synced");
+    else {
+      const refusal = syncNameRefusal(file.normalize("NFC"));
       if (refusal === null) wanted.push(file);
-      else held.set(file, `${refusal}; not pushed: no other machine's memdir would write it`);
+      else held.set(file, `${refusal}; ${NOT_PUSHED}`);
     }
-  }
+  };
+  const entries = await fs.readdir(memoryDir, { recursive: true, withFileTypes: true }).catch(() => null);
+  // A name that is not UTF-8 comes back from the string listing decoded lossily (U+FFFD), and a
+  // folder so named makes the whole listing fail: then the memory dir is listed again by its
+  // names' bytes, which names such files instead of losing them (src/sync/file-names.ts).
+  if (entries !== null && !entries.some((entry) => entry.name.includes("\uFFFD")))
+    for (const entry of entries) {
+      const parent = (entry as { parentPath?: string }).parentPath ?? (entry as { path: string }).path;
+      take(listedName(memoryDir, parent, entry.name), {
+        isFile: entry.isFile(),
+        isSymbolicLink: entry.isSymbolicLink(),
+        notUtf8: false,
+      });
+    }
+  else for (const entry of await listByBytes(memoryDir)) take(entry.file, entry);
   const keep = (file: string, full: string, entry: StatEntry, text?: string) => {
     if (Math.max(entry.mtimeMs, entry.ctimeMs) < nowMs - RACY_MS) next[file] = entry;
     if (entry.held !== undefined) held.set(file, entry.held);

@@ -5,6 +5,7 @@ import { MemdirError } from "../errors.ts";
 import { openRegularFileNoFollow, readRegularFile, utf8OrNull } from "../memdir/fs/regular-file.ts";
 import { type GitRepository, git, gitBytes, runGit } from "../memdir/location/git.ts";
 import type { Clock } from "../types.ts";
+import { nameOfBytes } from "./file-names.ts";
 import { cloneDir } from "./remotes.ts";
 
 // The sync clone of one remote: `<root>/sync/<hash>/tree` with its own `.git`, run only through
@@ -156,6 +157,11 @@ export async function isAncestor(clone: SyncClone, ancestor: string, commit: str
 export interface TreeFile {
   mode: string;
   blob: string;
+  /**
+   * Set when the path's bytes are not UTF-8: it is then listed under the spelling
+   * `nameOfBytes` gives it (src/sync/file-names.ts), held both ways, never written or pushed.
+   */
+  notUtf8Name?: true;
 }
 
 /** One `git ls-tree -z` record: its mode, blob id and path; null for anything else. */
@@ -164,7 +170,13 @@ function treeRecord(record: string): { mode: string; blob: string; path: string 
   return match === null ? null : { mode: match[1], blob: match[2], path: match[3] };
 }
 
-/** The files under `folder/` at `commit` (null: none), keyed by their path inside the folder. */
+/**
+ * The files under `folder/` at `commit` (null: none), keyed by their path inside the folder.
+ * Read as bytes: a path that is not UTF-8 (a teammate's `caf\xe9.md`) decoded as text became
+ * `caf\uFFFD.md`, one name for `caf\xe9.md` and `caf\xe8.md`, written here as a third file that
+ * the next sync pushed; such a path is listed by its `\xNN` spelling with `notUtf8Name`, and held
+ * (docs/design.md#sync, "One name rule, both ways").
+ */
 export async function listFolder(
   clone: SyncClone,
   commit: string | null,
@@ -172,11 +184,32 @@ export async function listFolder(
 ): Promise<Map<string, TreeFile>> {
   const files = new Map<string, TreeFile>();
   if (commit === null) return files;
-  const out = await git(clone.repository, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", `${folder}/`]);
-  for (const record of out.split("\0")) {
-    const entry = treeRecord(record);
-    if (entry === null || !entry.path.startsWith(`${folder}/`)) continue;
-    files.set(entry.path.slice(folder.length + 1), { mode: entry.mode, blob: entry.blob });
+  const prefix = `${folder}/`;
+  const out = await gitBytes(clone.repository, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", prefix]);
+  // Nearly always every path is UTF-8: one decode of the whole listing, as before.
+  const text = utf8OrNull(out);
+  if (text !== null) {
+    for (const record of text.split("\0")) {
+      const entry = treeRecord(record);
+      if (entry === null || !entry.path.startsWith(prefix)) continue;
+      files.set(entry.path.slice(prefix.length), { mode: entry.mode, blob: entry.blob });
+    }
+    return files;
+  }
+  const prefixBytes = Buffer.from(prefix, "utf8");
+  for (let at = 0; at < out.length; ) {
+    const found = out.indexOf(0, at);
+    const end = found < 0 ? out.length : found;
+    const record = out.subarray(at, end);
+    at = end + 1;
+    // `<mode> <type> <id>\t<path>`: all but the path is ASCII.
+    const tab = record.indexOf(9);
+    if (tab < 0) continue;
+    const header = /^(\d{6}) \w+ ([0-9a-f]+)$/.exec(record.subarray(0, tab).toString("latin1"));
+    const full = record.subarray(tab + 1);
+    if (header === null || !full.subarray(0, prefixBytes.length).equals(prefixBytes)) continue;
+    const { name, notUtf8 } = nameOfBytes(full.subarray(prefixBytes.length));
+    files.set(name, { mode: header[1], blob: header[2], ...(notUtf8 ? { notUtf8Name: true as const } : {}) });
   }
   return files;
 }

@@ -402,7 +402,7 @@ export async function decide(
   const held = new Map(localSide.held);
   for (const [file, entry] of theirs) {
     if (file === INDEX_FILE || ours.get(file) === entry.blob) continue;
-    const refusal = incomingRefusal(file, entry.mode, target.excludeTeam);
+    const refusal = incomingRefusal(file, entry, target.excludeTeam);
     if (refusal) held.set(file, `from the remote: ${refusal}`);
   }
   // Names that differ only in Unicode normalization are one name on some file systems: an incoming
