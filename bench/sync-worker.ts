@@ -18,7 +18,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { recordPull } from "../src/dream/history.ts";
+import { recordPull, undonePulls } from "../src/dream/history.ts";
 import { type SyncOptions, syncFolder } from "../src/sync/run.ts";
 import { median, round } from "./stats.ts";
 
@@ -73,7 +73,7 @@ const target = {
   excludeTeam: true,
 };
 // What `memdir sync` passes: a pull is one history entry (src/cli/commands/upkeep/sync.ts).
-const options: SyncOptions = { recordPull };
+const options: SyncOptions = { recordPull, undonePulls };
 await syncFolder(target, options);
 // The plain figures use a copy of the same repository, so neither side sees the other's pushes.
 git(workDir, ["clone", "-q", "--bare", remote, `${remote}-plain`]);

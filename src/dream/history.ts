@@ -209,19 +209,62 @@ export function changeRecorder(options: HistoryOptions & { command: string }): C
  * A sync's pull as one history entry, as `memdir sync` records it (the `recordPull` of
  * src/sync/run.ts): `write` writes the pulled files under the writer lock, `files` is what it may
  * touch, `message` is asked once it is done (it counts what was written), `objects` the pulled
- * blobs as a pack when the sync has one.
+ * blobs as a pack when the sync has one. Returns the entry's id (null when nothing changed), which
+ * the sync keeps to notice later that the pull was undone ({@link undonePulls}).
  */
 export async function recordPull(
   memoryDir: string,
   change: { message: () => string; files: string[]; objects?: () => Promise<Uint8Array | null> },
   write: () => Promise<void>,
-): Promise<void> {
+): Promise<string | null> {
   const { message, files, objects } = change;
-  await recordChange(
+  const { entry } = await recordChange(
     memoryDir,
     { kind: "sync", command: "memdir sync", message, files, ...(objects ? { objects } : {}), lock: true },
     write,
   );
+  return entry?.id ?? null;
+}
+
+/**
+ * Which of `ids` (entries {@link recordPull} returned) stand undone now, each with the files its
+ * undo put back (relative to the memory dir): the `undonePulls` of src/sync/run.ts, so a sync
+ * decides those files against the base they had before the pull instead of reading the undo as
+ * this machine's own edits (docs/design.md#undo, docs/design.md#sync). An undo that was itself
+ * undone leaves its entry standing. With git only the undo commits are read (`--grep`), not the
+ * whole log with its file lists.
+ *
+ * @example
+ * const undone = await undonePulls(memoryDir, ["3f9c2a1b7d0e"]); // Map { "3f9c2a1b7d0e" => ["project-ci.md", "MEMORY.md"] }
+ */
+export async function undonePulls(
+  memoryDir: string,
+  ids: readonly string[],
+  options: HistoryOptions = {},
+): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  if (ids.length === 0) return found;
+  const backend = await historyBackend(memoryDir, options);
+  const undos =
+    backend === "git"
+      ? await gitLog(memoryDir, ["--extended-regexp", "--grep=^Undoes: "])
+      : (await journalLog(memoryDir)).filter((entry) => entry.undoes !== undefined);
+  const undoOf = new Map<string, HistoryEntry>();
+  for (const undo of undos) if (undo.undoes) undoOf.set(undo.undoes, undo);
+  // An entry is undone when its undo stands, that is, is not undone in turn (an undo can be undone by id).
+  const stands = (undo: HistoryEntry, depth: number): boolean => {
+    const next = undoOf.get(undo.id);
+    return next === undefined || depth > undoOf.size || !stands(next, depth + 1);
+  };
+  for (const id of ids) {
+    const undo = undoOf.get(id);
+    if (undo !== undefined && stands(undo, 0))
+      found.set(
+        id,
+        undo.changes.map((change) => change.file),
+      );
+  }
+  return found;
 }
 
 /**

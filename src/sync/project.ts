@@ -134,7 +134,8 @@ export interface SyncStatus {
   team?: Omit<SyncStatus, "team">;
 }
 
-async function folderStatus(target: SyncTarget, signal?: AbortSignal): Promise<Omit<SyncStatus, "team">> {
+async function folderStatus(target: SyncTarget, options: StatusOptions): Promise<Omit<SyncStatus, "team">> {
+  const { signal } = options;
   const clone = openClone(target.root, target.url);
   const lease = await takeSyncLease(clone);
   try {
@@ -153,10 +154,14 @@ async function folderStatus(target: SyncTarget, signal?: AbortSignal): Promise<O
     const rewritten = await remoteRewritten(clone, state, target.key, remote, reachable);
     if (rewritten) delete state.projects[target.key];
     const caches = await readStatCaches(clone);
-    const { local, actions } = await decide(clone, target, state, remote, {
-      cache: caches.projects[target.key],
-      nowMs: Date.now(),
-    });
+    const { local, actions } = await decide(
+      clone,
+      target,
+      state,
+      remote,
+      { cache: caches.projects[target.key], nowMs: Date.now() },
+      { undonePulls: options.undonePulls },
+    );
     const conflicts = [...local.files].filter(([, { conflict }]) => conflict).map(([file]) => file);
     return {
       remote: target.url,
@@ -172,15 +177,15 @@ async function folderStatus(target: SyncTarget, signal?: AbortSignal): Promise<O
   }
 }
 
+/** What `syncStatus` takes: `undonePulls` as for a sync, so an undone pull counts as the remote's to pull. */
+export type StatusOptions = Pick<SyncOptions, "signal" | "undonePulls">;
+
 /** What a sync would do now, without changing anything but the clone's copy of the remote. */
-export async function syncStatus(
-  location: MemoryLocation,
-  options: { signal?: AbortSignal } = {},
-): Promise<SyncStatus> {
+export async function syncStatus(location: MemoryLocation, options: StatusOptions = {}): Promise<SyncStatus> {
   const targets = await syncTargets(location);
   if (!targets.user && !targets.team) throw notConfigured();
-  const main = targets.user ? await folderStatus(targets.user, options.signal) : null;
-  const team = targets.team ? await folderStatus(targets.team, options.signal) : null;
+  const main = targets.user ? await folderStatus(targets.user, options) : null;
+  const team = targets.team ? await folderStatus(targets.team, options) : null;
   if (main === null) return team as SyncStatus;
   return team === null ? main : { ...main, team };
 }

@@ -42,7 +42,15 @@ import {
   type TreeFile,
 } from "./repository.ts";
 import { proposeIncoming, reviewsIncoming } from "./review.ts";
-import { readStatCaches, readSyncState, type SyncState, writeStatCaches, writeSyncState } from "./state.ts";
+import {
+  type RecordedPull,
+  readStatCaches,
+  readSyncState,
+  type SyncState,
+  writeStatCaches,
+  writeSyncState,
+} from "./state.ts";
+import { basesBeforeUndonePulls, keptPulls, recordedPull, type UndonePullsQuestion } from "./undone-pulls.ts";
 
 /** One side of a project's memory that syncs with one remote. */
 export interface SyncTarget {
@@ -85,9 +93,20 @@ export interface SyncOptions {
   /**
    * Records the remote's changes written to a memory dir as one history entry (the CLI passes the
    * history's `recordChange`): runs `write` and records what it changed, `files` (relative to
-   * the memory dir) being what it may touch.
+   * the memory dir) being what it may touch. Returns the entry's id, which the folder's state
+   * keeps so a later sync can ask `undonePulls` whether it was undone (null or undefined: not kept).
    */
-  recordPull?: (memoryDir: string, change: PullChange, write: () => Promise<void>) => Promise<void>;
+  recordPull?: (
+    memoryDir: string,
+    change: PullChange,
+    write: () => Promise<void>,
+  ) => Promise<string | null | undefined>;
+  /**
+   * Which recorded pulls stand undone (the CLI passes the history's `undonePulls`): their files are
+   * decided against the base from before the pull, so an undo is never pushed as this machine's
+   * deletions and edits (src/sync/undone-pulls.ts). Without it an undone pull reads as local edits.
+   */
+  undonePulls?: UndonePullsQuestion;
 }
 
 /** A pull as one history entry: what `recordPull` gets. */
@@ -283,10 +302,12 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       report.skipped = round.skipped;
       report.conflicts = round.conflicts;
       // From here the memory dir matches `remote` except for its own changes: the next base.
+      const pulls = keptPulls(state.projects[target.key]?.pulls, round.undone, round.recorded);
       state.projects[target.key] = {
         base: remote,
         lastSync: new Date(now()).toISOString(),
         ...(Object.keys(round.review).length > 0 ? { review: round.review } : {}),
+        ...(pulls.length > 0 ? { pulls } : {}),
       };
       state.lastRemote = remote;
       const settled =
@@ -340,6 +361,10 @@ interface Round {
    * review, a change of this machine's not pushed (`pullOnly`).
    */
   digest: string | null;
+  /** This round's pull as the state keeps it, or null when it recorded none. */
+  recorded: RecordedPull | null;
+  /** The recorded pulls found undone, settled by this round (`decide`). */
+  undone: ReadonlySet<string>;
 }
 
 /**
@@ -367,24 +392,37 @@ export async function decide(
   state: SyncState,
   remote: string | null,
   local: LocalSide | { cache?: StatCache; nowMs: number },
-  progress?: ProgressSink,
+  ask: Pick<SyncOptions, "progress" | "undonePulls"> = {},
 ): Promise<{
   local: LocalSide;
   theirs: Map<string, TreeFile>;
   actions: SyncAction[];
   held: Map<string, string>;
   base: Map<string, string>;
+  /** The files whose base is not the base commit's: held for review, or written by an undone pull. */
+  overridden: Set<string>;
+  /** The recorded pulls found undone, whose files this decision took back to their earlier base. */
+  undone: Set<string>;
 }> {
-  const baseCommit = state.projects[target.key]?.base ?? null;
-  const [localSide, baseFiles, theirs] = await Promise.all([
+  const project = state.projects[target.key];
+  const baseCommit = project?.base ?? null;
+  const pulls = project?.pulls ?? [];
+  const memoryDir = target.memoryDir ?? target.localDir;
+  const [localSide, baseFiles, theirs, undone] = await Promise.all([
     "files" in local
       ? local
-      : readLocalSide(target.localDir, target.excludeTeam, local.cache, local.nowMs, progress),
+      : readLocalSide(target.localDir, target.excludeTeam, local.cache, local.nowMs, ask.progress),
     // The remote unmoved since the last sync (this machine's change to push): one listing for both.
     baseCommit === null || baseCommit === remote
       ? new Map<string, TreeFile>()
       : listFolder(clone, baseCommit, target.key).catch(() => new Map<string, TreeFile>()),
     listFolder(clone, remote, target.key),
+    pulls.length > 0 && ask.undonePulls
+      ? ask.undonePulls(
+          memoryDir,
+          pulls.map((pull) => pull.entry),
+        )
+      : new Map<string, readonly string[]>(),
   ]);
   if (baseCommit !== null && baseCommit === remote)
     for (const [file, entry] of theirs) baseFiles.set(file, entry);
@@ -394,10 +432,28 @@ export async function decide(
     return out;
   };
   const base = blobs(baseFiles);
-  // A file held for review keeps its old base, so the base moving on never turns it into a deletion.
-  for (const [file, blob] of Object.entries(state.projects[target.key]?.review ?? {}))
+  const overridden = new Set<string>();
+  const setBase = (file: string, blob: string | null) => {
+    overridden.add(file);
     if (blob === null) base.delete(file);
     else base.set(file, blob);
+  };
+  // A file held for review keeps its old base, so the base moving on never turns it into a deletion.
+  for (const [file, blob] of Object.entries(project?.review ?? {})) setBase(file, blob);
+  // A pull undone here goes back to the base it was decided against: what the undo put back is
+  // not this machine's edit, and the remote's side reads as the remote's again (src/sync/undone-pulls.ts).
+  if (undone.size > 0) {
+    const prefix = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
+    const before = await basesBeforeUndonePulls(
+      clone,
+      target.key,
+      pulls,
+      undone,
+      prefix === "" ? "" : `${prefix}/`,
+      { commit: baseCommit, files: baseFiles },
+    );
+    for (const [file, blob] of before) setBase(file, blob);
+  }
   const ours = blobs(localSide.files);
   const held = new Map(localSide.held);
   for (const [file, entry] of theirs) {
@@ -426,7 +482,7 @@ export async function decide(
     if (found) held.set(file, `holds ${secretKindPhrase(found.kind)} (line ${found.line}); not pushed`);
   }
   const actions = planSync(base, ours, blobs(theirs), new Set(held.keys()));
-  return { local: localSide, theirs, actions, held, base };
+  return { local: localSide, theirs, actions, held, base, overridden, undone: new Set(undone.keys()) };
 }
 
 // Pulled text is an automatic write: the quarantine holds instruction-like text from another
@@ -441,7 +497,7 @@ async function mergeRound(
   localSide: LocalSide,
   options: SyncOptions,
 ): Promise<Round> {
-  const decided = await decide(clone, target, state, remote, localSide, options.progress);
+  const decided = await decide(clone, target, state, remote, localSide, options);
   const { local, held } = decided;
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
   const theirsText = await readTheirTexts(clone, decided);
@@ -582,8 +638,12 @@ async function mergeRound(
   // whole (docs/design.md#undo); the caller records it (sync sits beside the history's layer).
   const pull = pullRecord(clone, target, actions, () => added.length + removed.size);
   if (pull !== null) await options.beforePull?.();
-  if (pull !== null && options.recordPull) await options.recordPull(pull.memoryDir, pull.entry, writeHere);
+  let entry: string | null = null;
+  if (pull !== null && options.recordPull)
+    entry = (await options.recordPull(pull.memoryDir, pull.entry, writeHere)) ?? null;
   else await writeHere();
+  const baseCommit = state.projects[target.key]?.base ?? null;
+  const recorded = entry === null ? null : recordedPull(entry, baseCommit, actions, decided);
   if (rebuilt.leftOut > 0)
     skipped.push({
       file: INDEX_FILE,
@@ -617,7 +677,17 @@ async function mergeRound(
     refused || unpushed || Object.keys(review).length > 0
       ? null
       : localDigest({ files: after, held: local.held, index: rebuilt.text });
-  return { commit, pulled, pushed, conflicts: [...conflicts].sort(), skipped, review, digest };
+  return {
+    commit,
+    pulled,
+    pushed,
+    conflicts: [...conflicts].sort(),
+    skipped,
+    review,
+    digest,
+    recorded,
+    undone: decided.undone,
+  };
 }
 
 /** The remote's texts this round takes, read from the clone's objects in one git call. */

@@ -35,6 +35,19 @@ export interface ProjectState {
    * report without listing the remote or committing (docs/design.md#sync-stat-cache).
    */
   quiet?: { digest: string; conflicts: string[]; skipped: { file: string; reason: string }[] };
+  /** This folder's recent pulls, oldest first, so an undo of one is never pushed (src/sync/undone-pulls.ts). */
+  pulls?: RecordedPull[];
+}
+
+/**
+ * A pull as the next syncs need it once `memdir undo` takes it back: its history entry, the base
+ * commit it was decided against, and the files whose base that commit does not give (the memory
+ * of a conflict, which the pull left as it was; a file whose base was held for review).
+ */
+export interface RecordedPull {
+  entry: string;
+  base: string | null;
+  bases?: Record<string, string | null>;
 }
 
 export async function readSyncState(clone: SyncClone): Promise<SyncState> {

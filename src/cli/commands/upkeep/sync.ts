@@ -1,4 +1,4 @@
-import { recordPull } from "../../../dream/history.ts";
+import { recordPull, undonePulls } from "../../../dream/history.ts";
 import { MemdirError } from "../../../errors.ts";
 import { syncAutoEnabled } from "../../../sync/auto-setting.ts";
 import { initSyncRemote } from "../../../sync/init.ts";
@@ -46,7 +46,7 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
       const location = await locationFromOptions(options, context);
       if (options.auto && !syncAutoEnabled(configFromOptions(options, context, location))) return;
       if (options.status) {
-        const status = await syncStatus(location, { signal });
+        const status = await syncStatus(location, { signal, undonePulls });
         if (options.json) printJson(context.io, status);
         else context.io.stdout(formatStatus(status));
         return;
@@ -56,6 +56,7 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
         acceptRemote: options.acceptRemote,
         memoryMode: configFromOptions(options, context, location).memoryMode,
         recordPull,
+        undonePulls,
         signal,
         // The background sync (--auto) runs from a hook: a host's terminal is not its own.
         ...(options.auto ? { waitMs: timeoutMs } : { progress: terminalProgress(context, options) }),
