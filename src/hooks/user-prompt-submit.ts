@@ -27,6 +27,8 @@ export interface UserPromptSubmitOptions {
    * saves it (docs/design.md#coexistence): one "remember" must not become two memories.
    */
   explicitSaves?: boolean;
+  /** The host's session id: a "remember …" saved here records it, as a transcript's saves do. */
+  sessionId?: string;
   /** Memories this session was already shown (the hook's session ledger): never shown again. */
   alreadySurfaced?: Iterable<string>;
   /** Bytes of memory this session was already shown, counted against the session budget. */
@@ -103,7 +105,11 @@ async function explicitMemory(
     memoryDir: options.location.memoryDir,
     memdir,
     now: options.now,
-    origin: { source: "user", projectRoot: options.location.projectRoot },
+    origin: {
+      source: "user",
+      projectRoot: options.location.projectRoot,
+      ...(options.sessionId ? { session: options.sessionId } : {}),
+    },
     // One history entry per save or removal, so `memdir undo` takes back exactly it (docs/design.md#undo).
     record: changeRecorder({
       command: "memdir hook user-prompt-submit",

@@ -117,6 +117,12 @@ describe("undo right after a save made on the user's or agent's behalf", () => {
     const saved = await prompt("remember: use pnpm, not npm");
     assert.equal(saved.code, 0, saved.stderr);
     assert.match(saved.stdout, /Saved feedback memory feedback-pnpm-not-npm\.md/);
+    // The session that asked is recorded, as for a transcript's saves: `list --session` finds it.
+    const listed = await cli("list", "--session", "s1", "--json");
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { file: string }[]).map((memory) => memory.file),
+      ["feedback-pnpm-not-npm.md"],
+    );
 
     const { undone } = await undoJson(cli);
     assert.equal(undone.kind, "remember");

@@ -364,6 +364,7 @@ async function promptContext(
     signal,
     memdir: run.memdir,
     explicitSaves: mode.mode === "full",
+    ...(sessionId ? { sessionId } : {}),
     alreadySurfaced: seen?.paths,
     surfacedBytes: seen?.bytes,
   });
