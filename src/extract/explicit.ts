@@ -60,15 +60,21 @@ function recorded<T>(
 
 /** Whether two descriptions say the same thing (case, spacing and end punctuation aside). */
 function sameStatement(a: string, b: string): boolean {
+  // Sentence punctuation aside ("use pnpm, not npm" is "use pnpm not npm"), but not the
+  // symbols that name things: "use C#" and "use C++" are not "use C".
   const normalize = (text: string) =>
     text
       .normalize("NFKC")
       .toLowerCase()
+      .replace(/[,;:!?"“”‘’'、，；：！？]/gu, " ")
       .replace(/\s+/g, " ")
       .replace(/[\s.。!！]+$/u, "")
       .trim();
   return normalize(a) === normalize(b);
 }
+
+/** A remember request word alone: `remember:`, `please remember`, `记住：`, `覚えて`. */
+const BARE_REQUEST = /^(?:please\s+)?(?:remember|记住|記住|覚えて(?:おいて)?)\s*[:：,，]?$/iu;
 
 /** Saves one statement as a memory through the single writer (an identical one is updated). */
 export async function rememberStatement(
@@ -77,7 +83,9 @@ export async function rememberStatement(
 ): Promise<Extract<ExplicitMemoryResult, { action: "saved" | "refused" }>> {
   const parsed = parseExplicitMemory(statement);
   const text = parsed?.kind === "remember" ? parsed.statement : cleanStatement(statement);
-  if (text === "") return { action: "refused", reason: "memdir: remember: nothing to remember" };
+  // "remember:" with nothing after it is the request without its statement, not a statement.
+  if (text === "" || BARE_REQUEST.test(text))
+    return { action: "refused", reason: "memdir: remember: nothing to remember" };
   const type = options.type ?? (parsed?.kind === "remember" ? parsed.type : classifyStatement(text));
   const description = describeStatement(text);
   try {

@@ -71,6 +71,32 @@ describe("memdir remember", () => {
     );
   });
 
+  it("refuses the request word alone, and updates the memory a statement repeated with other punctuation made", async () => {
+    const { home, memoryDir } = setup(false);
+    const remember = (statement: string) =>
+      runCliInProcess(["remember", statement, "--dir", memoryDir], { home });
+    for (const bare of ["remember:", "记住：", "please remember"]) {
+      const refused = await remember(bare);
+      assert.equal(refused.code, 1, bare);
+      assert.match(refused.stderr, /nothing to remember/);
+    }
+    assert.deepEqual(
+      fs.readdirSync(memoryDir).filter((file) => file.endsWith(".md")),
+      [],
+      "nothing saved for a request with no statement",
+    );
+    assert.equal((await remember("use pnpm, not npm")).code, 0);
+    const again = await remember("remember: use pnpm not npm");
+    assert.match(again.stdout, /^Updated feedback memory feedback-pnpm-not-npm\.md/);
+    // Symbols that name things are not punctuation: two languages, two memories.
+    assert.equal((await remember("use C++ for the engine")).code, 0);
+    assert.match((await remember("use C for the engine")).stdout, /^Saved /);
+    assert.equal(
+      fs.readdirSync(memoryDir).filter((file) => file.endsWith(".md") && file !== "MEMORY.md").length,
+      3,
+    );
+  });
+
   it("refuses a statement holding a credential (exit 1, nothing written)", async () => {
     const { home, memoryDir } = setup(false);
     const key = ["AKIA", "Z7QX3MPL5VB2NR4T"].join("");
