@@ -28,6 +28,6 @@ describe("docs/sync.md", () => {
     assert.match(result.stdout, /user-prefers-tabs\.md/);
     assert.match(result.stdout, /prefers tabs/);
     assert.match(result.stdout, /conflict: user-prefers-tabs\.conflict-[0-9a-f]{8}\.md/);
-    assert.match(result.stdout + result.stderr, /sync-conflict|another machine's version/);
+    assert.match(result.stdout + result.stderr, /sync-conflict|the other version of/);
   });
 });

@@ -195,7 +195,9 @@ async function memoryFileIssues(
     issues.push({
       code: "sync-conflict",
       file: header.file,
-      message: `${header.file} is another machine's version of ${original} (a sync conflict): merge what you need into ${original}, then delete ${header.file}`,
+      // Not "the other machine's": the machine that found the conflict keeps its own text in the
+      // memory, and every other machine pulls the pair as it is, its own text then in this file.
+      message: `${header.file} is the other version of ${original} (a sync conflict; the two machines' texts are in these two files): merge what you need into ${original}, then delete ${header.file}`,
     });
   return issues;
 }

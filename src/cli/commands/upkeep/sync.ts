@@ -94,7 +94,7 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
 function formatReport(report: ProjectSyncReport): string {
   const lines = [`synced with ${report.remote}: pulled ${report.pulled}, pushed ${report.pushed}`];
   for (const file of report.conflicts)
-    lines.push(`conflict: ${file} (the other machine's version; merge it, then delete it)`);
+    lines.push(`conflict: ${file} (the other version of a memory; merge what you need, then delete it)`);
   for (const { file, reason } of report.skipped) lines.push(`skipped: ${file}: ${reason}`);
   if (report.team) lines.push(formatReport(report.team).trimEnd().replace(/^/gm, "team: "));
   return `${lines.join("\n")}\n`;
