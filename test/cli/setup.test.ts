@@ -406,6 +406,28 @@ describe("memdir setup <agent>", () => {
     assert.match(cline.stderr, /cline keeps its MCP servers per user only/);
   });
 
+  it("--project writes the portable `memdir` even where memdir is not on PATH, and says so", async () => {
+    // A project's files are committed: `node /this/machine/…/memdir.js` would point at nothing on
+    // a teammate's machine.
+    const home = makeTempDir();
+    const repo = gitRepo(path.join(home, "repo"));
+    const bare = { PATH: path.dirname(process.execPath) };
+    const result = await runCli(["setup", "claude-code", "--project", "--json"], {
+      home,
+      cwd: repo,
+      env: bare,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const json = JSON.parse(result.stdout) as SetupJson;
+    assert.equal(json.command?.written, "memdir");
+    assert.equal(json.command?.absolute, false);
+    assert.match(json.command?.note ?? "", /memdir is not on PATH: the project's files run `memdir`/);
+    assert.deepEqual(readJson(path.join(repo, ".mcp.json")).mcpServers, {
+      memdir: { type: "stdio", command: "memdir", args: ["mcp"] },
+    });
+    assert.ok(!fs.readFileSync(path.join(repo, ".claude/settings.json"), "utf8").includes(root));
+  });
+
   it("follows CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, GEMINI_CLI_HOME and CLINE_DIR / CLINE_DATA_DIR", async () => {
     const home = makeTempDir();
     const env = {

@@ -184,12 +184,15 @@ export function splitCommandLine(line: string): string[] {
  * The command setup writes. `requested` (`--command`) is the user's choice and is written as
  * given, with a note when its executable does not resolve. Without it, `memdir` is written when
  * the `memdir` on the agent's PATH is this one; when it is missing, or another memdir, the
- * absolute form (`node /x/bin/memdir.js`) is written and the note says why.
+ * absolute form (`node /x/bin/memdir.js`) is written and the note says why. A project's files
+ * (`scope: "project"`) are committed and run on every teammate's machine, where a path of this
+ * one points at nothing: they always get `memdir`, and the note says when it is not on PATH here.
  */
 export function resolveSetupCommand(options: {
   requested: string | undefined;
   env: NodeJS.ProcessEnv;
   self: SelfCommand;
+  scope?: "user" | "project";
 }): ResolvedCommand {
   const { requested, env, self } = options;
   if (requested !== undefined) {
@@ -207,6 +210,16 @@ export function resolveSetupCommand(options: {
     };
   }
   const found = findExecutable("memdir", env);
+  if (options.scope === "project")
+    return {
+      argv: ["memdir"],
+      line: "memdir",
+      absolute: false,
+      note:
+        found === null
+          ? "memdir is not on PATH: the project's files run `memdir`, as they must on every teammate's machine; install it where they run (npm install -g memdir), or pass --command"
+          : null,
+    };
   if (self.bin === null)
     return {
       argv: ["memdir"],

@@ -63,8 +63,8 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
     .action(async (agentName: string, options: SetupOptions) => {
       const { agent, host } = setupAgentNamed(agentName, options.recommended === true);
       const env = context.env;
-      const command = resolveSetupCommand({ requested: options.command, env, self: selfCommand() });
       const scope = options.project ? "project" : "user";
+      const command = resolveSetupCommand({ requested: options.command, env, self: selfCommand(), scope });
       const cwd = resolveFrom(context, options.cwd ?? ".");
       const edits = editsOrUsageError({
         agent,
