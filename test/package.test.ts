@@ -76,6 +76,8 @@ describe("the packed package", () => {
       ".claude-plugin/plugin.json",
       "hooks/hooks.json",
       ".mcp.json",
+      // setup's errors send the user to it (src/hosts/shared/json-config.ts, INTEGRATIONS_DOC).
+      "docs/integrations.md",
     ])
       assert.ok(shipped.has(file), `the tarball ships ${file}`);
     assert.deepEqual(

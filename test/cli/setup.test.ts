@@ -517,11 +517,17 @@ describe("memdir setup <agent>", () => {
     assert.deepEqual(snapshot(home), before, "hooks.json was not written either");
 
     fs.mkdirSync(path.join(home, ".claude"), { recursive: true });
-    fs.writeFileSync(path.join(home, ".claude/settings.json"), '{ "model": "opus", }');
+    fs.writeFileSync(path.join(home, ".claude/settings.json"), '{\n  "model": "opus",\n}');
     const broken = await cli(["setup", "claude-code"], { home });
     assert.equal(broken.code, 1);
-    assert.match(broken.stderr, /settings\.json: not valid JSON .*nothing was changed/);
-    assert.equal(fs.readFileSync(path.join(home, ".claude/settings.json"), "utf8"), '{ "model": "opus", }');
+    assert.match(broken.stderr, /settings\.json: not valid JSON .*line 3, column 1.*nothing was changed/);
+    // It names a page the user has: the package ships docs/ (test/package.test.ts).
+    const page = /add the snippet from (\S+integrations\.md) by hand/.exec(broken.stderr)?.[1] ?? "";
+    assert.ok(fs.existsSync(page), `${page} exists`);
+    assert.equal(
+      fs.readFileSync(path.join(home, ".claude/settings.json"), "utf8"),
+      '{\n  "model": "opus",\n}',
+    );
     assert.equal(fs.existsSync(path.join(home, ".claude.json")), false);
 
     const unknown = await cli(["setup", "vim"], { home });

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { MemdirError } from "../../errors.ts";
 import { isMemdirHandler } from "./memdir-hooks.ts";
@@ -146,6 +147,24 @@ export function withKey(doc: JsonObject, key: string, value: unknown): JsonObjec
   return result;
 }
 
+/**
+ * The page with every agent's snippet, as installed: the package ships docs/ beside dist/ (the
+ * same two folders up from src/hosts/shared as from dist/hosts/shared).
+ */
+export const INTEGRATIONS_DOC = fileURLToPath(new URL("../../../docs/integrations.md", import.meta.url));
+
+/**
+ * JSON.parse's complaint with the line and column where it stopped (Node 20 says only
+ * "at position 57", which nobody counts to in an editor).
+ */
+function jsonErrorWhere(error: unknown, text: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const position = /at position (\d+)/.exec(message);
+  if (position === null || /line \d+/.test(message)) return message;
+  const before = text.slice(0, Number(position[1])).split("\n");
+  return `${message}: line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
 /** Parses a config file's text; a file that is not a JSON object is an error that changes nothing. */
 export function parseJsonConfig(text: string | null, file: string): JsonObject {
   if (text === null || text.trim() === "") return {};
@@ -155,7 +174,7 @@ export function parseJsonConfig(text: string | null, file: string): JsonObject {
   } catch (error) {
     throw new MemdirError(
       "invalid-input",
-      `memdir: setup: ${file}: not valid JSON (${error instanceof Error ? error.message : String(error)}); nothing was changed — fix it or add the snippet from docs/integrations.md by hand`,
+      `memdir: setup: ${file}: not valid JSON (${jsonErrorWhere(error, text)}); nothing was changed — fix it or add the snippet from ${INTEGRATIONS_DOC} by hand`,
       { cause: error },
     );
   }

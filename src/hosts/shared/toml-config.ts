@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { MemdirError } from "../../errors.ts";
+import { INTEGRATIONS_DOC } from "./json-config.ts";
 import { lineOf, scanToml, simpleTomlValue, TomlScanError, type TomlStatement } from "./toml-scan.ts";
 
 // Codex keeps its MCP servers in TOML (`[mcp_servers.<name>]` in config.toml). memdir edits only
@@ -58,7 +59,7 @@ interface OwnGroup {
 function refuse(file: string, reason: string): never {
   throw new MemdirError(
     "invalid-input",
-    `memdir: setup: ${file}: ${reason}; nothing was changed — edit it by hand (the snippet is in docs/integrations.md)`,
+    `memdir: setup: ${file}: ${reason}; nothing was changed — edit it by hand (the snippet is in ${INTEGRATIONS_DOC})`,
   );
 }
 
