@@ -262,8 +262,10 @@ describe("memdir setup <agent>", () => {
       [hooks, path.join(home, "ch/mcp-config.json")],
     );
     await setup(home, ["copilot", "--remove"], { env });
-    assert.deepEqual(readJson(hooks), {});
-    assert.deepEqual(readJson(path.join(home, "ch/mcp-config.json")), {});
+    // Files setup made hold only memdir's entries: --remove takes them away whole, no `{}` and no
+    // backup of memdir's own lines left behind.
+    assert.deepEqual(fs.readdirSync(path.join(home, "ch")).sort(), ["hooks"]);
+    assert.deepEqual(fs.readdirSync(path.join(home, "ch/hooks")), []);
   });
 
   it("opencode: writes memdir's plugin beside opencode.json, leaves a plugin of the same name that is not memdir's, and --remove deletes its own", async () => {

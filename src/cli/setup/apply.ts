@@ -28,8 +28,13 @@ export interface PlannedFile {
    * null to delete it (after `--remove` put the values back).
    */
   record?: { path: string; text: string | null };
-  /** The file is removed (a file memdir owns whole, on `--remove`). */
+  /**
+   * The file is removed on `--remove`: a file memdir owns whole, or a config file setup made
+   * that holds nothing but memdir's entries (`{}` once they are out).
+   */
   remove?: true;
+  /** No backup: what the file holds is memdir's alone (a config file setup made, now removed). */
+  noBackup?: true;
 }
 
 function refuse(file: string, reason: string): never {
@@ -152,12 +157,22 @@ export async function planEdits(edits: FileEdit[], options: PlanOptions): Promis
       const changed = !isDeepStrictEqual(doc, next);
       const earlier =
         options.remove && changed ? [record?.before, await readOrNull(backupPath(edit.path))] : [];
+      const after = changed ? textAfter(next, before, earlier) : (before ?? "");
+      // A file setup made (no earlier text of the user's: no record, no backup) that `--remove`
+      // leaves as `{}` goes with memdir's entries: an empty file and a backup of memdir's own
+      // lines were left behind.
+      const leftEmpty =
+        options.remove &&
+        changed &&
+        earlier.every((text) => typeof text !== "string") &&
+        Object.keys(withoutEmptyObjects(next) as JsonObject).length === 0;
       file = {
         path: edit.path,
         target,
         before,
-        after: changed ? textAfter(next, before, earlier) : (before ?? ""),
+        after,
         changed,
+        ...(leftEmpty ? { remove: true as const, noBackup: true as const } : {}),
       };
       const recordChange = edit.recommended
         ? recordUpdate(edit.recommended, record, doc, before, options, file.changed)
@@ -249,7 +264,7 @@ export async function writePlanned(planned: PlannedFile[]): Promise<Map<string, 
     if (!file.changed) continue;
     await fs.mkdir(path.dirname(file.target), { recursive: true });
     let mode: number | undefined;
-    if (file.before !== null) {
+    if (file.before !== null && !file.noBackup) {
       mode = (await fs.stat(file.target)).mode & 0o777;
       // Written, not copied: a link in the backup's place is replaced, never followed.
       const backup = backupPath(file.path);

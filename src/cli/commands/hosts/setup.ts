@@ -170,7 +170,10 @@ function printSetupText(
   for (const file of planned) {
     if (options.print) out(file.changed ? describeChange(file) : `unchanged ${file.path}\n`);
     else if (!file.changed) out(`unchanged ${file.path}\n`);
-    else {
+    else if (file.remove) {
+      const backup = backups.get(file.path);
+      out(`removed   ${file.path}${backup ? ` (backup: ${backup})` : " (it held only memdir's entries)"}\n`);
+    } else {
       const backup = backups.get(file.path);
       const through = file.target === file.path ? "" : ` (a link: wrote ${file.target})`;
       out(`changed   ${file.path}${through}${backup ? ` (backup: ${backup})` : " (new file)"}\n`);
