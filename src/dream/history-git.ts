@@ -54,15 +54,45 @@ export async function gitHistoryExists(memoryDir: string): Promise<boolean> {
     .catch(() => false);
 }
 
-/** Creates the repository (once) with a local identity: no global git config is needed. */
+/**
+ * Creates the repository (once) with a local identity: no global git config is needed. It is
+ * made in a dot-folder of the memory dir and renamed into place, so a `.git` there is always
+ * whole: two writers starting the history at once (an agent session's "remember …" and its
+ * model's save) each saw the other's `.git` half-made, and `git add` found no repository in it
+ * (test/dream/history.test.ts). A `.git` without `HEAD` (an init cut short) is finished in place.
+ */
 export async function initGitHistory(memoryDir: string): Promise<void> {
-  if (await gitHistoryExists(memoryDir)) return;
+  const head = await fs.stat(path.join(memoryDir, ".git", "HEAD")).then(
+    (stat) => stat.isFile(),
+    () => false,
+  );
+  if (head) return;
   await fs.mkdir(memoryDir, { recursive: true });
-  await git(memoryDir, ["init", "-q"]);
+  if (await gitHistoryExists(memoryDir)) {
+    await makeRepository(memoryDir);
+    return;
+  }
+  // A dot-folder: scans and the history's own `add -A` (EXCLUDES) leave it alone meanwhile.
+  const aside = await fs.mkdtemp(path.join(memoryDir, ".history-init-"));
+  try {
+    await makeRepository(aside);
+    await fs.rename(path.join(aside, ".git"), path.join(memoryDir, ".git")).catch((error: unknown) => {
+      // Another writer's repository took the place first: it is whole, and this one goes.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOTEMPTY" && code !== "EEXIST") throw error;
+    });
+  } finally {
+    await fs.rm(aside, { recursive: true, force: true });
+  }
+}
+
+/** `git init` in `dir` (again, for a `.git` cut short), with memdir's excludes. */
+async function makeRepository(dir: string): Promise<void> {
+  await git(dir, ["init", "-q"]);
   // The local identity and settings come from REPOSITORY_CONFIG, written before every git call.
-  await runGit(memoryDir, ["rev-parse", "--git-dir"]);
-  await fs.mkdir(path.join(memoryDir, ".git", "info"), { recursive: true });
-  await fs.writeFile(path.join(memoryDir, ".git", "info", "exclude"), EXCLUDES);
+  await runGit(dir, ["rev-parse", "--git-dir"]);
+  await fs.mkdir(path.join(dir, ".git", "info"), { recursive: true });
+  await fs.writeFile(path.join(dir, ".git", "info", "exclude"), EXCLUDES);
 }
 
 /**

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { beginChange, listHistory, recordChange, undoChange } from "../../src/dream/history.ts";
+import { initGitHistory } from "../../src/dream/history-git.ts";
 import type { HistoryBackendName } from "../../src/dream/history-types.ts";
 import { listTrackedFiles } from "../../src/memdir/write/scratch.ts";
 import { memory } from "../helpers/memory.ts";
@@ -126,6 +127,34 @@ describe("history (git)", () => {
     assert.ok(fs.existsSync(path.join(dir, "e.md")), "the save recorded in between survives");
     assert.match(read(dir, "MEMORY.md"), /\(b\.md\)/);
     assert.match(read(dir, "MEMORY.md"), /\(e\.md\)/);
+  });
+
+  it("starts the history whole when writers start it at once, and finishes a .git cut short", async () => {
+    // Writers of one process starting the history at once (an agent session's "remember …"
+    // beside its model's save): none may find the other's repository half-made.
+    const dir = seed();
+    await Promise.all([1, 2, 3, 4].map(() => initGitHistory(dir)));
+    const first = await recordChange(dir, { kind: "save", message: "first", backend: "git" }, async () => {
+      fs.writeFileSync(path.join(dir, "x.md"), memory("x", "x"));
+    });
+    assert.ok(first.entry);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((file) => file.startsWith(".history-init-")),
+      [],
+      "no folder left from a repository made aside",
+    );
+    // A `.git` folder without HEAD, as a killed `git init` leaves it.
+    const cut = seed();
+    fs.mkdirSync(path.join(cut, ".git"));
+    const entry = await recordChange(
+      cut,
+      { kind: "save", message: "after a cut init", backend: "git" },
+      async () => {
+        fs.writeFileSync(path.join(cut, "v.md"), memory("v", "v"));
+      },
+    );
+    assert.ok(entry.entry);
+    assert.equal((await listHistory(cut))[0]?.message, "after a cut init");
   });
 
   it("never touches an enclosing repository and keeps its own state out of history", async () => {
