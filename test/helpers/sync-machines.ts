@@ -11,11 +11,15 @@ import { makeTempDir } from "./temp.ts";
 // `https://github.com/acme/shop` on the other, never fetched), and a local bare repository as the
 // memory remote (docs/sync.md).
 
-/** Runs git with no user or system config (tests never depend on the developer's git setup). */
-export function gitIn(cwd: string, args: string[]): string {
+/**
+ * Runs git with no user or system config (tests never depend on the developer's git setup);
+ * `input` goes to its stdin (bytes, for `hash-object --stdin` of what git itself would refuse).
+ */
+export function gitIn(cwd: string, args: string[], input?: Buffer): string {
   return execFileSync("git", args, {
     cwd,
     encoding: "utf8",
+    ...(input ? { input } : {}),
     env: {
       PATH: process.env.PATH ?? "",
       HOME: cwd,
@@ -26,7 +30,7 @@ export function gitIn(cwd: string, args: string[]): string {
       GIT_COMMITTER_NAME: "t",
       GIT_COMMITTER_EMAIL: "t@t",
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [input ? "pipe" : "ignore", "pipe", "pipe"],
   });
 }
 

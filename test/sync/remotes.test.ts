@@ -11,6 +11,9 @@ import { cloneDir } from "../../src/sync/remotes.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { gitIn, type Machine, makeWorld, memory } from "../helpers/sync-machines.ts";
 
+/** {@link gitIn} with bytes on stdin; its output, trimmed. */
+const gitBytesIn = (cwd: string, args: string[], input: Buffer) => gitIn(cwd, args, input).trim();
+
 function memdir(m: Machine, args: string[]) {
   return runCliInProcess(args, { home: m.home, cwd: m.project });
 }
@@ -29,39 +32,19 @@ function snapshot(m: Machine): Record<string, string> {
   return Object.fromEntries(m.files().map((file) => [file, m.read(file) ?? ""]));
 }
 
-/** git with bytes on stdin and no user or system config; its output, trimmed. */
-function gitWithInput(cwd: string, args: string[], input: Buffer): string {
-  return execFileSync("git", args, {
-    cwd,
-    input,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: cwd,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@t",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@t",
-    },
-  })
-    .toString("utf8")
-    .trim();
-}
-
 /**
  * Commits on the remote's main, with plain git, a root tree that lists a folder with the
  * zero-padded mode `040000`, as some older tools wrote: git's fsck refuses it
  * (`zeroPaddedFilemode`); a plain clone, which does not check, takes it.
  */
 function pushZeroPaddedTree(remoteDir: string): void {
-  const blob = gitWithInput(remoteDir, ["hash-object", "-w", "--stdin"], Buffer.from("hello\n"));
-  const folder = gitWithInput(remoteDir, ["mktree"], Buffer.from(`100644 blob ${blob}\tnote.txt\n`));
+  const blob = gitBytesIn(remoteDir, ["hash-object", "-w", "--stdin"], Buffer.from("hello\n"));
+  const folder = gitBytesIn(remoteDir, ["mktree"], Buffer.from(`100644 blob ${blob}\tnote.txt\n`));
   const root = execFileSync("git", ["cat-file", "tree", "main^{tree}"], { cwd: remoteDir });
   // `odd` sorts after `github.com`, the one entry there: appended, the tree stays sorted.
   const padded = Buffer.concat([root, Buffer.from("040000 odd\0"), Buffer.from(folder, "hex")]);
-  const tree = gitWithInput(remoteDir, ["hash-object", "-t", "tree", "-w", "--literally", "--stdin"], padded);
-  const commit = gitWithInput(
+  const tree = gitBytesIn(remoteDir, ["hash-object", "-t", "tree", "-w", "--literally", "--stdin"], padded);
+  const commit = gitBytesIn(
     remoteDir,
     ["commit-tree", tree, "-p", "main", "-m", "an old tool"],
     Buffer.alloc(0),
