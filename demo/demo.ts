@@ -150,6 +150,9 @@ async function main(): Promise<void> {
     console.log(`transcript: ${first.transcript.path}`);
 
     // The worked example's second memory, saved the same day (through the single writer).
+    console.log(
+      "\nThe same day, a second memory is saved: project-auth-migration.md (认证重构由合规要求推动).",
+    );
     await saveMemory(memoryDir, {
       file: "project-auth-migration.md",
       type: "project",
@@ -198,6 +201,9 @@ async function main(): Promise<void> {
 /** Part 3: the same cycle with no model at all — the explicit rule saves, lexical recall picks. */
 async function offlineEpilogue(offlineDir: string, memoryDir: string): Promise<void> {
   heading("Offline, no model: '记住：…' is saved by memdir's own rule");
+  console.log(
+    `(into a separate, empty memory dir, ${offlineDir}, so the session's memories stay as they are)\n`,
+  );
   const saved = await applyExplicitMemory(REMEMBER, { memoryDir: offlineDir });
   if (saved.action === "saved") console.log(`Saved ${saved.type} memory ${saved.file}: ${saved.description}`);
   console.log(fs.readFileSync(path.join(offlineDir, "MEMORY.md"), "utf8"));
