@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError } from "../errors.ts";
+import { takeLease } from "../memdir/fs/lease.ts";
 import {
   type GitRepository,
   type GitResult,
@@ -106,6 +107,32 @@ export async function gitCommit(
   options: { body?: string; now?: Clock; allowEmpty?: boolean } = {},
 ): Promise<HistoryEntry | null> {
   await initGitHistory(memoryDir);
+  // One commit at a time in a history: a writer that records without the writer lock (a
+  // consolidation or an extraction, which must not block saves) committing beside a save
+  // made one of them fail on git's index.lock, and a save that failed to record was not saved
+  // (test/dream/history.test.ts). Its own lease, held only for the commit's few git calls.
+  const lease = await takeLease(path.join(memoryDir, ".git", COMMIT_LOCK), {
+    staleMs: COMMIT_LOCK_STALE_MS,
+    timeoutMs: COMMIT_LOCK_STALE_MS,
+  });
+  try {
+    return await commitNow(memoryDir, kind, message, options);
+  } finally {
+    await lease.release();
+  }
+}
+
+/** The lease file of {@link gitCommit}, inside `.git` (git leaves files it does not know alone). */
+const COMMIT_LOCK = "memdir-commit.lock";
+/** A commit takes well under a second; a holder silent this long is gone. */
+const COMMIT_LOCK_STALE_MS = 60_000;
+
+async function commitNow(
+  memoryDir: string,
+  kind: HistoryKind,
+  message: string,
+  options: { body?: string; now?: Clock; allowEmpty?: boolean },
+): Promise<HistoryEntry | null> {
   await git(memoryDir, ["add", "-A"]);
   const staged = await runGit(memoryDir, ["diff", "--cached", "--quiet"]);
   // A brand-new repository has no HEAD: `diff --cached` then compares with nothing and says "changed" when files exist.

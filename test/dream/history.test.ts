@@ -138,6 +138,19 @@ describe("history (git)", () => {
       fs.writeFileSync(path.join(dir, "x.md"), memory("x", "x"));
     });
     assert.ok(first.entry);
+    // Writers that record without the writer lock (a consolidation, an extraction) beside each
+    // other: none fails on git's own index lock, and every file they wrote is in the history
+    // (unlocked, one may land in another's entry: docs/design.md#undo).
+    await Promise.all(
+      ["x", "y", "z", "w"].map((name) =>
+        recordChange(dir, { kind: "dream", message: name, backend: "git" }, async () => {
+          fs.writeFileSync(path.join(dir, `${name}-more.md`), memory(name, name));
+        }),
+      ),
+    );
+    const recorded = (await listHistory(dir)).flatMap((entry) => entry.changes.map((change) => change.file));
+    for (const name of ["x", "y", "z", "w"])
+      assert.ok(recorded.includes(`${name}-more.md`), `${name}-more.md in ${recorded}`);
     assert.deepEqual(
       fs.readdirSync(dir).filter((file) => file.startsWith(".history-init-")),
       [],
