@@ -115,11 +115,16 @@ export async function gitCommit(
     staleMs: COMMIT_LOCK_STALE_MS,
     timeoutMs: COMMIT_LOCK_STALE_MS,
   });
+  let entry: HistoryEntry | null;
   try {
-    return await commitNow(memoryDir, kind, message, options);
+    entry = await commitNow(memoryDir, kind, message, options);
   } finally {
     await lease.release();
   }
+  // What git would have started after the commit, when it has work (housekeepIfDue): after the
+  // lease, so a maintenance run never keeps another writer's commit waiting.
+  if (entry !== null) await housekeepIfDue(historyRepository(memoryDir)).catch(() => undefined);
+  return entry;
 }
 
 /** The lease file of {@link gitCommit}, inside `.git` (git leaves files it does not know alone). */
@@ -149,8 +154,6 @@ async function commitNow(
     throw new MemdirError("io", `history: git commit failed in ${memoryDir}: ${commitResult.stderr.trim()}`);
   }
   const hash = (await git(memoryDir, ["rev-parse", "HEAD"])).trim();
-  // What git would have started after the commit, when it has work (housekeepIfDue).
-  await housekeepIfDue(historyRepository(memoryDir)).catch(() => undefined);
   const entries = await gitLog(memoryDir, [hash, "-1"]);
   return entries[0] ?? null;
 }
