@@ -69,6 +69,9 @@ function compileTests() {
     console.error("run-tests: the TypeScript build failed (see above)");
     process.exit(1);
   }
+  // The package ships docs/ beside dist/, and messages name its pages by their installed path
+  // (src/hosts/shared/json-config.ts): the build has them in the same place.
+  fs.symlinkSync(path.join(root, "docs"), path.join(build, "docs"));
 }
 
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-tests-"));
