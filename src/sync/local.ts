@@ -30,10 +30,25 @@ export interface LocalFile {
   conflict: boolean;
   /**
    * Its text: read now, or on demand when the stat cache vouched for it. Read on demand, a file
-   * whose bytes no longer have `blob` (changed since the listing) throws: the decision was made
-   * on the other text, and the next sync takes the new one.
+   * whose bytes no longer have `blob` (changed since the listing, or a cache entry that was
+   * wrong) throws: the decision was made on the other text, and the next sync takes the new one.
    */
   text(): Promise<string>;
+  /** True when `blob` is the stat cache's, not hashed by this read. */
+  vouched?: true;
+}
+
+/** Why a file the stat cache vouched for is skipped when its bytes no longer have the cached blob. */
+export const CHANGED_SINCE_READ = "changed while this sync ran; the next sync takes it";
+
+/**
+ * The reason to name in `skipped` for a `MemdirError` met on `file`: its message without the
+ * `memdir: ` prefix, and without `sync: <file> ` where the message names the file itself.
+ */
+export function skipReason(file: string, error: MemdirError): string {
+  const message = error.message.replace(/^memdir: /, "");
+  const named = `sync: ${file} `;
+  return message.startsWith(named) ? message.slice(named.length) : message;
 }
 
 /** True when a memory's frontmatter says `visibility: private` (or `metadata: {visibility: private}`): it never leaves the machine. */
@@ -73,7 +88,11 @@ export interface LocalSide {
   files: Map<string, LocalFile>;
   held: Map<string, string>;
   index: string;
-  /** The stat cache after this read: what the next read may trust without opening a file. */
+  /**
+   * The stat cache after this read: what the next read may trust without opening a file. Replaced
+   * by a copy without the entry when a file it vouched for turns out not to have the entry's blob
+   * ({@link LocalFile.text}, {@link unchangedSinceRead}): the next read hashes that file afresh.
+   */
   cache: StatCache;
 }
 
@@ -137,12 +156,20 @@ async function textOfBlob(full: string, blob: string): Promise<string | null> {
   return text !== null && blobId(text) === blob ? text : null;
 }
 
-/** The text of a file the stat cache vouched for, read when a sync needs it. */
-function readLater(full: string, file: string, blob: string): () => Promise<string> {
+/**
+ * The text of a file the stat cache vouched for, read when a sync needs it. Bytes that no longer
+ * hash to the entry's blob mean the file changed since the listing or the entry was wrong (a
+ * damaged or hand-edited stat-cache.json, one a buggy version wrote): either way the entry is
+ * dropped (`forget`), so the next read hashes the file instead of trusting the entry again, which
+ * skipped the file on every sync, never pushed (docs/design.md#sync-stat-cache, "Read later, checked").
+ */
+function readLater(full: string, file: string, blob: string, forget: () => void): () => Promise<string> {
   return async () => {
     const text = await textOfBlob(full, blob);
-    if (text === null)
-      throw new MemdirError("conflict", `sync: ${file} changed while this sync ran; the next sync takes it`);
+    if (text === null) {
+      forget();
+      throw new MemdirError("conflict", `sync: ${file} ${CHANGED_SINCE_READ}`);
+    }
     return text;
   };
 }
@@ -151,8 +178,10 @@ function readLater(full: string, file: string, blob: string): () => Promise<stri
  * True while `file` is as `local` read it: the same blob, or still absent when the read found no
  * such file. Asked right before a pulled write or deletion replaces it, under the writer lock
  * (docs/design.md#sync-stat-cache, "Written only over what was read"). A file absent then and
- * now costs one `lstat` (a first pull of 2,000 reads nothing), one whose stat still equals the
- * entry this read kept is not opened, and any other is read and hashed.
+ * now costs one `lstat` (a first pull of 2,000 reads nothing), one this read hashed whose stat
+ * still equals the entry it kept is not opened, and any other is read and hashed: one the stat
+ * cache vouched for included, whose entry may be wrong (then dropped, as {@link LocalFile.text}
+ * does), so a wrong entry never lets a pulled write replace a text no decision saw.
  */
 export async function unchangedSinceRead(
   memoryDir: string,
@@ -170,6 +199,11 @@ export async function unchangedSinceRead(
   const seen = local.files.get(file);
   if (seen === undefined) return stat === undefined;
   if (stat === undefined || !stat.isFile()) return false;
+  if (seen.vouched)
+    return seen.text().then(
+      () => true,
+      () => false,
+    );
   const entry = local.cache[file];
   if (entry?.blob === seen.blob && sameStat(entry, stat)) return true;
   return (await textOfBlob(full, seen.blob)) !== null;
@@ -193,6 +227,15 @@ export async function readLocalSide(
   const files = new Map<string, LocalFile>();
   const held = new Map<string, string>();
   const next: StatCache = {};
+  // The side handed back; `forget` replaces its cache by a copy, never changing the one read (the
+  // caller's, which writeStatCaches compares by identity to skip an unchanged write).
+  const side: LocalSide = { files, held, index: "", cache: next };
+  const forget = (file: string) => {
+    if (side.cache[file] === undefined) return;
+    const rest: StatCache = {};
+    for (const [name, entry] of Object.entries(side.cache)) if (name !== file) rest[name] = entry;
+    side.cache = rest;
+  };
   const wanted: string[] = [];
   const take = (file: string, kind: { isFile: boolean; isSymbolicLink: boolean; notUtf8: boolean }) => {
     if (file.startsWith(".") || file.includes("/.")) return;
@@ -227,11 +270,17 @@ export async function readLocalSide(
     if (Math.max(entry.mtimeMs, entry.ctimeMs) < nowMs - RACY_MS) next[file] = entry;
     if (entry.held !== undefined) held.set(file, entry.held);
     else
-      files.set(file, {
-        blob: entry.blob,
-        conflict: entry.conflict === true,
-        text: text === undefined ? readLater(full, file, entry.blob) : async () => text,
-      });
+      files.set(
+        file,
+        text === undefined
+          ? {
+              blob: entry.blob,
+              conflict: entry.conflict === true,
+              text: readLater(full, file, entry.blob, () => forget(file)),
+              vouched: true,
+            }
+          : { blob: entry.blob, conflict: entry.conflict === true, text: async () => text },
+      );
   };
   // The files the stat cache vouches for are not opened: a synchronous lstat each, a slice at a
   // time with the event loop let through between slices. At 20,000 memories the promise lstats,
@@ -290,7 +339,9 @@ export async function readLocalSide(
   const same =
     Object.keys(next).length === Object.keys(cache).length &&
     Object.keys(next).every((file) => next[file] === cache[file]);
-  return { files, held, index, cache: same ? cache : next };
+  side.index = index;
+  side.cache = same ? cache : next;
+  return side;
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   readLocalSide,
   rebuildIndex,
   type StatCache,
+  skipReason,
   unchangedSinceRead,
 } from "./local.ts";
 import { planSync, type SyncAction } from "./plan.ts";
@@ -294,9 +295,15 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       // The stat cache is what this read found, whatever the merge does: written beside it.
       const cacheWritten = writeStatCaches(clone, caches);
       const cacheSettled = cacheWritten.catch(() => undefined); // its error is thrown below
-      const round = await mergeRound(clone, target, state, remote, local, options).finally(
-        () => cacheSettled,
-      );
+      const round = await mergeRound(clone, target, state, remote, local, options).finally(async () => {
+        await cacheSettled;
+        // An entry the merge found wrong was dropped from `local.cache` (src/sync/local.ts
+        // readLater): written now, else every later sync would trust it again.
+        if (local.cache !== caches.projects[target.key]) {
+          caches.projects[target.key] = local.cache;
+          await writeStatCaches(clone, caches).catch(() => undefined);
+        }
+      });
       await cacheWritten;
       report.pulled += round.pulled;
       report.skipped = round.skipped;
@@ -474,7 +481,7 @@ export async function decide(
     if (blob === base.get(file) || blob === theirs.get(file)?.blob) continue;
     const text = await readText().catch((error: unknown) => {
       if (!(error instanceof MemdirError)) throw error;
-      held.set(file, error.message.replace(/^sync: [^ ]+ /, ""));
+      held.set(file, skipReason(file, error));
       return null;
     });
     if (text === null) continue;
@@ -601,7 +608,7 @@ async function mergeRound(
       } catch (error) {
         if (!(error instanceof MemdirError)) throw error;
         // Quarantined, a credential, a name this machine cannot hold: held.
-        hold(action, error.message.replace(/^memdir: /, ""));
+        hold(action, skipReason(action.file, error));
       }
     };
     // Results land by action, then are read in the actions' order: the index lines and the

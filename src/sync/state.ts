@@ -64,6 +64,11 @@ export async function readSyncState(clone: SyncClone): Promise<SyncState> {
   }
 }
 
+/** A plain object (not null, not an array). */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
 /** Written atomically: a sync killed at any point leaves the old state or the new one. */
 export async function writeSyncState(clone: SyncClone, state: SyncState): Promise<void> {
   await writeFileAtomic(path.join(clone.dir, "state.json"), `${JSON.stringify(state, null, 2)}\n`);
@@ -92,15 +97,19 @@ export async function readStatCaches(clone: SyncClone): Promise<StatCaches> {
   const text = bytes === null ? "" : bytes.toString("utf8");
   const projects: Record<string, StatCache> = {};
   try {
-    const data = JSON.parse(text) as Record<string, Record<string, StoredEntry>>;
+    const data: unknown = JSON.parse(text);
+    if (!isRecord(data)) throw new Error("not an object");
     // Plain loops and one object shape per entry: at 20,000 entries, destructuring and spreading
-    // each took about as long again as the JSON.parse itself.
+    // each took about as long again as the JSON.parse itself. An entry not as memdir writes it is
+    // left out (its file is read again); one whose fields are right but whose blob is not the
+    // file's is dropped when its read finds that (src/sync/local.ts readLater).
     for (const key of Object.keys(data)) {
       const stored = data[key];
+      if (!isRecord(stored)) continue;
       const cache: StatCache = {};
       for (const file of Object.keys(stored)) {
         const e = stored[file];
-        if (!Array.isArray(e) || e.length !== 6 || typeof e[4] !== "string") continue;
+        if (!isStoredEntry(e)) continue;
         const entry: StatEntry = { size: e[0], mtimeMs: e[1], ctimeMs: e[2], ino: e[3], blob: e[4] };
         if (e[5] === 1) entry.conflict = true;
         else if (typeof e[5] === "string") entry.held = e[5];
@@ -112,6 +121,19 @@ export async function readStatCaches(clone: SyncClone): Promise<StatCaches> {
     // Missing or damaged: every file is read, as on a first sync.
   }
   return { projects, text, stored: new Map(Object.entries(projects)) };
+}
+
+function isStoredEntry(e: unknown): e is StoredEntry {
+  return (
+    Array.isArray(e) &&
+    e.length === 6 &&
+    typeof e[0] === "number" &&
+    typeof e[1] === "number" &&
+    typeof e[2] === "number" &&
+    typeof e[3] === "number" &&
+    typeof e[4] === "string" &&
+    (e[5] === 0 || e[5] === 1 || typeof e[5] === "string")
+  );
 }
 
 /** Written atomically, and only when it differs from what was read. */

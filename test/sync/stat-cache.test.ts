@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { recordChange } from "../../src/dream/history.ts";
+import { blobId, openClone } from "../../src/sync/repository.ts";
 import { type SyncTarget, syncFolder } from "../../src/sync/run.ts";
 import { initBoth, makeWorld, memory, syncJson } from "../helpers/sync-machines.ts";
 import { makeTempDir } from "../helpers/temp.ts";
@@ -32,6 +33,15 @@ function twoMachines(): { a: SyncTarget; b: SyncTarget } {
   const a = machine("a");
   fs.mkdirSync(a.localDir, { recursive: true });
   return { a, b: machine("b") };
+}
+
+/** Edits `target`'s stat-cache.json: `file`'s entry gets the file's current stat and `blob`. */
+function vouchFor(target: SyncTarget, file: string, blob: string): void {
+  const cachePath = path.join(openClone(target.root, target.url).dir, "stat-cache.json");
+  const caches = JSON.parse(fs.readFileSync(cachePath, "utf8")) as Record<string, Record<string, unknown[]>>;
+  const stat = fs.lstatSync(path.join(target.localDir, file));
+  caches[KEY][file] = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, blob, 0];
+  fs.writeFileSync(cachePath, JSON.stringify(caches));
 }
 
 describe("memdir sync: the stat cache and a quiet sync", () => {
@@ -97,6 +107,63 @@ describe("memdir sync: the stat cache and a quiet sync", () => {
     await syncFolder(b, { now: later });
     assert.equal((await syncFolder(a, { now: later })).pulled, 1);
     assert.match(fs.readFileSync(path.join(a.localDir, "project-ok.md"), "utf8"), /changed on b/);
+  });
+
+  it("drops an entry whose stat matches but whose blob is wrong: the edit is pushed by the second sync, then the sync is quiet", async () => {
+    const { a, b } = twoMachines();
+    const file = "project-deploys.md";
+    fs.writeFileSync(path.join(a.localDir, file), memory("deploys run on fridays", "from main", "project"));
+    await syncFolder(a, { now: later });
+    const edited = memory("deploys run on mondays", "from the release branch", "project");
+    fs.writeFileSync(path.join(a.localDir, file), edited);
+    // A damaged stat-cache.json: the entry has the file's stat, and a blob no file has.
+    vouchFor(a, file, "0123456789abcdef0123456789abcdef01234567");
+    const first = await syncFolder(a, { now: later });
+    if (first.pushed === 0) {
+      assert.deepEqual(first.skipped, [
+        { file, reason: "changed while this sync ran; the next sync takes it" },
+      ]);
+      assert.equal((await syncFolder(a, { now: later })).pushed, 1);
+    }
+    const quiet = await syncFolder(a, { now: later });
+    assert.deepEqual(
+      { pushed: quiet.pushed, pulled: quiet.pulled, skipped: quiet.skipped },
+      { pushed: 0, pulled: 0, skipped: [] },
+    );
+    await syncFolder(b, { now: later });
+    assert.equal(fs.readFileSync(path.join(b.localDir, file), "utf8"), edited);
+  });
+
+  it("never writes a pulled change over a local edit whose cache entry wrongly names the base's blob", async () => {
+    const { a, b } = twoMachines();
+    const file = "project-deploys.md";
+    const base = memory("deploys run on fridays", "from main", "project");
+    fs.writeFileSync(path.join(a.localDir, file), base);
+    await syncFolder(a, { now: later });
+    await syncFolder(b, { now: later });
+    const theirs = memory("deploys run on fridays", "changed on b", "project");
+    fs.writeFileSync(path.join(b.localDir, file), theirs);
+    await syncFolder(b, { now: later });
+    const ours = memory("deploys run on mondays", "changed on a", "project");
+    fs.writeFileSync(path.join(a.localDir, file), ours);
+    // As a buggy version could leave it: the edited file's stat with the base's blob.
+    vouchFor(a, file, blobId(base));
+    await syncFolder(a, { now: later });
+    assert.equal(fs.readFileSync(path.join(a.localDir, file), "utf8"), ours);
+    await syncFolder(a, { now: later });
+    assert.equal(fs.readFileSync(path.join(a.localDir, file), "utf8"), ours);
+    const names = fs
+      .readdirSync(a.localDir)
+      .filter((name) => name !== file && name.startsWith("project-deploys"));
+    assert.equal(names.length, 1, `one conflict file beside it: ${names.join(", ")}`);
+    assert.match(fs.readFileSync(path.join(a.localDir, names[0]), "utf8"), /changed on b/);
+    const quiet = await syncFolder(a, { now: later });
+    assert.deepEqual(
+      { pushed: quiet.pushed, pulled: quiet.pulled, skipped: quiet.skipped },
+      { pushed: 0, pulled: 0, skipped: [] },
+    );
+    await syncFolder(b, { now: later });
+    assert.equal(fs.readFileSync(path.join(b.localDir, file), "utf8"), ours);
   });
 });
 
