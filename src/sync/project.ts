@@ -141,7 +141,7 @@ async function folderStatus(target: SyncTarget, options: StatusOptions): Promise
   try {
     await prepareClone(clone);
     const state = await readSyncState(clone);
-    const lastSync = state.projects[target.key]?.lastSync ?? null;
+    const lastSync = state.projects[target.key]?.lastSync || null;
     let reachable = true;
     const remote = await fetchRemote(clone, signal).catch(async (error: unknown) => {
       if (!(error instanceof MemdirError && error.code === "unreachable")) throw error;

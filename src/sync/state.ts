@@ -50,23 +50,89 @@ export interface RecordedPull {
   bases?: Record<string, string | null>;
 }
 
+/**
+ * The state a clone kept, or none when state.json is missing or not JSON. A file edited by hand
+ * (or damaged) is read field by field, never trusted as it is: a project entry whose `base`,
+ * `review` or `pulls` is not what memdir writes is dropped whole, and that project syncs as on
+ * its first sync, with no base: every file of both sides is kept, differences become conflict
+ * files, nothing is deleted on either side (docs/design.md#sync, three-way per file). Dropping
+ * only the bad field would not be safe: without its `review` a file held for review would read
+ * as this machine's deletion, and without its `pulls` an undone pull would read as this
+ * machine's edits and deletions, each pushed to every machine (docs/design.md#sync-stat-cache,
+ * "What state.json is trusted with"). A malformed `quiet` or `lastSync` is only dropped (the
+ * next sync takes the full path; the status says "never").
+ */
 export async function readSyncState(clone: SyncClone): Promise<SyncState> {
+  let data: unknown;
   try {
-    const data = JSON.parse(
-      await fs.readFile(path.join(clone.dir, "state.json"), "utf8"),
-    ) as Partial<SyncState>;
-    return {
-      lastRemote: typeof data.lastRemote === "string" ? data.lastRemote : null,
-      projects: data.projects && typeof data.projects === "object" ? data.projects : {},
-    };
+    data = JSON.parse(await fs.readFile(path.join(clone.dir, "state.json"), "utf8"));
   } catch {
     return { lastRemote: null, projects: {} };
   }
+  if (!isRecord(data)) return { lastRemote: null, projects: {} };
+  const projects: Record<string, ProjectState> = {};
+  if (isRecord(data.projects))
+    for (const [key, value] of Object.entries(data.projects)) {
+      const project = projectState(value);
+      if (project !== null) projects[key] = project;
+    }
+  return { lastRemote: isCommit(data.lastRemote) ? data.lastRemote : null, projects };
 }
 
 /** A plain object (not null, not an array). */
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A git object id as git prints it: 40 hex digits (SHA-1) or 64 (SHA-256). */
+function isObjectId(value: unknown): value is string {
+  return typeof value === "string" && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(value);
+}
+
+const isCommit = isObjectId;
+
+/** A record of file → blob id or null (absent), as `review` and a pull's `bases` are kept. */
+function isBlobRecord(value: unknown): value is Record<string, string | null> {
+  return isRecord(value) && Object.values(value).every((blob) => blob === null || isObjectId(blob));
+}
+
+function isRecordedPull(value: unknown): value is RecordedPull {
+  return (
+    isRecord(value) &&
+    typeof value.entry === "string" &&
+    value.entry !== "" &&
+    (value.base === null || isCommit(value.base)) &&
+    (value.bases === undefined || isBlobRecord(value.bases))
+  );
+}
+
+function isQuiet(value: unknown): value is NonNullable<ProjectState["quiet"]> {
+  return (
+    isRecord(value) &&
+    typeof value.digest === "string" &&
+    Array.isArray(value.conflicts) &&
+    value.conflicts.every((file) => typeof file === "string") &&
+    Array.isArray(value.skipped) &&
+    value.skipped.every(
+      (skip) => isRecord(skip) && typeof skip.file === "string" && typeof skip.reason === "string",
+    )
+  );
+}
+
+/** One project's entry as memdir writes it, or null when it cannot be trusted ({@link readSyncState}). */
+function projectState(value: unknown): ProjectState | null {
+  if (!isRecord(value)) return null;
+  if (value.base !== null && !isCommit(value.base)) return null;
+  if (value.review !== undefined && !isBlobRecord(value.review)) return null;
+  if (value.pulls !== undefined && !(Array.isArray(value.pulls) && value.pulls.every(isRecordedPull)))
+    return null;
+  return {
+    base: value.base,
+    lastSync: typeof value.lastSync === "string" ? value.lastSync : "",
+    ...(value.review !== undefined ? { review: value.review } : {}),
+    ...(isQuiet(value.quiet) ? { quiet: value.quiet } : {}),
+    ...(value.pulls !== undefined ? { pulls: value.pulls } : {}),
+  };
 }
 
 /** Written atomically: a sync killed at any point leaves the old state or the new one. */
