@@ -15,7 +15,7 @@ import {
   syncFolder,
   takeSyncLease,
 } from "./run.ts";
-import { readStatCaches, readSyncState } from "./state.ts";
+import { adoptProjectKeyEntry, folderStateId, readStatCaches, readSyncState } from "./state.ts";
 
 /**
  * The project key of a memory location, recorded in its `.memdir-project` marker. With `--dir`
@@ -140,8 +140,15 @@ async function folderStatus(target: SyncTarget, options: StatusOptions): Promise
   const lease = await takeSyncLease(clone);
   try {
     await prepareClone(clone);
-    const state = await readSyncState(clone);
-    const lastSync = state.projects[target.key]?.lastSync || null;
+    const [state, caches, id] = await Promise.all([
+      readSyncState(clone),
+      readStatCaches(clone),
+      folderStateId(target.key, target.localDir),
+    ]);
+    // As `memdir sync` reads them (src/sync/run.ts): this memory dir's own entry, an earlier
+    // memdir's entry under the project key alone taken as a sync would take it (written by none).
+    await adoptProjectKeyEntry(state, caches, target.key, id, target.localDir);
+    const lastSync = state.projects[id]?.lastSync || null;
     let reachable = true;
     const remote = await fetchRemote(clone, signal).catch(async (error: unknown) => {
       if (!(error instanceof MemdirError && error.code === "unreachable")) throw error;
@@ -151,15 +158,14 @@ async function folderStatus(target: SyncTarget, options: StatusOptions): Promise
     // The check `memdir sync` refuses on (src/sync/run.ts): a rewrite is said, not counted as
     // deletions to pull. The figures are then those of `--accept-remote`, which forgets this
     // project's base (every difference a conflict, nothing deleted), since a plain sync does nothing.
-    const rewritten = await remoteRewritten(clone, state, target.key, remote, reachable);
-    if (rewritten) delete state.projects[target.key];
-    const caches = await readStatCaches(clone);
+    const rewritten = await remoteRewritten(clone, state, id, remote, reachable);
+    if (rewritten) delete state.projects[id];
     const { local, actions } = await decide(
       clone,
       target,
-      state,
+      state.projects[id],
       remote,
-      { cache: caches.projects[target.key], nowMs: Date.now() },
+      { cache: caches.projects[id], nowMs: Date.now() },
       { undonePulls: options.undonePulls },
     );
     const conflicts = [...local.files].filter(([, { conflict }]) => conflict).map(([file]) => file);

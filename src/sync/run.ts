@@ -44,6 +44,9 @@ import {
 } from "./repository.ts";
 import { proposeIncoming, reviewsIncoming } from "./review.ts";
 import {
+  adoptProjectKeyEntry,
+  folderStateId,
+  type ProjectState,
   type RecordedPull,
   readStatCaches,
   readSyncState,
@@ -72,8 +75,8 @@ export interface SyncOptions {
   /** Merge the remote in, push nothing (the bounded pull at session start). */
   pullOnly?: boolean;
   /**
-   * Forget the remote commit this project last saw (its base): merge with a rewritten remote,
-   * keeping every local memory. Other projects of the same clone keep theirs.
+   * Forget the remote commit this memory dir last saw (its base): merge with a rewritten remote,
+   * keeping every local memory. Other projects (and checkouts) of the same clone keep theirs.
    */
   acceptRemote?: boolean;
   signal?: AbortSignal;
@@ -160,15 +163,15 @@ export async function takeSyncLease(clone: SyncClone, waitMs = 120_000): Promise
 
 /**
  * The remote commit a project's folder last saw: its `base` (the remote commit the folder matched
- * after its last sync, or its own pushed commit). Per project, not the clone's `lastRemote`: two
+ * after its last sync, or its own pushed commit). Per folder, not the clone's `lastRemote`: two
  * projects share one clone and one `state.json`, so a commit one project saw (or accepted with
  * `--accept-remote`) says nothing of what the other's folder last matched, and a rewrite checked
  * against it let the other read the missing files as deletions (docs/design.md#sync, "Faults").
- * A project with no state yet falls back to the clone-wide `lastRemote`, unless this sync is its
- * `--accept-remote`, which forgets what it saw.
+ * A folder with no state yet falls back to the clone-wide `lastRemote`, unless this sync is its
+ * `--accept-remote`, which forgets what it saw. `id` is the folder's entry ({@link folderStateId}).
  */
-function lastSeen(state: SyncState, key: string, acceptRemote = false): string | null {
-  const project = state.projects[key];
+function lastSeen(state: SyncState, id: string, acceptRemote = false): string | null {
+  const project = state.projects[id];
   if (project !== undefined) return project.base;
   return acceptRemote ? null : state.lastRemote;
 }
@@ -215,11 +218,11 @@ async function assertNotRewritten(
 export async function remoteRewritten(
   clone: SyncClone,
   state: SyncState,
-  key: string,
+  id: string,
   remote: string | null,
   fetched = true,
 ): Promise<boolean> {
-  const lost = await lostCommit(clone, lastSeen(state, key), remote);
+  const lost = await lostCommit(clone, lastSeen(state, id), remote);
   if (lost === null) return false;
   if (fetched) return true;
   return remote !== null && !(await isAncestor(clone, remote, lost));
@@ -241,10 +244,17 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
   const lease = await takeSyncLease(clone, options.waitMs);
   try {
     await prepareClone(clone);
-    const [state, caches] = await Promise.all([readSyncState(clone), readStatCaches(clone)]);
-    // --accept-remote forgets this project's base alone: another project of the clone still has
+    const [state, caches, id] = await Promise.all([
+      readSyncState(clone),
+      readStatCaches(clone),
+      folderStateId(target.key, target.localDir),
+    ]);
+    // This memory dir's own entry: two checkouts of one repository share the project key, not a
+    // base (docs/design.md#sync, "One state per memory dir").
+    await adoptProjectKeyEntry(state, caches, target.key, id, target.localDir);
+    // --accept-remote forgets this folder's base alone: another project of the clone still has
     // to be refused until its own --accept-remote (lastSeen).
-    if (options.acceptRemote) delete state.projects[target.key];
+    if (options.acceptRemote) delete state.projects[id];
     const now = options.now ?? Date.now;
     const report: SyncReport = { remote: target.url, pulled: 0, pushed: 0, conflicts: [], skipped: [] };
     for (let attempt = 0; ; attempt++) {
@@ -267,50 +277,46 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
             () => undefined,
           ),
         ]).then(() =>
-          readLocalSide(
-            target.localDir,
-            target.excludeTeam,
-            caches.projects[target.key],
-            now(),
-            options.progress,
-          ),
+          readLocalSide(target.localDir, target.excludeTeam, caches.projects[id], now(), options.progress),
         ),
       ]);
       if (fetched.status === "rejected") throw fetched.reason;
       if (read.status === "rejected") throw read.reason;
       const remote = fetched.value;
       const local = read.value;
-      await assertNotRewritten(clone, lastSeen(state, target.key, options.acceptRemote), remote);
+      await assertNotRewritten(clone, lastSeen(state, id, options.acceptRemote), remote);
       // The project's base was checked when this project first fetched it (or is its own push).
       // Any other commit is checked, even one another project of this clone has seen: that sync
       // checked its own folder, not this one (docs/design.md#sync-stat-cache).
-      if (remote !== state.projects[target.key]?.base) await assertProjectFolder(clone, remote, target.key);
-      caches.projects[target.key] = local.cache;
-      const quiet = quietReport(state, target.key, remote, local);
+      if (remote !== state.projects[id]?.base) await assertProjectFolder(clone, remote, target.key);
+      caches.projects[id] = local.cache;
+      const quiet = quietReport(state, id, remote, local);
       if (quiet !== null) {
-        state.projects[target.key].lastSync = new Date(now()).toISOString();
+        state.projects[id].lastSync = new Date(now()).toISOString();
         await Promise.all([writeSyncState(clone, state), writeStatCaches(clone, caches)]);
         return { ...report, conflicts: quiet.conflicts, skipped: quiet.skipped };
       }
       // The stat cache is what this read found, whatever the merge does: written beside it.
       const cacheWritten = writeStatCaches(clone, caches);
       const cacheSettled = cacheWritten.catch(() => undefined); // its error is thrown below
-      const round = await mergeRound(clone, target, state, remote, local, options).finally(async () => {
-        await cacheSettled;
-        // An entry the merge found wrong was dropped from `local.cache` (src/sync/local.ts
-        // readLater): written now, else every later sync would trust it again.
-        if (local.cache !== caches.projects[target.key]) {
-          caches.projects[target.key] = local.cache;
-          await writeStatCaches(clone, caches).catch(() => undefined);
-        }
-      });
+      const round = await mergeRound(clone, target, state.projects[id], remote, local, options).finally(
+        async () => {
+          await cacheSettled;
+          // An entry the merge found wrong was dropped from `local.cache` (src/sync/local.ts
+          // readLater): written now, else every later sync would trust it again.
+          if (local.cache !== caches.projects[id]) {
+            caches.projects[id] = local.cache;
+            await writeStatCaches(clone, caches).catch(() => undefined);
+          }
+        },
+      );
       await cacheWritten;
       report.pulled += round.pulled;
       report.skipped = round.skipped;
       report.conflicts = round.conflicts;
       // From here the memory dir matches `remote` except for its own changes: the next base.
-      const pulls = keptPulls(state.projects[target.key]?.pulls, round.undone, round.recorded);
-      state.projects[target.key] = {
+      const pulls = keptPulls(state.projects[id]?.pulls, round.undone, round.recorded);
+      state.projects[id] = {
         base: remote,
         lastSync: new Date(now()).toISOString(),
         ...(Object.keys(round.review).length > 0 ? { review: round.review } : {}),
@@ -322,8 +328,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
           ? undefined
           : { digest: round.digest, conflicts: round.conflicts, skipped: round.skipped };
       if (options.pullOnly || round.commit === null) {
-        if (settled && (round.commit === null || !options.pullOnly))
-          state.projects[target.key].quiet = settled;
+        if (settled && (round.commit === null || !options.pullOnly)) state.projects[id].quiet = settled;
         await writeSyncState(clone, state);
         return report;
       }
@@ -332,8 +337,8 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       if (!(await lease.holds()))
         throw new MemdirError("lock-lost", "sync: another sync took over this one's lock");
       if ((await pushCommit(clone, round.commit, options.signal)) === "pushed") {
-        state.projects[target.key].base = round.commit;
-        if (settled) state.projects[target.key].quiet = settled;
+        state.projects[id].base = round.commit;
+        if (settled) state.projects[id].quiet = settled;
         state.lastRemote = round.commit;
         await writeSyncState(clone, state);
         report.pushed = round.pushed;
@@ -382,21 +387,25 @@ interface Round {
  */
 function quietReport(
   state: SyncState,
-  key: string,
+  id: string,
   remote: string | null,
   local: LocalSide,
 ): { conflicts: string[]; skipped: { file: string; reason: string }[] } | null {
-  const project = state.projects[key];
+  const project = state.projects[id];
   if (project?.quiet === undefined || project.review !== undefined) return null;
   if (remote !== state.lastRemote || remote !== project.base) return null;
   return localDigest(local) === project.quiet.digest ? project.quiet : null;
 }
 
-/** The three sides of one folder and the decision over them: shared by sync and `--status`. */
+/**
+ * The three sides of one folder and the decision over them: shared by sync and `--status`.
+ * `project` is the folder's own state (`state.projects[folderStateId(…)]`), undefined before its
+ * first sync.
+ */
 export async function decide(
   clone: SyncClone,
   target: SyncTarget,
-  state: SyncState,
+  project: ProjectState | undefined,
   remote: string | null,
   local: LocalSide | { cache?: StatCache; nowMs: number },
   ask: Pick<SyncOptions, "progress" | "undonePulls"> = {},
@@ -411,7 +420,6 @@ export async function decide(
   /** The recorded pulls found undone, whose files this decision took back to their earlier base. */
   undone: Set<string>;
 }> {
-  const project = state.projects[target.key];
   const baseCommit = project?.base ?? null;
   const pulls = project?.pulls ?? [];
   const memoryDir = target.memoryDir ?? target.localDir;
@@ -499,12 +507,12 @@ const SYNC_ORIGIN = { source: "sync" } as const;
 async function mergeRound(
   clone: SyncClone,
   target: SyncTarget,
-  state: SyncState,
+  project: ProjectState | undefined,
   remote: string | null,
   localSide: LocalSide,
   options: SyncOptions,
 ): Promise<Round> {
-  const decided = await decide(clone, target, state, remote, localSide, options);
+  const decided = await decide(clone, target, project, remote, localSide, options);
   const { local, held } = decided;
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
   const theirsText = await readTheirTexts(clone, decided);
@@ -649,7 +657,7 @@ async function mergeRound(
   if (pull !== null && options.recordPull)
     entry = (await options.recordPull(pull.memoryDir, pull.entry, writeHere)) ?? null;
   else await writeHere();
-  const baseCommit = state.projects[target.key]?.base ?? null;
+  const baseCommit = project?.base ?? null;
   const recorded = entry === null ? null : recordedPull(entry, baseCommit, actions, decided);
   if (rebuilt.leftOut > 0)
     skipped.push({

@@ -6,10 +6,11 @@ import type { SyncClone } from "./repository.ts";
 
 /**
  * What a clone remembers between syncs (`<root>/sync/<hash>/state.json`): the remote commit it
- * last saw, and per project key the commit its memory dir matched after the last sync (the base of
- * the next three-way decision) and when that was. A rewritten remote is noticed against each
- * project's own base, since the clone's projects sync at different times; `lastRemote` is the
- * check only for a project with no base yet (docs/design.md#sync, "Faults").
+ * last saw, and per synced folder ({@link folderStateId}: a project key and a memory dir) the
+ * commit that folder matched after its last sync (the base of the next three-way decision) and
+ * when that was. A rewritten remote is noticed against each folder's own base, since the clone's
+ * folders sync at different times; `lastRemote` is the check only for a folder with no base yet
+ * (docs/design.md#sync, "Faults").
  */
 export interface SyncState {
   lastRemote: string | null;
@@ -22,7 +23,7 @@ export interface SyncState {
   projects: Record<string, ProjectState>;
 }
 
-/** One project's folder as this clone last synced it. */
+/** One synced folder (a project's memory dir, or its `team/`) as this clone last synced it. */
 export interface ProjectState {
   base: string | null;
   lastSync: string;
@@ -141,8 +142,8 @@ export async function writeSyncState(clone: SyncClone, state: SyncState): Promis
 }
 
 /**
- * The stat caches of a clone's projects (`<root>/sync/<hash>/stat-cache.json`, project key →
- * {@link StatCache}), kept apart from state.json so a sync that changed no file writes nothing
+ * The stat caches of a clone's folders (`<root>/sync/<hash>/stat-cache.json`, {@link folderStateId}
+ * → {@link StatCache}), kept apart from state.json so a sync that changed no file writes nothing
  * here. Each entry is stored as an array, `[size, mtimeMs, ctimeMs, ino, blob, flag]` (flag: 0,
  * 1 for a conflict file, or why the file is held): 20,000 of them parse several times faster
  * than objects. `text` is what was read, to skip an unchanged write.
@@ -222,4 +223,73 @@ export async function writeStatCaches(clone: SyncClone, caches: StatCaches): Pro
   await writeFileAtomic(path.join(clone.dir, "stat-cache.json"), text);
   caches.text = text;
   caches.stored = new Map(Object.entries(caches.projects));
+}
+
+/**
+ * The id of one synced folder's entries in `state.json` and `stat-cache.json`: its project key and
+ * the real path of the folder, `github.com/acme/shop:/home/u/.claude/projects/-home-u-src-shop/memory`.
+ * Not the key alone: two checkouts of one repository on one machine (`~/src/shop` and
+ * `~/src/shop2`) have one key, so one folder in the remote and one clone, but two memory dirs
+ * (memory dirs are per path, docs/design.md#project-identity). Under one entry, the second
+ * checkout's empty memory dir was read against the first's base, and its first sync pushed the
+ * deletion of every memory the first had synced (docs/design.md#sync, "One state per memory dir").
+ * A key never holds `:` (its segments are letters, digits, `.`, `_`, `-`), so an entry written
+ * before, under the key alone, never reads as a folder's. A folder not made yet (`team/` before
+ * its first pull) is named by its parent's real path.
+ */
+export async function folderStateId(key: string, localDir: string): Promise<string> {
+  return `${key}:${await realFolder(path.resolve(localDir))}`;
+}
+
+async function realFolder(dir: string): Promise<string> {
+  try {
+    return await fs.realpath(dir);
+  } catch {
+    const parent = path.dirname(dir);
+    return parent === dir ? dir : path.join(await realFolder(parent), path.basename(dir));
+  }
+}
+
+/** How many of the old stat cache's files {@link adoptProjectKeyEntry} looks for, at most. */
+const ADOPTION_PROBES = 32;
+
+/**
+ * Moves the entry an earlier memdir kept under the project key alone (in `state.json` and
+ * `stat-cache.json`) to folder `id`, when it was that folder's; changes `state` and `caches` only.
+ * That entry belonged to one memory dir of the key, but records none. Its stat cache tells which:
+ * it holds the inode of each file that folder's last sync read, so a file of this folder with the
+ * same name and inode is the same file (both memory dirs are under one root). A folder that finds
+ * none of them (another checkout, whose first sync then merges with no base: it deletes nothing)
+ * leaves the entry to the folder that does. An entry whose stat cache is empty (that folder held
+ * no memory, or its files were all saved within the cache's racy window of the sync) cannot tell,
+ * so the first folder of the key that syncs takes it; a wrong guess is the defect this id fixes,
+ * once, for a folder whose last sync found no file old enough to keep. A folder that has its own
+ * entry already never takes one.
+ */
+export async function adoptProjectKeyEntry(
+  state: SyncState,
+  caches: StatCaches,
+  key: string,
+  id: string,
+  localDir: string,
+): Promise<void> {
+  const old = state.projects[key];
+  if (old === undefined || key === id || state.projects[id] !== undefined) return;
+  const cache = caches.projects[key] ?? {};
+  const files = Object.keys(cache).slice(0, ADOPTION_PROBES);
+  if (files.length > 0) {
+    const found = await Promise.all(
+      files.map((file) =>
+        fs.lstat(path.join(localDir, file)).then(
+          (stat) => stat.ino === cache[file].ino,
+          () => false,
+        ),
+      ),
+    );
+    if (!found.includes(true)) return;
+  }
+  state.projects[id] = old;
+  delete state.projects[key];
+  caches.projects[id] = cache;
+  delete caches.projects[key];
 }

@@ -209,3 +209,16 @@ export function pushAsTeammate(world: World, plant: (folder: string, work: strin
 }
 
 export { memory };
+
+/**
+ * A second checkout of machine `m`'s project on the same machine (a clone at `~/work/<name>`,
+ * origin spelled as `m`'s): the same project key, so the same folder in the remote and the same
+ * clone under `<root>/sync/`, but a memory dir of its own, since memory dirs are per path.
+ */
+export function otherCheckout(m: Machine, name: string): Machine {
+  const project = path.join(m.home, "work", name);
+  fs.mkdirSync(path.dirname(project), { recursive: true });
+  gitIn(path.dirname(project), ["clone", "-q", m.project, project]);
+  gitIn(project, ["remote", "set-url", "origin", "git@github.com:acme/shop.git"]);
+  return machine(m.home, project);
+}
