@@ -40,7 +40,9 @@ function vouchFor(target: SyncTarget, file: string, blob: string): void {
   const cachePath = path.join(openClone(target.root, target.url).dir, "stat-cache.json");
   const caches = JSON.parse(fs.readFileSync(cachePath, "utf8")) as Record<string, Record<string, unknown[]>>;
   const stat = fs.lstatSync(path.join(target.localDir, file));
-  caches[KEY][file] = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, blob, 0];
+  // The machine's one folder entry: the project key and its memory dir (src/sync/state.ts).
+  const folder = Object.keys(caches).find((name) => name.startsWith(`${KEY}:`)) ?? KEY;
+  caches[folder][file] = [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, blob, 0];
   fs.writeFileSync(cachePath, JSON.stringify(caches));
 }
 

@@ -39,10 +39,23 @@ function memoryFiles(target: SyncTarget): string[] {
     .sort();
 }
 
+/** The name of the machine's one folder entry (the project key and its memory dir, src/sync/state.ts). */
+const folderOf = (projects: Record<string, unknown>) =>
+  Object.keys(projects).find((name) => name.startsWith(`${KEY}:`)) ?? KEY;
+
 const EDITS: [string, (state: { projects: Record<string, unknown> }) => void][] = [
-  ["pulls that are not a list", (state) => Object.assign(state.projects[KEY] as object, { pulls: "x" })],
-  ["a base that is not a commit", (state) => Object.assign(state.projects[KEY] as object, { base: 42 })],
-  ["a project entry that is null", (state) => Object.assign(state.projects, { [KEY]: null })],
+  [
+    "pulls that are not a list",
+    (state) => Object.assign(state.projects[folderOf(state.projects)] as object, { pulls: "x" }),
+  ],
+  [
+    "a base that is not a commit",
+    (state) => Object.assign(state.projects[folderOf(state.projects)] as object, { base: 42 }),
+  ],
+  [
+    "a project entry that is null",
+    (state) => Object.assign(state.projects, { [folderOf(state.projects)]: null }),
+  ],
 ];
 
 describe("memdir sync: a state.json edited by hand", () => {
