@@ -193,6 +193,7 @@ export async function gitLog(memoryDir: string, extra: string[] = []): Promise<H
     const { kind, message } = parseKindPrefix(lines[0] ?? "");
     const undoes = /^Undoes: ([0-9a-f]+)$/m.exec(body)?.[1];
     const command = /^Command: (.+)$/m.exec(body)?.[1];
+    const mark = /^Mark: (.+)$/m.exec(body)?.[1];
     entries.push({
       id: hash.slice(0, 12),
       kind,
@@ -201,6 +202,7 @@ export async function gitLog(memoryDir: string, extra: string[] = []): Promise<H
       changes: parseNameStatus(rest),
       ...(undoes ? { undoes: undoes.slice(0, 12) } : {}),
       ...(command ? { command } : {}),
+      ...(mark ? { mark } : {}),
     });
   }
   return entries;

@@ -23,6 +23,7 @@ interface Manifest {
   changes: FileChange[];
   undoes?: string;
   command?: string;
+  mark?: string;
 }
 
 /** True when the memory dir has a journal. */
@@ -55,7 +56,7 @@ export interface JournalRecording {
   finish(
     kind: HistoryKind,
     message: string,
-    extra?: { undoes?: string; command?: string; files?: readonly string[] },
+    extra?: { undoes?: string; command?: string; mark?: string; files?: readonly string[] },
   ): Promise<HistoryEntry | null>;
 }
 

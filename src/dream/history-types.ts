@@ -73,6 +73,11 @@ export interface HistoryEntry {
   undoneBy?: string;
   /** The command that made it (`memdir forget`), when the writer named one. */
   command?: string;
+  /**
+   * A tag its writer chose before recording it, to find the entry without knowing its id: a
+   * sync's pull (src/sync/undone-pulls.ts).
+   */
+  mark?: string;
 }
 
 /** How the history is kept: a git repository inside the memory dir, or a `.history/` journal. */

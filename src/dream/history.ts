@@ -72,6 +72,12 @@ export interface ChangeOptions extends HistoryOptions {
    * not compressed and written a second time; if it cannot be, the commit stores them itself.
    */
   objects?: () => Promise<Uint8Array | null>;
+  /**
+   * A tag the entry carries (`HistoryEntry.mark`), chosen by the writer before anything is
+   * recorded, so it can find its entry without the id: also an entry recorded "failed part-way",
+   * whose id never reaches it (a sync's pull: {@link undonePulls}).
+   */
+  mark?: string;
 }
 
 /**
@@ -88,8 +94,12 @@ export interface ChangeOptions extends HistoryOptions {
 export async function beginChange(memoryDir: string, options: ChangeOptions): Promise<PendingChange> {
   await assertRealMemoryDir(memoryDir);
   const backend = await historyBackend(memoryDir, options);
-  const command = options.command;
+  const { command, mark } = options;
+  // One line of the commit's body: a mark is a name (a sync's hex), never text.
+  if (mark !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(mark))
+    throw new MemdirError("invalid-input", `history: invalid mark ${JSON.stringify(mark)}`);
   if (backend === "git") {
+    const body = [...(command ? [`Command: ${command}`] : []), ...(mark ? [`Mark: ${mark}`] : [])].join("\n");
     await initGitHistory(memoryDir);
     const snapshot = await gitCommit(memoryDir, "snapshot", `state before ${options.kind}`, {
       now: options.now,
@@ -103,7 +113,7 @@ export async function beginChange(memoryDir: string, options: ChangeOptions): Pr
         if (pack) await gitImportPack(memoryDir, pack).catch(() => undefined);
         return gitCommit(memoryDir, options.kind, message, {
           now: options.now,
-          ...(command ? { body: `Command: ${command}` } : {}),
+          ...(body ? { body } : {}),
         });
       },
     };
@@ -113,7 +123,11 @@ export async function beginChange(memoryDir: string, options: ChangeOptions): Pr
     backend,
     snapshot: null,
     finish: (message, madeFiles) =>
-      recording.finish(options.kind, message, { ...(command ? { command } : {}), files: madeFiles }),
+      recording.finish(options.kind, message, {
+        ...(command ? { command } : {}),
+        ...(mark ? { mark } : {}),
+        files: madeFiles,
+      }),
   };
 }
 
@@ -209,58 +223,81 @@ export function changeRecorder(options: HistoryOptions & { command: string }): C
  * A sync's pull as one history entry, as `memdir sync` records it (the `recordPull` of
  * src/sync/run.ts): `write` writes the pulled files under the writer lock, `files` is what it may
  * touch, `message` is asked once it is done (it counts what was written), `objects` the pulled
- * blobs as a pack when the sync has one. Returns the entry's id (null when nothing changed), which
- * the sync keeps to notice later that the pull was undone ({@link undonePulls}).
+ * blobs as a pack when the sync has one, `mark` the tag the sync kept before the pull, by which it
+ * notices later that the pull was undone ({@link undonePulls}), even one stopped part-way. Returns
+ * the entry's id (null when nothing changed).
  */
 export async function recordPull(
   memoryDir: string,
-  change: { message: () => string; files: string[]; objects?: () => Promise<Uint8Array | null> },
+  change: {
+    message: () => string;
+    files: string[];
+    objects?: () => Promise<Uint8Array | null>;
+    mark: string;
+  },
   write: () => Promise<void>,
 ): Promise<string | null> {
-  const { message, files, objects } = change;
+  const { message, files, objects, mark } = change;
   const { entry } = await recordChange(
     memoryDir,
-    { kind: "sync", command: "memdir sync", message, files, ...(objects ? { objects } : {}), lock: true },
+    {
+      kind: "sync",
+      command: "memdir sync",
+      message,
+      files,
+      mark,
+      ...(objects ? { objects } : {}),
+      lock: true,
+    },
     write,
   );
   return entry?.id ?? null;
 }
 
 /**
- * Which of `ids` (entries {@link recordPull} returned) stand undone now, each with the files its
- * undo put back (relative to the memory dir): the `undonePulls` of src/sync/run.ts, so a sync
- * decides those files against the base they had before the pull instead of reading the undo as
- * this machine's own edits (docs/design.md#undo, docs/design.md#sync). An undo that was itself
- * undone leaves its entry standing. With git only the undo commits are read (`--grep`), not the
- * whole log with its file lists.
+ * Which of `marks` stand undone now, each with the files its undo put back (relative to the memory
+ * dir): the `undonePulls` of src/sync/run.ts, so a sync decides those files against the base they
+ * had before the pull instead of reading the undo as this machine's own edits (docs/design.md#undo,
+ * docs/design.md#sync). A mark names the entry that carries it (`ChangeOptions.mark`: a pull), or
+ * an entry by its id (a sync's state written before marks). An undo
+ * that was itself undone leaves its entry standing. With git only the undo commits and the marked
+ * ones are read (`--grep`), not the whole log with its file lists.
  *
  * @example
- * const undone = await undonePulls(memoryDir, ["3f9c2a1b7d0e"]); // Map { "3f9c2a1b7d0e" => ["project-ci.md", "MEMORY.md"] }
+ * const undone = await undonePulls(memoryDir, ["5d1e9a0c7b2f"]); // Map { "5d1e9a0c7b2f" => ["project-ci.md", "MEMORY.md"] }
  */
 export async function undonePulls(
   memoryDir: string,
-  ids: readonly string[],
+  marks: readonly string[],
   options: HistoryOptions = {},
 ): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
-  if (ids.length === 0) return found;
+  if (marks.length === 0) return found;
   const backend = await historyBackend(memoryDir, options);
-  const undos =
+  // Several --grep are any of them: the undos, and the entries that carry a mark.
+  const read =
     backend === "git"
-      ? await gitLog(memoryDir, ["--extended-regexp", "--grep=^Undoes: "])
-      : (await journalLog(memoryDir)).filter((entry) => entry.undoes !== undefined);
+      ? await gitLog(memoryDir, ["--extended-regexp", "--grep=^Undoes: ", "--grep=^Mark: "])
+      : (await journalLog(memoryDir)).filter(
+          (entry) => entry.undoes !== undefined || entry.mark !== undefined,
+        );
   const undoOf = new Map<string, HistoryEntry>();
-  for (const undo of undos) if (undo.undoes) undoOf.set(undo.undoes, undo);
+  const idOf = new Map<string, string>();
+  for (const entry of read) {
+    if (entry.undoes) undoOf.set(entry.undoes, entry);
+    // The oldest entry with a mark is the one the mark was chosen for.
+    if (entry.mark) idOf.set(entry.mark, entry.id);
+  }
   // An entry is undone when its undo stands, that is, is not undone in turn (an undo can be undone by id).
   const stands = (undo: HistoryEntry, depth: number): boolean => {
     const next = undoOf.get(undo.id);
     return next === undefined || depth > undoOf.size || !stands(next, depth + 1);
   };
-  for (const id of ids) {
-    const undo = undoOf.get(id);
+  for (const mark of marks) {
+    const undo = undoOf.get(idOf.get(mark) ?? mark);
     if (undo !== undefined && stands(undo, 0))
       found.set(
-        id,
+        mark,
         undo.changes.map((change) => change.file),
       );
   }

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { MemdirError, throwIfAborted } from "../errors.ts";
@@ -96,9 +97,10 @@ export interface SyncOptions {
   memoryMode?: MemoryMode;
   /**
    * Records the remote's changes written to a memory dir as one history entry (the CLI passes the
-   * history's `recordChange`): runs `write` and records what it changed, `files` (relative to
-   * the memory dir) being what it may touch. Returns the entry's id, which the folder's state
-   * keeps so a later sync can ask `undonePulls` whether it was undone (null or undefined: not kept).
+   * history's `recordPull`): runs `write` and records what it changed, `files` (relative to the
+   * memory dir) being what it may touch, the entry carrying `mark`, which the folder's state kept
+   * before the pull so a later sync can ask `undonePulls` whether it was undone. Returns the
+   * entry's id (null or undefined: nothing was written, and the state forgets the mark).
    */
   recordPull?: (
     memoryDir: string,
@@ -124,6 +126,8 @@ export interface PullChange {
    * its commit (`ChangeOptions.objects` of src/dream/history.ts); absent for a small pull.
    */
   objects?: () => Promise<Uint8Array | null>;
+  /** The tag the entry carries (the history's `ChangeOptions.mark`): the folder's state keeps it (src/sync/undone-pulls.ts). */
+  mark: string;
 }
 
 /**
@@ -299,23 +303,48 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       // The stat cache is what this read found, whatever the merge does: written beside it.
       const cacheWritten = writeStatCaches(clone, caches);
       const cacheSettled = cacheWritten.catch(() => undefined); // its error is thrown below
-      const round = await mergeRound(clone, target, state.projects[id], remote, local, options).finally(
-        async () => {
-          await cacheSettled;
-          // An entry the merge found wrong was dropped from `local.cache` (src/sync/local.ts
-          // readLater): written now, else every later sync would trust it again.
-          if (local.cache !== caches.projects[id]) {
-            caches.projects[id] = local.cache;
-            await writeStatCaches(clone, caches).catch(() => undefined);
-          }
-        },
-      );
+      // A pull is kept in state.json BEFORE it writes
+      // anything, with the base it is decided against, under a mark its history entry will carry:
+      // a sync stopped part-way (its time bound, SIGKILL) after the entry is made and before the
+      // state below is written still leaves the pull known, so its undo is never pushed
+      // (src/sync/undone-pulls.ts). Only the project's pulls change, and its `quiet` goes: its
+      // base stays the one the pull is decided against (null for a first sync, which deletes
+      // nothing either side).
+      const rememberPull = async (pull: RecordedPull) => {
+        state.projects[id] ??= { base: null, lastSync: new Date(now()).toISOString() };
+        const project = state.projects[id];
+        delete project.quiet;
+        project.pulls = keptPulls(project.pulls, new Set(), pull);
+        await writeSyncState(clone, state);
+      };
+      const round = await mergeRound(
+        clone,
+        target,
+        state.projects[id],
+        remote,
+        local,
+        options,
+        rememberPull,
+      ).finally(async () => {
+        await cacheSettled;
+        // An entry the merge found wrong was dropped from `local.cache` (src/sync/local.ts
+        // readLater): written now, else every later sync would trust it again.
+        if (local.cache !== caches.projects[id]) {
+          caches.projects[id] = local.cache;
+          await writeStatCaches(clone, caches).catch(() => undefined);
+        }
+      });
       await cacheWritten;
       report.pulled += round.pulled;
       report.skipped = round.skipped;
       report.conflicts = round.conflicts;
-      // From here the memory dir matches `remote` except for its own changes: the next base.
-      const pulls = keptPulls(state.projects[id]?.pulls, round.undone, round.recorded);
+      // From here the memory dir matches `remote` except for its own changes: the next base. A
+      // pull that wrote nothing is forgotten: no entry will ever carry its mark.
+      const pulls = keptPulls(
+        state.projects[id]?.pulls?.filter((pull) => pull.entry !== round.unrecorded),
+        round.undone,
+        null,
+      );
       state.projects[id] = {
         base: remote,
         lastSync: new Date(now()).toISOString(),
@@ -373,8 +402,8 @@ interface Round {
    * review, a change of this machine's not pushed (`pullOnly`).
    */
   digest: string | null;
-  /** This round's pull as the state keeps it, or null when it recorded none. */
-  recorded: RecordedPull | null;
+  /** The mark of this round's pull when it wrote nothing (no history entry carries it), else null. */
+  unrecorded: string | null;
   /** The recorded pulls found undone, settled by this round (`decide`). */
   undone: ReadonlySet<string>;
 }
@@ -511,8 +540,10 @@ async function mergeRound(
   remote: string | null,
   localSide: LocalSide,
   options: SyncOptions,
+  rememberPull: (pull: RecordedPull) => Promise<void>,
 ): Promise<Round> {
   const decided = await decide(clone, target, project, remote, localSide, options);
+  const baseCommit = project?.base ?? null;
   const { local, held } = decided;
   const skipped = [...held].map(([file, reason]) => ({ file, reason }));
   const theirsText = await readTheirTexts(clone, decided);
@@ -652,13 +683,16 @@ async function mergeRound(
   // The remote's changes written here are one history entry, so `memdir undo` takes a pull back
   // whole (docs/design.md#undo); the caller records it (sync sits beside the history's layer).
   const pull = pullRecord(clone, target, actions, () => added.length + removed.size);
-  if (pull !== null) await options.beforePull?.();
-  let entry: string | null = null;
-  if (pull !== null && options.recordPull)
-    entry = (await options.recordPull(pull.memoryDir, pull.entry, writeHere)) ?? null;
-  else await writeHere();
-  const baseCommit = project?.base ?? null;
-  const recorded = entry === null ? null : recordedPull(entry, baseCommit, actions, decided);
+  let unrecorded: string | null = null;
+  if (pull !== null && options.recordPull) {
+    await rememberPull(recordedPull(pull.entry.mark, baseCommit, actions, decided));
+    await options.beforePull?.();
+    const entry = (await options.recordPull(pull.memoryDir, pull.entry, writeHere)) ?? null;
+    if (entry === null) unrecorded = pull.entry.mark;
+  } else {
+    if (pull !== null) await options.beforePull?.();
+    await writeHere();
+  }
   if (rebuilt.leftOut > 0)
     skipped.push({
       file: INDEX_FILE,
@@ -700,7 +734,7 @@ async function mergeRound(
     skipped,
     review,
     digest,
-    recorded,
+    unrecorded,
     undone: decided.undone,
   };
 }
@@ -803,6 +837,7 @@ function pullRecord(
     entry: {
       ...(blobs.length >= PACK_FROM ? { objects: () => packBlobs(clone, blobs) } : {}),
       message: () => `pulled ${written()} file(s) from ${clone.url}`,
+      mark: randomBytes(6).toString("hex"),
       files: [
         ...writing.flatMap((action) =>
           action.kind === "conflict"

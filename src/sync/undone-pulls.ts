@@ -14,6 +14,16 @@ import type { RecordedPull } from "./state.ts";
 // changes read as the remote's again (pulled again, or proposed again under review), and only
 // this machine's own edits are pushed.
 //
+// A pull is known by a mark, not by its history entry's id: the sync chooses the mark and keeps
+// the record in state.json BEFORE the pull writes anything, and the entry carries the mark
+// (`Mark:` in its commit, `mark` in a journal manifest). The id exists only once the entry is
+// committed, and a pull stopped part-way (its time bound, `sync --auto`'s included; a SIGKILL
+// before state.json is written again) left an entry, "failed part-way" or whole, that no record
+// named: the next sync moved the base past it, and its undo was pushed. With the mark kept first,
+// every entry a pull can leave is named by a record, whenever the process stops; a record whose
+// pull left no entry names nothing and is harmless (docs/design.md#sync, "Undoing a pull";
+// docs/design.md#undo).
+//
 // The sync asks the history rather than the undo telling the sync: the history is the one record
 // of what was undone, whichever way the undo came (`memdir undo`, by id, the web view, the
 // `memdir/dream` API, an undo that was itself undone), and undo stays knowing nothing of clones.
@@ -25,7 +35,7 @@ import type { RecordedPull } from "./state.ts";
 export const PULLS_KEPT = 100;
 
 /**
- * Which of the given history entries stand undone, each with the files its undo put back,
+ * Which of the given marks (of history entries) stand undone, each with the files its undo put back,
  * relative to the memory dir (the history's `undonePulls`, src/dream/history.ts).
  */
 export type UndonePullsQuestion = (
@@ -75,12 +85,12 @@ export async function basesBeforeUndonePulls(
 }
 
 /**
- * A pull as the state keeps it: its entry, the base commit it was decided against, and the
+ * A pull as the state keeps it: its mark, the base commit it was decided against, and the
  * decided base of the files that commit does not give: the memory of a conflict (the pull left it
  * as it was, so its undo does not name it) and any file whose base was held (`overridden`).
  */
 export function recordedPull(
-  entry: string,
+  mark: string,
   baseCommit: string | null,
   actions: readonly SyncAction[],
   decided: { base: ReadonlyMap<string, string>; overridden: ReadonlySet<string> },
@@ -97,10 +107,10 @@ export function recordedPull(
       if (decided.overridden.has(file)) keep(file);
     }
   }
-  return { entry, base: baseCommit, ...(Object.keys(bases).length > 0 ? { bases } : {}) };
+  return { entry: mark, base: baseCommit, ...(Object.keys(bases).length > 0 ? { bases } : {}) };
 }
 
-/** The pulls a folder's state keeps after a sync: the undone ones dropped (settled), the new one added. */
+/** The pulls a folder's state keeps: the undone ones dropped (settled), the new one added. */
 export function keptPulls(
   previous: readonly RecordedPull[] | undefined,
   undone: ReadonlySet<string>,

@@ -4,18 +4,24 @@
 // HOMEs), a local bare repository as the remote, real git and real CLI processes, both history
 // backends.
 import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { recordPull, undonePulls } from "../../src/dream/history.ts";
+import { type SyncOptions, type SyncTarget, syncFolder } from "../../src/sync/run.ts";
+import { cliNodeArgs } from "../helpers/node-entry.ts";
 import {
   gitIn,
   initBoth,
   type Machine,
   makeWorld,
   memory,
+  PROJECT_KEY,
   syncJson,
   type World,
 } from "../helpers/sync-machines.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 async function undo(m: Machine, id?: string): Promise<{ undone: { id: string }; entry: { id: string } }> {
   const result = await m.memdir(["undo", ...(id ? [id] : []), "--json"]);
@@ -56,6 +62,25 @@ async function syncDeletingNothing(m: Machine): Promise<void> {
     [],
     "a sync after another machine's undo deleted memories",
   );
+}
+
+/** Machine `m`'s sync of its memory dir with the remote, run in this process (its test hooks). */
+function syncHere(world: World, m: Machine, options: SyncOptions): Promise<unknown> {
+  const target: SyncTarget = {
+    root: path.join(m.home, ".claude"),
+    url: world.remoteUrl,
+    key: PROJECT_KEY,
+    localDir: m.memoryDir,
+    excludeTeam: true,
+  };
+  return syncFolder(target, { undonePulls, ...options });
+}
+
+/** The history entries of `m`, newest first. */
+async function historyOf(m: Machine): Promise<{ id: string; kind: string; message: string }[]> {
+  const result = await m.memdir(["history", "--json"]);
+  assert.equal(result.code, 0, result.stderr);
+  return (JSON.parse(result.stdout) as { entries: { id: string; kind: string; message: string }[] }).entries;
 }
 
 const SHARED = "project-shared.md";
@@ -196,6 +221,72 @@ for (const backend of ["git", "journal"] as const) {
       assert.deepEqual(world.remoteFiles(), ["MEMORY.md", "project-first.md", "project-second.md", SHARED]);
       await syncDeletingNothing(world.a);
     });
+
+    it("keeps a pull stopped part-way known: its undo by id is pulled again, never pushed", async () => {
+      const world = makeWorld();
+      if (backend === "journal") fs.mkdirSync(path.join(world.b.memoryDir, ".history"), { recursive: true });
+      await initBoth(world);
+      const notes = Array.from({ length: 20 }, (_, n) => `project-note${String(n).padStart(2, "0")}.md`);
+      for (const file of notes) world.a.write(file, memory(file, `A's ${file}`, "project"));
+      await syncJson(world.a);
+      // b's first pull is stopped after its first batch of files, as its time bound (`--timeout-ms`,
+      // `sync --auto`) stops it: the history records the part written, "failed part-way".
+      const stop = new AbortController();
+      await assert.rejects(
+        syncHere(world, world.b, {
+          recordPull,
+          signal: stop.signal,
+          progress: (step) => {
+            if (step === "writing pulled files") stop.abort();
+          },
+        }),
+        /aborted/,
+      );
+      const written = world.b.files().length;
+      assert.ok(written > 0 && written < notes.length, `${written} of ${notes.length} written`);
+      const [partWay] = (await historyOf(world.b)).filter((entry) => entry.kind === "sync");
+      assert.match(partWay.message, /failed part-way/);
+      assert.equal((await syncJson(world.b)).pulled, notes.length - written);
+      await undo(world.b, partWay.id);
+      assert.equal(world.b.files().length, notes.length - written);
+
+      const report = await syncJson(world.b);
+      assert.deepEqual({ pulled: report.pulled, pushed: report.pushed }, { pulled: written, pushed: 0 });
+      assert.deepEqual(world.remoteFiles(), ["MEMORY.md", ...notes]);
+      await syncDeletingNothing(world.a);
+      assert.deepEqual(world.a.files(), notes);
+    });
+
+    it("keeps a pull known when the sync dies after its history entry, before its state is written", async () => {
+      const world = await sharedWorld();
+      world.a.write(NEW, memory("a's new memory", "A's new memory", "project"));
+      world.a.write(SHARED, memory("shared", "A's version", "project"));
+      await syncJson(world.a);
+      // The process dies right after the pull's entry is committed: nothing after it runs (the
+      // clone's commit, state.json), as under a SIGKILL there.
+      const died = new Error("killed after the history entry");
+      await assert.rejects(
+        syncHere(world, world.b, {
+          recordPull: async (memoryDir, change, write) => {
+            await recordPull(memoryDir, change, write);
+            throw died;
+          },
+        }),
+        (error) => error === died,
+      );
+      assert.deepEqual(world.b.files(), [NEW, SHARED]);
+      assert.equal((await syncJson(world.b)).pulled, 0, "the files are here already");
+      await undo(world.b);
+      assert.deepEqual(world.b.files(), [SHARED]);
+      assert.match(world.b.read(SHARED) ?? "", /the first text/);
+
+      const report = await syncJson(world.b);
+      assert.deepEqual({ pulled: report.pulled, pushed: report.pushed }, { pulled: 2, pushed: 0 });
+      assert.match(world.remoteText(NEW) ?? "", /A's new memory/);
+      assert.match(world.remoteText(SHARED) ?? "", /A's version/);
+      await syncDeletingNothing(world.a);
+      assert.match(world.a.read(SHARED) ?? "", /A's version/);
+    });
   });
 }
 
@@ -221,6 +312,50 @@ describe("memdir undo of a pull, then memdir sync: review mode and the team remo
     assert.equal(JSON.parse(again.stdout).pushed, 0);
     assert.match(world.remoteText(NEW) ?? "", /A's new memory/);
     await syncDeletingNothing(world.a);
+  });
+
+  it("keeps a pull known when the sync is killed with SIGKILL while the clone commits, after the pull's entry", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    world.a.write(SHARED, memory("shared", "the first text", "project"));
+    await syncJson(world.a);
+    await syncJson(world.b);
+    world.a.write(NEW, memory("a's new memory", "A's new memory", "project"));
+    world.a.write(SHARED, memory("shared", "A's version", "project"));
+    await syncJson(world.a);
+    world.b.write("project-mine.md", memory("b's own", "B's own note", "project")); // so b commits
+    // A git on b's PATH that stops at the clone's commit (`fast-import` in the sync's clone, run
+    // after the pull and its history entry) until the sync is killed: no timing is guessed.
+    const bin = path.join(world.dir, "bin");
+    const reached = path.join(world.dir, "fast-import-reached");
+    const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+    fs.mkdirSync(bin);
+    fs.writeFileSync(
+      path.join(bin, "git"),
+      `#!/bin/sh\ncase "$PWD $*" in */sync/*fast-import*) touch "${reached}"; exec sleep 600;; esac\nexec "${realGit}" "$@"\n`,
+      { mode: 0o755 },
+    );
+    const child = spawn(process.execPath, [...cliNodeArgs(), "sync", "--json"], {
+      cwd: world.b.project,
+      env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: world.b.home, NO_COLOR: "1" },
+      stdio: "ignore",
+      detached: true, // its own process group: the blocked git goes with it
+    });
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    await waitFor(() => fs.existsSync(reached), { what: "the sync at its clone's commit" });
+    process.kill(-(child.pid ?? 0), "SIGKILL");
+    await closed;
+    assert.deepEqual(world.b.files(), ["project-mine.md", NEW, SHARED]);
+
+    await syncJson(world.b);
+    await undo(world.b);
+    assert.deepEqual(world.b.files(), ["project-mine.md", SHARED]);
+    const report = await syncJson(world.b);
+    assert.deepEqual({ pulled: report.pulled, pushed: report.pushed }, { pulled: 2, pushed: 0 });
+    assert.match(world.remoteText(NEW) ?? "", /A's new memory/);
+    assert.match(world.remoteText(SHARED) ?? "", /A's version/);
+    await syncDeletingNothing(world.a);
+    assert.match(world.a.read(SHARED) ?? "", /A's version/);
   });
 
   it("keeps the team remote's memory after a team pull is undone", async () => {
