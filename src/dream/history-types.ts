@@ -75,7 +75,7 @@ export interface HistoryEntry {
   command?: string;
   /**
    * A tag its writer chose before recording it, to find the entry without knowing its id: a
-   * sync's pull (src/sync/undone-pulls.ts).
+   * sync's pull, or the apply of a sync's proposal (src/sync/undone-pulls.ts).
    */
   mark?: string;
 }

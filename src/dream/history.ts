@@ -95,7 +95,7 @@ export async function beginChange(memoryDir: string, options: ChangeOptions): Pr
   await assertRealMemoryDir(memoryDir);
   const backend = await historyBackend(memoryDir, options);
   const { command, mark } = options;
-  // One line of the commit's body: a mark is a name (a sync's hex), never text.
+  // One line of the commit's body: a mark is a name (a proposal's id, a sync's hex), never text.
   if (mark !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(mark))
     throw new MemdirError("invalid-input", `history: invalid mark ${JSON.stringify(mark)}`);
   if (backend === "git") {
@@ -258,8 +258,8 @@ export async function recordPull(
  * Which of `marks` stand undone now, each with the files its undo put back (relative to the memory
  * dir): the `undonePulls` of src/sync/run.ts, so a sync decides those files against the base they
  * had before the pull instead of reading the undo as this machine's own edits (docs/design.md#undo,
- * docs/design.md#sync). A mark names the entry that carries it (`ChangeOptions.mark`: a pull), or
- * an entry by its id (a sync's state written before marks). An undo
+ * docs/design.md#sync). A mark names the entry that carries it (`ChangeOptions.mark`: a pull, the
+ * apply of a sync's proposal), or an entry by its id (a sync's state written before marks). An undo
  * that was itself undone leaves its entry standing. With git only the undo commits and the marked
  * ones are read (`--grep`), not the whole log with its file lists.
  *

@@ -83,6 +83,9 @@ export async function applyProposal(
     {
       kind: "apply",
       message: `proposal ${id}: ${proposal.summary}`,
+      // The proposal's id marks its entry: a sync that proposed the remote's changes finds this
+      // apply by it, and reads its undo as the remote's changes again (src/sync/undone-pulls.ts).
+      mark: proposal.id,
       now,
       files: [...new Set([...changes.map((c) => c.file), INDEX_FILE])],
     },

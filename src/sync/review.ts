@@ -28,13 +28,16 @@ const sameText = (a: ProposedChange, b: ProposedChange) => a.file === b.file && 
  * Sorts the held changes against the inbox and stores the new ones as ONE proposal (source
  * `sync`, its summary naming the remote). A change a pending proposal already holds (same file,
  * same text before and after) is not proposed twice; one a rejected proposal held (same file,
- * same incoming text) is not proposed again. Returns the `skipped` lines of the sync report.
+ * same incoming text) is not proposed again. `beforeSave` runs with the new proposal's id before
+ * it is stored (the sync keeps it: accepting the proposal is its pull, src/sync/undone-pulls.ts).
+ * Returns the `skipped` lines of the sync report.
  */
 export async function proposeIncoming(
   where: { memoryDir: string; folder: string },
   remote: string,
   changes: readonly ProposedChange[],
   now: Clock,
+  beforeSave: (id: string) => Promise<void> = async () => {},
 ): Promise<{ file: string; reason: string }[]> {
   if (changes.length === 0) return [];
   // The inbox is the memory dir's: a team folder's files are named `team/…` there.
@@ -57,8 +60,10 @@ export async function proposeIncoming(
   }
   if (fresh.length > 0) {
     const at = now();
+    const id = proposalId(at);
+    await beforeSave(id);
     await saveProposal(memoryDir, {
-      id: proposalId(at),
+      id,
       createdAt: new Date(at).toISOString(),
       source: "sync",
       summary: `${fresh.length} change(s) from the sync remote ${remote}`,

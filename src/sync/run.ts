@@ -303,7 +303,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       // The stat cache is what this read found, whatever the merge does: written beside it.
       const cacheWritten = writeStatCaches(clone, caches);
       const cacheSettled = cacheWritten.catch(() => undefined); // its error is thrown below
-      // A pull is kept in state.json BEFORE it writes
+      // A pull (or a proposal of the remote's changes) is kept in state.json BEFORE it writes
       // anything, with the base it is decided against, under a mark its history entry will carry:
       // a sync stopped part-way (its time bound, SIGKILL) after the entry is made and before the
       // state below is written still leaves the pull known, so its undo is never pushed
@@ -558,7 +558,18 @@ async function mergeRound(
   const review: Record<string, string | null> = {};
   let actions = decided.actions;
   if (reviewsIncoming(options.memoryMode))
-    actions = await holdIncomingForReview({ clone, target, decided, theirsText, review, skipped, options });
+    actions = await holdIncomingForReview({
+      clone,
+      target,
+      decided,
+      theirsText,
+      review,
+      skipped,
+      options,
+      // An accepted proposal is the pull of review: its apply entry carries the proposal's id,
+      // kept here with the bases the proposal was decided against, before it is saved.
+      beforeSave: (id) => rememberPull({ entry: id, base: baseCommit, bases: { ...review } }),
+    });
   const added: { file: string; text: string }[] = [];
   const removed = new Set<string>();
   const conflicts = new Set<string>();
@@ -770,6 +781,8 @@ async function holdIncomingForReview(round: {
   review: Record<string, string | null>;
   skipped: { file: string; reason: string }[];
   options: SyncOptions;
+  /** Runs with the new proposal's id before it is saved. */
+  beforeSave: (id: string) => Promise<void>;
 }): Promise<SyncAction[]> {
   const { clone, target, decided, review, options } = round;
   const incoming: ProposedChange[] = [];
@@ -785,7 +798,9 @@ async function holdIncomingForReview(round: {
   const memoryDir = target.memoryDir ?? target.localDir;
   const folder = path.relative(memoryDir, target.localDir).split(path.sep).join("/");
   const where = { memoryDir, folder: folder === "" ? "" : `${folder}/` };
-  round.skipped.push(...(await proposeIncoming(where, clone.url, incoming, options.now ?? Date.now)));
+  round.skipped.push(
+    ...(await proposeIncoming(where, clone.url, incoming, options.now ?? Date.now, round.beforeSave)),
+  );
   return rest;
 }
 

@@ -42,7 +42,8 @@ export interface ProjectState {
 
 /**
  * A pull as the next syncs need it once `memdir undo` takes it back: the mark its history entry
- * carries (a state written before marks: the entry's id), the base commit it was decided against, and the files whose base
+ * carries (a sync's proposal: the proposal's id, which its `apply` entry carries; a state written
+ * before marks: the entry's id), the base commit it was decided against, and the files whose base
  * that commit does not give (the memory of a conflict, which the pull left as it was; a file whose
  * base was held for review). Kept before the pull writes anything (src/sync/undone-pulls.ts).
  */

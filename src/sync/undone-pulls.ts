@@ -22,7 +22,9 @@ import type { RecordedPull } from "./state.ts";
 // named: the next sync moved the base past it, and its undo was pushed. With the mark kept first,
 // every entry a pull can leave is named by a record, whenever the process stops; a record whose
 // pull left no entry names nothing and is harmless (docs/design.md#sync, "Undoing a pull";
-// docs/design.md#undo).
+// docs/design.md#undo). Under review the remote's changes come in by `memdir inbox accept`: the
+// proposal's id is the mark of its `apply` entry, kept before the proposal is saved, so an undone
+// accept reads as an undone pull (proposed again, never pushed).
 //
 // The sync asks the history rather than the undo telling the sync: the history is the one record
 // of what was undone, whichever way the undo came (`memdir undo`, by id, the web view, the

@@ -314,6 +314,42 @@ describe("memdir undo of a pull, then memdir sync: review mode and the team remo
     await syncDeletingNothing(world.a);
   });
 
+  it("proposes the remote's changes again when their accepted proposal is undone, instead of pushing the undo", async () => {
+    const world = makeWorld();
+    await initBoth(world);
+    world.a.write(SHARED, memory("shared", "the first text", "project"));
+    await syncJson(world.a);
+    await syncJson(world.b);
+    world.a.write(NEW, memory("a's new memory", "A's new memory", "project"));
+    world.a.write(SHARED, memory("shared", "A's version", "project"));
+    await syncJson(world.a);
+
+    const review = { MEMDIR_MEMORY_MODE: "review" };
+    const reviewSync = async () => {
+      const result = await world.b.memdir(["sync", "--json"], { env: review });
+      assert.equal(result.code, 0, result.stderr);
+      return JSON.parse(result.stdout) as Awaited<ReturnType<typeof syncJson>>;
+    };
+    assert.equal((await reviewSync()).skipped.length, 2);
+    const listed = await world.b.memdir(["inbox", "--json"]);
+    const [proposal] = JSON.parse(listed.stdout) as { id: string }[];
+    const accepted = await world.b.memdir(["inbox", "accept", proposal.id]);
+    assert.equal(accepted.code, 0, accepted.stderr);
+    assert.deepEqual(world.b.files(), [NEW, SHARED]);
+    assert.equal((await reviewSync()).pushed, 0);
+    const { undone } = await undo(world.b);
+    assert.equal((await historyOf(world.b)).find((entry) => entry.id === undone.id)?.kind, "apply");
+    assert.deepEqual(world.b.files(), [SHARED]);
+
+    const report = await reviewSync();
+    assert.equal(report.pushed, 0);
+    assert.deepEqual(report.skipped.map((skip) => skip.file).sort(), [NEW, SHARED]);
+    assert.match(world.remoteText(NEW) ?? "", /A's new memory/);
+    assert.match(world.remoteText(SHARED) ?? "", /A's version/);
+    await syncDeletingNothing(world.a);
+    assert.match(world.a.read(SHARED) ?? "", /A's version/);
+  });
+
   it("keeps a pull known when the sync is killed with SIGKILL while the clone commits, after the pull's entry", async () => {
     const world = makeWorld();
     await initBoth(world);
