@@ -15,7 +15,7 @@ import {
   syncFolder,
   takeSyncLease,
 } from "./run.ts";
-import { adoptProjectKeyEntry, folderStateId, readStatCaches, readSyncState } from "./state.ts";
+import { readFolderState } from "./state.ts";
 
 /**
  * The project key of a memory location, recorded in its `.memdir-project` marker. With `--dir`
@@ -140,14 +140,8 @@ async function folderStatus(target: SyncTarget, options: StatusOptions): Promise
   const lease = await takeSyncLease(clone);
   try {
     await prepareClone(clone);
-    const [state, caches, id] = await Promise.all([
-      readSyncState(clone),
-      readStatCaches(clone),
-      folderStateId(target.key, target.localDir),
-    ]);
-    // As `memdir sync` reads them (src/sync/run.ts): this memory dir's own entry, an earlier
-    // memdir's entry under the project key alone taken as a sync would take it (written by none).
-    await adoptProjectKeyEntry(state, caches, target.key, id, target.localDir);
+    // As `memdir sync` reads them (src/sync/run.ts); the adoption is written by none here.
+    const { state, caches, id } = await readFolderState(clone, target.key, target.localDir);
     const lastSync = state.projects[id]?.lastSync || null;
     let reachable = true;
     const remote = await fetchRemote(clone, signal).catch(async (error: unknown) => {

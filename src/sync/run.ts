@@ -45,12 +45,10 @@ import {
 } from "./repository.ts";
 import { proposeIncoming, reviewsIncoming } from "./review.ts";
 import {
-  adoptProjectKeyEntry,
   folderStateId,
   type ProjectState,
   type RecordedPull,
-  readStatCaches,
-  readSyncState,
+  readFolderState,
   type SyncState,
   writeStatCaches,
   writeSyncState,
@@ -248,14 +246,9 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
   const lease = await takeSyncLease(clone, options.waitMs);
   try {
     await prepareClone(clone);
-    const [state, caches, id] = await Promise.all([
-      readSyncState(clone),
-      readStatCaches(clone),
-      folderStateId(target.key, target.localDir),
-    ]);
     // This memory dir's own entry: two checkouts of one repository share the project key, not a
     // base (docs/design.md#sync, "One state per memory dir").
-    await adoptProjectKeyEntry(state, caches, target.key, id, target.localDir);
+    const { state, caches, id } = await readFolderState(clone, target.key, target.localDir);
     // --accept-remote forgets this folder's base alone: another project of the clone still has
     // to be refused until its own --accept-remote (lastSeen).
     if (options.acceptRemote) delete state.projects[id];

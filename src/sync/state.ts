@@ -252,6 +252,26 @@ async function realFolder(dir: string): Promise<string> {
   }
 }
 
+/**
+ * A clone's `state.json` and `stat-cache.json` as one synced folder reads them, with that folder's
+ * entry id ({@link folderStateId}) and an earlier memdir's entry under the project key alone
+ * moved to it when it was this folder's ({@link adoptProjectKeyEntry}): what `memdir sync` and
+ * `sync --status` both start from (docs/design.md#sync, "One state per memory dir").
+ */
+export async function readFolderState(
+  clone: SyncClone,
+  key: string,
+  localDir: string,
+): Promise<{ state: SyncState; caches: StatCaches; id: string }> {
+  const [state, caches, id] = await Promise.all([
+    readSyncState(clone),
+    readStatCaches(clone),
+    folderStateId(key, localDir),
+  ]);
+  await adoptProjectKeyEntry(state, caches, key, id, localDir);
+  return { state, caches, id };
+}
+
 /** How many of the old stat cache's files {@link adoptProjectKeyEntry} looks for, at most. */
 const ADOPTION_PROBES = 32;
 
@@ -268,7 +288,7 @@ const ADOPTION_PROBES = 32;
  * once, for a folder whose last sync found no file old enough to keep. A folder that has its own
  * entry already never takes one.
  */
-export async function adoptProjectKeyEntry(
+async function adoptProjectKeyEntry(
   state: SyncState,
   caches: StatCaches,
   key: string,
