@@ -118,9 +118,17 @@ for (let run = 0; run < firstPullRuns; run++) {
   figures.firstPull.push(await time(() => syncFolder(fresh, options)));
   const pulled = fs.readdirSync(fresh.localDir).filter((file) => file.endsWith(".md")).length;
   if (pulled < count) throw new Error(`the first pull wrote ${pulled} of ${count} memories`);
+  // `-b main`: the bare remote's HEAD names `master`, which memdir never pushes, so a plain
+  // `git clone` checked out nothing and the floor was a fetch alone (×31 where the clone that
+  // writes the files gives ×2–3, docs/benchmarks.md#sync).
+  const plainClone = path.join(machine, "plain");
   figures.plainClone.push(
-    await time(() => git(workDir, ["clone", "-q", `file://${remote}`, path.join(machine, "plain")])),
+    await time(() => git(workDir, ["clone", "-q", "-b", "main", `file://${remote}`, plainClone])),
   );
+  const cloned = fs
+    .readdirSync(path.join(plainClone, target.key))
+    .filter((file) => file.endsWith(".md")).length;
+  if (cloned < count) throw new Error(`the plain clone wrote ${cloned} of ${count} memories`);
   fs.rmSync(machine, { recursive: true, force: true });
 }
 const noChangeMs = median(figures.noChange);
