@@ -5,7 +5,7 @@ import { ensureMemoryDir, readProjectMarker, recordProjectKey } from "../memdir/
 import { projectKey } from "../memdir/location/project-key.ts";
 import { sameRepository } from "./remote-identity.ts";
 import { readSyncRemotes, remotesFile } from "./remotes.ts";
-import { fetchRemote, openClone, prepareClone, trackedRemote } from "./repository.ts";
+import { assertProjectFolder, fetchRemote, openClone, prepareClone, trackedRemote } from "./repository.ts";
 import {
   decide,
   remoteRewritten,
@@ -154,6 +154,10 @@ async function folderStatus(target: SyncTarget, options: StatusOptions): Promise
     // project's base (every difference a conflict, nothing deleted), since a plain sync does nothing.
     const rewritten = await remoteRewritten(clone, state, id, remote, reachable);
     if (rewritten) delete state.projects[id];
+    // The folder check `memdir sync` refuses on, as it runs it (src/sync/run.ts): a project folder
+    // the remote holds as a link or a file lists as empty, and its figures would be every memory
+    // deleted here, where the sync itself refuses.
+    if (remote !== state.projects[id]?.base) await assertProjectFolder(clone, remote, target.key);
     const { local, actions } = await decide(
       clone,
       target,

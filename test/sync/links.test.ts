@@ -78,6 +78,10 @@ describe("memdir sync: links in the remote", () => {
       const added = await world.b.memdir(["add", "--type", "user", "--description", "prefers tabs", "tabs"]);
       assert.equal(added.code, 0, added.stderr);
       const before = world.b.files();
+      // `--status` says the same refusal, not every memory "behind" (the empty listing of a link).
+      const status = await world.b.memdir(["sync", "--status", "--json"]);
+      assert.notEqual(status.code, 0, status.stdout);
+      assert.match(status.stderr, /\(the folder of this project's memory\) is a symbolic link/);
       const synced = await world.b.memdir(["sync", "--json"]);
       assert.notEqual(synced.code, 0);
       assert.match(
