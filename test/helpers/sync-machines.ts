@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
-import { type CliResult, runCli } from "./cli.ts";
+import { type CliResult, runCli, runCliInProcess } from "./cli.ts";
 import { memory } from "./memory.ts";
 import { makeTempDir } from "./temp.ts";
 
@@ -38,9 +38,14 @@ export interface Machine {
   home: string;
   project: string;
   memoryDir: string;
+  /**
+   * Runs the CLI on this machine: in this process (`runCliInProcess`), or as a child process
+   * when `process` is set or `timeoutMs` is given, where the process is the point (a time bound,
+   * two syncs at once).
+   */
   memdir(
     args: string[],
-    options?: { env?: Record<string, string>; input?: string; timeoutMs?: number },
+    options?: { env?: Record<string, string>; input?: string; timeoutMs?: number; process?: boolean },
   ): Promise<CliResult>;
   /** Writes a memory file by hand (as an editor would). */
   write(file: string, text: string): void;
@@ -70,13 +75,15 @@ function machine(home: string, project: string): Machine {
     project,
     memoryDir,
     memdir: (args, options = {}) =>
-      runCli(args, {
-        home,
-        cwd: project,
-        env: options.env,
-        input: options.input,
-        timeoutMs: options.timeoutMs ?? 60_000,
-      }),
+      options.process || options.timeoutMs !== undefined
+        ? runCli(args, {
+            home,
+            cwd: project,
+            env: options.env,
+            input: options.input,
+            timeoutMs: options.timeoutMs ?? 60_000,
+          })
+        : runCliInProcess(args, { home, cwd: project, env: options.env, input: options.input }),
     write(file, text) {
       fs.mkdirSync(path.dirname(path.join(memoryDir, file)), { recursive: true });
       fs.writeFileSync(path.join(memoryDir, file), text);

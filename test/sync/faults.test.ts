@@ -379,14 +379,11 @@ describe("memdir sync: faults", () => {
         path.join(m.home, ".claude", "settings.json"),
         JSON.stringify({ sync: { auto: true } }),
       );
-    const saved = await world.a.memdir([
-      "add",
-      "--type",
-      "user",
-      "--description",
-      "likes short answers",
-      "short",
-    ]);
+    // As processes: what is tested is the sync each one starts in the background.
+    const saved = await world.a.memdir(
+      ["add", "--type", "user", "--description", "likes short answers", "short"],
+      { process: true },
+    );
     assert.equal(saved.code, 0, saved.stderr);
     await waitFor(() => world.remoteText("user-likes-short-answers.md") !== null, {
       what: "the background push",
@@ -396,7 +393,7 @@ describe("memdir sync: faults", () => {
       cwd: world.b.project,
       hook_event_name: "SessionStart",
     });
-    const hook = await world.b.memdir(["hook", "session-start"], { input: hookInput });
+    const hook = await world.b.memdir(["hook", "session-start"], { input: hookInput, process: true });
     assert.equal(hook.code, 0, hook.stderr);
     assert.match(hook.stderr, /sync pull started in the background/);
     await waitFor(() => world.b.files().includes("user-likes-short-answers.md"), {
@@ -404,7 +401,7 @@ describe("memdir sync: faults", () => {
     });
     // With the remote gone, the hook still answers and exits 0.
     fs.renameSync(world.remoteDir, `${world.remoteDir}.gone`);
-    const offline = await world.b.memdir(["hook", "session-start"], { input: hookInput });
+    const offline = await world.b.memdir(["hook", "session-start"], { input: hookInput, process: true });
     assert.equal(offline.code, 0);
     assert.ok(JSON.parse(offline.stdout));
     const auto = await world.b.memdir(["sync", "--auto"]);
