@@ -153,7 +153,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
 }
 
 /**
- * The offline selector: BM25F over file name, description, type and body, with the passage,
+ * The offline selector: BM25F over file name, description and body, with the passage,
  * saved-together, recency and floor stages. The lexical engine (tokenizer, stages, date parser,
  * word vectors) loads on the first `select`.
  *

@@ -33,7 +33,7 @@ export interface LexicalSelectorOptions {
 }
 
 /**
- * The offline selector (docs/design.md#selectors): BM25F over file name, description, type and body, plus the
+ * The offline selector (docs/design.md#selectors): BM25F over file name, description and body, plus the
  * best two-line passage, a share of the score of memories saved in the same burst, a mild
  * recency prior and a relevance floor. Ranks every header it is given (no 200-newest cap).
  *

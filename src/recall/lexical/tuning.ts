@@ -1,6 +1,10 @@
 import type { LexicalTuning } from "./index/types.ts";
 
-/** The lexical ranker's knobs as measured on the LoCoMo development split (see {@link LexicalTuning}). */
+/**
+ * The lexical ranker's knobs as measured on the LoCoMo development split (see {@link LexicalTuning}).
+ * The `type` field holds no terms (docs/design.md#memory-types-are-no-evidence), so its weight and
+ * normalization act on nothing.
+ */
 export const DEFAULT_LEXICAL_TUNING: LexicalTuning = {
   k1: 2,
   fieldWeight: { name: 1, description: 1, type: 0.5, body: 1 },

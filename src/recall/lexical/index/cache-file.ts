@@ -8,7 +8,7 @@ import {
   tokenize,
   tokenizeDetailed,
 } from "../text/tokenize.ts";
-import { Corpus } from "./corpus.ts";
+import { Corpus, nameWithoutType } from "./corpus.ts";
 import {
   type IndexedMemory,
   type MemoryRecord,
@@ -230,8 +230,9 @@ export function lexicalFingerprint(): string {
     // 6: the frontmatter parser is fingerprinted by its code and the yaml version, not by parsing
     // a probe (which loaded the YAML parser into every prompt hook, docs/design.md#the-prompt-hook-process). 7: ICU versions
     // instead of a CJK probe. 8: the binary file (lexical.bin). 9: tokens of small bodies packed
-    // one byte each (memory-record.ts).
-    "lexical/9",
+    // one byte each (memory-record.ts). 10: no type terms, names without their type prefix
+    // (docs/design.md#memory-types-are-no-evidence).
+    "lexical/10",
     process.versions.icu ?? null,
     process.versions.unicode ?? null,
     PASSAGE_LINES,
@@ -244,6 +245,7 @@ export function lexicalFingerprint(): string {
     ...frontmatterParserCode(),
     frontmatterParserVersion(),
     Corpus.prototype.add,
+    nameWithoutType,
     packRecord,
     TermScanner,
   );

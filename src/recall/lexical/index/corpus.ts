@@ -1,6 +1,6 @@
 import path from "node:path";
 import { parseFrontmatter } from "../../../memdir/format/frontmatter.ts";
-import type { MemoryHeader } from "../../../types.ts";
+import { MEMORY_TYPES, type MemoryHeader } from "../../../types.ts";
 import { Counter, grow, TermDictionary } from "./dictionary.ts";
 import {
   bodyTokens,
@@ -135,11 +135,12 @@ export class Corpus {
   add(header: MemoryHeader, text: string): void {
     const parsed = parseFrontmatter(text);
     const description = parsed.description ?? header.description ?? "";
-    const type = parsed.type ?? header.type ?? "";
     // The short fields through the same scanner: the terms of tokenize(), interned in the same order.
-    const name = this.#countTerms(header.file.replace(/\.md$/i, ""));
+    // The type is a label, not a word of the memory: its field stays empty, and the name is read
+    // without its type prefix (docs/design.md#memory-types-are-no-evidence).
+    const name = this.#countTerms(nameWithoutType(header.file));
     const descriptionTerms = this.#countTerms(description);
-    const typeTerms = this.#countTerms(type);
+    const typeTerms = this.#countTerms("");
     // The body is the end of the text (parseFrontmatter's body is always a suffix of it).
     const body = this.#scanner.scan(text, text.length - parsed.body.length);
     const { tokenCount } = body;
@@ -329,4 +330,20 @@ export class Corpus {
     }
     return pairs;
   }
+}
+
+// `user-`, `feedback_`, … at the start of a file's own name, or the whole name (`user.md`).
+const TYPE_PREFIX = new RegExp(`^(?:${MEMORY_TYPES.join("|")})(?:[-_]|$)`, "i");
+
+/**
+ * The text of a memory's file name as the index reads it: the path without `.md`, and the file's
+ * own name without a leading memory type (`feedback-pnpm-never-npm.md` → `pnpm-never-npm`). A
+ * derived name starts with the type (memory-names.ts `slugFor`), so every memory of a type shared
+ * that word, and a prompt saying "user" or "feedback" about the app picked them on it alone
+ * (docs/design.md#memory-types-are-no-evidence).
+ */
+export function nameWithoutType(file: string): string {
+  const stem = file.replace(/\.md$/i, "");
+  const slash = stem.lastIndexOf("/");
+  return stem.slice(0, slash + 1) + stem.slice(slash + 1).replace(TYPE_PREFIX, "");
 }

@@ -13,7 +13,8 @@ import { lengthDivisor, saturate, weightedFrequency } from "./bm25.ts";
 
 /**
  * The first stage of the lexical ranker: BM25F (Robertson & Zaragoza 2009) over file name,
- * description, type and body, for every memory sharing a word with the query.
+ * description, type and body, for every memory sharing a word with the query. The type field
+ * holds no terms, and the name none of its type prefix (docs/design.md#memory-types-are-no-evidence).
  */
 
 /** The memories matching an original query term, and their whole-file scores (same positions). */

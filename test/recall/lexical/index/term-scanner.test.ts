@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { parseFrontmatter } from "../../../../src/memdir/format/frontmatter.ts";
 import { scanHeaders } from "../../../../src/memdir/scan/scan.ts";
+import { nameWithoutType } from "../../../../src/recall/lexical/index/corpus.ts";
 import { TermDictionary } from "../../../../src/recall/lexical/index/dictionary.ts";
 import { LexicalIndexCache } from "../../../../src/recall/lexical/index/lexical-index.ts";
 import {
@@ -146,7 +147,8 @@ describe("the index build's body tokenizer", () => {
     for (const header of headers) {
       const memory = index.corpus.get(header.file) as IndexedMemory;
       const parsed = parseFrontmatter(fs.readFileSync(header.path, "utf8"));
-      const fields = [header.file.replace(/\.md$/i, ""), parsed.description ?? "", parsed.type ?? ""];
+      // No type terms, and the name without its type prefix (docs/design.md#memory-types-are-no-evidence).
+      const fields = [nameWithoutType(header.file), parsed.description ?? "", ""];
       const pairs = fields.map((field) => countPairs(dictionary, tokenize(field)));
       const body = referenceScan(dictionary, parsed.body);
       const bodyTerms = [...new Set(body.tokens)].sort((a, b) => a - b);
