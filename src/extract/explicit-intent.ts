@@ -5,31 +5,63 @@ export type ExplicitIntent =
   | { kind: "remember"; statement: string; type: MemoryType }
   | { kind: "forget"; query: string };
 
-// Triggers must open the message (or a sentence of it) and be imperative, so that
-// "do you remember…" or "I can't remember the password" never save anything.
-const POLITE = String.raw`(?:(?:hey|ok|okay|also|and|oh|btw|so)[,\s]+)*(?:please\s+|pls\s+|kindly\s+)?`;
+// The rules are per sentence (docs/design.md#explicit-remember): a request is a sentence or line
+// that opens with the trigger, after an optional polite prefix, and what it asks to keep ends with
+// that sentence. "do you remember…" or "I can't remember the password" open with no trigger.
+const POLITE = String.raw`(?:(?:hey|ok|okay|also|and|oh|btw|so|thanks|great|cool|alright)[,!\s]+)*(?:please\s+|pls\s+|kindly\s+)?`;
+// After a bare "remember" (no "that", no colon) only a clause or a rule may follow: "remember we
+// use pnpm", "remember to lint". "remember the scroll position" is a feature request.
 const REMEMBER_EN = new RegExp(
-  String.raw`^${POLITE}(?:remember|memorize|note down|make a note)(?:\s*[:：,-]\s*|\s+that\s+|\s+(?=(?:to|i|we|my|our|the|always|never|don't|do not|use|prefer)\b))(.+)$`,
+  String.raw`^${POLITE}(?:remember|memori[sz]e|note down|make a note|keep in mind)(?:\s+(?:this|the following))?(?:\s*[:：,-]\s*|\s+that\s+|\s+(?=(?:to|i|i'm|we|we're|we've|my|our|always|never|don't|do not|use|prefer)\b))(.+)$`,
   "is",
 );
 const DONT_FORGET_EN = new RegExp(
-  String.raw`^${POLITE}(?:don't|do not|never) forget(?:\s*[:：,-]\s*|\s+that\s+|\s+)(.+)$`,
+  String.raw`^${POLITE}(?:don't|dont|do not|never) forget(?:\s*[:：,-]\s*|\s+that\s+|\s+)(.+)$`,
   "is",
 );
-const FORGET_EN = new RegExp(
-  String.raw`^${POLITE}forget(?:\s+about|\s+that)?(?:\s*[:：,-]\s*|\s+)(.+)$`,
-  "is",
+const FORGET_EN = new RegExp(String.raw`^${POLITE}forget(\s*[:：]\s*|\s+)(.+)$`, "is");
+/**
+ * What "forget …" must name to delete anything: something the user said or saved before — a
+ * "that" clause, "what I said …", "about X", or a memory by its kind ("the pnpm rule", "the note
+ * about …"). "forget it", "forget the tests for now" name nothing said before.
+ */
+const FORGET_OBJECT_EN = new RegExp(
+  [
+    String.raw`^that\s+(?:i|i'm|i've|we|we're|we've|you|they|our|my|the|it's|there's)\b`,
+    String.raw`^(?:what|everything|anything|all)\s+(?:i|we|you)\s+(?:\w+\s+)?(?:said|told|wrote|mentioned|asked|saved|remembered|know|noted|learned)\b`,
+    String.raw`^about\s+(?!(?:it|that|this|them)\s*(?:[,.;!]|$))`,
+    String.raw`\b(?:memory|memories|note|notes|rule|preference|preferences|instruction|reminder)\b(?=\s*(?:$|[,.;:!]|about\b|on\b|for\b|that\b|which\b|saying\b|says\b|regarding\b|from\b|where\b))`,
+  ].join("|"),
+  "i",
 );
-const REMEMBER_ZH =
-  /^(?:请你?|麻烦你?|帮我)?(?:记住|记一下|记下来|记下|牢记|记着)(?:这一?点|这个)?[：:，,\s]*(.+)$/s;
-const FORGET_ZH = /^(?:请你?|帮我)?(?:忘掉|忘记|忘了|删掉|删除)(?:这条记忆|记忆)?[：:，,\s]*(.+)$/s;
-const REMEMBER_JA_PREFIX = /^(?:覚えて(?:おいて)?(?:ください)?|記憶して(?:ください)?)[：:、,\s]+(.+)$/s;
+
+const ZH_POLITE = "(?:请|請|麻烦|麻煩|帮我|幫我|你)*";
+const REMEMBER_ZH = new RegExp(
+  `^(${ZH_POLITE})(记住|記住|记一下|記一下|记下来|記下來|记下|記下|牢记|牢記|记着|記著)(?:这一?点|這一?點|这个|這個)?([：:，,\\s]*)(.+)$`,
+  "su",
+);
+/** 记住 run into the next word is a UI label ("记住密码", "记住我"), unless a request frames it. */
+const ZH_BARE_VERB = /^(?:记住|記住|牢记|牢記|记着|記著)$/u;
+const ZH_CLAUSE_START = /^(?:我们|我們|咱们|咱們)/u;
+const FORGET_ZH = new RegExp(
+  `^${ZH_POLITE}(?:忘掉|忘记|忘記|忘了|删掉|刪掉|删除|刪除)(这条记忆|這條記憶|记忆|記憶)?([：:]\\s*|[，,\\s]*)(.+)$`,
+  "su",
+);
+/** A Chinese forget must name a memory or what was said: "…的记忆", "那条", "我之前说的…". */
+const FORGET_OBJECT_ZH = /记忆|記憶|那条|这条|那條|這條|那句|这句|说过|說過|说的|說的/u;
+const REMEMBER_JA_PREFIX =
+  /^(?:これを|これ|以下を)?(?:覚えて(?:おいて)?(?:ください)?|記憶して(?:ください)?|忘れないで(?:ください)?)[：:、,\s]+(.+)$/su;
 const REMEMBER_JA_SUFFIX =
-  /^(.+?)(?:ということ|こと)?(?:を|って|と)?(?:覚えて|記憶して)(?:おいて)?(?:ください|ね|な)?[。.!！]?$/s;
-const FORGET_JA = /^(.+?)(?:のこと)?(?:を|は)?忘れて(?:ください)?[。.!！]?$/s;
+  /^(.+?)(?:ということ|こと)?(?:を|って|と)?(?:覚えて|記憶して)(?:おいて)?(?:ください|ね|な)?[。.!！]?$/su;
+const FORGET_JA = /^(.+?)(?:のこと)?(?:を|は)?忘れて(?:ください)?[。.!！]?$/su;
+
+/** A sentence that recounts the conversation ("we talked about this") asks to keep nothing. */
+const RECOUNT =
+  /^(?:we|i|you)\s+(?:already\s+|just\s+)?(?:talked|discussed|spoke|went over|covered|mentioned|said|told|showed|asked)\b/i;
 
 /**
- * Finds an explicit "remember …" or "forget …" instruction in one user message. Pure.
+ * Finds an explicit "remember …" or "forget …" instruction in one user message, the first
+ * sentence that is one. Pure.
  *
  * @example
  * parseExplicitMemory("记住：登录模块的集成测试不得 mock 数据库")
@@ -38,20 +70,105 @@ const FORGET_JA = /^(.+?)(?:のこと)?(?:を|は)?忘れて(?:ください)?[�
 export function parseExplicitMemory(text: string): ExplicitIntent | null {
   const message = unwrapQuotes(text.trim());
   if (message === "" || message.length > 4000) return null;
-  // Questions never instruct ("can you remember …?", "还记得吗？").
-  if (/[?？]\s*$/.test(message) && !/^(?:please\s+)?remember\s*:/i.test(message)) return null;
+  for (const sentence of sentencesOf(message)) {
+    const intent = sentenceIntent(sentence);
+    if (intent) return intent;
+  }
+  return null;
+}
 
-  for (const pattern of [REMEMBER_EN, DONT_FORGET_EN, REMEMBER_ZH, REMEMBER_JA_PREFIX]) {
-    const match = pattern.exec(message);
+function sentenceIntent(sentence: string): ExplicitIntent | null {
+  // Questions never instruct ("can you remember …?", "Remember that bug? It's back").
+  if (/[?？]["'”」』)）]*$/.test(sentence) && !/^(?:please\s+)?remember\s*:/i.test(sentence)) return null;
+
+  for (const pattern of [REMEMBER_EN, DONT_FORGET_EN, REMEMBER_JA_PREFIX]) {
+    const match = pattern.exec(sentence);
     if (match) return remember(match[1]);
   }
-  const forget = FORGET_EN.exec(message) ?? FORGET_ZH.exec(message);
-  if (forget) return forgetIntent(forget[1]);
-  const japaneseForget = FORGET_JA.exec(message);
+  const chinese = REMEMBER_ZH.exec(sentence);
+  if (chinese) {
+    const [, polite, verb, separator, rest] = chinese;
+    if (separator !== "" || polite !== "" || !ZH_BARE_VERB.test(verb) || ZH_CLAUSE_START.test(rest))
+      return remember(rest);
+    return null;
+  }
+  const english = FORGET_EN.exec(sentence);
+  if (english) {
+    const [, separator, object] = english;
+    if (!/[:：]/.test(separator) && !FORGET_OBJECT_EN.test(object)) return null;
+    return forgetIntent(object.replace(/^about\s+/i, ""));
+  }
+  const chineseForget = FORGET_ZH.exec(sentence);
+  if (chineseForget) {
+    const [, memoryWord, separator, object] = chineseForget;
+    if (memoryWord === undefined && !/[:：]/.test(separator) && !FORGET_OBJECT_ZH.test(object)) return null;
+    return forgetIntent(object);
+  }
+  const japaneseForget = FORGET_JA.exec(sentence);
   if (japaneseForget) return forgetIntent(japaneseForget[1]);
-  const japanese = REMEMBER_JA_SUFFIX.exec(message);
+  const japanese = REMEMBER_JA_SUFFIX.exec(sentence);
   if (japanese) return remember(japanese[1]);
   return null;
+}
+
+/** Lines a user pastes rather than says: fenced code, quoted lines (`> …`). */
+const FENCE = /^\s*(?:```|~~~)/;
+const QUOTED = /^\s*>/;
+/** A line that goes on into the next: it ends on a comma, or the next opens with a joining word. */
+const ENDS_OPEN = /[,，;；]\s*$/;
+const OPENS_JOINED = /^\s*(?:and|or|but|because|so|which|unless|except|while|then|plus|since|with|without)\b/;
+const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)])\s/;
+/** A request word alone before a colon ("remember:", "记住：", "remember the following:"): its statement is on the next line. */
+const TRIGGER_ALONE = new RegExp(
+  String.raw`^${POLITE}(?:remember|memori[sz]e|note down|make a note|keep in mind|(?:don't|do not) forget)(?:\s+(?:this|the following))?\s*[:：]$|^${ZH_POLITE}(?:记住|記住|记一下|記一下|记下来|記下來|记下|記下|牢记|牢記)(?:以下|下面)?[:：]$|^(?:これを|以下を)?(?:覚えて(?:おいて)?(?:ください)?|忘れないで(?:ください)?)[:：]$`,
+  "iu",
+);
+
+/**
+ * The sentences of a message, in order. Lines first: fenced code and quoted lines are dropped; a
+ * line joins the one before it when that one ends on a comma or the line opens with "and …" (a
+ * wrapped sentence), when it is a list item after a line ending on a colon, or when the line before
+ * is a request word alone ("remember:"). Then each is cut after its sentence end (`. ` `! ` `? `
+ * and 。！？), which the sentence keeps.
+ */
+function sentencesOf(message: string): string[] {
+  const lines: string[] = [];
+  let fenced = false;
+  for (const line of message.split(/\r?\n/)) {
+    if (FENCE.test(line)) {
+      fenced = !fenced;
+      lines.push("");
+    } else lines.push(fenced || QUOTED.test(line) ? "" : line);
+  }
+  const chunks: string[] = [];
+  let current: string | null = null;
+  let list = false;
+  for (const line of lines) {
+    const last = current?.split("\n").at(-1)?.trim() ?? "";
+    const joins =
+      current !== null &&
+      line.trim() !== "" &&
+      (ENDS_OPEN.test(last) ||
+        OPENS_JOINED.test(line) ||
+        TRIGGER_ALONE.test(last) ||
+        (LIST_ITEM.test(line) && (list || /[:：]$/.test(last))));
+    if (joins) {
+      list ||= LIST_ITEM.test(line);
+      current = `${current}\n${line}`;
+    } else {
+      if (current !== null) chunks.push(current);
+      current = line;
+      list = false;
+    }
+  }
+  if (current !== null) chunks.push(current);
+  // Cut at a sentence end within a line only: a joined chunk's lines are one request.
+  return chunks.flatMap((chunk) =>
+    chunk
+      .split(/(?<=[.!?])[ \t]+|(?<=[。！？])/u)
+      .map((sentence) => sentence.trim())
+      .filter((sentence) => sentence !== ""),
+  );
 }
 
 /**
@@ -69,7 +186,7 @@ function unwrapQuotes(message: string): string {
 
 function remember(raw: string): ExplicitIntent | null {
   const statement = cleanStatement(raw);
-  if (statement.length < 2) return null;
+  if (statement.length < 2 || RECOUNT.test(statement)) return null;
   // "remember to X" is an instruction about how to work, whatever X says.
   const type = /^\s*to\s/i.test(raw) ? "feedback" : classifyStatement(statement);
   return { kind: "remember", statement, type };

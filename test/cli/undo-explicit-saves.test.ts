@@ -129,7 +129,8 @@ describe("undo right after a save made on the user's or agent's behalf", () => {
     assert.equal(undone.command, "memdir hook user-prompt-submit");
     assert.deepEqual(snapshotOf(memoryDir), before);
 
-    const forgot = await prompt("forget the release freeze");
+    // "forget the release freeze" alone reads as "never mind it" (docs/design.md#explicit-remember): it names the memory.
+    const forgot = await prompt("forget the memory about the release freeze");
     assert.match(forgot.stdout, /Forgot project-release-freeze-starts-friday\.md/);
     assert.ok(!fs.existsSync(path.join(memoryDir, "project-release-freeze-starts-friday.md")));
     const second = await undoJson(cli);

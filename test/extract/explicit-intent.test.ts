@@ -60,6 +60,93 @@ describe("parseExplicitMemory", () => {
   });
 });
 
+describe("parseExplicitMemory, sentence by sentence", () => {
+  it("forgets only when the request names something said or saved before", () => {
+    // Everyday prompts that open with forget, 忘记 or 删除 name nothing said before.
+    for (const message of [
+      "forget it, let's use yarn instead",
+      "Forget the tests for now, just get the build passing",
+      "forget the previous approach and use a queue instead",
+      "忘记密码页面有 bug，修一下",
+      "忘记加索引了，帮我加一个 migration",
+      "忘了提交 lockfile，帮我补上",
+      "删除 login 页面上没用的 console.log",
+      "删除 users 表里的测试数据",
+      "forget it",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+    for (const [message, query] of [
+      ["forget that I prefer tabs", "I prefer tabs"],
+      ["forget what I said about the staging DB", "what I said about the staging DB"],
+      ["forget the memory about the old deploy script", "the memory about the old deploy script"],
+      ["忘掉关于 Redis 缓存的记忆", "关于 Redis 缓存的记忆"],
+      ["忘记：周五发布那条", "周五发布那条"],
+      ["删除关于 staging 数据库的记忆", "关于 staging 数据库的记忆"],
+    ])
+      assert.deepEqual(parseExplicitMemory(message), { kind: "forget", query }, message);
+  });
+
+  it("saves nothing from feature requests that open with remember, 记住 or note down", () => {
+    for (const message of [
+      "remember the user's last filter selection in localStorage",
+      "remember the scroll position when navigating back",
+      "Remember the selected tab across page reloads using the URL hash",
+      "记住密码的勾选框没生效，帮我看一下",
+      "记住我功能坏了，修一下",
+      "Note down the steps you took in NOTES.md",
+      "remember me checkbox is broken",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+  });
+
+  it("saves the request's own sentence, not the ones after it", () => {
+    assert.deepEqual(
+      parseExplicitMemory(
+        "Remember that the build uses Node 20.\nNow bump the version in package.json and open a PR.",
+      ),
+      { kind: "remember", statement: "the build uses Node 20.", type: "project" },
+    );
+    assert.deepEqual(parseExplicitMemory("记住，我们每周四发版。现在帮我写 changelog"), {
+      kind: "remember",
+      statement: "我们每周四发版。",
+      type: "project",
+    });
+    // A list under "remember:" is its statement.
+    assert.deepEqual(parseExplicitMemory("remember:\n- use pnpm\n- never mock the database"), {
+      kind: "remember",
+      statement: "- use pnpm\n- never mock the database",
+      type: "feedback",
+    });
+  });
+
+  it("saves nothing when the remember sentence is a question or recounts the conversation", () => {
+    for (const message of [
+      "Remember that bug from yesterday? It's back, can you look at the stack trace",
+      "Remember, we talked about this yesterday. Fix the login test",
+      "Here's the log:\n```\nremember: cache warmed for tenant 42\n```\nwhy does the next request still miss?",
+      "> remember: the config lives in /etc/app\nThis is what the README says, is it still true?",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+  });
+
+  it("finds a request after other sentences, before a question, in traditional Chinese and Japanese", () => {
+    for (const [message, statement] of [
+      ["Thanks, that worked. Remember that staging uses port 5433.", "staging uses port 5433."],
+      ["修好了。记住：集成测试不要 mock 数据库", "集成测试不要 mock 数据库"],
+      ["Please remember that we use pnpm. Can you install lodash?", "we use pnpm."],
+      ["請記住：我們用 pnpm", "我們用 pnpm"],
+      ["请帮我记住：生产环境在 us-east-1", "生产环境在 us-east-1"],
+      ["忘れないで：テストを実行してからコミット", "テストを実行してからコミット"],
+      ["これを覚えておいて：API のタイムアウトは 30 秒", "API のタイムアウトは 30 秒"],
+    ])
+      assert.deepEqual(
+        parseExplicitMemory(message),
+        { kind: "remember", statement, type: classifyStatement(statement) },
+        message,
+      );
+  });
+});
+
 describe("classifyStatement and describeStatement", () => {
   it("types rules as feedback, facts about the user as user, pointers as reference", () => {
     assert.equal(classifyStatement("never mock the database in integration tests"), "feedback");
