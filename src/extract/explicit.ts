@@ -1,9 +1,11 @@
 import { isMemdirError } from "../errors.ts";
 import { INDEX_FILE } from "../memdir/format/index-file.ts";
+import { readMemoryCapped } from "../memdir/fs/read.ts";
 import { type Memdir, memdirFor } from "../memdir/instance.ts";
 import { scanHeaders } from "../memdir/scan/scan.ts";
 import type { WriteOrigin } from "../memdir/trust/provenance.ts";
 import { checkSaveInput, removeMemory, saveMemory } from "../memdir/write/write.ts";
+import { tokenize } from "../recall/lexical/text/tokenize.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { ChangeRecorder, MemoryType, RecordedChange } from "../types.ts";
 import {
@@ -122,7 +124,33 @@ export async function rememberStatement(
   }
 }
 
-/** Finds the memory that best matches `query` (lexical), or null when nothing clearly matches. */
+/**
+ * The words of a forget request that only say it is one ("the memory about", "what I said", "那条",
+ * "的记忆"): they name no memory, so they count neither for nor against one.
+ */
+const FORGET_FRAMING =
+  /\b(?:memory|memories|notes?|rules?|preferences?|instructions?|reminders?|said|told|tell|wrote|written|mentioned|remembered|saved|know|knew|everything|anything)\b|记忆|記憶|[那这這][条條句]|之前|以前|刚才|剛才|[说說][过過的]|关于|關於|的事|メモ|のこと/giu;
+
+/** At least this share of the request's own words must be the memory's words (docs/design.md#explicit-remember). */
+const FORGET_MIN_SHARE = 0.5;
+
+/** The share of `query`'s words (framing words aside) that `memoryText` has, or 0 when it names none. */
+function ownWordShare(query: string, memoryText: string): number {
+  const wanted = new Set(tokenize(query.replace(FORGET_FRAMING, " ")));
+  if (wanted.size === 0) return 0;
+  const has = new Set(tokenize(memoryText));
+  let found = 0;
+  for (const term of wanted) if (has.has(term)) found++;
+  return found / wanted.size;
+}
+
+/**
+ * Finds the memory that `query` names, or null when none clearly does. The lexical ranker orders
+ * the candidates; the first of its top picks that holds at least half of the query's own words
+ * (in its name, description or body) is the one. Related words and word vectors rank, but never
+ * delete alone: "forget about the kubernetes cluster" must not remove the docker-compose memory
+ * (docs/design.md#explicit-remember).
+ */
 export async function findMemoryToForget(
   query: string,
   memoryDir: string,
@@ -136,15 +164,28 @@ export async function findMemoryToForget(
   const { picks } = await selector.select({
     query,
     headers,
-    k: 1,
+    k: FORGET_CANDIDATES,
     memoryDir,
     ...(instance ? { memdir: instance } : {}),
   });
-  const best = picks[0];
-  if (!best) return null;
-  const header = headers.find((h) => h.file === best.file);
-  return header ? { file: header.file, path: header.path, description: header.description } : null;
+  for (const pick of picks) {
+    const header = headers.find((h) => h.file === pick.file);
+    if (!header) continue;
+    const body = await readMemoryCapped(header.path, { memoryDir }).then(
+      (read) => read.content,
+      () => "",
+    );
+    const text = [header.file.replace(/\.md$/, ""), header.name ?? "", header.description ?? "", body].join(
+      "\n",
+    );
+    if (ownWordShare(query, text) >= FORGET_MIN_SHARE)
+      return { file: header.file, path: header.path, description: header.description };
+  }
+  return null;
 }
+
+/** How many of the ranker's picks are checked for the query's own words. */
+const FORGET_CANDIDATES = 5;
 
 /**
  * Applies the explicit-memory rule to one user message: "remember …" saves at once,

@@ -65,6 +65,42 @@ describe("memdir hook user-prompt-submit", () => {
     assert.match(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"), new RegExp(`\\(${file}\\)`));
   });
 
+  it("saves only the request's sentence and forgets only a memory the prompt names", async () => {
+    const { home, project, memoryDir } = workedExample();
+    const prompt = (text: string) =>
+      runCliInProcess(["hook", "user-prompt-submit"], {
+        home,
+        input: hookInput({ cwd: project, prompt: text }),
+      });
+    const contextOf = (stdout: string) =>
+      (JSON.parse(stdout) as HookAnswer).hookSpecificOutput?.additionalContext ?? "";
+
+    const save = await prompt(
+      "Remember that the build uses Node 20.\nNow bump the version in package.json and open a PR.",
+    );
+    assert.equal(save.code, 0, save.stderr);
+    const file = /memdir: Saved \w+ memory (\S+\.md)/.exec(contextOf(save.stdout))?.[1] ?? "";
+    const saved = fs.readFileSync(path.join(memoryDir, file), "utf8");
+    assert.match(saved, /the build uses Node 20\./);
+    assert.doesNotMatch(saved, /bump the version|open a PR/, "the next sentence is a task, not the memory");
+
+    // An everyday "删除 …" about code deletes no memory, even one its words match.
+    const chore = await prompt("删除登录模块集成测试里没用的 console.log");
+    assert.equal(chore.code, 0, chore.stderr);
+    assert.doesNotMatch(contextOf(chore.stdout), /memdir: (?:Forgot|No memory matches)/);
+    assert.ok(fs.existsSync(path.join(memoryDir, "feedback-real-database.md")));
+
+    const forget = await prompt("忘掉关于认证重构的记忆");
+    assert.equal(forget.code, 0, forget.stderr);
+    assert.match(
+      contextOf(forget.stdout),
+      /memdir: Forgot project-auth-migration\.md: 认证重构由合规要求推动/,
+    );
+    assert.equal(fs.existsSync(path.join(memoryDir, "project-auth-migration.md")), false);
+    assert.doesNotMatch(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"), /project-auth-migration/);
+    assert.ok(fs.existsSync(path.join(memoryDir, "feedback-real-database.md")));
+  });
+
   it("answers {} and exits 0 on malformed or empty stdin", async () => {
     const { home } = workedExample();
     // Two CLI runs; every other malformed shape is covered by test/hooks/events.test.ts.

@@ -112,6 +112,35 @@ describe("applyExplicitMemory (offline, no model)", () => {
     assert.doesNotMatch(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"), /feedback-real-database/);
   });
 
+  it("deletes only a memory that holds the request's own words, not a related one", async () => {
+    const docker = {
+      "MEMORY.md":
+        "- [Docker compose](project-docker-compose.md) — local dev runs every service with docker-compose\n",
+      "project-docker-compose.md":
+        "---\ndescription: local dev runs every service with docker-compose\ntype: project\n---\n" +
+        "`docker compose up` starts the database, the queue and the API.\n",
+    };
+    const memoryDir = memoryDirWith(docker);
+    // Kubernetes and docker are related words: enough to rank, not to delete.
+    const unrelated = await applyExplicitMemory("forget about the kubernetes cluster", { memoryDir });
+    assert.deepEqual(unrelated, { action: "not-found", query: "the kubernetes cluster" });
+    assert.deepEqual(memoryFiles(memoryDir), ["project-docker-compose.md"]);
+    const named = await applyExplicitMemory("forget what I said about docker-compose", { memoryDir });
+    assert.ok(named.action === "removed");
+    assert.equal(named.file, "project-docker-compose.md");
+    assert.deepEqual(memoryFiles(memoryDir), []);
+  });
+
+  it("deletes nothing when a prompt only opens with 删除 or forget", async () => {
+    const memoryDir = memoryDirWith(existing);
+    for (const text of [
+      "删除登录模块集成测试里没用的 console.log",
+      "forget the auth migration for now, fix the build",
+    ])
+      assert.deepEqual(await applyExplicitMemory(text, { memoryDir }), { action: "none" });
+    assert.equal(memoryFiles(memoryDir).length, 2);
+  });
+
   it("reports not-found when nothing matches what to forget", async () => {
     const memoryDir = memoryDirWith(existing);
     const result = await applyExplicitMemory("forget about kubernetes helm charts", { memoryDir });
