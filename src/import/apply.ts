@@ -5,15 +5,16 @@ import { MemdirError } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import { slugFor } from "../memdir/format/memory-names.ts";
 import { describeFindings, findInstructions } from "../memdir/trust/quarantine.ts";
-import { findSecrets, secretKindPhrase } from "../memdir/trust/secrets.ts";
 import { isPending, listProposals } from "../memdir/write/proposal-store.ts";
 import { proposeChanges } from "../memdir/write/scratch.ts";
 import {
+  checkSaveInput,
   type SaveMemoryInput,
   type SaveMemoryResult,
   saveMemoriesTogether,
   type WriteOptions,
 } from "../memdir/write/write.ts";
+import { checkedTarget, exists, freeTarget } from "../memdir/write/write-targets.ts";
 import type { Clock, MemoryMode } from "../types.ts";
 import { type Decision, importedFromOf, KnownMemories, type KnownMemory } from "./plan.ts";
 import type { ImportCandidate, ImportReport } from "./sources/types.ts";
@@ -132,16 +133,18 @@ async function importDirect(
   const known = new KnownMemories(knownMemories(documents), waiting);
   const files = new Set(documents.map((doc) => doc.file.toLowerCase()));
   const outcome: DirectOutcome = { report: { imported: [], merged: [], skipped: [] }, written: [] };
-  const proposing = !record && !options.dryRun;
-  const run = async (save: Save | null) => {
+  // Under review the import becomes one proposal (a dry run of it too: it says what would wait).
+  const proposing = !record;
+  const run = async (save: Save) => {
+    const batch: Batch = { memoryDir, save, known, files, outcome };
     for (const [index, candidate] of candidates.entries()) {
       const decision = known.decide(candidate);
-      await carryOut(save, decision, known, files, outcome, { ...options, proposing });
+      await carryOut(batch, decision, { ...options, proposing });
       options.onProgress?.(index + 1, candidates.length);
     }
     return outcome;
   };
-  if (options.dryRun) return run(null);
+  if (options.dryRun) return run(dryRunSave(memoryDir, proposing));
   if (!record) return saveMemoriesTogether(memoryDir, run);
   await recordChange(
     memoryDir,
@@ -159,8 +162,42 @@ async function importDirect(
   return outcome;
 }
 
-/** The batch writer's save (null in a dry run, which writes nothing). */
+/** The batch writer's save (in a dry run, {@link dryRunSave}, which writes nothing). */
 type Save = (input: SaveMemoryInput, options?: WriteOptions) => Promise<SaveMemoryResult>;
+
+/** What one import into one memory dir carries from candidate to candidate. */
+interface Batch {
+  /** The memory dir written (or a scratch copy of it under review). */
+  memoryDir: string;
+  save: Save;
+  known: KnownMemories;
+  /** The memory dir's files, lower-case, with those this import wrote (or would write) so far. */
+  files: Set<string>;
+  outcome: DirectOutcome;
+}
+
+/**
+ * A dry run's save: the writer's own checks of the input (`checkSaveInput`: a secret in the file
+ * name, description, title or body, refused with the writer's reason) and instruction-like text,
+ * which the writer would hold in the inbox (under review it is named in the proposal instead);
+ * nothing is written. The file is the one the real run passes (`fileFor`), so a dry run names
+ * what the real run writes (docs/design.md#import-and-export).
+ */
+function dryRunSave(memoryDir: string, proposing: boolean): Save {
+  return async (input) => {
+    const { description } = checkSaveInput(input);
+    const file = input.file ?? "";
+    const findings = proposing ? [] : findInstructions(`${description}\n${input.body ?? ""}`);
+    // The writer's words (write-checks.ts quarantineCheck), but for the proposal it would make.
+    if (findings.length > 0)
+      throw new MemdirError(
+        "quarantined",
+        `write: ${file}: not written: it holds ${describeFindings(findings)}, which a memory must not tell a future session; ` +
+          "it would wait for the user's review in the inbox",
+      );
+    return { file, path: path.join(memoryDir, file), created: input.replace !== true };
+  };
+}
 
 function knownMemories(documents: Awaited<ReturnType<typeof loadMemoryDocuments>>): KnownMemory[] {
   return documents.map((doc) => {
@@ -178,14 +215,11 @@ function knownMemories(documents: Awaited<ReturnType<typeof loadMemoryDocuments>
 }
 
 async function carryOut(
-  save: Save | null,
+  batch: Batch,
   decision: Decision,
-  known: KnownMemories,
-  files: Set<string>,
-  outcome: DirectOutcome,
   options: ImportIntoOptions & { proposing: boolean },
 ): Promise<void> {
-  const { report } = outcome;
+  const { report } = batch.outcome;
   const { candidate } = decision;
   if (decision.action === "skip") {
     report.skipped.push({ source: candidate.label, reason: decision.reason });
@@ -198,17 +232,10 @@ async function carryOut(
     // reason rather than held on its own (docs/design.md#quarantine).
     ...(options.proposing ? { proposing: true } : {}),
   };
-  if (options.dryRun) {
-    const refusal = dryRunRefusal(candidate);
-    if (refusal) {
-      report.skipped.push({ source: candidate.label, reason: refusal });
-      return;
-    }
-  }
   try {
     const how = { origin, now: options.now };
-    if (decision.action === "merge") await carryOutMerge(save, decision, known, outcome, how);
-    else await carryOutImport(save, candidate, known, files, outcome, how);
+    if (decision.action === "merge") await carryOutMerge(batch, decision, how);
+    else await carryOutImport(batch, candidate, how);
   } catch (error) {
     // Refused by the writer (a secret, held for review, a name it will not write): this one is
     // skipped and said, the import goes on. Anything else (a full disk) stops it: what was
@@ -226,10 +253,8 @@ interface ImportWrite {
 
 /** A candidate merged into the memory it duplicates: its body, and its key added to `imported_from`. */
 async function carryOutMerge(
-  save: Save | null,
+  { save, known, outcome }: Batch,
   decision: Extract<Decision, { action: "merge" }>,
-  known: KnownMemories,
-  outcome: DirectOutcome,
   how: ImportWrite,
 ): Promise<void> {
   const { report } = outcome;
@@ -237,56 +262,39 @@ async function carryOutMerge(
   const { into } = decision;
   const importedFrom = [...into.importedFrom, candidate.key];
   const modifiedMs = Math.max(into.modifiedMs ?? 0, candidate.modifiedMs ?? 0) || undefined;
-  if (save)
-    await save(
-      {
-        file: into.file,
-        replace: true,
-        type: into.type,
-        description: into.description,
-        body: decision.body,
-        extra: { ...into.data, imported_from: importedFrom },
-      },
-      { origin: how.origin, now: how.now, modifiedAt: modifiedMs },
-    );
+  await save(
+    {
+      file: into.file,
+      replace: true,
+      type: into.type,
+      description: into.description,
+      body: decision.body,
+      extra: { ...into.data, imported_from: importedFrom },
+    },
+    { origin: how.origin, now: how.now, modifiedAt: modifiedMs },
+  );
   known.add({ ...into, body: decision.body, importedFrom, modifiedMs: modifiedMs ?? null });
   if (!report.merged.includes(into.file)) report.merged.push(into.file);
   outcome.written.push({ source: candidate.label, file: into.file });
 }
 
-/** A candidate written as a new memory, under its own file name when that is a plain, free one. */
-async function carryOutImport(
-  save: Save | null,
-  candidate: ImportCandidate,
-  known: KnownMemories,
-  files: Set<string>,
-  outcome: DirectOutcome,
-  how: ImportWrite,
-): Promise<void> {
-  const { report } = outcome;
-  const wanted =
-    candidate.fileName &&
-    PLAIN_FILE_NAME.test(candidate.fileName) &&
-    !files.has(candidate.fileName.toLowerCase())
-      ? candidate.fileName
-      : undefined;
+/** A candidate written as a new memory, under the file {@link fileFor} picks. */
+async function carryOutImport(batch: Batch, candidate: ImportCandidate, how: ImportWrite): Promise<void> {
+  const { save, known, files, outcome } = batch;
   const input = {
     type: candidate.type,
     description: candidate.description,
     body: candidate.body,
     ...(candidate.title ? { title: candidate.title } : {}),
-    ...(wanted ? { file: wanted, replace: false } : {}),
+    file: await fileFor(batch.memoryDir, candidate, files),
+    replace: false,
     extra: { ...candidate.extra, imported_from: candidate.key },
   };
-  const file = save
-    ? (
-        await save(input, {
-          origin: how.origin,
-          now: how.now,
-          modifiedAt: candidate.modifiedMs ?? undefined,
-        })
-      ).file
-    : (wanted ?? `${slugFor(candidate.type, candidate.description)}.md`);
+  const { file } = await save(input, {
+    origin: how.origin,
+    now: how.now,
+    modifiedAt: candidate.modifiedMs ?? undefined,
+  });
   files.add(file.toLowerCase());
   known.add({
     file,
@@ -297,23 +305,33 @@ async function carryOutImport(
     modifiedMs: candidate.modifiedMs ?? null,
     importedFrom: [candidate.key],
   });
-  report.imported.push(file);
+  outcome.report.imported.push(file);
   outcome.written.push({ source: candidate.label, file });
 }
 
-// A source's own file name is kept only when it is a plain one: a note called `Deploy checklist.md`
-// gets a name derived from its type and description, as any new memory does.
-const PLAIN_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*\.md$/;
+/**
+ * The file a new memory gets (docs/design.md#import-and-export): the source's own name (a note's,
+ * an export's `file`, sub-folders included) when the writer takes it for a new memory (inside the
+ * memory dir, not the index, not hidden, a name the common file systems hold) and no file has it
+ * yet, so `[[links]]` to it still resolve and an export comes back as the same files; else the
+ * name the writer derives from the type and description, numbered past the names taken. A dry
+ * run and a real one both ask this, so both name the same file.
+ */
+async function fileFor(memoryDir: string, candidate: ImportCandidate, taken: Set<string>): Promise<string> {
+  if (candidate.fileName) {
+    const own = await checkedTarget(memoryDir, candidate.fileName.normalize("NFC"), { newName: true }).catch(
+      refusedName,
+    );
+    if (own && !taken.has(own.file.toLowerCase()) && !(await exists(own.path))) return own.file;
+  }
+  return (await freeTarget(memoryDir, slugFor(candidate.type, candidate.description), taken)).file;
+}
 
-/** What the writer would refuse, for a dry run that calls no writer. */
-function dryRunRefusal(candidate: ImportCandidate): string | null {
-  const text = `${candidate.description}\n${candidate.body}`;
-  const secrets = findSecrets(text);
-  if (secrets.length > 0) return `would be refused: it holds ${secretKindPhrase(secrets[0].kind)}`;
-  const findings = findInstructions(text);
-  if (findings.length > 0)
-    return `would be held for review in the inbox: it holds ${describeFindings(findings)}`;
-  return null;
+/** Null for a name the writer refuses (it falls back to a derived one); anything else is thrown. */
+function refusedName(error: unknown): null {
+  if (error instanceof MemdirError && (error.code === "invalid-input" || error.code === "path-outside"))
+    return null;
+  throw error;
 }
 
 /** `file` as the report names it: plain for the memory dir asked for, else its full path. */

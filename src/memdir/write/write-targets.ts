@@ -92,13 +92,21 @@ export async function resolveOrThrow(
   return { file: result.file, path: result.path };
 }
 
-/** `name`, or `name-2.md`, `name-3.md`… whichever does not exist yet (checked under the lock). */
-export async function freeTarget(memoryDir: string, name: string): Promise<{ file: string; path: string }> {
+/**
+ * `name`, or `name-2.md`, `name-3.md`… whichever does not exist yet (checked under the lock) and
+ * is not in `taken` (lower-case names): an import's dry run names the files it would have written
+ * by then, so it numbers as the real run does (docs/design.md#import-and-export).
+ */
+export async function freeTarget(
+  memoryDir: string,
+  name: string,
+  taken: ReadonlySet<string> = new Set(),
+): Promise<{ file: string; path: string }> {
   const stem = name.replace(/\.md$/, "");
   for (let n = 1; ; n++) {
     const file = n === 1 ? name : `${stem}-${n}.md`;
     const full = path.join(memoryDir, file);
-    if (!(await exists(full))) return checkedTarget(memoryDir, file);
+    if (!taken.has(file.toLowerCase()) && !(await exists(full))) return checkedTarget(memoryDir, file);
   }
 }
 
