@@ -559,6 +559,35 @@ describe("memdir import: file names", () => {
       JSON.stringify(again),
     );
   });
+
+  it("export then import jsonl keeps memdir's own names: sub-folders, spaces, non-ASCII", async () => {
+    const home = makeTempDir();
+    const from = path.join(home, "from");
+    const to = path.join(home, "to");
+    for (const [file, description, body] of [
+      ["team/rota.md", "team deploy rota", "Rota is on the wiki."],
+      ["Deploy Checklist.md", "deploy checklist", "Check the deploy."],
+      ["café-notes.md", "the café's wifi password rotates", "Ask at the counter."],
+    ]) {
+      const added = await runCliInProcess(
+        ["add", "--dir", from, "--type", "project", "--description", description, "--file", file, body],
+        { home },
+      );
+      assert.equal(added.code, 0, added.stderr);
+    }
+    const exported = await runCliInProcess(["export", "--dir", from], { home });
+    assert.equal(exported.code, 0, exported.stderr);
+    writeTree(home, { "e1.jsonl": exported.stdout });
+    const report = await importJson(home, ["jsonl", "--from", path.join(home, "e1.jsonl"), "--dir", to]);
+    assert.deepEqual([...report.imported].sort(), filesBelow(from));
+    assert.deepEqual(filesBelow(to), filesBelow(from));
+    const again = await runCliInProcess(["export", "--dir", to], { home });
+    const pick = (line: string) => {
+      const { file, title, description, body } = JSON.parse(line) as Record<string, unknown>;
+      return { file, title, description, body };
+    };
+    assert.deepEqual(again.stdout.trim().split("\n").map(pick), exported.stdout.trim().split("\n").map(pick));
+  });
 });
 
 describe("memdir import under memoryMode review or manual", () => {

@@ -54,7 +54,9 @@ export function jsonlCandidates(text: string): SourceRead {
       ...(typeof item.title === "string" && item.title !== "" ? { title: item.title } : {}),
       modifiedMs: timeFrom(item.modified),
       extra,
-      ...(/^[^/\\]+\.md$/i.test(file) ? { fileName: file } : {}),
+      // The name the export gave, sub-folders included: the import keeps it when the writer takes it
+      // (docs/design.md#import-and-export), so a round trip gives the same files.
+      ...(file ? { fileName: file } : {}),
     });
   }
   return { candidates, skipped };
