@@ -99,6 +99,18 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       assert.equal(parseExplicitMemory(message), null, message);
   });
 
+  it("saves a bare remember of a fact about the project: the … is, lives, must …", () => {
+    for (const [message, statement] of [
+      ["remember the staging DB is at 10.0.0.5", "the staging DB is at 10.0.0.5"],
+      ["Remember the deploy key lives in 1Password", "the deploy key lives in 1Password"],
+      ["remember the tests must pass before merging", "the tests must pass before merging"],
+    ]) {
+      const intent = parseExplicitMemory(message);
+      assert.equal(intent?.kind, "remember", message);
+      assert.equal(intent?.kind === "remember" ? intent.statement : null, statement, message);
+    }
+  });
+
   it("saves the request's own sentence, not the ones after it", () => {
     assert.deepEqual(
       parseExplicitMemory(
