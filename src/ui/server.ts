@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemdirError } from "../errors.ts";
+import { MEMORY_FILE_MAX_BYTES } from "../memdir/fs/read.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { Selector } from "../recall/selector.ts";
@@ -291,8 +292,8 @@ function send(response: http.ServerResponse, status: number, value: unknown): vo
   response.end(JSON.stringify(value));
 }
 
-// Larger than any memory file the writer accepts (1 MB), with room for JSON escaping.
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+// Larger than any memory file the writer accepts, with room for JSON escaping.
+const MAX_BODY_BYTES = 4 * MEMORY_FILE_MAX_BYTES;
 
 async function readJson(request: http.IncomingMessage): Promise<Record<string, unknown>> {
   if (!(request.headers["content-type"] ?? "").startsWith("application/json"))

@@ -59,3 +59,18 @@ export function jsonText(value: unknown): string {
 }
 
 export const colors = pc;
+
+/**
+ * `text` safe to print on a terminal: every control character but tab and line feed (a CR only
+ * before a line feed), DEL and the C1 controls shown as `\u001b`. A memory written by hand or
+ * pulled by sync may hold an ESC sequence that would set the terminal's title or clear it.
+ *
+ * @example
+ * printable("red \u001b[31m") // "red \\u001b[31m"
+ */
+export function printable(text: string): string {
+  return text.replace(
+    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\r(?!\n)/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}

@@ -7,6 +7,13 @@ import { openRegularFileSync } from "./regular-file.ts";
 export const MEMORY_MAX_LINES = 200;
 export const MEMORY_MAX_BYTES = 4096;
 
+/**
+ * The largest memory file the writer writes (docs/design.md#the-single-writer) and the size over
+ * which `memdir doctor` calls one too large: no note is this long, and recall surfaces only its
+ * first {@link MEMORY_MAX_BYTES} bytes.
+ */
+export const MEMORY_FILE_MAX_BYTES = 1024 * 1024;
+
 export interface CappedRead {
   /** The text (at most the limits), followed by the truncation note when a limit cut it. */
   content: string;

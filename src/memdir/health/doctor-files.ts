@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { MEMORY_MAX_BYTES } from "../fs/read.ts";
+import { MEMORY_FILE_MAX_BYTES, MEMORY_MAX_BYTES } from "../fs/read.ts";
 import { utf8OrNull } from "../fs/regular-file.ts";
 import { isMemoryFileName } from "../scan/scan-list.ts";
 
@@ -11,9 +11,6 @@ export interface FileIssue {
   file: string;
   message: string;
 }
-
-/** A memory file this large is almost surely not a note (recall surfaces only its first 4 KB). */
-export const TOO_LARGE_BYTES = 1024 * 1024;
 
 /**
  * Binary content, a huge size or invalid UTF-8 in one memory file's bytes; `null` when fine.
@@ -30,7 +27,7 @@ export function fileContentIssue(file: string, bytes: Uint8Array): FileIssue | n
       message: `${file} looks like a binary file (it holds NUL bytes), not a markdown memory; move it out of the memory directory`,
     };
   }
-  if (bytes.length > TOO_LARGE_BYTES) {
+  if (bytes.length > MEMORY_FILE_MAX_BYTES) {
     const megabytes = (bytes.length / 1024 / 1024).toFixed(1);
     return {
       code: "too-large",

@@ -18,7 +18,13 @@ import { readTextInside, removeFileInside } from "../fs/open-safely.ts";
 import { nullUnlessRefused, readRegularText } from "../fs/regular-file.ts";
 import type { WriteOrigin } from "../trust/provenance.ts";
 import { assertNoSecrets } from "../trust/secrets.ts";
-import { quarantineCheck, stampsFor, stampText } from "./write-checks.ts";
+import { addedLines, quarantineCheck, stampsFor, stampText } from "./write-checks.ts";
+import {
+  assertMemorySize,
+  assertNoControlCharacters,
+  assertNoControlCharactersInFrontmatter,
+  assertNoSecretsInFrontmatter,
+} from "./write-input.ts";
 import {
   checkedTarget,
   exists,
@@ -83,8 +89,9 @@ export interface WriteOptions {
 
 /**
  * What {@link saveMemory} refuses before it touches anything (an unknown type, an empty
- * description, a credential in the name or the text): callers that record history around a save
- * check first, so a refused save leaves the memory dir as it was.
+ * description, a credential or a control character in the name, the text or any frontmatter key
+ * it is given, a body over the size a memory file may have): callers that record history around
+ * a save check first, so a refused save leaves the memory dir as it was.
  *
  * @throws MemdirError("invalid-type" | "invalid-input" | "secret")
  */
@@ -109,6 +116,15 @@ export function checkSaveInput(input: SaveMemoryInput): {
   if (input.title) assertNoSecrets(input.title, "title");
   if (input.hook) assertNoSecrets(input.hook, "hook");
   assertNoSecrets(input.body ?? "", "body");
+  // The other frontmatter keys are written too (an import's, the memory tool's): the same checks.
+  if (input.extra) assertNoSecretsInFrontmatter(input.extra);
+  assertNoControlCharacters(description, "description");
+  if (input.title) assertNoControlCharacters(input.title, "title");
+  if (input.hook) assertNoControlCharacters(input.hook, "hook");
+  assertNoControlCharacters(input.body ?? "", "body");
+  if (input.extra) assertNoControlCharactersInFrontmatter(input.extra);
+  // The whole text is measured once it is made; a body over the limit alone is refused here.
+  assertMemorySize(input.body ?? "", file ?? "the memory");
   return { type, description, ...(file ? { file } : {}) };
 }
 
@@ -118,8 +134,9 @@ export function checkSaveInput(input: SaveMemoryInput): {
  * Replacing an existing file updates its index line instead of adding another.
  *
  * Refused with a `MemdirError` and nothing written: an unknown type (`invalid-type`), an empty
- * description (`invalid-input`), a path outside the memory dir (`path-outside`), a secret in the
- * description, title or body (`secret`), instruction-like text from an automatic writer
+ * description, a control character or a file over `MEMORY_FILE_MAX_BYTES` (`invalid-input`), a
+ * path outside the memory dir (`path-outside`), a secret in the description, title, body or any
+ * other frontmatter key (`secret`), instruction-like text from an automatic writer
  * (`quarantined`: it waits in the inbox instead).
  *
  * @example
@@ -213,6 +230,7 @@ async function saveLocked(
 
   await assertStillLocked(memoryDir);
   const text = serializeMemory({ description, type, body, previous: frontmatter, name, modified });
+  assertMemorySize(text, target.file);
   const { warning } = await quarantineCheck(memoryDir, {
     file: target.file,
     before: existing,
@@ -410,8 +428,12 @@ export async function writeMemoryText(
   // A new file's name must be one the index and other file systems carry; an existing file
   // with an old, odd name can still be edited (and renamed by hand).
   if (!isIndexFile(target.file) && !(await exists(target.path))) portableName(target.file);
+  // The whole text, frontmatter included, is scanned.
   assertNoSecrets(target.file, "file name");
   assertNoSecrets(text, target.file);
+  // A memory pulled by sync is written as it is on the other machine (refusing it would stop
+  // every sync); what it holds is doctor's to report, and the CLI escapes it when printing.
+  if (!options.verbatim) assertMemorySize(text, target.file);
   return withMemoryLock(
     memoryDir,
     async () => {
@@ -428,6 +450,8 @@ export async function writeMemoryText(
         isIndexFile(target.file) || options.verbatim
           ? refreshed
           : await stampText(memoryDir, options.origin, refreshed);
+      // Only the lines this write adds: an old control character must not block an unrelated edit.
+      if (!options.verbatim) assertNoControlCharacters(addedLines(before, final), target.file);
       const { warning } = await quarantineCheck(memoryDir, {
         file: target.file,
         before,

@@ -13,7 +13,7 @@ import {
   withCommonOptions,
 } from "../../support/common.ts";
 import { locationFromOptions, memdirForCommand } from "../../support/location.ts";
-import { jsonText } from "../../support/output.ts";
+import { jsonText, printable } from "../../support/output.ts";
 import { relativeAge } from "../../support/relative-age.ts";
 import { sinceTime } from "../../support/since.ts";
 
@@ -191,7 +191,10 @@ async function renderListing(
       })),
     );
   if (kept.length === 0) return `no memories${filterWords(filter)} in ${memoryDir}\n`;
-  return `${kept.map(({ header }) => manifestLineWithTime(header, relativeAge(savedAtMs(header), ageFrom))).join("\n")}\n`;
+  // A description written by hand may hold an ESC sequence: printed escaped, never acted on.
+  return printable(
+    `${kept.map(({ header }) => manifestLineWithTime(header, relativeAge(savedAtMs(header), ageFrom))).join("\n")}\n`,
+  );
 }
 
 /** The filters in words, for "no memories … in DIR": " of type feedback from extraction". */

@@ -9,7 +9,7 @@ import { anchorRoot } from "../../../memdir/trust/anchors.ts";
 import { provenanceOf } from "../../../memdir/trust/provenance.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
 import { locationFromOptions, memdirForCommand } from "../../support/location.ts";
-import { printJson } from "../../support/output.ts";
+import { printable, printJson } from "../../support/output.ts";
 
 /**
  * `memdir show <file>`: one memory, whole, as on disk, then (when its body has `[[name]]` links)
@@ -62,7 +62,8 @@ export const registerShowCommand: RegisterCommand = (program, context) => {
     const projectRoot = await anchorRoot(location.memoryDir, location.projectRoot);
     const anchorChanges = projectRoot === null ? [] : await memoryAnchorChanges(text, projectRoot);
     if (!options.json) {
-      context.io.stdout(text.endsWith("\n") ? text : `${text}\n`);
+      // As on disk, but a control character (an ESC sequence written by hand) is shown escaped.
+      context.io.stdout(printable(text.endsWith("\n") ? text : `${text}\n`));
       if (links.length > 0) context.io.stdout(`\nlinks:\n${links.map(linkLine).join("\n")}\n`);
       for (const change of anchorChanges) context.io.stdout(`note: ${change.message}\n`);
       return;

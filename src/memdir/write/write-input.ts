@@ -1,0 +1,117 @@
+import { MemdirError } from "../../errors.ts";
+import { MEMORY_FILE_MAX_BYTES } from "../fs/read.ts";
+import { assertNoSecrets } from "../trust/secrets.ts";
+
+// What the single writer refuses in the text it is handed, whoever hands it (docs/design.md#the-single-writer):
+// a credential anywhere it writes, a control character a terminal would act on, a file too large
+// to be a note.
+
+/**
+ * Every text a frontmatter map writes: each key name and each value, nested ones included, with
+ * where it is (`tags[1]`, `metadata.owner`) and the `key: value` line a value becomes.
+ */
+function* frontmatterTexts(
+  value: unknown,
+  where: string,
+  key: string,
+): Generator<{ where: string; name?: string; line?: string; value?: string }> {
+  if (value === null || value === undefined || value instanceof Date) return;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) yield* frontmatterTexts(item, `${where}[${i}]`, key);
+  } else if (typeof value === "object") {
+    for (const [name, inner] of Object.entries(value as Record<string, unknown>)) {
+      const at = where === "" ? name : `${where}.${name}`;
+      // A key name is checked before the path that holds it is ever named in a message.
+      yield { where, name };
+      yield* frontmatterTexts(inner, at, name);
+    }
+  } else yield { where, line: `${key}: ${String(value)}`, value: String(value) };
+}
+
+/** Where a key name is, without the name itself: `frontmatter key`, `frontmatter key in metadata`. */
+function keyWhere(parent: string): string {
+  return parent === "" ? "frontmatter key" : `frontmatter key in ${parent}`;
+}
+
+/**
+ * Refuses a credential in the frontmatter keys a caller hands the writer besides description and
+ * title (`extra`: an import's other keys, the memory tool's frontmatter): every key name and every
+ * value, nested ones included, is scanned as the `key: value` line it becomes, so a
+ * `password:`-style key gives its value the same context it has in a body.
+ *
+ * @throws MemdirError("secret") naming the key, never the value.
+ */
+export function assertNoSecretsInFrontmatter(extra: Record<string, unknown>): void {
+  for (const text of frontmatterTexts(extra, "", ""))
+    if (text.name !== undefined) assertNoSecrets(text.name, keyWhere(text.where));
+    else if (text.line !== undefined) assertNoSecrets(text.line, `frontmatter ${text.where}`);
+}
+
+/**
+ * C0 controls other than tab, line feed and carriage return, DEL and the C1 controls but U+0085
+ * (NEL, a line break the writer folds like one): a terminal
+ * acts on them (ESC starts the sequences that set its title, clear the screen, recolour text), and
+ * `MEMORY.md`, `memdir list` and recall print memory text as it is.
+ */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u0084\u0086-\u009F]/;
+
+/** `char` as `U+001B (ESC)`. */
+function codePoint(char: string): string {
+  const code = char.codePointAt(0) ?? 0;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  const name = CONTROL_NAMES.get(code);
+  return name ? `${hex} (${name})` : hex;
+}
+
+const CONTROL_NAMES = new Map([
+  [0x00, "NUL"],
+  [0x07, "BEL"],
+  [0x08, "backspace"],
+  [0x0b, "vertical tab"],
+  [0x0c, "form feed"],
+  [0x1b, "ESC"],
+  [0x7f, "DEL"],
+  [0x9b, "CSI"],
+]);
+
+/**
+ * Refuses a control character in `text` (a field of a memory, or a memory's whole text): `where`
+ * names it (`description`, `body`, `frontmatter tags`). Tabs and line breaks pass.
+ *
+ * @throws MemdirError("invalid-input"): `write: body: holds the control character U+001B (ESC)
+ *   on line 3; …`.
+ */
+export function assertNoControlCharacters(text: string, where: string): void {
+  const found = CONTROL.exec(text);
+  if (!found) return;
+  const line = text.includes("\n") ? ` on line ${text.slice(0, found.index).split("\n").length}` : "";
+  const ansi = found[0] === "\u001b" ? " (terminal colour codes are ESC [ … m sequences: strip them)" : "";
+  throw new MemdirError(
+    "invalid-input",
+    `write: ${where}: holds the control character ${codePoint(found[0])}${line}; ` +
+      `memories are plain text, which terminals print as it is: remove it${ansi} and save again`,
+  );
+}
+
+/** {@link assertNoControlCharacters} over every key name and value of `extra`, nested ones included. */
+export function assertNoControlCharactersInFrontmatter(extra: Record<string, unknown>): void {
+  for (const text of frontmatterTexts(extra, "", ""))
+    if (text.name !== undefined) assertNoControlCharacters(text.name, keyWhere(text.where));
+    else if (text.value !== undefined) assertNoControlCharacters(text.value, `frontmatter ${text.where}`);
+}
+
+/**
+ * Refuses a memory file's text over {@link MEMORY_FILE_MAX_BYTES}: no note is that large, recall
+ * surfaces only a memory's first 4 KB, and `memdir doctor` reports such a file.
+ *
+ * @throws MemdirError("invalid-input") naming the file and both sizes.
+ */
+export function assertMemorySize(text: string, file: string): void {
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes <= MEMORY_FILE_MAX_BYTES) return;
+  throw new MemdirError(
+    "invalid-input",
+    `write: ${file} would be ${(bytes / 1024 / 1024).toFixed(1)} MB, over the ${MEMORY_FILE_MAX_BYTES / 1024 / 1024} MB ` +
+      "a memory file may hold (recall surfaces only its first 4 KB): keep only what is worth remembering, or split it",
+  );
+}

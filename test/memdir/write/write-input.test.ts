@@ -1,0 +1,157 @@
+// What the single writer refuses in the text it is handed, whoever hands it
+// (docs/design.md#the-single-writer): a credential in any frontmatter key, a control character a
+// terminal acts on, a file over the size a memory may have.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { isMemdirError } from "../../../src/errors.ts";
+import { MEMORY_FILE_MAX_BYTES } from "../../../src/memdir/fs/read.ts";
+import { saveMemory, writeMemoryText } from "../../../src/memdir/write/write.ts";
+import { runCliInProcess } from "../../helpers/cli.ts";
+import { makeTempDir } from "../../helpers/temp.ts";
+
+const TOKEN = "ghp_R8x2kQ9vL3mN7pT1wZ5yB4cD6fH0jK2sA8eG";
+
+function memoryFiles(dir: string): string[] {
+  return fs.existsSync(dir)
+    ? fs.readdirSync(dir).filter((file) => file.endsWith(".md") && file !== "MEMORY.md")
+    : [];
+}
+
+async function refusal(write: Promise<unknown>, code: string): Promise<string> {
+  try {
+    await write;
+  } catch (error) {
+    assert.ok(isMemdirError(error, code as never), String(error));
+    return (error as Error).message;
+  }
+  assert.fail(`expected a ${code} refusal`);
+}
+
+describe("the writer's secret check covers every frontmatter key", () => {
+  it("refuses a credential in another key, a nested value or a key name, and writes nothing", async () => {
+    const dir = path.join(makeTempDir(), "memory");
+    const base = { file: "y.md", type: "reference", description: "deploy token", body: "Where it lives." };
+    for (const [extra, where] of [
+      [{ api_token: TOKEN }, "frontmatter api_token"],
+      [{ metadata: { owner: "ops", token: TOKEN } }, "frontmatter metadata.token"],
+      [{ tags: ["deploy", TOKEN] }, "frontmatter tags[1]"],
+      [{ [TOKEN]: "x" }, "frontmatter key"],
+      [{ db_password: "hunter2hunter2" }, "frontmatter db_password"],
+    ] as const) {
+      const message = await refusal(saveMemory(dir, { ...base, extra }), "secret");
+      assert.ok(message.includes(where), message);
+      assert.ok(!message.includes(TOKEN), "the value is never in the message");
+    }
+    // writeMemoryText scans the whole text it is given, frontmatter included.
+    const text = `---\ndescription: d\ntype: reference\napi_token: ${TOKEN}\n---\nBody.\n`;
+    await refusal(writeMemoryText(dir, "y.md", text), "secret");
+    assert.deepEqual(memoryFiles(dir), []);
+  });
+
+  it("an import's extra key never reaches recall", async () => {
+    const home = makeTempDir();
+    const dir = path.join(home, "memory");
+    const from = path.join(home, "s.jsonl");
+    fs.writeFileSync(
+      from,
+      `${JSON.stringify({ file: "y.md", type: "reference", description: "secret in extra", body: "Where the deploy token lives.", api_token: TOKEN })}\n`,
+    );
+    await runCliInProcess(["import", "jsonl", "--from", from, "--dir", dir], { home });
+    const recalled = await runCliInProcess(["recall", "--dir", dir, "where does the deploy token live"], {
+      home,
+    });
+    assert.ok(!recalled.stdout.includes(TOKEN), recalled.stdout);
+    assert.ok(
+      !memoryFiles(dir).some((file) => fs.readFileSync(path.join(dir, file), "utf8").includes(TOKEN)),
+    );
+  });
+});
+
+describe("the writer refuses control characters", () => {
+  it("in the description, title, other keys and body, naming the field and the character", async () => {
+    const dir = path.join(makeTempDir(), "memory");
+    const base = { type: "user", description: "cafe order", body: "Orders a flat white." };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [
+        { description: "title \u001b]0;PWNED\u0007 set \u001b[2J" },
+        /description: holds the control character U\+001B \(ESC\)/,
+      ],
+      [{ description: "ring \u0007" }, /description: holds the control character U\+0007 \(BEL\)/],
+      [{ title: "red \u001b[31m" }, /title: holds the control character U\+001B/],
+      [{ extra: { note: "a\u0000b" } }, /frontmatter note: holds the control character U\+0000 \(NUL\)/],
+      [{ body: "line one\nline \u0000two" }, /body: holds the control character U\+0000 \(NUL\) on line 2/],
+      [{ body: "\u001b[31mFAIL\u001b[0m test" }, /body: .*U\+001B \(ESC\).*colour codes/],
+    ];
+    for (const [change, expected] of cases) {
+      const message = await refusal(saveMemory(dir, { ...base, ...change } as never), "invalid-input");
+      assert.match(message, expected);
+    }
+    assert.deepEqual(memoryFiles(dir), []);
+    // Tabs and line breaks (CRLF included) are text.
+    await saveMemory(dir, { ...base, body: "a\tb\r\nc\n" });
+    assert.equal(memoryFiles(dir).length, 1);
+  });
+
+  it("in what writeMemoryText adds, not in lines the file already had", async () => {
+    const dir = path.join(makeTempDir(), "memory");
+    fs.mkdirSync(dir, { recursive: true });
+    const old = "---\ndescription: old \u001b[1m\ntype: user\n---\nBody.\n";
+    fs.writeFileSync(path.join(dir, "a.md"), old);
+    await writeMemoryText(dir, "a.md", `${old}More.\n`);
+    await refusal(writeMemoryText(dir, "a.md", `${old}More \u001b[2J.\n`), "invalid-input");
+    await refusal(
+      writeMemoryText(dir, "b.md", "---\ndescription: x\u0007\ntype: user\n---\nB\n"),
+      "invalid-input",
+    );
+    assert.deepEqual(memoryFiles(dir), ["a.md"]);
+  });
+
+  it("memdir list and show print a hand-written ESC escaped, never raw", async () => {
+    const home = makeTempDir();
+    const dir = path.join(home, "memory");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, "a.md"),
+      "---\ndescription: title \u001b]0;PWNED\u0007 cleared \u001b[2J\ntype: user\n---\nBody \u001b[31mred\r\n",
+    );
+    const listed = await runCliInProcess(["list", "--dir", dir], { home });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(!/[\u0000-\u0008\u000b-\u001f]/.test(listed.stdout), JSON.stringify(listed.stdout));
+    assert.match(listed.stdout, /title \\u001b\]0;PWNED\\u0007 cleared \\u001b\[2J/);
+    const shown = await runCliInProcess(["show", "--dir", dir, "a.md"], { home });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.ok(!/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(shown.stdout), JSON.stringify(shown.stdout));
+    assert.match(shown.stdout, /Body \\u001b\[31mred\r\n/);
+  });
+});
+
+describe("the writer's size cap", () => {
+  it("refuses a memory over the size doctor calls too large, with a clear message", async () => {
+    const dir = path.join(makeTempDir(), "memory");
+    const body = "word ".repeat(400000);
+    const message = await refusal(
+      saveMemory(dir, { type: "user", description: "big", body }),
+      "invalid-input",
+    );
+    assert.match(message, /would be 1\.9 MB, over the 1 MB a memory file may hold/);
+    // Just under the cap as a body, over it once the frontmatter is added: the whole file counts.
+    const near = "x".repeat(MEMORY_FILE_MAX_BYTES - 10);
+    await refusal(
+      saveMemory(dir, { file: "near.md", type: "user", description: "near", body: near }),
+      "invalid-input",
+    );
+    await refusal(
+      writeMemoryText(dir, "big.md", `---\ndescription: big\ntype: user\n---\n${body}`),
+      "invalid-input",
+    );
+    assert.deepEqual(memoryFiles(dir), []);
+    await saveMemory(dir, {
+      type: "user",
+      description: "fits",
+      body: "x".repeat(MEMORY_FILE_MAX_BYTES - 1000),
+    });
+    assert.equal(memoryFiles(dir).length, 1);
+  });
+});
