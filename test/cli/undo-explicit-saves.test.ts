@@ -102,6 +102,23 @@ describe("undo right after a save made on the user's or agent's behalf", () => {
     assert.ok(!fs.existsSync(path.join(memoryDir, ".git")));
   });
 
+  it("memdir rm given an absolute path inside the memory dir is undone from the journal", async () => {
+    const home = makeTempDir("memdir-undo-rm-absolute-");
+    const memoryDir = path.join(home, "memory");
+    fs.mkdirSync(path.join(memoryDir, ".history"), { recursive: true });
+    const cli = async (...args: string[]) => {
+      const result = await runCliInProcess([...args, "--dir", memoryDir], { home });
+      assert.equal(result.code, 0, `${args.join(" ")}: ${result.stderr}`);
+      return result;
+    };
+    await cli("add", "--type", "project", "--description", "release freeze starts Friday", "No merges.");
+    const before = snapshotOf(memoryDir);
+    await cli("rm", path.join(memoryDir, "project-release-freeze-starts-friday.md"));
+    assert.deepEqual(Object.keys(snapshotOf(memoryDir)), ["MEMORY.md"]);
+    await cli("undo");
+    assert.deepEqual(snapshotOf(memoryDir), before, "the removed memory and its index line are back");
+  });
+
   it("the prompt hook's remember: … and forget … are each one entry undo takes back", async () => {
     const { home, project, memoryDir, cli, before } = await projectWithHistory();
     const prompt = (text: string) =>

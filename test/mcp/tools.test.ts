@@ -5,7 +5,9 @@ import { describe, it } from "node:test";
 import { createMemoryTools, isMemoryTool } from "../../src/agent/memory-tools/index.ts";
 import { createToolContext, toolDefinition } from "../../src/agent/tools/spec.ts";
 import { resolveConfig } from "../../src/config.ts";
+import { changeRecorder } from "../../src/dream/history.ts";
 import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
+import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { WORKED_EXAMPLE_PROMPT, writeWorkedExample } from "./worked-example.ts";
 
@@ -70,5 +72,84 @@ describe("memory tools, defined once for the agent loop and MCP", () => {
       .handler({}, createToolContext({ cwd: home, memoryDir: null }));
     assert.equal(result.isError, true);
     assert.match(result.content, /auto memory is off/);
+  });
+
+  it("act on one file whichever Unicode spelling names it, and say when none does", async () => {
+    const { byName, context, memoryDir } = setup();
+    const run = (name: string, input: Record<string, unknown>) => byName.get(name)!.handler(input, context);
+    const saved = await run("memory_save", {
+      type: "user",
+      description: "cafe order",
+      content: "Orders a flat white.",
+      file: "café.md",
+    });
+    assert.equal(saved.isError, undefined, saved.content);
+
+    const updated = await run("memory_update", { file: "cafe\u0301.md", content: "Orders a cortado." });
+    assert.equal(updated.isError, undefined, updated.content);
+    assert.match(updated.content, /^Updated café\.md/);
+    assert.match(fs.readFileSync(path.join(memoryDir, "café.md"), "utf8"), /cortado/);
+    assert.ok(!fs.existsSync(path.join(memoryDir, "cafe\u0301.md")));
+
+    const deleted = await run("memory_delete", { file: "cafe\u0301.md" });
+    assert.equal(deleted.isError, undefined, deleted.content);
+    assert.ok(!fs.existsSync(path.join(memoryDir, "café.md")), "the file is gone, not only its index line");
+    const recalled = await run("memory_recall", { query: "what coffee does the user order" });
+    assert.ok(!recalled.content.includes("cortado"), recalled.content);
+
+    for (const file of ["café.md", "nothing-here.md"]) {
+      const missing = await run("memory_update", { file, content: "x", type: "user", description: "d" });
+      assert.equal(missing.isError, true);
+      assert.match(
+        missing.content,
+        new RegExp(`^memdir: memory_update: no memory ${file.replace(".", "\\.")} in `),
+      );
+      assert.ok(!fs.existsSync(path.join(memoryDir, file)));
+    }
+  });
+
+  it("record the file the writer changed, also when named by its absolute path, so undo restores it", async () => {
+    const home = makeTempDir("memdir-tools-journal-");
+    const memoryDir = path.join(home, "memory");
+    // A `.history/` folder and no `.git`: the memory dir keeps the journal.
+    fs.mkdirSync(path.join(memoryDir, ".history"), { recursive: true });
+    const config = resolveConfig({ cwd: home, home, env: { HOME: home } });
+    const tools = new Map(
+      createMemoryTools({ config, selector: createLexicalSelector() }).map((tool) => [tool.name, tool]),
+    );
+    const context = createToolContext({
+      cwd: home,
+      memoryDir,
+      record: changeRecorder({ command: "memdir mcp" }),
+    });
+    const run = async (name: string, input: Record<string, unknown>) => {
+      const result = await tools.get(name)!.handler(input, context);
+      assert.equal(result.isError, undefined, result.content);
+    };
+    const undo = async () => {
+      const result = await runCliInProcess(["undo", "--dir", memoryDir], { home });
+      assert.equal(result.code, 0, result.stderr);
+    };
+    const absolute = path.join(memoryDir, "freeze.md");
+    await run("memory_save", {
+      type: "project",
+      description: "release freeze",
+      content: "Friday.",
+      file: absolute,
+    });
+    const original = fs.readFileSync(absolute, "utf8");
+
+    await run("memory_update", { file: absolute, content: "Thursday." });
+    assert.match(fs.readFileSync(absolute, "utf8"), /Thursday/);
+    await undo();
+    assert.equal(fs.readFileSync(absolute, "utf8"), original, "the replaced text is back");
+
+    await run("memory_delete", { file: absolute });
+    assert.ok(!fs.existsSync(absolute));
+    await undo();
+    assert.equal(fs.readFileSync(absolute, "utf8"), original, "the deleted memory is back");
+
+    await undo();
+    assert.ok(!fs.existsSync(absolute), "undoing the save removes it");
   });
 });

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { z } from "zod";
 import { memoryFileSchema } from "./shared.ts";
 import { defineMemoryTool, type MemoryToolSpec, memoryDirOf, recordedWrite } from "./spec.ts";
@@ -27,10 +26,13 @@ export function createDeleteTool(): MemoryToolSpec<DeleteToolInput, DeleteToolOu
     async run(input, context) {
       const memoryDir = memoryDirOf(context, "memory_delete");
       if (typeof memoryDir !== "string") return memoryDir;
-      const [{ removeMemory }, { INDEX_FILE }] = await Promise.all([
+      const [{ removeMemory, resolveMemoryTarget }, { INDEX_FILE }] = await Promise.all([
         import("../../memdir/write/write.ts"),
         import("../../memdir/format/index-file.ts"),
       ]);
+      // Recorded as the writer names the file (an absolute path inside the memory dir, either
+      // Unicode spelling), so the history copies the file the delete removes.
+      const target = await resolveMemoryTarget(memoryDir, input.file);
       // One history entry: `memdir undo` brings the memory and its index line back (docs/design.md#undo).
       const removed = await recordedWrite(
         context,
@@ -39,9 +41,9 @@ export function createDeleteTool(): MemoryToolSpec<DeleteToolInput, DeleteToolOu
           kind: "save",
           via: "memory_delete",
           message: (result) => `deleted ${result?.file ?? input.file}`,
-          files: [path.posix.normalize(input.file), INDEX_FILE],
+          files: [target.file, INDEX_FILE],
         },
-        () => removeMemory(memoryDir, input.file),
+        () => removeMemory(memoryDir, target.file),
       );
       context.readFileState.delete(removed.path);
       return { ok: true, output: removed, text: `Deleted ${removed.file} and its line in MEMORY.md` };

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { z } from "zod";
 import type { SaveMemoryResult } from "../../memdir/write/write.ts";
 import type { ToolContext } from "../tools/spec.ts";
@@ -87,15 +86,18 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
         if (twin !== null) return sessionTwinOutcome(twin);
       }
       // The writer loads on the first write: the MCP handshake does not wait for it (bench/mcp-startup.ts).
-      const [{ checkSaveInput, saveMemory }, { INDEX_FILE }] = await Promise.all([
+      const [{ checkSaveInput, resolveMemoryTarget, saveMemory }, { INDEX_FILE }] = await Promise.all([
         import("../../memdir/write/write.ts"),
         import("../../memdir/format/index-file.ts"),
       ]);
+      // The file as the writer names it, which the history records (an absolute path inside the memory dir, either Unicode spelling).
+      const file =
+        input.file === undefined ? undefined : (await resolveMemoryTarget(memoryDir, input.file)).file;
       const memory = {
         type: input.type,
         description: input.description,
         body: input.content,
-        ...(input.file !== undefined ? { file: input.file } : {}),
+        ...(file !== undefined ? { file } : {}),
         // Never replaces: a replacing write is memory_update's, which says it is destructive.
         replace: false,
       };
@@ -108,7 +110,7 @@ export function createSaveTool(options: MemoryToolsOptions): MemoryToolSpec<Save
           kind: "save",
           via: "memory_save",
           message: (result) => (result ? `saved ${result.file}` : "memory_save"),
-          files: [...(input.file !== undefined ? [path.posix.normalize(input.file)] : []), INDEX_FILE],
+          files: [...(file !== undefined ? [file] : []), INDEX_FILE],
           madeFiles: (result) => [result.file],
         },
         () => saveMemory(memoryDir, memory, { origin: context.origin }),

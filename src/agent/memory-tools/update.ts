@@ -1,8 +1,6 @@
-import fs from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
 import { parseFrontmatter } from "../../memdir/format/frontmatter.ts";
-import { resolveInsideMemoryDir } from "../../memdir/fs/safe-path.ts";
+import { readTextInside } from "../../memdir/fs/open-safely.ts";
 import { savedOutcome } from "./save.ts";
 import { memoryFileSchema, memoryTypeSchema } from "./shared.ts";
 import {
@@ -62,22 +60,31 @@ export function createUpdateTool(
       const memoryDir = memoryDirOf(context, "memory_update");
       if (typeof memoryDir !== "string") return memoryDir;
       await options.prepareMemoryDir?.();
-      const resolved = await resolveInsideMemoryDir(memoryDir, input.file);
-      const current = resolved.ok
-        ? parseFrontmatter(await fs.readFile(resolved.path, "utf8").catch(() => ""))
-        : null;
-      const type = input.type ?? current?.type;
-      const description = input.description ?? current?.description;
-      if (!type || !description)
-        return {
-          ok: false,
-          message: `memdir: memory_update: ${input.file} has no ${type ? "description" : "type"} to keep; pass one`,
-        };
-      const [{ checkSaveInput, saveMemory }, { INDEX_FILE }] = await Promise.all([
+      const [{ checkSaveInput, resolveMemoryTarget, saveMemory }, { INDEX_FILE }] = await Promise.all([
         import("../../memdir/write/write.ts"),
         import("../../memdir/format/index-file.ts"),
       ]);
-      const memory = { file: input.file, type, description, body: input.content, replace: true };
+      // The memory as the writer names it (either Unicode spelling, an absolute path inside the
+      // memory dir): what is read here, written and recorded in the history is that one file.
+      const target = await resolveMemoryTarget(memoryDir, input.file);
+      const existing = await readTextInside(memoryDir, target.path).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+        throw error;
+      });
+      if (existing === null)
+        return {
+          ok: false,
+          message: `memdir: memory_update: no memory ${target.file} in ${memoryDir}; to add one, use memory_save`,
+        };
+      const current = parseFrontmatter(existing);
+      const type = input.type ?? current.type;
+      const description = input.description ?? current.description;
+      if (!type || !description)
+        return {
+          ok: false,
+          message: `memdir: memory_update: ${target.file} has no ${type ? "description" : "type"} to keep; pass one`,
+        };
+      const memory = { file: target.file, type, description, body: input.content, replace: true };
       // A refused update (a credential) leaves the memory dir as it was: no history is begun for it.
       checkSaveInput(memory);
       // One history entry: `memdir undo` brings the replaced text back (docs/design.md#undo).
@@ -88,7 +95,7 @@ export function createUpdateTool(
           kind: "save",
           via: "memory_update",
           message: (result) => (result ? `updated ${result.file}` : "memory_update"),
-          files: [path.posix.normalize(input.file), INDEX_FILE],
+          files: [target.file, INDEX_FILE],
         },
         () => saveMemory(memoryDir, memory, { origin: context.origin }),
       );

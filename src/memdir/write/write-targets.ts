@@ -83,13 +83,31 @@ export function portableName(file: string): string {
   return normalized;
 }
 
+/**
+ * `file` resolved inside the memory dir as every operation of the writer takes it: in NFC, unless
+ * only another spelling of it (as given, or NFD) names a file that exists, which is then the file
+ * acted on. So a name typed in either form reaches the memory, and a save, update, delete or
+ * rename never acts on one spelling while `MEMORY.md` (which compares names in NFC) changes the
+ * other's line.
+ */
 export async function resolveOrThrow(
   memoryDir: string,
   file: string,
 ): Promise<{ file: string; path: string }> {
-  const result = await resolveInsideMemoryDir(memoryDir, file);
+  const result = await resolveInsideMemoryDir(memoryDir, await spelledAsOnDisk(memoryDir, file));
   if (!result.ok) throw new MemdirError("path-outside", `write: ${result.reason}`);
   return { file: result.file, path: result.path };
+}
+
+/** `file` in NFC, or the other spelling of it that names an existing file when only that one does. */
+async function spelledAsOnDisk(memoryDir: string, file: string): Promise<string> {
+  if (typeof file !== "string") return file;
+  const nfc = file.normalize("NFC");
+  const nfd = file.normalize("NFD");
+  if (nfc === nfd) return file;
+  for (const spelling of new Set([nfc, file, nfd]))
+    if (await exists(path.resolve(memoryDir, spelling))) return spelling;
+  return nfc;
 }
 
 /**

@@ -326,6 +326,20 @@ export async function withWriterHeld<T>(
 }
 
 /**
+ * `file` (relative, absolute inside the memory dir, in NFC or NFD) as every write of this module
+ * resolves it: `file` relative to the memory dir, as the history records it before a write
+ * (docs/design.md#undo), and `path`.
+ *
+ * @throws MemdirError("path-outside")
+ */
+export function resolveMemoryTarget(
+  memoryDir: string,
+  file: string,
+): Promise<{ file: string; path: string }> {
+  return resolveOrThrow(memoryDir, file);
+}
+
+/**
  * Removes one memory file and every index line pointing at it, together under the lock.
  * A file already gone but still listed in the index is fine (its line is removed).
  *

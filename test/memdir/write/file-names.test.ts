@@ -149,3 +149,48 @@ describe("memory file names", () => {
     assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
   });
 });
+
+describe("one spelling of a name for every operation", () => {
+  const memoryFiles = (dir: string) =>
+    fs.readdirSync(dir).filter((file) => file.endsWith(".md") && file !== "MEMORY.md");
+  const NFC = "café.md";
+  const NFD = "cafe\u0301.md";
+
+  it("a delete in NFD removes the NFC file and its index line", async () => {
+    const dir = path.join(makeTempDir(), "memory");
+    await saveMemory(dir, {
+      file: NFC,
+      type: "user",
+      description: "cafe order",
+      body: "Orders a flat white.",
+    });
+    const removed = await removeMemory(dir, NFD);
+    assert.equal(removed.file, NFC);
+    assert.deepEqual(memoryFiles(dir), []);
+    assert.ok(!fs.readFileSync(path.join(dir, "MEMORY.md"), "utf8").includes("caf"));
+    await assert.rejects(removeMemory(dir, NFD), (error) => isMemdirError(error, "not-found"));
+  });
+
+  it("a replacing save in NFD replaces the NFC file; a file named in NFD on disk is reached in NFC", async () => {
+    const dir = path.join(makeTempDir(), "memory");
+    await saveMemory(dir, { file: NFC, type: "user", description: "cafe order", body: "Flat white." });
+    await saveMemory(dir, {
+      file: NFD,
+      type: "user",
+      description: "cafe order",
+      body: "Cortado.",
+      replace: true,
+    });
+    assert.deepEqual(memoryFiles(dir), [NFC]);
+    assert.match(fs.readFileSync(path.join(dir, NFC), "utf8"), /Cortado/);
+
+    const other = path.join(makeTempDir(), "memory");
+    fs.mkdirSync(other, { recursive: true });
+    fs.writeFileSync(path.join(other, NFD), "---\ndescription: by hand\ntype: user\n---\nOld.\n");
+    await saveMemory(other, { file: NFC, type: "user", description: "by hand", body: "New.", replace: true });
+    assert.deepEqual(memoryFiles(other), [NFD]);
+    assert.match(fs.readFileSync(path.join(other, NFD), "utf8"), /New\./);
+    await removeMemory(other, NFC);
+    assert.deepEqual(memoryFiles(other), []);
+  });
+});

@@ -1,9 +1,8 @@
-import path from "node:path";
 import { Option } from "commander";
 import { recordChange } from "../../../dream/history.ts";
 import { INDEX_FILE } from "../../../memdir/format/index-file.ts";
 import { ensureMemoryDir } from "../../../memdir/location/paths.ts";
-import { checkSaveInput, saveMemory } from "../../../memdir/write/write.ts";
+import { checkSaveInput, resolveMemoryTarget, saveMemory } from "../../../memdir/write/write.ts";
 import { MEMORY_TYPES } from "../../../types.ts";
 import { startAutoSync } from "../../support/auto-sync.ts";
 import {
@@ -61,6 +60,10 @@ export const registerAddCommand: RegisterCommand = (program, context) => {
     checkSaveInput(input);
     const location = await locationFromOptions(options, context);
     await ensureMemoryDir(location);
+    // Recorded as the writer names it (an absolute path, either Unicode spelling).
+    const file = options.file
+      ? (await resolveMemoryTarget(location.memoryDir, options.file)).file
+      : undefined;
     // One history entry: over an existing file it replaces its text, and `memdir undo` brings
     // that text back; a new memory is removed again (docs/design.md#undo).
     const { result: saved } = await recordChange(
@@ -69,7 +72,7 @@ export const registerAddCommand: RegisterCommand = (program, context) => {
         kind: "add",
         command: "memdir add",
         message: (result) => (result ? `${result.created ? "added" : "replaced"} ${result.file}` : "add"),
-        files: [...(options.file ? [path.posix.normalize(options.file)] : []), INDEX_FILE],
+        files: [...(file ? [file] : []), INDEX_FILE],
         madeFiles: (result) => [result.file],
         lock: true,
       },
