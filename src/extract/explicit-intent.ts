@@ -12,7 +12,8 @@ const POLITE = String.raw`(?:(?:hey|ok|okay|also|and|oh|btw|so|thanks|great|cool
 // After a bare "remember" (no "that", no colon) only a clause or a rule may follow: "remember we
 // use pnpm", "remember to lint", or "the …" with a verb that states something ("remember the
 // staging DB is at …"). "remember the scroll position when navigating back" is a feature request.
-const STATING_VERB = "(?:is|are|was|were|isn't|aren't|lives|uses|runs|needs|must|should|has|have|goes|belongs|requires|takes|expires|points|stays|can|cannot|can't|doesn't|don't|won't|always|never)";
+const STATING_VERB =
+  "(?:is|are|was|were|isn't|aren't|lives|uses|runs|needs|must|should|has|have|goes|belongs|requires|takes|expires|points|stays|can|cannot|can't|doesn't|don't|won't|always|never)";
 const REMEMBER_EN = new RegExp(
   String.raw`^${POLITE}(?:remember|memori[sz]e|note down|make a note|keep in mind)(?:\s+(?:this|the following))?(?:\s*[:：,-]\s*|\s+that\s+|\s+(?=(?:to|i|i'm|we|we're|we've|my|our|always|never|don't|do not|use|prefer)\b)|\s+(?=the\s[^.!?\n]*?\b${STATING_VERB}\b))(.+)$`,
   "is",
