@@ -74,48 +74,75 @@ function sentencesOf(text: string): { start: number; text: string }[] {
   return sentences;
 }
 
-/** The key of the global copies of the rules' patterns (constants) among the process memos. */
+/** The keys of the global and sticky copies of the rules' patterns (constants) among the process memos. */
 const GLOBAL_COPIES = Symbol("quarantine-global-patterns");
-function global(pattern: RegExp): RegExp {
-  const globalOf = processMemo(GLOBAL_COPIES, () => new Map<RegExp, RegExp>());
-  let made = globalOf.get(pattern);
+const STICKY_COPIES = Symbol("quarantine-sticky-patterns");
+function copyWithFlag(pattern: RegExp, key: symbol, flag: "g" | "y"): RegExp {
+  const copies = processMemo(key, () => new Map<RegExp, RegExp>());
+  let made = copies.get(pattern);
   if (!made) {
-    made = new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`);
-    globalOf.set(pattern, made);
+    made = new RegExp(pattern.source, `${pattern.flags.replace(/[gy]/g, "")}${flag}`);
+    copies.set(pattern, made);
   }
   return made;
 }
+function global(pattern: RegExp): RegExp {
+  return copyWithFlag(pattern, GLOBAL_COPIES, "g");
+}
+/** A copy that matches only where it is told to start (`lastIndex`), never searching on. */
+function sticky(pattern: RegExp): RegExp {
+  return copyWithFlag(pattern, STICKY_COPIES, "y");
+}
 
-/** The first place `rule.sequence` matches in `sentence`, each part within `gap` of the last. */
-function matchSequence(rule: IntentRule, sentence: string): { start: number; end: number } | null {
+/**
+ * The first place `rule.sequence` matches in `sentence`, each part within `gap` of the last.
+ *
+ * Only the first part is searched for; each later part is tried at the `gap + 1` places it may
+ * start, never searched for through the rest of the sentence (docs/design.md#quarantine). A
+ * search there cost the length of the sentence for every match of the part before it: a body of
+ * nothing but "ignore " took minutes per megabyte while the writer held its lock. Trying each
+ * place in order finds the same match a search would (the leftmost, then the next one on), so
+ * the findings are the same, and the work is at most `gap + 1` tries per match of the first part.
+ */
+function matchSequence(
+  rule: IntentRule,
+  sentence: string,
+  work: QuarantineWork,
+): { start: number; end: number } | null {
   const gap = rule.gap ?? 0;
   const follow = (part: number, from: number): number | null => {
     if (part === rule.sequence.length) return from;
-    const pattern = global(rule.sequence[part]);
-    pattern.lastIndex = from;
-    for (let match = pattern.exec(sentence); match !== null; match = pattern.exec(sentence)) {
-      if (match.index - from > gap) return null;
-      const end = follow(part + 1, match.index + Math.max(1, match[0].length));
+    const pattern = sticky(rule.sequence[part]);
+    const last = Math.min(from + gap, sentence.length);
+    for (let at = from; at <= last; at++) {
+      work.tries++;
+      pattern.lastIndex = at;
+      const match = pattern.exec(sentence);
+      if (match === null) continue;
+      const end = follow(part + 1, at + Math.max(1, match[0].length));
       if (end !== null) return end;
-      pattern.lastIndex = match.index + 1;
     }
     return null;
   };
   const first = global(rule.sequence[0]);
   first.lastIndex = 0;
-  for (let match = first.exec(sentence); match !== null; match = first.exec(sentence)) {
+  for (;;) {
+    const from = first.lastIndex;
+    const match = first.exec(sentence);
+    // The places the search started at, up to the match or the end of the sentence.
+    work.tries += (match === null ? sentence.length : match.index) - from + 1;
+    if (match === null) return null;
     const end = follow(1, match.index + Math.max(1, match[0].length));
     if (end !== null) return { start: match.index, end };
     first.lastIndex = match.index + 1;
   }
-  return null;
 }
 
-function ruleHits(view: QuarantineView): Hit[] {
+function ruleHits(view: QuarantineView, work: QuarantineWork): Hit[] {
   const hits: Hit[] = [];
   for (const sentence of sentencesOf(view.joined)) {
     for (const rule of INTENT_RULES) {
-      const found = matchSequence(rule, sentence.text);
+      const found = matchSequence(rule, sentence.text, work);
       if (found === null) continue;
       if (rule.alsoIn && !rule.alsoIn.every((pattern) => pattern.test(sentence.text))) continue;
       if (rule.unlessNegated && NEGATION.test(sentence.text.slice(0, found.start))) continue;
@@ -148,14 +175,29 @@ function roleHits(view: QuarantineView): Hit[] {
   return hits;
 }
 
-function lineAt(text: string, index: number): number {
-  let line = 0;
-  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) line++;
-  return line;
+/**
+ * The 0-based line of an index into `text`, by a binary search of the lines' starts (made once
+ * per view): a scan of the text up to each hit cost the length of the text for every hit, and a
+ * body of a few thousand role lines made that quadratic too (docs/design.md#quarantine).
+ */
+function lineFinder(text: string, work: QuarantineWork): (index: number) => number {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return (index) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      work.tries++;
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle] <= index) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  };
 }
 
-function findingOf(view: QuarantineView, hit: Hit): QuarantineFinding {
-  const viewLine = lineAt(view.lines, hit.start);
+function findingOf(view: QuarantineView, hit: Hit, lineAt: (index: number) => number): QuarantineFinding {
+  const viewLine = lineAt(hit.start);
   const revealed = view.revealed.get(viewLine) ?? [];
   const snippet = view.joined.slice(hit.start, hit.end).replace(/\s+/g, " ").trim();
   return {
@@ -175,11 +217,28 @@ function findingOf(view: QuarantineView, hit: Hit): QuarantineFinding {
  * findInstructions("The install script downloads node with curl") // []
  */
 export function findInstructions(text: string): QuarantineFinding[] {
+  return findInstructionsCounted(text, { tries: 0 });
+}
+
+/**
+ * The work of one {@link findInstructions}, counted: every place a rule's pattern was tried at
+ * (a search counts each place it passed, a try at one place counts one; no try reads more than a
+ * pattern's bounded reach) and every step of the line lookups. The quarantine runs on every
+ * write under the writer lock, so this stays within a constant times the text's length
+ * (test/memdir/trust/quarantine-work.test.ts).
+ */
+export interface QuarantineWork {
+  tries: number;
+}
+
+/** {@link findInstructions}, adding its work to `work`. */
+export function findInstructionsCounted(text: string, work: QuarantineWork): QuarantineFinding[] {
   const findings: QuarantineFinding[] = [];
   const seen = new Set<string>();
   for (const view of quarantineViews(text)) {
-    for (const hit of [...ruleHits(view), ...roleHits(view)]) {
-      const finding = findingOf(view, hit);
+    const lineAt = lineFinder(view.lines, work);
+    for (const hit of [...ruleHits(view, work), ...roleHits(view)]) {
+      const finding = findingOf(view, hit, lineAt);
       const key = `${finding.intent}\u0000${finding.line}`;
       if (seen.has(key)) continue;
       seen.add(key);
