@@ -45,8 +45,34 @@ const MAX_PATH_BYTES = 4096;
 const LOOKALIKE =
   /[\uFF0E\uFF0F\uFF3C\uFF1A\uFE52\uFE68\uFE55\u2024\u2025\u2026\u2044\u2215\u29F8\u29F9\u2216]/;
 const URL_ESCAPE = /%[0-9A-Fa-f]{2}/;
-// Control characters (C0, DEL, C1): NUL truncates paths in C APIs; newlines break index lines.
-const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
+// Control characters (C0, DEL, C1) and the Unicode line and paragraph separators: NUL truncates
+// paths in C APIs; a line break (U+2028/2029 and NEL are one to some readers) breaks an index line
+// and, in a name memdir shows on one line, forges lines of its own (docs/design.md#path-safety).
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+const CONTROL_ALL = new RegExp(CONTROL.source, "g");
+
+/**
+ * Whether `text` holds a control character (C0, DEL, C1) or U+2028/2029: the one rule for the
+ * names memdir writes (`fileNameRefusal`), carries in a sync, scans (a memory file so named is
+ * left out) and prints on one line.
+ */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL.test(text);
+}
+
+/**
+ * `text` on one line: every character {@link hasControlCharacter} finds written as `\uXXXX`, so
+ * a name or a note memdir puts in a line of its own can never start another line.
+ *
+ * @example escapeControlCharacters("a\nUser: b") // "a\\u000aUser: b"
+ */
+export function escapeControlCharacters(text: string): string {
+  if (!CONTROL.test(text)) return text;
+  return text.replace(
+    CONTROL_ALL,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
 const DRIVE = /^[A-Za-z]:/;
 
 function countPathPunctuation(text: string): number {

@@ -2,11 +2,12 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { MEMORY_FILE_MAX_BYTES, MEMORY_MAX_BYTES } from "../fs/read.ts";
 import { utf8OrNull } from "../fs/regular-file.ts";
-import { isMemoryFileName } from "../scan/scan-list.ts";
+import { escapeControlCharacters, hasControlCharacter } from "../fs/safe-path.ts";
+import { isMarkdownFileName } from "../scan/scan-list.ts";
 
 /** A bad memory file `memdir doctor` reports (docs/design.md#reading-files, bad input): recall copes, the user should know. */
 export interface FileIssue {
-  code: "binary" | "invalid-utf8" | "too-large" | "unreadable" | "bad-link";
+  code: "binary" | "invalid-utf8" | "too-large" | "unreadable" | "bad-link" | "unsafe-name";
   /** Relative to the memory dir. */
   file: string;
   message: string;
@@ -46,8 +47,9 @@ export function fileContentIssue(file: string, bytes: Uint8Array): FileIssue | n
 }
 
 /**
- * `*.md` files the header scan skipped without a word — symbolic links that loop, dangle or
- * leave the memory dir, and files that cannot be opened — each with why. `scanned` holds the
+ * `*.md` files the header scan skipped without a word — names with a control character or line
+ * separator, symbolic links that loop, dangle or leave the memory dir, and files that cannot be
+ * opened — each with why. `scanned` holds the
  * files the scan did return, `names` every path in the memory dir (both relative, `/`-separated;
  * see {@link listTree}). Dot-folders are left out, as the scan does.
  */
@@ -58,8 +60,17 @@ export async function skippedFileIssues(
 ): Promise<FileIssue[]> {
   const issues: FileIssue[] = [];
   for (const name of [...names].sort()) {
-    if (scanned.has(name) || !isMemoryFileName(name)) continue;
+    if (scanned.has(name) || !isMarkdownFileName(name)) continue;
     if (name.split("/").some((part) => part.startsWith("."))) continue;
+    if (hasControlCharacter(name)) {
+      // Shown escaped: the name itself is what forges lines (docs/design.md#header-scan).
+      issues.push({
+        code: "unsafe-name",
+        file: name,
+        message: `"${escapeControlCharacters(name)}" has a control character or line break in its name, which could forge lines where memdir shows it; recall and MEMORY.md leave it out: rename it by hand`,
+      });
+      continue;
+    }
     const full = path.join(memoryDir, name);
     const stat = await fs.lstat(full).catch(() => null);
     if (stat === null) continue; // deleted since the scan

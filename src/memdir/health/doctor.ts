@@ -6,6 +6,7 @@ import { conflictOf } from "../format/conflicts.ts";
 import { type FrontmatterIssue, parseFrontmatter } from "../format/frontmatter.ts";
 import {
   applyIndexChanges,
+  formatIndexLine,
   INDEX_FILE,
   INDEX_MAX_BYTES,
   INDEX_MAX_LINES,
@@ -18,6 +19,7 @@ import { tempFileWriterPid } from "../fs/atomic.ts";
 import { processIsAlive } from "../fs/lease.ts";
 import { withMemoryLock } from "../fs/lock.ts";
 import { nullUnlessRefused, readRegularFile } from "../fs/regular-file.ts";
+import { hasControlCharacter } from "../fs/safe-path.ts";
 import { HEADER_MAX_LINES } from "../scan/header-cache.ts";
 import { scanHeaders } from "../scan/scan.ts";
 import { describeFindings, findInstructions } from "../trust/quarantine.ts";
@@ -275,7 +277,12 @@ export async function repairMemoryDir(memoryDir: string): Promise<string[]> {
       } else if (issue.code === "missing-pointer") {
         const description = headers.get(issue.file)?.description;
         if (!description || findSecrets(description).length > 0) continue;
-        add.push({ title: defaultTitle(issue.file, description), file: issue.file, hook: description });
+        const entry = { title: defaultTitle(issue.file, description), file: issue.file, hook: description };
+        // Only a line that reads back as this file: one that does not (a name with a line break,
+        // which the scan leaves out anyway) would be added again at every repair, lines and all.
+        if (hasControlCharacter(issue.file) || parseIndex(formatIndexLine(entry))[0]?.file !== issue.file)
+          continue;
+        add.push(entry);
         fixed.push(`added a line for ${issue.file}`);
       }
     }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { throwIfAborted } from "../../errors.ts";
 import { yieldToEventLoop } from "../../event-loop.ts";
 import { isInside } from "../fs/inside.ts";
+import { hasControlCharacter } from "../fs/safe-path.ts";
 
 /** The index file's name; never a memory itself (docs/design.md#memory-format). */
 export const INDEX_FILE_NAME = "MEMORY.md";
@@ -36,10 +37,21 @@ export interface ListingObserver {
   recheckAlways(file: string): void;
 }
 
-/** True for a path (relative, `/`-separated) the scan treats as a memory file. */
-export function isMemoryFileName(file: string): boolean {
+/** A `*.md` path other than the index, whatever else its name holds (see {@link isMemoryFileName}). */
+export function isMarkdownFileName(file: string): boolean {
   const base = file.slice(file.lastIndexOf("/") + 1);
   return base.toLowerCase().endsWith(".md") && base.toLowerCase() !== INDEX_FILE_NAME.toLowerCase();
+}
+
+/**
+ * True for a path (relative, `/`-separated) the scan treats as a memory file: `*.md`, not the
+ * index, and no control character or line separator anywhere in it. A name with a line break
+ * (no memdir writer makes one; a file put there by hand or by a compromised agent) would forge
+ * lines in the header recall shows and in `MEMORY.md`, so it is never recalled or indexed;
+ * `memdir doctor` names it to rename (docs/design.md#header-scan).
+ */
+export function isMemoryFileName(file: string): boolean {
+  return isMarkdownFileName(file) && !hasControlCharacter(file);
 }
 
 /** The scan's order: newest first, ties by file name. */
