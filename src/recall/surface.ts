@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { escapeControlCharacters } from "../memdir/fs/safe-path.ts";
 import { memoryAnchorChanges } from "../memdir/health/stale.ts";
 import { escapeSystemReminder } from "../prompts/system-reminder.ts";
 import type { Message } from "../types.ts";
@@ -40,13 +41,14 @@ export function memoryAge(mtimeMs: number, now: number): string {
 }
 
 /**
- * The header line of a surfaced memory (docs/design.md#surfacing): `Memory (saved 2 days ago): PATH:`.
+ * The header line of a surfaced memory (docs/design.md#surfacing): `Memory (saved 2 days ago): PATH:`,
+ * one line whatever the path holds (a control character or line separator is written `\uXXXX`).
  *
  * @example
  * memoryHeader("/m/feedback-real-database.md", mtime, now) // "Memory (saved 2 days ago): /m/feedback-real-database.md:"
  */
 export function memoryHeader(path: string, mtimeMs: number, now: number): string {
-  return `Memory (saved ${memoryAge(mtimeMs, now)}): ${path}:`;
+  return `Memory (saved ${memoryAge(mtimeMs, now)}): ${escapeControlCharacters(path)}:`;
 }
 
 /**
@@ -65,7 +67,9 @@ export function memoryFreshnessCaveat(mtimeMs: number, now: number): string | nu
 /**
  * The text of one surfaced memory before wrapping: `HEADER\n\nCONTENT`, with the caveat on the
  * line under the header when the memory is older than a day. `content` is the capped body from
- * `readMemoryCapped` (truncation note included).
+ * `readMemoryCapped` (truncation note included). The header lines are memdir's own words, so each
+ * name and note in them stays on its one line, its control characters escaped: text from a memory
+ * file (its name, an anchor's path) never starts a line of its own there (docs/design.md#surfacing).
  */
 export function formatSurfacedMemory(memory: {
   path: string;
@@ -77,7 +81,8 @@ export function formatSurfacedMemory(memory: {
 }): string {
   const header = memoryHeader(memory.path, memory.mtimeMs, memory.now);
   const caveat = memoryFreshnessCaveat(memory.mtimeMs, memory.now);
-  const lines = [header, ...(caveat === null ? [] : [caveat]), ...(memory.notes ?? [])];
+  const notes = (memory.notes ?? []).map(escapeControlCharacters);
+  const lines = [header, ...(caveat === null ? [] : [caveat]), ...notes];
   return `${lines.join("\n")}\n\n${memory.content}`;
 }
 

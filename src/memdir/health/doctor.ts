@@ -22,6 +22,7 @@ import { nullUnlessRefused, readRegularFile } from "../fs/regular-file.ts";
 import { hasControlCharacter } from "../fs/safe-path.ts";
 import { HEADER_MAX_LINES } from "../scan/header-cache.ts";
 import { scanHeaders } from "../scan/scan.ts";
+import { unsafeAnchors } from "../trust/anchors.ts";
 import { describeFindings, findInstructions } from "../trust/quarantine.ts";
 import { findSecrets, secretKindPhrase } from "../trust/secrets.ts";
 import { updateIndex } from "../write/write.ts";
@@ -41,6 +42,7 @@ export interface DoctorIssue {
     | "index-too-large"
     | "secret"
     | "instruction-like"
+    | "unsafe-anchor"
     | "stale-temp"
     | "sync-conflict"
     | FileIssue["code"];
@@ -187,9 +189,16 @@ async function memoryFileIssues(
   if (contentIssue) issues.push(contentIssue);
   if (contentIssue?.code === "binary") return issues; // frontmatter and secret checks mean nothing here
   const text = bytes.toString("utf8");
-  for (const issue of parseFrontmatter(text, { maxLines: HEADER_MAX_LINES }).issues) {
+  const parsed = parseFrontmatter(text, { maxLines: HEADER_MAX_LINES });
+  for (const issue of parsed.issues) {
     issues.push({ code: issue.code, file: header.file, message: `${header.file}: ${issue.message}` });
   }
+  for (const anchor of unsafeAnchors(parsed.data))
+    issues.push({
+      code: "unsafe-anchor",
+      file: header.file,
+      message: `${header.file}: anchor ${anchor.position} has ${anchor.reason}, so it is ignored (it could forge lines under recall's header): remove it by hand`,
+    });
   issues.push(...secretIssues(header.file, text));
   issues.push(...instructionIssues(header.file, text));
   const original = conflictOf(text);

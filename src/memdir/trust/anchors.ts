@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { relativeInside } from "../fs/inside.ts";
 import { readRegularText } from "../fs/regular-file.ts";
+import { hasControlCharacter } from "../fs/safe-path.ts";
 import { readProjectMarker } from "../location/paths.ts";
 
 /**
@@ -81,10 +82,14 @@ async function readSmall(file: string): Promise<string | null> {
   return readRegularText(file).catch(() => null);
 }
 
-/** The project-relative form of a path word, or null when it points outside the project. */
+/**
+ * The project-relative form of a path word, or null when it points outside the project or holds
+ * a control character or line separator (no project path memdir anchors does; see {@link anchorsOf}).
+ */
 function projectRelative(projectRoot: string, word: string): string | null {
   const cleaned = word.replace(/\/+$/, "");
   if (cleaned === "" || cleaned === "." || cleaned === ".." || /:\/\//.test(word)) return null;
+  if (hasControlCharacter(word)) return null;
   const absolute = path.resolve(projectRoot, cleaned);
   const relative = relativeInside(projectRoot, absolute);
   return relative === null || relative === "" ? null : relative.split(path.sep).join("/");
@@ -166,13 +171,41 @@ export async function findAnchors(text: string, projectRoot: string): Promise<An
   return anchors;
 }
 
-/** The `anchors:` of a frontmatter, the well-formed entries only. */
+/**
+ * Why one `anchors:` entry is not an anchor memdir reads, or null when it is: it needs a string
+ * `path`, and neither it nor its `symbol` may hold a control character or line separator. The
+ * writer never records one; a pulled or hand-written memory can, and the path would go into a
+ * `note:` line under recall's header, forging lines there (docs/design.md#stale-anchors).
+ */
+function anchorRefusal(item: unknown): string | null {
+  if (!item || typeof item !== "object" || typeof (item as Anchor).path !== "string") return "malformed";
+  const { path: file, symbol } = item as Record<string, unknown>;
+  if (hasControlCharacter(file as string)) return "a control character or line break in its path";
+  if (typeof symbol === "string" && hasControlCharacter(symbol))
+    return "a control character or line break in its symbol";
+  return null;
+}
+
+/**
+ * The `anchors:` entries of a frontmatter that are ignored for a control character or line
+ * break in their path or symbol, as `memdir doctor` reports them: 1-based position and why.
+ */
+export function unsafeAnchors(data: Record<string, unknown>): { position: number; reason: string }[] {
+  const raw = data.anchors;
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((item, index) => {
+    const reason = anchorRefusal(item);
+    return reason === null || reason === "malformed" ? [] : [{ position: index + 1, reason }];
+  });
+}
+
+/** The `anchors:` of a frontmatter, the well-formed entries only (see {@link unsafeAnchors}). */
 export function anchorsOf(data: Record<string, unknown>): Anchor[] {
   const raw = data.anchors;
   if (!Array.isArray(raw)) return [];
   const anchors: Anchor[] = [];
   for (const item of raw) {
-    if (!item || typeof item !== "object" || typeof (item as Anchor).path !== "string") continue;
+    if (anchorRefusal(item) !== null) continue;
     const { path: file, hash, symbol, dir } = item as Record<string, unknown>;
     anchors.push({
       path: file as string,
