@@ -125,6 +125,30 @@ describe("the writer refuses control characters", () => {
     assert.ok(!/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(shown.stdout), JSON.stringify(shown.stdout));
     assert.match(shown.stdout, /Body \\u001b\[31mred\r\n/);
   });
+
+  it("memdir recall, recall --explain, doctor and context print a teammate's ESC escaped, never raw", async () => {
+    const home = makeTempDir();
+    const dir = path.join(home, "memory");
+    fs.mkdirSync(dir, { recursive: true });
+    // As sync writes a pulled memory: verbatim, control characters included.
+    fs.writeFileSync(
+      path.join(dir, "tabs.md"),
+      "---\ndescription: tabs \u001b[2J\u001b[31mOWNED\u001b]0;title-hijack\u0007\ntype: project\n---\nIndent with tabs \u001b[41mRED\u001b[0m.\n",
+    );
+    fs.writeFileSync(path.join(dir, "MEMORY.md"), "- [Tabs \u001b[2J](tabs.md) — tabs \u001b[31mOWNED\n");
+    const raw = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+    for (const args of [
+      ["recall", "--dir", dir, "indent with tabs"],
+      ["recall", "--dir", dir, "--explain", "indent with tabs"],
+      ["doctor", "--dir", dir],
+      ["context", "--dir", dir],
+    ]) {
+      const result = await runCliInProcess(args, { home });
+      assert.ok(!raw.test(result.stdout), `${args.join(" ")}: ${JSON.stringify(result.stdout)}`);
+    }
+    const recalled = await runCliInProcess(["recall", "--dir", dir, "indent with tabs"], { home });
+    assert.match(recalled.stdout, /Indent with tabs \\u001b\[41mRED/, "the memory is still shown, escaped");
+  });
 });
 
 describe("the writer's size cap", () => {

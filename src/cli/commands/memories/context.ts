@@ -11,7 +11,7 @@ import {
   resolveFrom,
   withCommonOptions,
 } from "../../support/common.ts";
-import { printJson } from "../../support/output.ts";
+import { printable, printJson } from "../../support/output.ts";
 
 interface ContextOptions {
   root?: string;
@@ -146,7 +146,7 @@ function printContext(io: CommandContext["io"], shown: ContextShown): void {
     );
   }
   io.stdout(`Memory rules in the system prompt: ${memoryRules ? "yes" : "no"}\n`);
-  io.stdout(`\n--- user context ---\n${userContext}\n`);
+  io.stdout(printable(`\n--- user context ---\n${userContext}\n`));
 }
 
 /** The memory location, or null when auto memory is off and the location cannot be resolved. */

@@ -13,7 +13,7 @@ import {
   withModelOptions,
 } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions, memdirForCommand } from "../../support/location.ts";
-import { printJson } from "../../support/output.ts";
+import { printable, printJson } from "../../support/output.ts";
 
 /** `--k` as a positive whole number, else a usage error (exit 2) naming the command. */
 export function parsePickCount(value: string, command: string): number {
@@ -135,7 +135,7 @@ function printMessages(context: CommandContext, result: RecallResult): void {
     context.io.stdout("no memories would be recalled for this query\n");
     return;
   }
-  context.io.stdout(`${result.messages.map((message) => message.content).join("\n\n")}\n`);
+  context.io.stdout(printable(`${result.messages.map((message) => message.content).join("\n\n")}\n`));
 }
 
 /**
@@ -189,7 +189,7 @@ function printExplain(context: CommandContext, result: RecallResult, memoryDir: 
     `would inject ${count} ${count === 1 ? "memory" : "memories"} (${bytes} bytes)${count > 0 ? ":" : ""}`,
   );
   for (const message of result.messages) out.push("", message.content as string);
-  context.io.stdout(`${out.join("\n")}\n`);
+  context.io.stdout(printable(`${out.join("\n")}\n`));
 }
 
 function candidateLine(candidate: RecallCandidate, width: number): string {

@@ -24,7 +24,7 @@ import {
   withCommonOptions,
 } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
-import { printJson } from "../../support/output.ts";
+import { printable, printJson } from "../../support/output.ts";
 import { terminalProgress } from "../../support/progress.ts";
 
 interface DoctorOptions extends CommonOptions {
@@ -81,7 +81,7 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
       return;
     }
     for (const line of fixed) context.io.stdout(`fixed: ${line}\n`);
-    for (const issue of allIssues) context.io.stdout(`${issue.code}: ${issue.message}\n`);
+    for (const issue of allIssues) context.io.stdout(printable(`${issue.code}: ${issue.message}\n`));
     // Which part of the cycle `memdir hook …` gives (docs/design.md#coexistence): one short line,
     // the reasons with --verbose.
     const config = configFromOptions(options, context, location);
@@ -182,8 +182,9 @@ async function reportStale(
     return;
   }
   for (const memory of stale) {
-    context.io.stdout(`${memory.file}\n`);
-    for (const change of memory.changes) context.io.stdout(`    ${change.change}: ${change.message}\n`);
+    context.io.stdout(printable(`${memory.file}\n`));
+    for (const change of memory.changes)
+      context.io.stdout(printable(`    ${change.change}: ${change.message}\n`));
   }
   context.io.stdout(
     stale.length === 0

@@ -2,7 +2,7 @@ import { historyBackend, listHistory } from "../../../dream/history.ts";
 import type { HistoryEntry } from "../../../dream/history-types.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
 import { locationFromOptions } from "../../support/location.ts";
-import { printJson } from "../../support/output.ts";
+import { printable, printJson } from "../../support/output.ts";
 
 const MARK = { added: "+", modified: "~", deleted: "-" } as const;
 
@@ -33,6 +33,6 @@ export const registerHistoryCommand: RegisterCommand = (program, context) => {
       );
       return;
     }
-    context.io.stdout(`${entries.map(formatHistoryEntry).join("\n")}\n`);
+    context.io.stdout(printable(`${entries.map(formatHistoryEntry).join("\n")}\n`));
   });
 };

@@ -21,7 +21,7 @@ import {
   withCommonOptions,
 } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
-import { printJson } from "../../support/output.ts";
+import { printable, printJson } from "../../support/output.ts";
 import { formatHistoryEntry } from "./history.ts";
 
 interface AcceptOptions extends CommonOptions {
@@ -97,7 +97,7 @@ function registerShow(inbox: Command, context: CommandContext): void {
       return;
     }
     context.io.stdout(
-      `${itemLines(inboxItem(proposal))}\n\n${proposal.changes.map(changeDiff).join("\n\n")}\n`,
+      printable(`${itemLines(inboxItem(proposal))}\n\n${proposal.changes.map(changeDiff).join("\n\n")}\n`),
     );
   });
 }
@@ -125,7 +125,7 @@ function registerAccept(inbox: Command, context: CommandContext): void {
       accepted.push({ id: next, entry });
       if (!options.json) {
         context.io.stdout(`accepted ${next}\n`);
-        if (entry) context.io.stdout(`${formatHistoryEntry(entry)}\n`);
+        if (entry) context.io.stdout(printable(`${formatHistoryEntry(entry)}\n`));
       }
     }
     if (options.json) printJson(context.io, { accepted });
@@ -177,7 +177,7 @@ export const registerInboxCommand: RegisterCommand = (program, context) => {
       context.io.stdout("nothing waits for review\n");
       return;
     }
-    context.io.stdout(`${items.map(itemLines).join("\n")}\n`);
+    context.io.stdout(printable(`${items.map(itemLines).join("\n")}\n`));
     context.io.stdout("memdir inbox show <id> · accept <id> [--edit] · accept --all · reject <id>\n");
   });
   registerShow(inbox, context);
