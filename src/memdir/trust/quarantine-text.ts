@@ -141,8 +141,16 @@ function decodePercent(line: string): string {
   });
 }
 
+// Printable ASCII and tabs; of those, `&` (an entity), `%` (an escape) and `<!--`/`-->` are
+// the only ones normalization changes.
+const PLAIN_ASCII = /^[\x20-\x7e\t]*$/;
+const PLAIN_BUT_DECODED = /[&%]|<!--|-->/;
+
 /** One line as a model reads it, and the names of what had to be undone to get there. */
 function normalizeLine(raw: string): { text: string; revealed: string[] } {
+  // Printable ASCII with nothing to decode or unwrap reads as it is spelled: every step below
+  // leaves it unchanged (most lines of a memory, nearly every line of a large index).
+  if (PLAIN_ASCII.test(raw) && !PLAIN_BUT_DECODED.test(raw)) return { text: raw, revealed: [] };
   const revealed: string[] = [];
   let text = raw;
   const visible = text.replace(INVISIBLE, "");
@@ -170,13 +178,25 @@ function normalizeLine(raw: string): { text: string; revealed: string[] } {
 const SENTENCE_END = /[.!?。！？;；:：]\s*$/;
 const BLOCK_START = /^\s*(?:[-*+>#|]|\d+[.)]\s|```|$)/;
 
+/**
+ * Whether the break between two normalized lines is soft: the sentence of `line` goes on into
+ * `next`. A hard break ends every sentence, so no finding spans one (docs/design.md#quarantine).
+ */
+export function isSoftBreak(line: string, next: string): boolean {
+  return line.trim() !== "" && !SENTENCE_END.test(line) && !BLOCK_START.test(next);
+}
+
+/** Each line of `text` as the rules read it (the lines of the main view, before any join). */
+export function normalizedLines(text: string): string[] {
+  return text.split("\n").map((raw) => normalizeLine(raw).text);
+}
+
 function joinSoftBreaks(lines: string[]): string {
   let joined = "";
   for (let i = 0; i < lines.length; i++) {
     joined += lines[i];
     if (i === lines.length - 1) break;
-    const soft = lines[i].trim() !== "" && !SENTENCE_END.test(lines[i]) && !BLOCK_START.test(lines[i + 1]);
-    joined += soft ? " " : "\n";
+    joined += isSoftBreak(lines[i], lines[i + 1]) ? " " : "\n";
   }
   return joined;
 }

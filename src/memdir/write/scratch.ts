@@ -4,9 +4,9 @@ import path from "node:path";
 import type { Clock } from "../../types.ts";
 import { readRegularText } from "../fs/regular-file.ts";
 import { scanHeaders } from "../scan/scan.ts";
-import { describeFindings, findInstructions } from "../trust/quarantine.ts";
+import { describeFindings } from "../trust/quarantine.ts";
+import { newInstructions } from "../trust/quarantine-diff.ts";
 import { type Proposal, type ProposedChange, proposalId, saveProposal } from "./proposal-store.ts";
-import { addedLines } from "./write-checks.ts";
 
 /**
  * Scratch runs (docs/design.md#the-inbox): a writer works on a copy of the memory dir, and the
@@ -113,14 +113,14 @@ export async function proposeChanges(
 }
 
 /**
- * What the quarantine finds in the lines a set of changes adds (lines already there were checked
- * when they were written), as one reason line, or undefined.
+ * What the quarantine finds in a set of changes that their old texts did not have (text already
+ * there was checked when it was written; `newInstructions`), as one reason line, or undefined.
  */
 export function quarantineReason(changes: readonly ProposedChange[]): string | undefined {
   const found: string[] = [];
   for (const change of changes) {
     if (change.after === null) continue;
-    const findings = findInstructions(addedLines(change.before, change.after));
+    const { findings } = newInstructions(change.before, change.after);
     if (findings.length > 0) found.push(describeFindings(findings, change.file));
   }
   return found.length > 0 ? found.join("; ") : undefined;

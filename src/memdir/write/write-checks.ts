@@ -2,17 +2,9 @@ import { MemdirError } from "../../errors.ts";
 import { parseFrontmatter, setFrontmatterKeys } from "../format/frontmatter.ts";
 import { type Anchor, anchorRoot, findAnchors } from "../trust/anchors.ts";
 import { isAutomaticSource, type WriteOrigin } from "../trust/provenance.ts";
-import { describeFindings, findInstructions, isDoubtful } from "../trust/quarantine.ts";
+import { describeFindings, isDoubtful } from "../trust/quarantine.ts";
+import { newInstructions } from "../trust/quarantine-diff.ts";
 import { listProposals, proposalId, saveProposal } from "./proposal-store.ts";
-
-/** The lines of `after` that `before` does not have (the rest blanked): what a write adds. */
-export function addedLines(before: string | null, after: string): string {
-  const known = new Set((before ?? "").split("\n"));
-  return after
-    .split("\n")
-    .map((line) => (known.has(line) ? "" : line))
-    .join("\n");
-}
 
 /** The frontmatter keys the writer stamps for `origin`: `source`, `session`, `anchors` (docs/design.md#provenance). */
 export async function stampsFor(
@@ -50,16 +42,17 @@ export async function stampText(
 
 /**
  * The quarantine step of the single writer (docs/design.md#quarantine), run under the writer lock
- * once the final text is known: instruction-like text in the lines the write adds is held in the
- * inbox, not written, when an automatic writer wrote it (`MemdirError("quarantined")` naming the
- * proposal); an explicit save is written and gets the warning back.
+ * once the final text is known: instruction-like text the new text has and the old one had not
+ * (`newInstructions`: compared by what was found, not by line, so old lines put together into a
+ * new sentence are read) is held in the inbox, not written, when an automatic writer wrote it
+ * (`MemdirError("quarantined")` naming the proposal); an explicit save is written and gets the
+ * warning back.
  */
 export async function quarantineCheck(
   memoryDir: string,
   write: { file: string; before: string | null; after: string; origin?: WriteOrigin; now: number },
 ): Promise<{ warning?: string }> {
-  const added = addedLines(write.before, write.after);
-  const findings = findInstructions(added);
+  const { findings, text: added } = newInstructions(write.before, write.after);
   if (findings.length === 0) return {};
   const reason = describeFindings(findings);
   const origin = write.origin;
