@@ -41,6 +41,43 @@ export async function stampText(
 }
 
 /**
+ * A memory's frontmatter values as memdir reads them (docs/design.md#quarantine): YAML decodes
+ * escapes (`"ign\\u006Fre"`), joins folded lines and unquotes, and the index, listings and
+ * headers show the decoded `title` and `description`, not the source the rules read in the file
+ * itself. Each string value (nested ones too) is one unit of its own, apart from the next by a
+ * blank line; `lineOf` maps a line of `text` (1-based) to the file line of its top-level key.
+ */
+function frontmatterAsRead(text: string | null): { text: string; lineOf: (line: number) => number } {
+  const none = { text: "", lineOf: () => 1 };
+  if (text === null || !text.startsWith("---")) return none;
+  const data = parseFrontmatter(text).data;
+  const keyLines = new Map<string, number>();
+  text.split("\n", 200).forEach((line, index) => {
+    const key = /^([^\s:#][^:]*?)\s*:/.exec(line)?.[1];
+    if (key !== undefined && !keyLines.has(key)) keyLines.set(key, index + 1);
+  });
+  const lines: string[] = [];
+  const fileLines: number[] = [];
+  const add = (value: unknown, fileLine: number): void => {
+    if (typeof value === "string") {
+      if (value.trim() === "") return;
+      if (lines.length > 0) {
+        lines.push("");
+        fileLines.push(fileLine);
+      }
+      for (const line of value.split(/\r?\n/)) {
+        lines.push(line);
+        fileLines.push(fileLine);
+      }
+    } else if (Array.isArray(value)) for (const item of value) add(item, fileLine);
+    else if (value !== null && typeof value === "object")
+      for (const item of Object.values(value)) add(item, fileLine);
+  };
+  for (const [key, value] of Object.entries(data)) add(value, keyLines.get(key) ?? 1);
+  return lines.length === 0 ? none : { text: lines.join("\n"), lineOf: (line) => fileLines[line - 1] ?? 1 };
+}
+
+/**
  * The quarantine step of the single writer (docs/design.md#quarantine), run under the writer lock
  * once the final text is known: instruction-like text the new text has and the old one had not
  * (`newInstructions`: compared by what was found, not by line, so old lines put together into a
@@ -52,7 +89,18 @@ export async function quarantineCheck(
   memoryDir: string,
   write: { file: string; before: string | null; after: string; origin?: WriteOrigin; now: number },
 ): Promise<{ warning?: string }> {
-  const { findings, text: added } = newInstructions(write.before, write.after);
+  const inText = newInstructions(write.before, write.after);
+  const seen = new Set(inText.findings.map((finding) => `${finding.intent}\u0000${finding.match}`));
+  // The frontmatter's values as decoded too, the words the index and listings show.
+  const values = frontmatterAsRead(write.after);
+  const inValues = newInstructions(frontmatterAsRead(write.before).text, values.text);
+  const findings = [
+    ...inText.findings,
+    ...inValues.findings
+      .filter((finding) => !seen.has(`${finding.intent}\u0000${finding.match}`))
+      .map((finding) => ({ ...finding, line: values.lineOf(finding.line) })),
+  ].sort((a, b) => a.line - b.line);
+  const added = [inText.text, inValues.text].filter((text) => text !== "").join("\n\n");
   if (findings.length === 0) return {};
   const reason = describeFindings(findings);
   const origin = write.origin;
