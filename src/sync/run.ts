@@ -678,11 +678,17 @@ async function mergeRound(
     // Rebuilt from the index as it is under the writer lock, not as `decide` read it: a save made
     // meanwhile (auto-sync starts right after one) keeps its line.
     rebuilt = rebuildIndex(local.index, { added, removed });
+    // With sync's origin: a line the quarantine finds instruction-like is held, never written with
+    // a warning nobody reads (each pulled file's name and description were read when it was written).
     if (rebuilt.text !== local.index)
-      await updateIndex(target.localDir, (current) => {
-        rebuilt = rebuildIndex(current, { added, removed });
-        return rebuilt.text;
-      });
+      await updateIndex(
+        target.localDir,
+        (current) => {
+          rebuilt = rebuildIndex(current, { added, removed });
+          return rebuilt.text;
+        },
+        { origin: SYNC_ORIGIN },
+      );
   };
   // The remote's changes written here are one history entry, so `memdir undo` takes a pull back
   // whole (docs/design.md#undo); the caller records it (sync sits beside the history's layer).

@@ -1,10 +1,12 @@
 import { MemdirError } from "../../errors.ts";
 import { parseFrontmatter, setFrontmatterKeys } from "../format/frontmatter.ts";
+import { defaultTitle, oneLine } from "../format/memory-names.ts";
 import { type Anchor, anchorRoot, findAnchors } from "../trust/anchors.ts";
 import { isAutomaticSource, type WriteOrigin } from "../trust/provenance.ts";
-import { describeFindings, isDoubtful } from "../trust/quarantine.ts";
+import { describeFindings, findInstructions, isDoubtful } from "../trust/quarantine.ts";
 import { newInstructions } from "../trust/quarantine-diff.ts";
 import { listProposals, proposalId, saveProposal } from "./proposal-store.ts";
+import { isIndexFile } from "./write-targets.ts";
 
 /** The frontmatter keys the writer stamps for `origin`: `source`, `session`, `anchors` (docs/design.md#provenance). */
 export async function stampsFor(
@@ -44,8 +46,8 @@ export async function stampText(
  * A memory's frontmatter values as memdir reads them (docs/design.md#quarantine): YAML decodes
  * escapes (`"ign\\u006Fre"`), joins folded lines and unquotes, and the index, listings and
  * headers show the decoded `title` and `description`, not the source the rules read in the file
- * itself. Each string value (nested ones too) is one unit of its own, apart from the next by a
- * blank line; `lineOf` maps a line of `text` (1-based) to the file line of its top-level key.
+ * itself. Each string value (nested ones too) is one line of its own, its line breaks joined as
+ * the index joins them, apart from the next by a blank line; `lineOf` maps a line of `text` (1-based) to the file line of its top-level key.
  */
 function frontmatterAsRead(text: string | null): { text: string; lineOf: (line: number) => number } {
   const none = { text: "", lineOf: () => 1 };
@@ -65,10 +67,10 @@ function frontmatterAsRead(text: string | null): { text: string; lineOf: (line: 
         lines.push("");
         fileLines.push(fileLine);
       }
-      for (const line of value.split(/\r?\n/)) {
-        lines.push(line);
-        fileLines.push(fileLine);
-      }
+      // On one line, as the index and listings show a title or a description (`oneLine`): a
+      // blank line inside a block scalar ends no sentence there.
+      lines.push(oneLine(value));
+      fileLines.push(fileLine);
     } else if (Array.isArray(value)) for (const item of value) add(item, fileLine);
     else if (value !== null && typeof value === "object")
       for (const item of Object.values(value)) add(item, fileLine);
@@ -100,14 +102,27 @@ export async function quarantineCheck(
       .filter((finding) => !seen.has(`${finding.intent}\u0000${finding.match}`))
       .map((finding) => ({ ...finding, line: values.lineOf(finding.line) })),
   ].sort((a, b) => a.line - b.line);
-  const added = [inText.text, inValues.text].filter((text) => text !== "").join("\n\n");
-  if (findings.length === 0) return {};
-  const reason = describeFindings(findings);
+  // A new file's name, as the title the index gives a memory from it: sync writes a pulled file
+  // under the teammate's name, and rebuilds the index line from it (docs/sync.md).
+  const title =
+    write.before === null && !isIndexFile(write.file)
+      ? defaultTitle(write.file, String(parseFrontmatter(write.after).data.description ?? ""))
+      : "";
+  const inName = title === "" ? [] : findInstructions(title);
+  const added = [title, inText.text, inValues.text].filter((text) => text !== "").join("\n\n");
+  if (findings.length === 0 && inName.length === 0) return {};
+  const named =
+    inName.length === 0
+      ? ""
+      : `${inName[0].kind} (its file name, read as the title ${JSON.stringify(title)})`;
+  const reason = [named, describeFindings(findings)].filter((part) => part !== "").join("; ");
   const origin = write.origin;
   if (origin && isAutomaticSource(origin.source) && !origin.proposing) {
     // A doubtful case may be cleared by the model memdir is configured for (docs/design.md#quarantine).
     const opinion =
-      origin.secondOpinion && isDoubtful(findings) ? await origin.secondOpinion(added, reason) : null;
+      origin.secondOpinion && isDoubtful([...inName, ...findings])
+        ? await origin.secondOpinion(added, reason)
+        : null;
     if (opinion && !opinion.hostile)
       return {
         warning: `${write.file}: the rules found ${reason}; saved because a model's second opinion cleared it (${opinion.reason})`,
