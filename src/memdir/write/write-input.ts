@@ -75,6 +75,18 @@ const CONTROL_NAMES = new Map([
 ]);
 
 /**
+ * The lines of `after` that `before` does not have, the rest blanked (line numbers kept): what a
+ * write adds, so an old control character a memory already holds never blocks an unrelated edit.
+ */
+export function addedLines(before: string | null, after: string): string {
+  const known = new Set((before ?? "").split("\n"));
+  return after
+    .split("\n")
+    .map((line) => (known.has(line) ? "" : line))
+    .join("\n");
+}
+
+/**
  * Refuses a control character in `text` (a field of a memory, or a memory's whole text): `where`
  * names it (`description`, `body`, `frontmatter tags`). Tabs and line breaks pass.
  *

@@ -18,8 +18,9 @@ import { readTextInside, removeFileInside } from "../fs/open-safely.ts";
 import { nullUnlessRefused, readRegularText } from "../fs/regular-file.ts";
 import type { WriteOrigin } from "../trust/provenance.ts";
 import { assertNoSecrets } from "../trust/secrets.ts";
-import { addedLines, quarantineCheck, stampsFor, stampText } from "./write-checks.ts";
+import { quarantineCheck, stampsFor, stampText } from "./write-checks.ts";
 import {
+  addedLines,
   assertMemorySize,
   assertNoControlCharacters,
   assertNoControlCharactersInFrontmatter,
