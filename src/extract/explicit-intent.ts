@@ -10,19 +10,31 @@ export type ExplicitIntent =
 // that sentence. "do you remember…" or "I can't remember the password" open with no trigger.
 const POLITE = String.raw`(?:(?:hey|ok|okay|also|and|oh|btw|so|thanks|great|cool|alright)[,!\s]+)*(?:please\s+|pls\s+|kindly\s+)?`;
 // After a bare "remember" (no "that", no colon) only a clause or a rule may follow: "remember we
-// use pnpm", "remember to lint", or "the …" with a verb that states something ("remember the
-// staging DB is at …"). "remember the scroll position when navigating back" is a feature request.
+// use pnpm", "remember to lint", or "the …" whose own verb states something ("remember the
+// staging DB is at …"). "remember the scroll position when navigating back" and "remember the
+// selected filter when the page is reloaded" are feature requests: a verb after when/so/if/… is
+// the clause's, not the thing's. "keep in mind" is how a task's constraints are said ("keep in
+// mind the user may be offline. Implement retries"), so it is no trigger.
 const STATING_VERB =
-  "(?:is|are|was|were|isn't|aren't|lives|uses|runs|needs|must|should|has|have|goes|belongs|requires|takes|expires|points|stays|can|cannot|can't|doesn't|don't|won't|always|never)";
+  "(?:is|are|was|were|isn't|aren't|lives|uses|runs|needs|must|should|has|have|goes|belongs|requires|takes|expires|points|stays|starts|ends|begins|happens|ships|moves|lands|depends|means|applies|can|cannot|can't|doesn't|don't|won't|will|always|never)";
+const SUBORDINATE = "(?:when|whenever|so|if|after|before|while|until|because|using|across|on|between|once)";
+const AFTER_BARE_VERB = String.raw`\s+(?=(?:to|i|i'm|we|we're|we've|my|our|always|never|don't|do not|use|prefer)\b)|\s+(?=the\s(?:(?!\b${SUBORDINATE}\b)[^.!?\n])*?\b${STATING_VERB}\b)`;
 const REMEMBER_EN = new RegExp(
-  String.raw`^${POLITE}(?:remember|memori[sz]e|note down|make a note|keep in mind)(?:\s+(?:this|the following))?(?:\s*[:：,-]\s*|\s+that\s+|\s+(?=(?:to|i|i'm|we|we're|we've|my|our|always|never|don't|do not|use|prefer)\b)|\s+(?=the\s[^.!?\n]*?\b${STATING_VERB}\b))(.+)$`,
+  String.raw`^${POLITE}(?:remember|memori[sz]e|note down|make a note)(?:\s+(?:this|the following))?(?:\s*[:：,-]\s*|\s+that\s+|${AFTER_BARE_VERB})(.+)$`,
   "is",
 );
+// "don't forget the semicolon on line 12" is about this turn's work: the same statement rule.
 const DONT_FORGET_EN = new RegExp(
-  String.raw`^${POLITE}(?:don't|dont|do not|never) forget(?:\s*[:：,-]\s*|\s+that\s+|\s+)(.+)$`,
+  String.raw`^${POLITE}(?:don't|dont|do not|never) forget(?:\s*[:：,-]\s*|\s+that\s+|${AFTER_BARE_VERB})(.+)$`,
   "is",
 );
 const FORGET_EN = new RegExp(String.raw`^${POLITE}forget(\s*[:：]\s*|\s+)(.+)$`, "is");
+/**
+ * A forget that goes on to say what to do instead is a change of plan, not a request to delete
+ * ("Forget about the redis cache, just use an in-memory map", "forget the old approach for now").
+ */
+const CHANGE_OF_PLAN_EN =
+  /[,;–—-]\s*(?:just|and|let's|lets|use|go|do|try|we|i|then|now|instead|rather)\b|\binstead\b|\bfor now\b/i;
 /**
  * What "forget …" must name to delete anything: something the user said or saved before — a
  * "that" clause, "what I said …", "about X", or a memory by its kind ("the pnpm rule", "the note
@@ -44,14 +56,18 @@ const REMEMBER_ZH = new RegExp(
   "su",
 );
 /** 记住 run into the next word is a UI label ("记住密码", "记住我"), unless a request frames it. */
-const ZH_BARE_VERB = /^(?:记住|記住|牢记|牢記|记着|記著)$/u;
+const ZH_BARE_VERB = /^(?:记住|記住|牢记|牢記|记着|記著|记下|記下|记下来|記下來)$/u;
 const ZH_CLAUSE_START = /^(?:我们|我們|咱们|咱們)/u;
-const FORGET_ZH = new RegExp(
-  `^${ZH_POLITE}(?:忘掉|忘记|忘記|忘了|删掉|刪掉|删除|刪除)(这条记忆|這條記憶|记忆|記憶)?([：:]\\s*|[，,\\s]*)(.+)$`,
-  "su",
-);
-/** A Chinese forget must name a memory or what was said: "…的记忆", "那条", "我之前说的…". */
+// No 你 before it: "你忘了我说过要用 pnpm" is a complaint ("you forgot …"), not a request.
+const FORGET_ZH =
+  /^(?:请|請|麻烦|麻煩|帮我|幫我)*(忘掉|忘记|忘記|忘了|删掉|刪掉|删除|刪除)(这条记忆|這條記憶|记忆|記憶)?([：:]\s*|[，,\s]*)(.+)$/su;
+/**
+ * What a Chinese forget must name. 忘掉/忘记: a memory or what was said ("…的记忆", "pnpm 那条",
+ * "我之前说的…"). 删除/删掉 are code talk ("删掉这条注释", "删除那条日志") and 忘了 is "forgot"
+ * ("忘了提交 lockfile"): they delete only what is called a memory (or after a colon).
+ */
 const FORGET_OBJECT_ZH = /记忆|記憶|那条|这条|那條|這條|那句|这句|说过|說過|说的|說的/u;
+const FORGET_OBJECT_ZH_MEMORY = /记忆|記憶/u;
 const REMEMBER_JA_PREFIX =
   /^(?:これを|これ|以下を)?(?:覚えて(?:おいて)?(?:ください)?|記憶して(?:ください)?|忘れないで(?:ください)?)[：:、,\s]+(.+)$/su;
 const REMEMBER_JA_SUFFIX =
@@ -98,13 +114,17 @@ function sentenceIntent(sentence: string): ExplicitIntent | null {
   const english = FORGET_EN.exec(sentence);
   if (english) {
     const [, separator, object] = english;
-    if (!/[:：]/.test(separator) && !FORGET_OBJECT_EN.test(object)) return null;
+    // A "that" clause names what was said ("forget that we use Jest; we moved to Vitest"): what
+    // follows it is the reason, not a change of plan.
+    const planChange = !/^that\s/i.test(object) && CHANGE_OF_PLAN_EN.test(object);
+    if (!/[:：]/.test(separator) && (!FORGET_OBJECT_EN.test(object) || planChange)) return null;
     return forgetIntent(object.replace(/^about\s+/i, ""));
   }
   const chineseForget = FORGET_ZH.exec(sentence);
   if (chineseForget) {
-    const [, memoryWord, separator, object] = chineseForget;
-    if (memoryWord === undefined && !/[:：]/.test(separator) && !FORGET_OBJECT_ZH.test(object)) return null;
+    const [, verb, memoryWord, separator, object] = chineseForget;
+    const named = /^(?:忘掉|忘记|忘記)$/u.test(verb) ? FORGET_OBJECT_ZH : FORGET_OBJECT_ZH_MEMORY;
+    if (memoryWord === undefined && !/[:：]/.test(separator) && !named.test(object)) return null;
     return forgetIntent(object);
   }
   const japaneseForget = FORGET_JA.exec(sentence);
@@ -123,7 +143,7 @@ const OPENS_JOINED = /^\s*(?:and|or|but|because|so|which|unless|except|while|the
 const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)])\s/;
 /** A request word alone before a colon ("remember:", "记住：", "remember the following:"): its statement is on the next line. */
 const TRIGGER_ALONE = new RegExp(
-  String.raw`^${POLITE}(?:remember|memori[sz]e|note down|make a note|keep in mind|(?:don't|do not) forget)(?:\s+(?:this|the following))?\s*[:：]$|^${ZH_POLITE}(?:记住|記住|记一下|記一下|记下来|記下來|记下|記下|牢记|牢記)(?:以下|下面)?[:：]$|^(?:これを|以下を)?(?:覚えて(?:おいて)?(?:ください)?|忘れないで(?:ください)?)[:：]$`,
+  String.raw`^${POLITE}(?:remember|memori[sz]e|note down|make a note|(?:don't|do not) forget)(?:\s+(?:this|the following))?\s*[:：]$|^${ZH_POLITE}(?:记住|記住|记一下|記一下|记下来|記下來|记下|記下|牢记|牢記)(?:以下|下面)?[:：]$|^(?:これを|以下を)?(?:覚えて(?:おいて)?(?:ください)?|忘れないで(?:ください)?)[:：]$`,
   "iu",
 );
 
@@ -168,7 +188,8 @@ function sentencesOf(message: string): string[] {
   // Cut at a sentence end within a line only: a joined chunk's lines are one request.
   return chunks.flatMap((chunk) =>
     chunk
-      .split(/(?<=[.!?])[ \t]+|(?<=[。！？])/u)
+      // Not after "i.e." or "e.g.": "we use pnpm, i.e. not npm" is one sentence.
+      .split(/(?<=[.!?])(?<!\b(?:i\.e|e\.g|etc|vs|cf|approx|incl|esp|a\.m|p\.m)\.)[ \t]+|(?<=[。！？])/iu)
       .map((sentence) => sentence.trim())
       .filter((sentence) => sentence !== ""),
   );

@@ -111,6 +111,28 @@ describe("parseExplicitMemory, sentence by sentence", () => {
     }
   });
 
+  it("asks nothing in complaints, code talk, changes of plan, feature requests and a task's constraints", () => {
+    for (const message of [
+      "你忘了我说过要用 pnpm",
+      "你忘了我之前说的，测试不要 mock 数据库",
+      "删掉这条注释",
+      "删除这条测试，它一直不稳定",
+      "删除那条日志输出",
+      "Forget about the redis cache, just use an in-memory map for this test.",
+      "Remember the selected filter when the page is reloaded",
+      "Remember the scroll position so the user can go back",
+      "Don't forget the semicolon on line 12",
+      "记下每次请求的耗时",
+      "Keep in mind that the user may be offline when this handler runs. Implement retries.",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+  });
+
+  it("keeps a sentence whole across i.e. and e.g.", () => {
+    const intent = parseExplicitMemory("Remember that we use pnpm, i.e. not npm or yarn.");
+    assert.equal(intent?.kind === "remember" ? intent.statement : null, "we use pnpm, i.e. not npm or yarn.");
+  });
+
   it("saves the request's own sentence, not the ones after it", () => {
     assert.deepEqual(
       parseExplicitMemory(
