@@ -8,6 +8,7 @@ import { rankLexically } from "./lexical/rank.ts";
 import { queryDates } from "./lexical/text/query-dates.ts";
 import type { WordVectors } from "./lexical/text/word-vectors.ts";
 import { DEFAULT_LEXICAL_TUNING } from "./lexical/tuning.ts";
+import { picksOfAskedType } from "./lexical/type-asked.ts";
 import type { Selector } from "./selector.ts";
 
 /**
@@ -64,13 +65,18 @@ export function createLexicalSelector(options: LexicalSelectorOptions = {}): Sel
     const vectors = options.wordVectors === undefined ? cache.bundledWordVectors() : options.wordVectors;
     // Parsed here, where loading the date parsers can wait: ranking itself stays synchronous.
     const dates = await queryDates(query, request.now ?? Date.now());
-    const picks = rankLexically(index, query, headers, { k: request.k, dates }, tuning, vectors);
+    const ranked = rankLexically(index, query, headers, { k: request.k, dates }, tuning, vectors);
+    // Nothing matched: a prompt that names one memory type asks for that kind.
+    const picks = ranked.length > 0 ? ranked : picksOfAskedType(query, headers, request.k);
     if (!request.explain) return { picks };
     // Deterministic, and cheap when warm: every match above the floor ranks the same way, so
     // positions after k are exactly the "beyond k" candidates of `recall --explain`.
     return {
       picks,
-      ranking: rankLexically(index, query, headers, { k: headers.length, dates }, tuning, vectors),
+      ranking:
+        ranked.length > 0
+          ? rankLexically(index, query, headers, { k: headers.length, dates }, tuning, vectors)
+          : picks,
     };
   };
   return { name: "lexical", select };

@@ -46,6 +46,22 @@ function matchedWords(reason: string): [string, string][] {
 }
 
 describe("memory types are no evidence", () => {
+  it("a prompt that matches nothing and names one type asks for that kind: its newest memories", async () => {
+    const select = await selectorOverFixture();
+    for (const [query, type] of [
+      ["user preferences", "user"],
+      ["tell me about the user", "user"],
+      ["list my feedback", "feedback"],
+    ] as const) {
+      const picks = await select(query);
+      assert.ok(picks.length > 0, `${query}: nothing recalled`);
+      for (const pick of picks) assert.ok(pick.file.startsWith(`${type}-`), `${query} → ${pick.file}`);
+    }
+    // One that matches words keeps its own picks, with no memory added for the type word.
+    const words = await select("add a feedback form to the settings page");
+    assert.ok(words.length > 0 && words.every((pick) => pick.score > 0), JSON.stringify(words));
+  });
+
   it("no pick of an app-word prompt rests on the type field or the type prefix of its name", async () => {
     const select = await selectorOverFixture();
     const types = new Set(MEMORY_TYPES.flatMap((type) => [type, `${type}s`]));
