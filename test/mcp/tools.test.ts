@@ -6,6 +6,7 @@ import { createMemoryTools, isMemoryTool } from "../../src/agent/memory-tools/in
 import { createToolContext, toolDefinition } from "../../src/agent/tools/spec.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { changeRecorder } from "../../src/dream/history.ts";
+import { parseFrontmatter } from "../../src/memdir/format/frontmatter.ts";
 import { createLexicalSelector } from "../../src/recall/select-lexical.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { makeTempDir } from "../helpers/temp.ts";
@@ -106,6 +107,60 @@ describe("memory tools, defined once for the agent loop and MCP", () => {
       );
       assert.ok(!fs.existsSync(path.join(memoryDir, file)));
     }
+  });
+
+  it("memory_update is refused only for a control character it adds, not one the memory already held", async () => {
+    const { byName, context, memoryDir } = setup();
+    const run = (name: string, input: Record<string, unknown>) => byName.get(name)!.handler(input, context);
+    const file = path.join(memoryDir, "project-build-notes.md");
+    // As sync pulls a teammate's memory: byte for byte, a backspace in the description and a form
+    // feed on a body line.
+    fs.writeFileSync(
+      file,
+      "---\ndescription: build notes\u0008 for CI\ntype: project\n---\nSection\u000c one: CI uses Node 20.\n",
+    );
+    const read = await run("memory_read", { file: "project-build-notes.md" });
+    assert.match(read.content, /Section\u000c one/);
+
+    // A: the description is the stored one, carried over; the agent never passed it.
+    const edited = await run("memory_update", {
+      file: "project-build-notes.md",
+      content: "The CI build uses Node 22 now.",
+    });
+    assert.equal(edited.isError, undefined, edited.content);
+    const saved = parseFrontmatter(fs.readFileSync(file, "utf8"));
+    assert.equal(saved.description, "build notes\u0008 for CI");
+    assert.equal(saved.body.trim(), "The CI build uses Node 22 now.");
+
+    // B: the body line that already held a form feed, sent back as memory_read gave it.
+    fs.writeFileSync(
+      file,
+      "---\ndescription: build notes\ntype: project\n---\nSection\u000c one: CI uses Node 20.\n",
+    );
+    const kept = await run("memory_update", {
+      file: "project-build-notes.md",
+      content: "Section\u000c one: CI uses Node 20.\nSection two: and Node 22 on main.",
+    });
+    assert.equal(kept.isError, undefined, kept.content);
+    assert.match(fs.readFileSync(file, "utf8"), /Section two/);
+
+    // What an update adds is still refused, and nothing is written.
+    const before = fs.readFileSync(file, "utf8");
+    for (const [input, refused] of [
+      [
+        { content: "Section\u000c one: CI uses Node 20.\nRed \u001b[31m." },
+        /body: holds the control character U\+001B \(ESC\) on line 2/,
+      ],
+      [
+        { content: "Node 22.", description: "build \u0007notes" },
+        /description: holds the control character U\+0007 \(BEL\)/,
+      ],
+    ] as const) {
+      const result = await run("memory_update", { file: "project-build-notes.md", ...input });
+      assert.equal(result.isError, true);
+      assert.match(result.content, refused);
+    }
+    assert.equal(fs.readFileSync(file, "utf8"), before);
   });
 
   it("record the file the writer changed, also when named by its absolute path, so undo restores it", async () => {

@@ -85,8 +85,9 @@ export function createUpdateTool(
           message: `memdir: memory_update: ${target.file} has no ${type ? "description" : "type"} to keep; pass one`,
         };
       const memory = { file: target.file, type, description, body: input.content, replace: true };
-      // A refused update (a credential) leaves the memory dir as it was: no history is begun for it.
-      checkSaveInput(memory);
+      // A refused update (a credential, a control character it adds) leaves the memory dir as it
+      // was: no history is begun for it. What the memory already holds is no refusal: `existing`.
+      checkSaveInput(memory, existing);
       // One history entry: `memdir undo` brings the replaced text back (docs/design.md#undo).
       const saved = await recordedWrite(
         context,

@@ -112,6 +112,80 @@ export function assertNoControlCharactersInFrontmatter(extra: Record<string, unk
     else if (text.value !== undefined) assertNoControlCharacters(text.value, `frontmatter ${text.where}`);
 }
 
+const CONTROL_ALL = new RegExp(CONTROL.source, "g");
+
+/**
+ * {@link assertNoControlCharacters} for a field a save may carry over from the memory it replaces
+ * (`before`; undefined: the field is new): only a control character `before` does not hold is
+ * refused, so an old one (pulled verbatim by sync) never blocks an unrelated edit
+ * (docs/design.md#the-single-writer). The old ones are blanked, so a refusal names the new one.
+ */
+export function assertNoNewControlCharacters(text: string, before: string | undefined, where: string): void {
+  if (text === before) return;
+  const known = new Set(before?.match(CONTROL_ALL) ?? []);
+  assertNoControlCharacters(
+    known.size === 0 ? text : text.replace(CONTROL_ALL, (c) => (known.has(c) ? " " : c)),
+    where,
+  );
+}
+
+/**
+ * {@link assertNoControlCharactersInFrontmatter} for the frontmatter a save writes over `before`
+ * (the replaced memory's): a key name `before` has at the same place, and a value's control
+ * characters `before` holds at the same place, pass.
+ */
+export function assertNoNewControlCharactersInFrontmatter(
+  extra: Record<string, unknown>,
+  before: Record<string, unknown>,
+): void {
+  const names = new Set<string>();
+  const values = new Map<string, string>();
+  for (const text of frontmatterTexts(before, "", ""))
+    if (text.name !== undefined) names.add(JSON.stringify([text.where, text.name]));
+    else if (text.value !== undefined) values.set(text.where, text.value);
+  for (const text of frontmatterTexts(extra, "", ""))
+    if (text.name !== undefined) {
+      if (!names.has(JSON.stringify([text.where, text.name])))
+        assertNoControlCharacters(text.name, keyWhere(text.where));
+    } else if (text.value !== undefined)
+      assertNoNewControlCharacters(text.value, values.get(text.where), `frontmatter ${text.where}`);
+}
+
+/** The fields of a save the control-character check reads. */
+export interface SavedFields {
+  description: string;
+  body: string;
+  title?: string;
+  hook?: string;
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * Refuses a control character a save adds (docs/design.md#the-single-writer): over a new memory
+ * (`before` null) every field is checked whole; over an existing one, only what the save adds to
+ * it: a description, title or hook with a control character the old one lacks, the body lines the
+ * old body does not have ({@link addedLines}), frontmatter as
+ * {@link assertNoNewControlCharactersInFrontmatter} reads it.
+ */
+export function assertSaveAddsNoControlCharacters(
+  fields: SavedFields,
+  before: {
+    description?: string;
+    body: string;
+    title?: string;
+    hook?: string;
+    frontmatter: Record<string, unknown>;
+  } | null,
+): void {
+  assertNoNewControlCharacters(fields.description, before?.description, "description");
+  if (fields.title) assertNoNewControlCharacters(fields.title, before?.title, "title");
+  if (fields.hook) assertNoNewControlCharacters(fields.hook, before?.hook, "hook");
+  assertNoControlCharacters(before === null ? fields.body : addedLines(before.body, fields.body), "body");
+  if (fields.extra)
+    if (before === null) assertNoControlCharactersInFrontmatter(fields.extra);
+    else assertNoNewControlCharactersInFrontmatter(fields.extra, before.frontmatter);
+}
+
 /**
  * Refuses a memory file's text over {@link MEMORY_FILE_MAX_BYTES}: no note is that large, recall
  * surfaces only a memory's first 4 KB, and `memdir doctor` reports such a file.

@@ -23,8 +23,8 @@ import {
   addedLines,
   assertMemorySize,
   assertNoControlCharacters,
-  assertNoControlCharactersInFrontmatter,
   assertNoSecretsInFrontmatter,
+  assertSaveAddsNoControlCharacters,
 } from "./write-input.ts";
 import {
   checkedTarget,
@@ -94,9 +94,17 @@ export interface WriteOptions {
  * it is given, a body over the size a memory file may have): callers that record history around
  * a save check first, so a refused save leaves the memory dir as it was.
  *
+ * A control character is refused only where the save adds it (docs/design.md#the-single-writer):
+ * here over a memory that is new for sure (no `file`, or `replace: false`) or whose current text
+ * the caller read and hands in as `existing` (null: no such file); {@link saveMemory} checks
+ * again against the text it reads under the writer lock.
+ *
  * @throws MemdirError("invalid-type" | "invalid-input" | "secret")
  */
-export function checkSaveInput(input: SaveMemoryInput): {
+export function checkSaveInput(
+  input: SaveMemoryInput,
+  existing?: string | null,
+): {
   type: MemoryType;
   description: string;
   file?: string;
@@ -119,14 +127,25 @@ export function checkSaveInput(input: SaveMemoryInput): {
   assertNoSecrets(input.body ?? "", "body");
   // The other frontmatter keys are written too (an import's, the memory tool's): the same checks.
   if (input.extra) assertNoSecretsInFrontmatter(input.extra);
-  assertNoControlCharacters(description, "description");
-  if (input.title) assertNoControlCharacters(input.title, "title");
-  if (input.hook) assertNoControlCharacters(input.hook, "hook");
-  assertNoControlCharacters(input.body ?? "", "body");
-  if (input.extra) assertNoControlCharactersInFrontmatter(input.extra);
+  const fields = { description, body: input.body ?? "", extra: input.extra };
+  if (existing === null || (existing === undefined && (input.replace === false || !file)))
+    assertSaveAddsNoControlCharacters({ ...fields, title: input.title, hook: input.hook }, null);
+  // The old title and hook are in MEMORY.md, which saveLocked reads: they are checked there.
+  else if (existing !== undefined) assertSaveAddsNoControlCharacters(fields, savedFields(existing));
   // The whole text is measured once it is made; a body over the limit alone is refused here.
   assertMemorySize(input.body ?? "", file ?? "the memory");
   return { type, description, ...(file ? { file } : {}) };
+}
+
+/** What a memory's current text holds, for {@link assertSaveAddsNoControlCharacters}. */
+function savedFields(existing: string, entry?: { title: string; hook: string }) {
+  const parsed = parseFrontmatter(existing);
+  return {
+    body: parsed.body,
+    frontmatter: parsed.data,
+    ...(parsed.description !== null ? { description: parsed.description } : {}),
+    ...(entry ? { title: entry.title, hook: entry.hook } : {}),
+  };
 }
 
 /**
@@ -214,6 +233,13 @@ async function saveLocked(
       existing ? "invalid-input" : "not-found",
       `write: ${target.file} ${existing ? "exists" : "does not exist"}`,
     );
+  const previous = index.entryFor(target.file);
+  // Only what this save adds: a control character the memory already held (a memory sync pulled
+  // byte for byte) must not block an unrelated edit (docs/design.md#the-single-writer).
+  assertSaveAddsNoControlCharacters(
+    { description, body, title: input.title, hook: input.hook, extra: input.extra },
+    existing === null ? null : savedFields(existing, previous),
+  );
   // Unknown keys and the file's shape are kept (Claude Code's `metadata:` map included) unless
   // the caller gives its own; `name` is the stem unless there is one (other memories link to
   // it), `modified` is now.
@@ -225,7 +251,6 @@ async function saveLocked(
   const hasName = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "";
   const name = hasName ? undefined : path.posix.basename(target.file).replace(/\.md$/i, "");
   const modified = new Date(options.modifiedAt ?? (options.now ?? Date.now)()).toISOString();
-  const previous = index.entryFor(target.file);
   const title = oneLine(input.title ?? "") || previous?.title || defaultTitle(target.file, description);
   const hook = shorten(oneLine(input.hook ?? "") || description, MAX_HOOK_CHARS);
 

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { isMemdirError } from "../../../src/errors.ts";
+import { parseFrontmatter } from "../../../src/memdir/format/frontmatter.ts";
 import { MEMORY_FILE_MAX_BYTES } from "../../../src/memdir/fs/read.ts";
 import { saveMemory, writeMemoryText } from "../../../src/memdir/write/write.ts";
 import { runCliInProcess } from "../../helpers/cli.ts";
@@ -106,6 +107,49 @@ describe("the writer refuses control characters", () => {
       "invalid-input",
     );
     assert.deepEqual(memoryFiles(dir), ["a.md"]);
+  });
+
+  it("in what saveMemory adds over an existing memory, not in what it already held", async () => {
+    const dir = path.join(makeTempDir(), "memory");
+    fs.mkdirSync(dir, { recursive: true });
+    // A memory sync pulled byte for byte: a backspace in its description, a form feed in its body
+    // and a NUL in another key.
+    fs.writeFileSync(
+      path.join(dir, "a.md"),
+      "---\ndescription: notes\u0008 old\ntype: project\nowner: ops\u0000team\n---\nLine\u000c one.\n",
+    );
+    const base = { file: "a.md", type: "project", replace: true };
+    await saveMemory(dir, { ...base, description: "notes\u0008 old", body: "Line\u000c one.\nLine two." });
+    // The description edited, its old backspace kept; the other key carried over unchanged.
+    await saveMemory(dir, {
+      ...base,
+      description: "notes\u0008 newer",
+      body: "Line\u000c one.\nLine three.",
+      extra: { owner: "ops\u0000team" },
+    });
+    const saved = parseFrontmatter(fs.readFileSync(path.join(dir, "a.md"), "utf8"));
+    assert.equal(saved.description, "notes\u0008 newer");
+    assert.equal(saved.data.owner, "ops\u0000team");
+    assert.equal(saved.body, "Line\u000c one.\nLine three.\n");
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ description: "notes\u0008 \u0007" }, /description: holds the control character U\+0007 \(BEL\)/],
+      [
+        { body: "Line\u000c one.\nNew\u000c line." },
+        /body: holds the control character U\+000C \(form feed\) on line 2/,
+      ],
+      [
+        { extra: { owner: "ops\u0000team", tag: "x\u0007" } },
+        /frontmatter tag: holds the control character U\+0007/,
+      ],
+      [{ title: "T \u001b[1m" }, /title: holds the control character U\+001B/],
+    ];
+    const before = fs.readFileSync(path.join(dir, "a.md"), "utf8");
+    for (const [change, expected] of cases) {
+      const input = { ...base, description: "notes\u0008 newer", body: "Line\u000c one.", ...change };
+      const message = await refusal(saveMemory(dir, input as never), "invalid-input");
+      assert.match(message, expected);
+    }
+    assert.equal(fs.readFileSync(path.join(dir, "a.md"), "utf8"), before);
   });
 
   it("memdir list and show print a hand-written ESC escaped, never raw", async () => {
