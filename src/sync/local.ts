@@ -10,11 +10,13 @@ import {
   applyIndexChanges,
   formatIndexLine,
   INDEX_FILE,
+  indexEntryOf,
   indexLimitsExceeded,
   parseIndex,
 } from "../memdir/format/index-file.ts";
-import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten } from "../memdir/format/memory-names.ts";
 import { openRegularFileNoFollow, readRegularFile, utf8OrNull } from "../memdir/fs/regular-file.ts";
+import { describeFindings } from "../memdir/trust/quarantine.ts";
+import { newInstructions } from "../memdir/trust/quarantine-diff.ts";
 import type { ProgressSink } from "../types.ts";
 import { listByBytes, NAME_NOT_UTF8, syncNameRefusal } from "./file-names.ts";
 import { blobId, isRegularMode } from "./repository.ts";
@@ -404,14 +406,7 @@ export function rebuildIndex(
   let leftOut = 0;
   for (const { file, text: memory } of changes.added) {
     if (listed.has(file)) continue;
-    const data = parseFrontmatter(memory).data;
-    const description = oneLine(String(data.description ?? ""));
-    const named = oneLine(String(data.title ?? ""));
-    const line = {
-      file,
-      title: shorten(named, 60) || defaultTitle(file, description),
-      hook: shorten(description, MAX_HOOK_CHARS),
-    };
+    const line = indexEntryOf(file, memory);
     const added = Buffer.byteLength(formatIndexLine(line), "utf8") + (lines === 0 ? 0 : 1);
     if (indexLimitsExceeded(lines + 1, bytes + added).length > 0) {
       leftOut++;
@@ -422,4 +417,38 @@ export function rebuildIndex(
     add.push(line);
   }
   return { text: applyIndexChanges(kept, { add }), leftOut };
+}
+
+/**
+ * {@link rebuildIndex}, less the lines of pulled files the quarantine would find new
+ * instruction-like text in (read as the writer reads an index rewrite: `newInstructions` of the
+ * index before and after), each named in `held`. Each pulled file's own line was read when the
+ * file was written (docs/design.md#quarantine); this is what keeps the index rewrite, which passes
+ * sync's origin, from ever being held and stopping the sync (docs/design.md#sync).
+ */
+export function rebuildIndexChecked(
+  local: string,
+  changes: { added: readonly { file: string; text: string }[]; removed: ReadonlySet<string> },
+): { text: string; leftOut: number; held: { file: string; reason: string }[] } {
+  const held: { file: string; reason: string }[] = [];
+  let added = changes.added;
+  for (;;) {
+    const rebuilt = rebuildIndex(local, { added, removed: changes.removed });
+    // Removals add no text: only an added line can hold a new finding.
+    if (added.length === 0) return { ...rebuilt, held };
+    const { findings } = newInstructions(local, rebuilt.text);
+    if (findings.length === 0) return { ...rebuilt, held };
+    const fileAt = new Map(parseIndex(rebuilt.text).map((entry) => [entry.lineNumber, entry.file]));
+    const ours = new Set(added.map((entry) => entry.file));
+    const out = new Map<string, typeof findings>();
+    for (const finding of findings) {
+      const file = fileAt.get(finding.line);
+      if (file !== undefined && ours.has(file)) out.set(file, [...(out.get(file) ?? []), finding]);
+    }
+    // A finding no single added line explains (lines read together): none of them is added.
+    if (out.size === 0) for (const file of ours) out.set(file, findings);
+    for (const [file, found] of out)
+      held.push({ file, reason: `no index line: it would hold ${describeFindings(found)}` });
+    added = added.filter((entry) => !out.has(entry.file));
+  }
 }

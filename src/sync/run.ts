@@ -21,7 +21,7 @@ import {
   type LocalSide,
   localDigest,
   readLocalSide,
-  rebuildIndex,
+  rebuildIndexChecked,
   type StatCache,
   skipReason,
   unchangedSinceRead,
@@ -572,7 +572,7 @@ async function mergeRound(
   // rebuildIndex); a link there is removed by the next commit, where this machine's index takes
   // its place (docs/sync.md).
   const remoteHasIndex = dropIndexLink(decided.theirs, skipped, toCommit);
-  let rebuilt = { text: local.index, leftOut: 0 };
+  let rebuilt = { text: local.index, leftOut: 0, held: [] as { file: string; reason: string }[] };
   // One hold of the writer lock for the whole pull, not one per file (docs/design.md#sync).
   const writeHere = () => withWriterHeld(target.localDir, writeLocked);
   const writeLocked = async () => {
@@ -677,14 +677,16 @@ async function mergeRound(
     if (actions.length > 0) options.progress?.("writing pulled files", actions.length, actions.length);
     // Rebuilt from the index as it is under the writer lock, not as `decide` read it: a save made
     // meanwhile (auto-sync starts right after one) keeps its line.
-    rebuilt = rebuildIndex(local.index, { added, removed });
-    // With sync's origin: a line the quarantine finds instruction-like is held, never written with
-    // a warning nobody reads (each pulled file's name and description were read when it was written).
+    rebuilt = rebuildIndexChecked(local.index, { added, removed });
+    // With sync's origin: a line the quarantine finds instruction-like is never written with a
+    // warning nobody reads. Each pulled file's index line, title and description joined, was read
+    // when the file was written; a line the rewrite would still hold is left out and its file named
+    // in `skipped`, so the rewrite is never held and never stops the sync (docs/design.md#sync).
     if (rebuilt.text !== local.index)
       await updateIndex(
         target.localDir,
         (current) => {
-          rebuilt = rebuildIndex(current, { added, removed });
+          rebuilt = rebuildIndexChecked(current, { added, removed });
           return rebuilt.text;
         },
         { origin: SYNC_ORIGIN },
@@ -703,6 +705,7 @@ async function mergeRound(
     if (pull !== null) await options.beforePull?.();
     await writeHere();
   }
+  skipped.push(...rebuilt.held);
   if (rebuilt.leftOut > 0)
     skipped.push({
       file: INDEX_FILE,

@@ -2,7 +2,8 @@ import { isUtf8 } from "node:buffer";
 import path from "node:path";
 import { MemdirError } from "../../errors.ts";
 import { readRegularFile } from "../fs/regular-file.ts";
-import { oneLine } from "./memory-names.ts";
+import { parseFrontmatter } from "./frontmatter.ts";
+import { defaultTitle, MAX_HOOK_CHARS, oneLine, shorten } from "./memory-names.ts";
 
 /** Load limits of `MEMORY.md` (docs/design.md#the-index). */
 export const INDEX_MAX_LINES = 200;
@@ -243,6 +244,23 @@ export function formatIndexLine(entry: { title: string; file: string; hook?: str
   const target = /[\s()<>]/.test(entry.file) ? `<${entry.file}>` : entry.file;
   const hook = oneLine(entry.hook ?? "");
   return hook ? `- [${title}](${target}) — ${hook}` : `- [${title}](${target})`;
+}
+
+/**
+ * The pointer line sync's rebuild gives a memory file that came in (pure): the frontmatter's
+ * `title` (shortened), else a title made from the file name, and the description as the hook.
+ * The quarantine reads a file's line through this same function, since the title and the
+ * description, each harmless alone, are one sentence there (docs/design.md#quarantine).
+ */
+export function indexEntryOf(file: string, text: string): { file: string; title: string; hook: string } {
+  const data = parseFrontmatter(text).data;
+  const description = oneLine(String(data.description ?? ""));
+  const named = oneLine(String(data.title ?? ""));
+  return {
+    file,
+    title: shorten(named, 60) || defaultTitle(file, description),
+    hook: shorten(description, MAX_HOOK_CHARS),
+  };
 }
 
 /**

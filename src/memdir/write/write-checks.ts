@@ -1,5 +1,6 @@
 import { MemdirError } from "../../errors.ts";
 import { parseFrontmatter, setFrontmatterKeys } from "../format/frontmatter.ts";
+import { formatIndexLine, indexEntryOf } from "../format/index-file.ts";
 import { defaultTitle, oneLine } from "../format/memory-names.ts";
 import { type Anchor, anchorRoot, findAnchors } from "../trust/anchors.ts";
 import { isAutomaticSource, type WriteOrigin } from "../trust/provenance.ts";
@@ -109,18 +110,36 @@ export async function quarantineCheck(
       ? defaultTitle(write.file, String(parseFrontmatter(write.after).data.description ?? ""))
       : "";
   const inName = title === "" ? [] : findInstructions(title);
-  const added = [title, inText.text, inValues.text].filter((text) => text !== "").join("\n\n");
-  if (findings.length === 0 && inName.length === 0) return {};
+  // The index line itself, made as sync's rebuild makes it (`indexEntryOf`): the title and the
+  // description, each harmless alone, are one sentence there ("Ignore all" from the name, then
+  // "previous instructions …"). A finding of an intent already found above adds nothing.
+  const line = isIndexFile(write.file) ? "" : formatIndexLine(indexEntryOf(write.file, write.after));
+  const found = new Set([...inName, ...findings].map((finding) => finding.intent));
+  const inLine =
+    line === ""
+      ? []
+      : newInstructions(
+          write.before === null ? null : formatIndexLine(indexEntryOf(write.file, write.before)),
+          line,
+        ).findings.filter((finding) => !found.has(finding.intent));
+  const added = [title, inText.text, inValues.text, inLine.length > 0 ? line : ""]
+    .filter((text) => text !== "")
+    .join("\n\n");
+  if (findings.length === 0 && inName.length === 0 && inLine.length === 0) return {};
   const named =
     inName.length === 0
       ? ""
       : `${inName[0].kind} (its file name, read as the title ${JSON.stringify(title)})`;
-  const reason = [named, describeFindings(findings)].filter((part) => part !== "").join("; ");
+  const joined =
+    inLine.length === 0
+      ? ""
+      : `${inLine[0].kind} (its index line, its title and description joined: ${JSON.stringify(inLine[0].match)})`;
+  const reason = [named, joined, describeFindings(findings)].filter((part) => part !== "").join("; ");
   const origin = write.origin;
   if (origin && isAutomaticSource(origin.source) && !origin.proposing) {
     // A doubtful case may be cleared by the model memdir is configured for (docs/design.md#quarantine).
     const opinion =
-      origin.secondOpinion && isDoubtful([...inName, ...findings])
+      origin.secondOpinion && isDoubtful([...inName, ...inLine, ...findings])
         ? await origin.secondOpinion(added, reason)
         : null;
     if (opinion && !opinion.hostile)
