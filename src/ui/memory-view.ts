@@ -5,7 +5,7 @@ import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import { INDEX_FILE, parseIndex, readIndex } from "../memdir/format/index-file.ts";
 import { memoryVersion } from "../memdir/format/memory-version.ts";
 import { readRegularText } from "../memdir/fs/regular-file.ts";
-import { assertInsideMemoryDir } from "../memdir/fs/safe-path.ts";
+import { assertInsideMemoryDir, memoryFileRefusal } from "../memdir/fs/safe-path.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import { linkNames, linkResolver } from "../memdir/scan/links.ts";
 import { isoTime } from "../memdir/scan/scan.ts";
@@ -251,6 +251,10 @@ export class MemoryView {
   /** One memory, whole: its fields, its body as safe HTML, its index line and flags. */
   async get(file: string): Promise<Record<string, unknown>> {
     const target = await assertInsideMemoryDir(this.memoryDir, file);
+    // Memory files only, as the MCP read tool and the writer: `.git/config`, the history's
+    // objects and the caches are the memory dir's own state, not a page (docs/ui.md).
+    const refusal = memoryFileRefusal(target.file);
+    if (refusal) throw new MemdirError("invalid-input", `ui: ${refusal}`);
     const text = await readRegularText(target.path).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === "ENOENT")
         throw new MemdirError("not-found", `ui: no memory ${target.file} in ${this.memoryDir}`);

@@ -159,6 +159,24 @@ describe("memdir ui (the server)", () => {
     assert.equal(forged.status, 403);
   });
 
+  it("answers memory files only: the memory dir's own state (.git/config, the caches) is refused", async () => {
+    const { home, memoryDir, env } = setup();
+    fs.mkdirSync(path.join(memoryDir, ".git"), { recursive: true });
+    fs.writeFileSync(path.join(memoryDir, ".git", "config"), "[remote]\n  url = secret-remote\n");
+    fs.writeFileSync(path.join(memoryDir, "notes.txt"), "not a memory, private\n");
+    const ui = await startUi(["--dir", memoryDir], { home, env });
+    const cookie = await login(ui);
+    for (const file of [".git/config", "notes.txt"]) {
+      const reply = await request(ui, `/api/memory?file=${encodeURIComponent(file)}`, {
+        headers: { cookie },
+      });
+      assert.equal(reply.status, 400, `${file}: ${reply.body}`);
+      assert.doesNotMatch(reply.body, /secret-remote|private/);
+    }
+    const memory = await request(ui, "/api/memory?file=feedback-real-db.md", { headers: { cookie } });
+    assert.equal(memory.status, 200, memory.body);
+  });
+
   it("refuses a Host other than 127.0.0.1 and its port (DNS rebinding), even with the cookie", async () => {
     const { home, memoryDir, env } = setup();
     const ui = await startUi(["--dir", memoryDir], { home, env });
