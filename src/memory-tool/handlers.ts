@@ -7,6 +7,7 @@ import type { Memdir } from "../memdir/instance.ts";
 import { scanHeaders } from "../memdir/scan/scan.ts";
 import { assertNoSecrets } from "../memdir/trust/secrets.ts";
 import { removeMemory, type SaveMemoryResult, saveMemory } from "../memdir/write/write.ts";
+import { spelledAsOnDisk } from "../memdir/write/write-targets.ts";
 import type { Clock } from "../types.ts";
 import type { MemdirMemoryToolHandlers } from "./commands.ts";
 import { inferMemory } from "./infer.ts";
@@ -60,7 +61,10 @@ export function memoryToolHandlers(
         "path-outside",
         `memory tool: paths start with ${MEMORY_TOOL_ROOT}, got ${JSON.stringify(memoryPath)}`,
       );
-    const result = await resolveInsideMemoryDir(memoryDir, trimmed.slice(MEMORY_TOOL_ROOT.length + 1));
+    // In the spelling the file has on disk: a model may send `café.md` decomposed (NFD), and the
+    // writer acts on the file it names whichever form it came in (write-targets.ts).
+    const relative = await spelledAsOnDisk(memoryDir, trimmed.slice(MEMORY_TOOL_ROOT.length + 1));
+    const result = await resolveInsideMemoryDir(memoryDir, relative);
     // The model knows the folder as /memories, not by its place on disk.
     if (!result.ok)
       throw new MemdirError(

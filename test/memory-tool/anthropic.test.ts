@@ -149,6 +149,31 @@ describe("memoryToolHandlers with the SDK's betaMemoryTool and tool runner", () 
     assert.equal(fs.existsSync(path.join(path.dirname(memoryDir), "escape.md")), false);
   });
 
+  it("acts on a memory whichever Unicode form its path comes in (NFC on disk, NFD from the model)", async () => {
+    const memoryDir = makeTempDir();
+    const handlers = memoryToolHandlers(memoryDir);
+    const nfc = "/memories/café.md";
+    const nfd = nfc.normalize("NFD");
+    assert.notEqual(nfc, nfd);
+    await handlers.create({
+      command: "create",
+      path: nfc,
+      file_text: "---\ndescription: cafe order\ntype: user\n---\nOrders a flat white.\n",
+    });
+    await handlers.str_replace({
+      command: "str_replace",
+      path: nfd,
+      old_str: "flat white",
+      new_str: "cortado",
+    });
+    assert.match(fs.readFileSync(path.join(memoryDir, "café.md"), "utf8"), /Orders a cortado/);
+    await handlers.rename({ command: "rename", old_path: nfd, new_path: "/memories/user-cafe-order.md" });
+    assert.deepEqual(
+      fs.readdirSync(memoryDir).filter((file) => file.endsWith(".md") && file !== "MEMORY.md"),
+      ["user-cafe-order.md"],
+    );
+  });
+
   it("renames and deletes memories together with their index lines", async () => {
     const memoryDir = makeTempDir();
     const requests = await converse(memoryDir, [

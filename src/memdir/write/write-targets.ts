@@ -99,8 +99,11 @@ export async function resolveOrThrow(
   return { file: result.file, path: result.path };
 }
 
-/** `file` in NFC, or the other spelling of it that names an existing file when only that one does. */
-async function spelledAsOnDisk(memoryDir: string, file: string): Promise<string> {
+/**
+ * `file` in NFC, or the other spelling of it that names an existing file when only that one does:
+ * every operation on a name acts on the file a user or model means, whichever form they typed.
+ */
+export async function spelledAsOnDisk(memoryDir: string, file: string): Promise<string> {
   if (typeof file !== "string") return file;
   const nfc = file.normalize("NFC");
   const nfd = file.normalize("NFD");
