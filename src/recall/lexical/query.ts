@@ -31,6 +31,7 @@ export function queryTerms(
   tokens: readonly Token[],
   typoWeight: number,
   pathTerms: ReadonlySet<string> = NO_TERMS,
+  joined: readonly Token[] = [],
 ): QueryTerm[] {
   const documentCount = corpus.size;
   const passageCount = corpus.passageCount;
@@ -59,7 +60,7 @@ export function queryTerms(
         ),
     });
   };
-  for (const token of tokens) {
+  for (const token of [...tokens, ...joined]) {
     const id = corpus.dictionary.lookup(token.term);
     if (id !== undefined && corpus.documentFrequency.get(id) > 0) addTerm(id, token.term, token.surface, 1);
   }
@@ -73,6 +74,32 @@ export function queryTerms(
     }
   }
   return [...terms.values()];
+}
+
+/**
+ * The words a prompt writes apart that memories write as one ("log out" → logout, "sign-up" →
+ * signup, "set up" → setup): each two adjacent Latin words, with one space or hyphen between them,
+ * joined, and kept when the index holds the joined word. The particle of such a pair is a stop
+ * word ("out", "up"), so without this the memory's one word was never searched for. Only words
+ * the index has are added, so a pair no memory writes as one changes nothing.
+ *
+ * @example joinedWordTokens(corpus, "how do I log out users?") // [{ term: "logout", surface: "log out" }] when a memory says "logout"
+ */
+export function joinedWordTokens(corpus: Corpus, query: string): Token[] {
+  const text = cutQuery(query);
+  const words = [...text.matchAll(/[A-Za-z]+/g)];
+  const joined: Token[] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    const [first, second] = [words[i], words[i + 1]];
+    const between = text.slice((first.index ?? 0) + first[0].length, second.index);
+    if (between !== " " && between !== "-") continue;
+    const [token, ...rest] = tokenizeDetailed(`${first[0]}${second[0]}`);
+    if (token === undefined || rest.length > 0) continue;
+    const id = corpus.dictionary.lookup(token.term);
+    if (id === undefined || corpus.documentFrequency.get(id) <= 0) continue;
+    joined.push({ term: token.term, surface: `${first[0]}${between}${second[0]}` });
+  }
+  return joined;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { LexicalIndex } from "./index/lexical-index.ts";
 import { FIELD_NAMES, type FieldName } from "./index/memory-record.ts";
 import { saveOrder } from "./index/times.ts";
 import type { Candidate, LexicalPick, LexicalTuning } from "./index/types.ts";
-import { queryTerms, queryTokens } from "./query.ts";
+import { joinedWordTokens, queryTerms, queryTokens } from "./query.ts";
 import type { RankContext, RankingStage } from "./stages/stage.ts";
 import { answerAfterStage } from "./stages/stage-answer-after.ts";
 import { addExpansionScores, bestMatches, scoreWholeFiles } from "./stages/stage-bm25f.ts";
@@ -58,7 +58,7 @@ export function rankLexically(
   const tokens = queryTokens(query);
   const pathOnly = pathOnlyTerms(query);
   const pathTerms = pathFragmentTerms(pathOnly);
-  const terms = queryTerms(corpus, tokens, tuning.typoWeight, pathTerms);
+  const terms = queryTerms(corpus, tokens, tuning.typoWeight, pathTerms, joinedWordTokens(corpus, query));
   // A query may share no word with any memory and still name a concept they say in other words.
   const bridges = tuning.bridgeWeight > 0 ? bridgedConcepts(corpus, tokens, pathOnly) : [];
   if ((terms.length === 0 && bridges.length === 0) || options.k <= 0) return [];
