@@ -89,12 +89,27 @@ const RECOUNT =
 export function parseExplicitMemory(text: string): ExplicitIntent | null {
   const message = unwrapQuotes(text.trim());
   if (message === "" || message.length > 4000) return null;
-  for (const sentence of sentencesOf(message)) {
+  const sentences = sentencesOf(message);
+  for (const [i, sentence] of sentences.entries()) {
     const intent = sentenceIntent(sentence);
-    if (intent) return intent;
+    if (intent?.kind !== "remember") {
+      if (intent) return intent;
+      continue;
+    }
+    // A rule said right after the request is part of it ("Remember that we use pnpm. Never npm."),
+    // where any other sentence is this turn's ("… Now bump the version").
+    let statement = intent.statement;
+    for (const next of sentences.slice(i + 1)) {
+      if (!RULE_GOES_ON.test(next) || /[?？]["'”」』)）]*$/.test(next)) break;
+      statement += `${/[。！？]$/u.test(statement) ? "" : " "}${next}`;
+    }
+    return { ...intent, statement };
   }
   return null;
 }
+
+/** A sentence that goes on with the rule just asked to be remembered: it opens with always, never, 不要 … */
+const RULE_GOES_ON = /^(?:always|never|don't|dont|do not|avoid|不要|不得|别|禁止|永远|始终|絶対に)/iu;
 
 function sentenceIntent(sentence: string): ExplicitIntent | null {
   // Questions never instruct ("can you remember …?", "Remember that bug? It's back").

@@ -128,6 +128,20 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       assert.equal(parseExplicitMemory(message), null, message);
   });
 
+  it("keeps a rule said right after the request (always, never, 不要 …), and nothing after it", () => {
+    for (const [message, statement] of [
+      ["Remember that we use pnpm. Never npm. Now install lodash.", "we use pnpm. Never npm."],
+      [
+        "remember: always squash merge. Don't rebase shared branches. Fix the test.",
+        "always squash merge. Don't rebase shared branches.",
+      ],
+      ["记住：我们用 pnpm。不要用 npm。帮我装一下 lodash。", "我们用 pnpm。不要用 npm。"],
+    ]) {
+      const intent = parseExplicitMemory(message);
+      assert.equal(intent?.kind === "remember" ? intent.statement : null, statement, message);
+    }
+  });
+
   it("keeps a sentence whole across i.e. and e.g.", () => {
     const intent = parseExplicitMemory("Remember that we use pnpm, i.e. not npm or yarn.");
     assert.equal(intent?.kind === "remember" ? intent.statement : null, "we use pnpm, i.e. not npm or yarn.");
