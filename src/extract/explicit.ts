@@ -8,12 +8,8 @@ import { checkSaveInput, removeMemory, saveMemory } from "../memdir/write/write.
 import { tokenize } from "../recall/lexical/text/tokenize.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { ChangeRecorder, MemoryType, RecordedChange } from "../types.ts";
-import {
-  classifyStatement,
-  cleanStatement,
-  describeStatement,
-  parseExplicitMemory,
-} from "./explicit-intent.ts";
+import { cleanStatement, parseExplicitMemory } from "./explicit-intent.ts";
+import { classifyStatement, describeStatement } from "./statement-type.ts";
 
 export type ExplicitMemoryResult =
   | { action: "none" }
