@@ -32,10 +32,21 @@ const DONT_FORGET_EN = new RegExp(
 const FORGET_EN = new RegExp(String.raw`^${POLITE}forget(\s*[:：]\s*|\s+)(.+)$`, "is");
 /**
  * A forget that goes on to say what to do instead is a change of plan, not a request to delete
- * ("Forget about the redis cache, just use an in-memory map", "forget the old approach for now").
+ * ("Forget about the redis cache, just use an in-memory map").
  */
 const CHANGE_OF_PLAN_EN =
-  /[,;–—-]\s*(?:just|and|let's|lets|use|go|do|try|we|i|then|now|instead|rather)\b|\binstead\b|\bfor now\b/i;
+  /[,;–—-]\s*(?:just|and|let's|lets|use|go|do|try|we|i|then|now|instead|rather)\b|\binstead\b/i;
+/**
+ * So is a forget that holds only for a while: it sets something aside, it does not delete it.
+ * "forget about the tests for now / for the moment / for the time being / temporarily / until
+ * tomorrow", 暂时, 这次, "，先…" (first do …), 一旦, とりあえず, ひとまず. Not "now" alone, 现在 or 今は:
+ * "今は yarn を使っているので pnpm のことは忘れて" (we use yarn now, so forget pnpm) says why the
+ * memory is wrong.
+ */
+const FOR_NOW_EN =
+  /\b(?:for\s+(?:now|today|the\s+(?:moment|time\s+being)|a\s+(?:bit|while|moment|sec|second|minute))\b|temporarily\b|until\b)/i;
+const FOR_NOW_ZH = /暂时|暫時|暂且|暫且|临时|臨時|这次|這次|[，,]\s*先/u;
+const FOR_NOW_JA = /一旦|いったん|とりあえず|ひとまず|しばらく|当面|今だけ|今回は|今回だけ/u;
 /**
  * What "forget …" must name to delete anything: something the user said or saved before — a
  * "that" clause, "what I said …", "about X", or a memory by its kind ("the pnpm rule", "the note
@@ -132,7 +143,8 @@ function sentenceIntent(sentence: string): ExplicitIntent | null {
     const [, separator, object] = english;
     // A "that" clause names what was said ("forget that we use Jest; we moved to Vitest"): what
     // follows it is the reason, not a change of plan.
-    const planChange = !/^that\s/i.test(object) && CHANGE_OF_PLAN_EN.test(object);
+    const planChange =
+      !/^that\s/i.test(object) && (CHANGE_OF_PLAN_EN.test(object) || FOR_NOW_EN.test(object));
     if (!/[:：]/.test(separator) && (!FORGET_OBJECT_EN.test(object) || planChange)) return null;
     return forgetIntent(object.replace(/^about\s+/i, ""));
   }
@@ -140,11 +152,12 @@ function sentenceIntent(sentence: string): ExplicitIntent | null {
   if (chineseForget) {
     const [, verb, memoryWord, separator, object] = chineseForget;
     const named = /^(?:忘掉|忘记|忘記)$/u.test(verb) ? FORGET_OBJECT_ZH : FORGET_OBJECT_ZH_MEMORY;
-    if (memoryWord === undefined && !/[:：]/.test(separator) && !named.test(object)) return null;
+    if (/[:：]/.test(separator)) return forgetIntent(object);
+    if ((memoryWord === undefined && !named.test(object)) || FOR_NOW_ZH.test(object)) return null;
     return forgetIntent(object);
   }
   const japaneseForget = FORGET_JA.exec(sentence);
-  if (japaneseForget) return forgetIntent(japaneseForget[1]);
+  if (japaneseForget) return FOR_NOW_JA.test(japaneseForget[1]) ? null : forgetIntent(japaneseForget[1]);
   const japanese = REMEMBER_JA_SUFFIX.exec(sentence);
   if (japanese) return remember(japanese[1]);
   return null;

@@ -83,6 +83,34 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       assert.deepEqual(parseExplicitMemory(message), { kind: "forget", query }, message);
   });
 
+  it("deletes nothing on a forget that holds only for now, in English, Chinese and Japanese", () => {
+    for (const message of [
+      "forget about the tests for the moment",
+      "Forget about perf for the time being. Correctness first.",
+      "forget about the flaky e2e suite temporarily",
+      "forget about the migration until tomorrow",
+      "ok, forget about i18n just for now",
+      "忘掉 pnpm 那条，暂时用 npm",
+      "忘掉关于测试的那条，先把构建跑通",
+      "テストのことは一旦忘れて",
+      "pnpm のルールはとりあえず忘れて",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+    // A "that" clause, a reason, "moment.js", 现在 and 今は are no "for now".
+    for (const [message, query] of [
+      ["forget that we use Jest; we moved to Vitest", "we use Jest; we moved to Vitest"],
+      ["forget the moment.js rule", "the moment.js rule"],
+      [
+        "Forget the note about the old deploy script, it's gone",
+        "the note about the old deploy script, it's gone",
+      ],
+      ["忘掉我之前说的部署时间，现在改了", "我之前说的部署时间，现在改了"],
+      ["今は yarn を使っているので pnpm のことは忘れて", "今は yarn を使っているので pnpm"],
+      ["忘记：暂时用 npm 那条", "暂时用 npm 那条"],
+    ])
+      assert.deepEqual(parseExplicitMemory(message), { kind: "forget", query }, message);
+  });
+
   it("saves nothing from feature requests that open with remember, 记住 or note down", () => {
     for (const message of [
       "remember the user's last filter selection in localStorage",

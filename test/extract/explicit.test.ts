@@ -141,6 +141,28 @@ describe("applyExplicitMemory (offline, no model)", () => {
     assert.equal(memoryFiles(memoryDir).length, 2);
   });
 
+  it("keeps the memory when a forget holds only for now, and deletes it when it does not", async () => {
+    const e2e = {
+      "MEMORY.md": "- [E2E suite](project-e2e-suite.md) — the e2e suite runs against staging every night\n",
+      "project-e2e-suite.md":
+        "---\ndescription: the e2e suite runs against staging every night\ntype: project\n---\n" +
+        "The e2e suite runs against staging every night.\n",
+    };
+    const memoryDir = memoryDirWith(e2e);
+    for (const text of [
+      "forget about the e2e suite for the moment",
+      "forget about the e2e suite for the time being",
+      "e2e suite のことは一旦忘れて",
+    ])
+      assert.deepEqual(await applyExplicitMemory(text, { memoryDir }), { action: "none" }, text);
+    assert.deepEqual(memoryFiles(memoryDir), ["project-e2e-suite.md"]);
+    const removed = await applyExplicitMemory("forget that the e2e suite runs against staging", {
+      memoryDir,
+    });
+    assert.ok(removed.action === "removed");
+    assert.deepEqual(memoryFiles(memoryDir), []);
+  });
+
   it("reports not-found when nothing matches what to forget", async () => {
     const memoryDir = memoryDirWith(existing);
     const result = await applyExplicitMemory("forget about kubernetes helm charts", { memoryDir });
