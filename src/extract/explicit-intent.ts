@@ -108,6 +108,7 @@ export function parseExplicitMemory(text: string): ExplicitIntent | null {
       if (intent) return intent;
       continue;
     }
+    if (pointsBack(sentence, sentences[i + 1] ?? "")) continue;
     // A rule said right after the request is part of it ("Remember that we use pnpm. Never npm."),
     // where any other sentence is this turn's ("… Now bump the version").
     let statement = intent.statement;
@@ -118,6 +119,48 @@ export function parseExplicitMemory(text: string): ExplicitIntent | null {
     return { ...intent, statement };
   }
   return null;
+}
+
+/**
+ * "Remember that bug from yesterday, it's back" is "do you remember …?" without its question mark
+ * (docs/design.md#explicit-remember): `that` there points at a thing, where in "remember that the
+ * build uses Node 20" it opens a statement. The words after "remember that" (or "remember the") up
+ * to the first comma or dash are a thing when they hold no stating verb (a relative clause's "that
+ * was flaky" aside) and, after `that`, do not open as a clause does (the, we, our, in …: a pointing
+ * `that` is never followed by them). It is pointed back at when it is placed in the past ("from
+ * yesterday", "we ran last sprint") or when what follows, in the sentence or the next one, says of
+ * it that it is back ("it's back", "failing again"); "…, never retry it again" is a rule about it
+ * and "…. Run the tests again." another task. "Remember that staging deploys on every merge" (no
+ * past, nothing back) and "remember that prod moved to us-east-2 last week" (a time, but not in a
+ * thing) stay requests.
+ */
+const POINTER_EN = new RegExp(
+  String.raw`^${POLITE}remember\s+(that|the)\s+([^,;:–—]+?)(?:\s*(?:[,;:–—]|\s-\s)\s*(.*?))?[\s.!]*$`,
+  "is",
+);
+const CLAUSE_OPENER =
+  /^(?:the|a|an|we|we're|we've|i|i'm|i've|you|you're|they|they're|he|she|it|it's|its|there|there's|our|my|your|their|his|her|this|these|those|all|every|each|no|none|some|any|most|both|only|not|if|when|whenever|after|before|in|on|at|for|since|until|unless|to|with|without|from|nothing|everything|everyone|nobody)\b/i;
+const STATES = new RegExp(String.raw`\b${STATING_VERB}\b`, "i");
+const PAST = String.raw`(?:yesterday|last\s+\w+|this\s+morning|earlier|before|the\s+other\s+day|(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:a|an|\d+|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|months?)\s+ago)`;
+const PLACED_IN_PAST = new RegExp(
+  String.raw`\bfrom\s+${PAST}\b|\b(?:we|you|i|they)\s+(?:\w+\s+){1,4}?${PAST}\b`,
+  "i",
+);
+/** What follows is about the thing: it opens with it, they, that's … or goes straight on ("failing again"). */
+const REFERS_BACK =
+  /^(?:(?:and|but|now|so|because)\s+)?(?:it|it's|its|they|they're|they've|this|that's|the same|same|\w+ing|back)\b/i;
+const IS_BACK =
+  /\b(?:(?:it's|it is|its|they're|they are|is|are|was)\s+back|c[oa]mes?\s+back|coming\s+back|again|returned|reappeared|resurfaced|regressed|keeps\s+\w+ing|still\s+(?:\w+ing|broken|there|red|flaky))\b/i;
+
+function pointsBack(sentence: string, next: string): boolean {
+  const match = POINTER_EN.exec(sentence);
+  if (!match) return false;
+  const [, article, thing, rest = ""] = match;
+  // "that test that was flaky last week": the relative clause's verb is not the thing's.
+  const head = thing.split(/\s(?:that|which|who)\s/i)[0];
+  if (STATES.test(head) || (/^that$/i.test(article) && CLAUSE_OPENER.test(thing))) return false;
+  const after = (rest.trim() === "" ? next : rest).trim();
+  return PLACED_IN_PAST.test(thing) || (REFERS_BACK.test(after) && IS_BACK.test(after));
 }
 
 /** A sentence that goes on with the rule just asked to be remembered: it opens with always, never, 不要 … */

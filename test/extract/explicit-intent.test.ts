@@ -202,6 +202,46 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       assert.equal(parseExplicitMemory(message), null, message);
   });
 
+  it("saves nothing when remember that … points back at something past, question mark or not", () => {
+    for (const message of [
+      "Remember that bug from yesterday, it's back",
+      "remember that flaky checkout test, it's failing again on main",
+      "Remember that CORS error from last week — it's happening again on staging",
+      "remember that migration we ran last sprint, we need to roll it back",
+      "Remember that race condition in the uploader. It's back.",
+      "remember the memory leak from Monday, it is back after the last deploy",
+      "记得昨天那个 bug 吗，又出现了",
+      "你还记得那个 flaky 的测试吗？又挂了",
+      "先週のタイムアウトの件、覚えてるよね。また起きてる",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+    // A statement after "that" (the, we, a stating verb), a time that is not a thing's, a rule
+    // about the thing and another task's "again" stay requests.
+    for (const [message, statement] of [
+      [
+        "Remember that the payments service is back on Node 18 since yesterday",
+        "the payments service is back on Node 18 since yesterday",
+      ],
+      ["remember that we deploy on Fridays", "we deploy on Fridays"],
+      [
+        "Remember that staging deploys on every merge, it's automatic.",
+        "staging deploys on every merge, it's automatic.",
+      ],
+      [
+        "Remember that flaky tests must be quarantined, not retried.",
+        "flaky tests must be quarantined, not retried.",
+      ],
+      ["remember that prod moved to us-east-2 last week", "prod moved to us-east-2 last week"],
+      ["Remember that flaky test, never retry it again", "flaky test, never retry it again"],
+      ["Remember that staging deploys on merge. Run the tests again.", "staging deploys on merge."],
+      ["记住：那个 bug 是时区导致的，以后日期都用 UTC", "那个 bug 是时区导致的，以后日期都用 UTC"],
+      ["昨日のバグは TZ が原因だったことを覚えておいて", "昨日のバグは TZ が原因だった"],
+    ]) {
+      const intent = parseExplicitMemory(message);
+      assert.equal(intent?.kind === "remember" ? intent.statement : null, statement, message);
+    }
+  });
+
   it("finds a request after other sentences, before a question, in traditional Chinese and Japanese", () => {
     for (const [message, statement] of [
       ["Thanks, that worked. Remember that staging uses port 5433.", "staging uses port 5433."],

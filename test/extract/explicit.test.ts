@@ -49,6 +49,20 @@ describe("applyExplicitMemory (offline, no model)", () => {
     );
   });
 
+  it("saves nothing when remember that … points back at a bug from before, and saves a statement", async () => {
+    const memoryDir = memoryDirWith();
+    for (const text of [
+      "Remember that bug from yesterday, it's back",
+      "remember that flaky checkout test, it's failing again on main",
+    ])
+      assert.deepEqual(await applyExplicitMemory(text, { memoryDir }), { action: "none" }, text);
+    assert.deepEqual(memoryFiles(memoryDir), []);
+    const saved = await applyExplicitMemory("Remember that the build uses Node 20", { memoryDir });
+    assert.ok(saved.action === "saved");
+    assert.equal(saved.description, "the build uses Node 20");
+    assert.equal(memoryFiles(memoryDir).length, 1);
+  });
+
   it("updates the same memory when the same thing is said twice", async () => {
     const memoryDir = memoryDirWith();
     const first = await applyExplicitMemory("记住：登录模块的集成测试不得 mock 数据库", { memoryDir });
