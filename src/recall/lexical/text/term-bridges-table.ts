@@ -46,8 +46,10 @@ schema change: schema, migration, migrate, column, alter table, 表结构, 字�
 warehouse: data warehouse, warehouse, clickhouse, bigquery, snowflake, 数仓, 数据仓库, データウェアハウス
 cache: cache, redis, 缓存, キャッシュ
 queue: queue, message queue, kafka, rabbitmq, 队列, 消息队列, キュー
-job: background job, cron job, worker, cron, scheduler, 任务, 定时任务, 调度, ジョブ, タスク, スケジューラ
+job: background job, cron job, scheduled job, scheduled task, worker, cron, scheduler, 任务, 定时任务, 调度, ジョブ, タスク, スケジューラ
 storage: storage, bucket, s3, object storage, 存储, 对象存储, ストレージ
+time zone: time zone, timezone, tz, utc, gmt, local time, daylight saving, 时区, 本地时间, 夏令时, タイムゾーン, ローカルタイム, 夏時間
+repository: repository, repo, monorepo, 代码仓库, 代码库, リポジトリ
 
 # secrets, people's data, rules
 secret: secret, api key, credential, token, password, vault, kms, 密钥, 秘钥, 凭证, 凭据, 令牌, 密码, シークレット, 認証情報, 秘密鍵, パスワード, トークン

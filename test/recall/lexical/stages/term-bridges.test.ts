@@ -7,7 +7,7 @@ import type { LexicalPick } from "../../../../src/recall/lexical/index/types.ts"
 import { compileBridges } from "../../../../src/recall/lexical/stages/term-bridges.ts";
 import { TERM_BRIDGES } from "../../../../src/recall/lexical/text/term-bridges-table.ts";
 import { createLexicalSelector } from "../../../../src/recall/select-lexical.ts";
-import { memory } from "../../../helpers/memory.ts";
+import { memory, writeMemory } from "../../../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../../../helpers/temp.ts";
 
 async function select(memoryDir: string, query: string, tuning = {}, k = 5): Promise<LexicalPick[]> {
@@ -71,6 +71,76 @@ describe("term bridges: the words developers use for one thing", () => {
       picks.map((pick) => pick.file),
       ["b-install.md", "a-yarn.md"],
     );
+  });
+});
+
+/**
+ * A web project's memories saved a day apart (so no two count as saved together), one of each
+ * concept below; the prompts share no word with the memory they should find.
+ */
+function webProject(): string {
+  const dir = makeTempDir();
+  const memories: [file: string, description: string, body: string, type?: string][] = [
+    [
+      "timestamps-utc.md",
+      "All timestamps are stored in UTC; convert only at the edge",
+      "The UI formats them in the viewer's zone.",
+    ],
+    ["weekly-report.md", "The weekly report is a PDF mailed on Mondays", "Built by reports/weekly.ts."],
+    [
+      "purge-cron.md",
+      "Stale sessions are purged by cron",
+      "A crontab entry runs purge-sessions.ts at 03:00.",
+    ],
+    ["monorepo.md", "The repository is a pnpm monorepo", "apps/web and apps/admin share packages/ui."],
+    ["orders-api.md", "The orders API pages with a cursor", "Clients pass the last id they saw."],
+    [
+      "tests-real-db.md",
+      "Integration tests hit a real Postgres",
+      "A mocked test once hid a failed migration.",
+      "feedback",
+    ],
+  ];
+  for (const [n, [file, description, body, type = "project"]] of memories.entries())
+    writeMemory(dir, file, memory(description, body, type), new Date(Date.UTC(2026, 2, n + 1, 9)));
+  return dir;
+}
+
+describe("term bridges: time zones, scheduled jobs and repositories (docs/design.md#term-bridges)", () => {
+  const dir = webProject();
+  const files = async (query: string, tuning = {}) =>
+    (await select(dir, query, tuning)).map((pick) => pick.file);
+
+  for (const [query, file, note] of [
+    ["why does the report show the wrong local time?", "timestamps-utc.md", "related: local time≈utc"],
+    ["which timezone do we save dates in", "timestamps-utc.md", "related: timezone≈utc"],
+    ["时区怎么处理", "timestamps-utc.md", "related: 时区≈utc"],
+    ["タイムゾーンの扱いは？", "timestamps-utc.md", "related: タイムゾーン≈utc"],
+    ["which scheduled tasks do we have", "purge-cron.md", "related: scheduled task≈cron"],
+    ["how is the repo laid out", "monorepo.md", "related: repo≈"],
+  ] as const) {
+    it(`"${query}" finds ${file} through the table, and --explain names the pair`, async () => {
+      const picks = await select(dir, query);
+      const pick = picks.find((candidate) => candidate.file === file);
+      assert.ok(pick, JSON.stringify(picks));
+      assert.ok(pick.reason.includes(note), pick.reason);
+      assert.ok(!(await files(query, { bridgeWeight: 0 })).includes(file), "found without the table");
+    });
+  }
+
+  it("does not pick the UTC memory for a prompt that says time or local in another sense", async () => {
+    for (const query of [
+      "the integration tests take a long time",
+      "run the app on a local port",
+      "paginate the orders API with limit and offset",
+      "email the weekly report on time",
+    ])
+      assert.ok(!(await files(query)).includes("timestamps-utc.md"), query);
+  });
+
+  it("does not pick the cron memory for a task or a schedule said alone", async () => {
+    for (const query of ["what is my next task", "move the release to next week's schedule"])
+      assert.ok(!(await files(query)).includes("purge-cron.md"), query);
   });
 });
 
