@@ -53,7 +53,7 @@ export function fitHookContext(parts: readonly ContextPart[]): string | null {
   const kept: string[] = [];
   const left: string[] = [];
   let used = 0;
-  for (const part of parts) {
+  for (const [index, part] of parts.entries()) {
     const text = escapeAllSystemReminderTags(part.text);
     const separator = kept.length === 0 ? 0 : SEPARATOR.length;
     if (left.length === 0 && used + separator + text.length <= MAX_HOOK_CONTEXT_CHARS) {
@@ -63,8 +63,16 @@ export function fitHookContext(parts: readonly ContextPart[]): string | null {
     }
     if (left.length === 0 && part.path !== undefined) {
       const note = cutNote(part.path);
-      // Room for the "left out" line of the parts after this one, if there are any.
-      const room = MAX_HOOK_CONTEXT_CHARS - used - separator - note.length - 300;
+      // Room for the "left out" line of the parts after this one, naming their files when that
+      // still leaves enough of this one to cut (a fixed reserve left long paths unnamed:
+      // test/cli/hook-conformance.test.ts).
+      const after = parts.slice(index + 1).flatMap((rest) => (rest.path === undefined ? [] : [rest.path]));
+      const reserve = (line: string) => (after.length === 0 ? 0 : SEPARATOR.length + line.length);
+      const base = MAX_HOOK_CONTEXT_CHARS - used - separator - note.length;
+      const room =
+        base - reserve(leftOutLine(after, true)) >= MIN_CUT_BODY_CHARS
+          ? base - reserve(leftOutLine(after, true))
+          : base - reserve(leftOutLine(after, false));
       if (room >= MIN_CUT_BODY_CHARS) {
         const cut = `${cutTo(text, room)}${note}`;
         kept.push(cut);
@@ -77,12 +85,18 @@ export function fitHookContext(parts: readonly ContextPart[]): string | null {
   }
   const named = left.filter((path) => path !== "");
   if (named.length > 0) {
-    const line = `[${named.length} more left out to keep this context within ${MAX_CHARS_TEXT} characters: ${named.join(", ")}]`;
+    const line = leftOutLine(named, true);
     if (used + SEPARATOR.length + line.length <= MAX_HOOK_CONTEXT_CHARS) kept.push(line);
     else {
-      const short = `[${named.length} more left out to keep this context within ${MAX_CHARS_TEXT} characters]`;
+      const short = leftOutLine(named, false);
       if (used + SEPARATOR.length + short.length <= MAX_HOOK_CONTEXT_CHARS) kept.push(short);
     }
   }
   return kept.length === 0 ? null : kept.join(SEPARATOR);
+}
+
+/** The line that counts the parts left out and, with `withPaths`, names their files. */
+function leftOutLine(paths: readonly string[], withPaths: boolean): string {
+  const count = `${paths.length} more left out to keep this context within ${MAX_CHARS_TEXT} characters`;
+  return withPaths ? `[${count}: ${paths.join(", ")}]` : `[${count}]`;
 }
