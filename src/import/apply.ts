@@ -4,11 +4,10 @@ import { recordChange } from "../dream/history.ts";
 import { MemdirError } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import { slugFor } from "../memdir/format/memory-names.ts";
-import { describeFindings, findInstructions } from "../memdir/trust/quarantine.ts";
 import { isPending, listProposals } from "../memdir/write/proposal-store.ts";
 import { proposeChanges } from "../memdir/write/scratch.ts";
 import {
-  checkSaveInput,
+  previewSave,
   type SaveMemoryInput,
   type SaveMemoryResult,
   saveMemoriesTogether,
@@ -144,7 +143,7 @@ async function importDirect(
     }
     return outcome;
   };
-  if (options.dryRun) return run(dryRunSave(memoryDir, proposing));
+  if (options.dryRun) return run(dryRunSave(memoryDir));
   if (!record) return saveMemoriesTogether(memoryDir, run);
   await recordChange(
     memoryDir,
@@ -177,25 +176,18 @@ interface Batch {
 }
 
 /**
- * A dry run's save: the writer's own checks of the input (`checkSaveInput`: a secret in the file
- * name, description, title or body, refused with the writer's reason) and instruction-like text,
- * which the writer would hold in the inbox (under review it is named in the proposal instead);
- * nothing is written. The file is the one the real run passes (`fileFor`), so a dry run names
- * what the real run writes (docs/design.md#import-and-export).
+ * A dry run's save: the writer's own steps without the write (`previewSave`: every refusal the
+ * real run would meet, a control character a merge adds and a merged memory over the size limit
+ * included, instruction-like text said to wait in the inbox), each save reading what the ones
+ * before it would have written. The file is the one the real run passes (`fileFor`), so a dry run
+ * names what the real run writes (docs/design.md#import-and-export).
  */
-function dryRunSave(memoryDir: string, proposing: boolean): Save {
-  return async (input) => {
-    const { description } = checkSaveInput(input);
-    const file = input.file ?? "";
-    const findings = proposing ? [] : findInstructions(`${description}\n${input.body ?? ""}`);
-    // The writer's words (write-checks.ts quarantineCheck), but for the proposal it would make.
-    if (findings.length > 0)
-      throw new MemdirError(
-        "quarantined",
-        `write: ${file}: not written: it holds ${describeFindings(findings)}, which a memory must not tell a future session; ` +
-          "it would wait for the user's review in the inbox",
-      );
-    return { file, path: path.join(memoryDir, file), created: input.replace !== true };
+function dryRunSave(memoryDir: string): Save {
+  const pending = new Map<string, string>();
+  return async (input, options) => {
+    const { text, ...result } = await previewSave(memoryDir, input, options, pending);
+    pending.set(result.file, text);
+    return result;
   };
 }
 

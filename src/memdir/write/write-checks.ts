@@ -86,11 +86,19 @@ function frontmatterAsRead(text: string | null): { text: string; lineOf: (line: 
  * (`newInstructions`: compared by what was found, not by line, so old lines put together into a
  * new sentence are read) is held in the inbox, not written, when an automatic writer wrote it
  * (`MemdirError("quarantined")` naming the proposal); an explicit save is written and gets the
- * warning back.
+ * warning back. With `preview` (a dry run: `previewSave`) nothing is held: the refusal says the
+ * write would wait in the inbox, and no proposal is made.
  */
 export async function quarantineCheck(
   memoryDir: string,
-  write: { file: string; before: string | null; after: string; origin?: WriteOrigin; now: number },
+  write: {
+    file: string;
+    before: string | null;
+    after: string;
+    origin?: WriteOrigin;
+    now: number;
+    preview?: boolean;
+  },
 ): Promise<{ warning?: string }> {
   const inText = newInstructions(write.before, write.after);
   const seen = new Set(inText.findings.map((finding) => `${finding.intent}\u0000${finding.match}`));
@@ -166,6 +174,12 @@ export async function quarantineCheck(
         "quarantined",
         `write: ${write.file}: not written: it holds ${reason}, which a memory must not tell a future session; ` +
           `it waits for the user's review in the inbox as ${earlier.id}`,
+      );
+    if (write.preview)
+      throw new MemdirError(
+        "quarantined",
+        `write: ${write.file}: not written: it holds ${reason}, which a memory must not tell a future session; ` +
+          "it would wait for the user's review in the inbox",
       );
     const id = proposalId(write.now);
     await saveProposal(memoryDir, {

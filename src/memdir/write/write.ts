@@ -207,6 +207,19 @@ interface LockedSave {
   existing: string | null;
 }
 
+/** What a save writes, once every check has passed. */
+interface PlannedSave {
+  target: { file: string; path: string };
+  /** The file's current text (null: it is new). */
+  existing: string | null;
+  /** The whole text the file gets. */
+  text: string;
+  title: string;
+  hook: string;
+  /** The quarantine's warning for an explicit save. */
+  warning?: string;
+}
+
 /**
  * The body of {@link saveMemory} under the lock, against `index` (the current `MEMORY.md` lines,
  * where the memory's line is upserted but not written).
@@ -214,15 +227,56 @@ interface LockedSave {
 async function saveLocked(
   memoryDir: string,
   input: SaveMemoryInput,
-  { type, description, file }: ReturnType<typeof checkSaveInput>,
+  checked: ReturnType<typeof checkSaveInput>,
   options: WriteOptions,
   index: IndexLines,
 ): Promise<LockedSave> {
+  const { target, existing, text, title, hook, warning } = await planSave(
+    memoryDir,
+    input,
+    checked,
+    options,
+    index,
+  );
+  await assertStillLocked(memoryDir);
+  await writeFileAtomic(target.path, text, { inside: memoryDir });
+  index.upsert({ title, file: target.file, hook });
+  return {
+    result: {
+      file: target.file,
+      path: target.path,
+      created: existing === null,
+      ...(warning ? { warning } : {}),
+    },
+    existing,
+  };
+}
+
+/**
+ * Every step of a save but the write: the target, the text it replaces, the refusals that need it
+ * (a conflict, a control character the save adds), the final text, its size and the quarantine.
+ * A `preview` (a dry run, {@link previewSave}) reads `pending` before the disk (what its earlier
+ * saves would have written) and makes no proposal.
+ */
+async function planSave(
+  memoryDir: string,
+  input: SaveMemoryInput,
+  { type, description, file }: ReturnType<typeof checkSaveInput>,
+  options: WriteOptions,
+  index: IndexLines,
+  preview?: { pending?: ReadonlyMap<string, string> },
+): Promise<PlannedSave> {
+  const pending = preview?.pending;
   const body = input.body ?? "";
   const target = file
     ? await checkedTarget(memoryDir, file, { newName: true })
-    : await freeTarget(memoryDir, slugFor(type, description));
-  const existing = await readTextInside(memoryDir, target.path).catch(nullUnlessRefused);
+    : await freeTarget(
+        memoryDir,
+        slugFor(type, description),
+        new Set([...(pending?.keys() ?? [])].map((name) => name.toLowerCase())),
+      );
+  const existing =
+    pending?.get(target.file) ?? (await readTextInside(memoryDir, target.path).catch(nullUnlessRefused));
   if (input.version !== undefined && (existing === null || memoryVersion(existing) !== input.version))
     throw new MemdirError(
       "conflict",
@@ -253,7 +307,6 @@ async function saveLocked(
   const modified = new Date(options.modifiedAt ?? (options.now ?? Date.now)()).toISOString();
   const title = oneLine(input.title ?? "") || previous?.title || defaultTitle(target.file, description);
   const hook = shorten(oneLine(input.hook ?? "") || description, MAX_HOOK_CHARS);
-
   await assertStillLocked(memoryDir);
   const text = serializeMemory({ description, type, body, previous: frontmatter, name, modified });
   assertMemorySize(text, target.file);
@@ -263,18 +316,40 @@ async function saveLocked(
     after: text,
     origin: options.origin,
     now: (options.now ?? Date.now)(),
+    ...(preview ? { preview: true } : {}),
   });
-  await assertStillLocked(memoryDir);
-  await writeFileAtomic(target.path, text, { inside: memoryDir });
-  index.upsert({ title, file: target.file, hook });
+  return { target, existing, text, title, hook, ...(warning ? { warning } : {}) };
+}
+
+/**
+ * What {@link saveMemory} would do with `input`, with nothing written, no lock taken and no
+ * proposal made: every check the writer runs, in its order, refused with the writer's own error
+ * (a quarantine with `it would wait for the user's review in the inbox`), else the file it would
+ * write and its text. `pending` is what earlier previews of the same batch would have written
+ * (file → text), read in place of the disk: how `memdir import --dry-run` predicts each save of
+ * the real run, merges into memories it changed or made included (docs/design.md#import-and-export).
+ *
+ * @example
+ * const planned = await previewSave(memoryDir, { file: "user-role.md", replace: true, type: "user", description, body });
+ * planned.created // false
+ */
+export async function previewSave(
+  memoryDir: string,
+  input: SaveMemoryInput,
+  options: WriteOptions = {},
+  pending?: ReadonlyMap<string, string>,
+): Promise<SaveMemoryResult & { text: string }> {
+  const checked = checkSaveInput(input);
+  const index = new IndexLines(await readText(path.join(memoryDir, INDEX_FILE)));
+  const { target, existing, text, warning } = await planSave(memoryDir, input, checked, options, index, {
+    pending,
+  });
   return {
-    result: {
-      file: target.file,
-      path: target.path,
-      created: existing === null,
-      ...(warning ? { warning } : {}),
-    },
-    existing,
+    file: target.file,
+    path: target.path,
+    created: existing === null,
+    text,
+    ...(warning ? { warning } : {}),
   };
 }
 
