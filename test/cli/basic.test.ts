@@ -107,6 +107,27 @@ describe("memdir path / add / list / show / rm", () => {
     assert.equal(result.code, 1);
     assert.match(result.stderr, /secret|key|token/i);
     assert.ok(!result.stderr.includes(token), "the secret itself is never echoed");
+    // In the description: the line the file would hold it on (`---`, name, description).
+    for (const [file, named] of [
+      [[], "the memory file"],
+      [["--file", "api.md"], "api\\.md"],
+    ] as const) {
+      const refused = await run([
+        "add",
+        "--type",
+        "reference",
+        "--description",
+        `api access ${token}`,
+        ...file,
+        "key lives in the vault",
+      ]);
+      assert.equal(refused.code, 1);
+      assert.match(
+        refused.stderr,
+        new RegExp(`^memdir: secret: description: looks like an? [^(]+ \\(line 3 of ${named}\\);`),
+      );
+      assert.ok(!refused.stderr.includes(token), "the secret itself is never echoed");
+    }
     const files = fs.existsSync(memoryDir) ? fs.readdirSync(memoryDir).filter((f) => f.endsWith(".md")) : [];
     assert.deepEqual(files, []);
   });

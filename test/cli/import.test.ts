@@ -308,6 +308,48 @@ describe("memdir import", () => {
     );
   });
 
+  it("names a secret in a row's frontmatter by its key and the line the file has it on, never the value", async () => {
+    const home = makeTempDir();
+    const memoryDir = path.join(home, "mem");
+    const token = "ghp_R8x2kQ9vLm4TzW7pYc3NbH6jF1sD5gA0eU2i";
+    const row = (file: string, description: string, extra: Record<string, unknown>) =>
+      JSON.stringify({ file, type: "reference", description, body: `${description}.`, ...extra });
+    // Each refused row beside one of the same shape that is written, to read the line from.
+    writeTree(home, {
+      "in.jsonl": [
+        row("token.md", "the deploy token", { owner: "ops", api_token: token }),
+        row("plain.md", "staging runs on friday", { owner: "ops", api_token: "see the vault" }),
+        row("nested.md", "the release key", { metadata: { owner: "ops", token } }),
+        row("nested-plain.md", "backups rotate weekly", {
+          metadata: { owner: "ops", token: "see the vault" },
+        }),
+      ].join("\n"),
+    });
+    const args = ["jsonl", "--from", path.join(home, "in.jsonl"), "--dir", memoryDir];
+    const dry = await importJson(home, [...args, "--dry-run"]);
+    const result = await runCliInProcess(["import", ...args], { home });
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(!`${JSON.stringify(dry)}${result.stdout}${result.stderr}`.includes(token), result.stdout);
+    const lineOf = (file: string, key: RegExp) =>
+      fs
+        .readFileSync(path.join(memoryDir, file), "utf8")
+        .split("\n")
+        .findIndex((line) => key.test(line)) + 1;
+    const apiToken = lineOf("plain.md", /^api_token:/);
+    const nested = lineOf("nested-plain.md", /^ {2}token:/);
+    assert.ok(apiToken > 1 && nested > 1);
+    const expected = [
+      `- jsonl line 1 (token.md): secret: frontmatter key "api_token": looks like a GitHub personal access token (line ${apiToken} of token.md);`,
+      `- jsonl line 3 (nested.md): secret: frontmatter key "metadata.token": looks like a GitHub personal access token (line ${nested} of nested.md);`,
+    ];
+    for (const line of expected) assert.ok(result.stdout.includes(line), `${line}\n${result.stdout}`);
+    // The dry run says the same.
+    assert.deepEqual(
+      dry.skipped.map((s) => `- ${s.source}: ${s.reason.split(";")[0]};`),
+      expected,
+    );
+  });
+
   it("claude-mem: rows of another known project go to its memory dir, rows of an unknown one are skipped with the reason", async () => {
     const home = makeTempDir();
     const shop = path.join(home, "code", "shop");

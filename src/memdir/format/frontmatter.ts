@@ -231,9 +231,48 @@ export function serializeMemory(fields: {
   /** ISO time of this save. */
   modified?: string;
 }): string {
-  const yamlText = yaml().stringify(frontmatterData(fields), { lineWidth: 0 }).trimEnd();
+  const yamlText = frontmatterYaml(fields);
   const body = fields.body.replace(/\r\n/g, "\n").replace(/\s+$/, "");
   return `---\n${yamlText}\n---\n${body}\n`;
+}
+
+function frontmatterYaml(fields: Parameters<typeof serializeMemory>[0]): string {
+  return yaml().stringify(frontmatterData(fields), { lineWidth: 0 }).trimEnd();
+}
+
+/** A place in a frontmatter: the keys and list indexes down to it (`["metadata", "owner"]`, `["tags", 1]`). */
+export type FrontmatterPath = readonly (string | number)[];
+
+/**
+ * Where a frontmatter entry is in the file {@link serializeMemory} writes of `fields`, as a 1-based
+ * line of the whole file (its `---` is line 1), for messages that point into it: the line of the
+ * entry's key name (`part` "key"), or of line `valueLine` of its value (a multi-line value is a
+ * block, one line a line; a value on one line is that line). Null when there is no such entry.
+ *
+ * @example
+ * frontmatterLineOf({ description: "d", type: "user", body: "", name: "a", previous: { tags: ["x"] } }, ["tags", 0], "value") // 6
+ */
+export function frontmatterLineOf(
+  fields: Parameters<typeof serializeMemory>[0],
+  path: FrontmatterPath,
+  part: "key" | "value",
+  valueLine = 1,
+): number | null {
+  const { isMap, isNode, isScalar, LineCounter, parseDocument } = yaml();
+  const lineCounter = new LineCounter();
+  const document = parseDocument(frontmatterYaml(fields), { lineCounter });
+  let node: unknown;
+  if (part === "key") {
+    const parent = path.length === 1 ? document.contents : document.getIn(path.slice(0, -1), true);
+    const name = String(path.at(-1));
+    if (isMap(parent))
+      node = parent.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === name)?.key;
+  } else node = document.getIn(path, true);
+  if (!isNode(node) || !node.range) return null;
+  const line = lineCounter.linePos(node.range[0]).line + 1;
+  // A block scalar's text starts on the line after its `|-`.
+  const block = isScalar(node) && (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED");
+  return part === "value" && block ? line + valueLine : line;
 }
 
 const OWN_KEYS = new Set(["name", "description", "type", "metadata", "modified"]);

@@ -98,22 +98,31 @@ export function secretKindPhrase(kind: string): string {
 }
 
 /**
- * Throws when a text holds a credential. `where` names the text (a file, "body", a tool call).
+ * Throws when a text holds a credential. `where` names the text (a file, "body", a tool call);
+ * `lineAt` says where a finding's line of `text` is (default `line N`; null: say no line, for a
+ * text that is one line of something else, such as a title).
  *
  * @throws MemdirError("secret"): `memdir: secret: <where>: looks like a <kind> (line N); memories
  *   must not hold credentials — remove it and save again`. The value is never part of the message.
  * @example
  * assertNoSecrets(body, "feedback-deploy.md");
  */
-export function assertNoSecrets(text: string, where: string): void {
+export function assertNoSecrets(
+  text: string,
+  where: string,
+  lineAt: ((line: number) => string) | null = (line) => `line ${line}`,
+): void {
   const findings = findWithArticles(text);
   if (findings.length === 0) return;
   const [first, ...rest] = findings;
+  const at = (finding: InternalFinding) => (lineAt === null ? "" : lineAt(finding.line));
   const more =
-    rest.length === 0 ? "" : `, and ${rest.length} more (${rest.map((f) => `line ${f.line}`).join(", ")})`;
+    rest.length === 0
+      ? ""
+      : `, and ${rest.length} more${lineAt === null ? "" : ` (${rest.map(at).join(", ")})`}`;
   throw new MemdirError(
     "secret",
-    `memdir: secret: ${where}: looks like ${first.article} ${first.kind} (line ${first.line})${more}; ` +
+    `memdir: secret: ${where}: looks like ${first.article} ${first.kind}${lineAt === null ? "" : ` (${at(first)})`}${more}; ` +
       `memories must not hold credentials — remove it and save again`,
   );
 }

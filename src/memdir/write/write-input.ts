@@ -1,4 +1,5 @@
 import { MemdirError } from "../../errors.ts";
+import type { FrontmatterPath } from "../format/frontmatter.ts";
 import { MEMORY_FILE_MAX_BYTES } from "../fs/read.ts";
 import { assertNoSecrets } from "../trust/secrets.ts";
 
@@ -8,24 +9,32 @@ import { assertNoSecrets } from "../trust/secrets.ts";
 
 /**
  * Every text a frontmatter map writes: each key name and each value, nested ones included, with
- * where it is (`tags[1]`, `metadata.owner`) and the `key: value` line a value becomes.
+ * where it is (`tags[1]`, `metadata.owner`; `path` the same as keys and indexes) and the
+ * `key: value` line a value becomes.
  */
 function* frontmatterTexts(
   value: unknown,
-  where: string,
+  path: FrontmatterPath,
   key: string,
-): Generator<{ where: string; name?: string; line?: string; value?: string }> {
+): Generator<{ where: string; path: FrontmatterPath; name?: string; line?: string; value?: string }> {
+  const where = placeOf(path);
   if (value === null || value === undefined || value instanceof Date) return;
   if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) yield* frontmatterTexts(item, `${where}[${i}]`, key);
+    for (const [i, item] of value.entries()) yield* frontmatterTexts(item, [...path, i], key);
   } else if (typeof value === "object") {
     for (const [name, inner] of Object.entries(value as Record<string, unknown>)) {
-      const at = where === "" ? name : `${where}.${name}`;
       // A key name is checked before the path that holds it is ever named in a message.
-      yield { where, name };
-      yield* frontmatterTexts(inner, at, name);
+      yield { where, path, name };
+      yield* frontmatterTexts(inner, [...path, name], name);
     }
-  } else yield { where, line: `${key}: ${String(value)}`, value: String(value) };
+  } else yield { where, path, line: `${key}: ${String(value)}`, value: String(value) };
+}
+
+/** `path` as a message names it: `metadata.owner`, `tags[1]`. */
+function placeOf(path: FrontmatterPath): string {
+  return path
+    .map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join("");
 }
 
 /** Where a key name is, without the name itself: `frontmatter key`, `frontmatter key in metadata`. */
@@ -34,17 +43,48 @@ function keyWhere(parent: string): string {
 }
 
 /**
+ * The file a save writes, for messages that point into it: its name (or `the memory file` before
+ * it has one) and the line each frontmatter entry gets there (`frontmatterLineOf`).
+ */
+export interface FileLayout {
+  file: string;
+  lineOf: (path: FrontmatterPath, part: "key" | "value", valueLine?: number) => number | null;
+}
+
+/** A finding's line as the file has it: `line 5 of notes.md` (the line scanned when the file cannot say). */
+export function fileLineAt(layout: FileLayout, path: FrontmatterPath, part: "key" | "value") {
+  return (line: number): string => {
+    const fileLine = layout.lineOf(path, part, line);
+    return fileLine === null ? `line ${line}` : `line ${fileLine} of ${layout.file}`;
+  };
+}
+
+/**
  * Refuses a credential in the frontmatter keys a caller hands the writer besides description and
  * title (`extra`: an import's other keys, the memory tool's frontmatter): every key name and every
  * value, nested ones included, is scanned as the `key: value` line it becomes, so a
- * `password:`-style key gives its value the same context it has in a body.
+ * `password:`-style key gives its value the same context it has in a body. The message names the
+ * key (`frontmatter key "api_token"`; a key name that is itself the credential by its parent only)
+ * and the line it has in the file as written (`layout`).
  *
- * @throws MemdirError("secret") naming the key, never the value.
+ * @throws MemdirError("secret") naming the key and its line, never the value.
  */
-export function assertNoSecretsInFrontmatter(extra: Record<string, unknown>): void {
-  for (const text of frontmatterTexts(extra, "", ""))
-    if (text.name !== undefined) assertNoSecrets(text.name, keyWhere(text.where));
-    else if (text.line !== undefined) assertNoSecrets(text.line, `frontmatter ${text.where}`);
+export function assertNoSecretsInFrontmatter(extra: Record<string, unknown>, layout: FileLayout): void {
+  for (const text of frontmatterTexts(extra, [], ""))
+    if (text.name !== undefined)
+      assertNoSecrets(
+        text.name,
+        text.where === ""
+          ? "a frontmatter key name"
+          : `a frontmatter key name in ${JSON.stringify(text.where)}`,
+        fileLineAt(layout, [...text.path, text.name], "key"),
+      );
+    else if (text.line !== undefined)
+      assertNoSecrets(
+        text.line,
+        `frontmatter key ${JSON.stringify(text.where)}`,
+        fileLineAt(layout, text.path, "value"),
+      );
 }
 
 /**
@@ -107,7 +147,7 @@ export function assertNoControlCharacters(text: string, where: string): void {
 
 /** {@link assertNoControlCharacters} over every key name and value of `extra`, nested ones included. */
 export function assertNoControlCharactersInFrontmatter(extra: Record<string, unknown>): void {
-  for (const text of frontmatterTexts(extra, "", ""))
+  for (const text of frontmatterTexts(extra, [], ""))
     if (text.name !== undefined) assertNoControlCharacters(text.name, keyWhere(text.where));
     else if (text.value !== undefined) assertNoControlCharacters(text.value, `frontmatter ${text.where}`);
 }
@@ -140,10 +180,10 @@ export function assertNoNewControlCharactersInFrontmatter(
 ): void {
   const names = new Set<string>();
   const values = new Map<string, string>();
-  for (const text of frontmatterTexts(before, "", ""))
+  for (const text of frontmatterTexts(before, [], ""))
     if (text.name !== undefined) names.add(JSON.stringify([text.where, text.name]));
     else if (text.value !== undefined) values.set(text.where, text.value);
-  for (const text of frontmatterTexts(extra, "", ""))
+  for (const text of frontmatterTexts(extra, [], ""))
     if (text.name !== undefined) {
       if (!names.has(JSON.stringify([text.where, text.name])))
         assertNoControlCharacters(text.name, keyWhere(text.where));

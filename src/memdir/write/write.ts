@@ -1,7 +1,12 @@
 import path from "node:path";
 import { MemdirError } from "../../errors.ts";
 import { type Clock, isMemoryType, MEMORY_TYPES, type MemoryType } from "../../types.ts";
-import { parseFrontmatter, refreshModified, serializeMemory } from "../format/frontmatter.ts";
+import {
+  frontmatterLineOf,
+  parseFrontmatter,
+  refreshModified,
+  serializeMemory,
+} from "../format/frontmatter.ts";
 import {
   INDEX_FILE,
   INDEX_MAX_BYTES,
@@ -25,6 +30,8 @@ import {
   assertNoControlCharacters,
   assertNoSecretsInFrontmatter,
   assertSaveAddsNoControlCharacters,
+  type FileLayout,
+  fileLineAt,
 } from "./write-input.ts";
 import {
   checkedTarget,
@@ -119,14 +126,16 @@ export function checkSaveInput(
   const description = oneLine(input.description ?? "");
   if (description === "") throw new MemdirError("invalid-input", "write: the description is empty");
   const file = input.file?.normalize("NFC");
-  // The file name is scanned like the text: it is also written into MEMORY.md.
-  if (file) assertNoSecrets(file, "file name");
-  assertNoSecrets(description, "description");
-  if (input.title) assertNoSecrets(input.title, "title");
-  if (input.hook) assertNoSecrets(input.hook, "hook");
+  // The file name is scanned like the text: it is also written into MEMORY.md. It, the title and
+  // the hook are one line each, not lines of the file: a finding names no line.
+  if (file) assertNoSecrets(file, "file name", null);
+  const layout = fileLayout({ type, description, file, extra: input.extra });
+  assertNoSecrets(description, "description", fileLineAt(layout, ["description"], "value"));
+  if (input.title) assertNoSecrets(input.title, "title", null);
+  if (input.hook) assertNoSecrets(input.hook, "hook", null);
   assertNoSecrets(input.body ?? "", "body");
   // The other frontmatter keys are written too (an import's, the memory tool's): the same checks.
-  if (input.extra) assertNoSecretsInFrontmatter(input.extra);
+  if (input.extra) assertNoSecretsInFrontmatter(input.extra, layout);
   const fields = { description, body: input.body ?? "", extra: input.extra };
   if (existing === null || (existing === undefined && (input.replace === false || !file)))
     assertSaveAddsNoControlCharacters({ ...fields, title: input.title, hook: input.hook }, null);
@@ -135,6 +144,35 @@ export function checkSaveInput(
   // The whole text is measured once it is made; a body over the limit alone is refused here.
   assertMemorySize(input.body ?? "", file ?? "the memory");
   return { type, description, ...(file ? { file } : {}) };
+}
+
+/**
+ * The file a save writes, as its refusals point into it: named by `file` (`the memory file` while
+ * the writer has yet to derive it), each frontmatter key at the line it gets in the text
+ * {@link saveLocked} serializes (`name` first, then description, type and the caller's keys, in
+ * their order). Made only when a message needs it. The writer's stamps come later: only a key
+ * after an `anchors:` list the save changes moves from the line named.
+ */
+function fileLayout(save: {
+  type: MemoryType;
+  description: string;
+  file?: string;
+  extra?: Record<string, unknown>;
+}): FileLayout {
+  const extra = save.extra ?? {};
+  const hasName = typeof extra.name === "string" && extra.name.trim() !== "";
+  const fields = {
+    description: save.description,
+    type: save.type,
+    body: "",
+    previous: extra,
+    name: hasName ? undefined : path.posix.basename(save.file ?? "memory.md").replace(/\.md$/i, ""),
+    modified: new Date(0).toISOString(),
+  };
+  return {
+    file: save.file ?? "the memory file",
+    lineOf: (at, part, valueLine) => frontmatterLineOf(fields, at, part, valueLine),
+  };
 }
 
 /** What a memory's current text holds, for {@link assertSaveAddsNoControlCharacters}. */

@@ -31,20 +31,59 @@ async function refusal(write: Promise<unknown>, code: string): Promise<string> {
 }
 
 describe("the writer's secret check covers every frontmatter key", () => {
-  it("refuses a credential in another key, a nested value or a key name, and writes nothing", async () => {
+  it("refuses a credential in another key, a nested value or a key name, naming the key and its line in the file, and writes nothing", async () => {
     const dir = path.join(makeTempDir(), "memory");
     const base = { file: "y.md", type: "reference", description: "deploy token", body: "Where it lives." };
+    // The file as written: `---`, name, description, type, then the caller's keys.
     for (const [extra, where] of [
-      [{ api_token: TOKEN }, "frontmatter api_token"],
-      [{ metadata: { owner: "ops", token: TOKEN } }, "frontmatter metadata.token"],
-      [{ tags: ["deploy", TOKEN] }, "frontmatter tags[1]"],
-      [{ [TOKEN]: "x" }, "frontmatter key"],
-      [{ db_password: "hunter2hunter2" }, "frontmatter db_password"],
+      [
+        { api_token: TOKEN },
+        'frontmatter key "api_token": looks like a GitHub personal access token (line 5 of y.md)',
+      ],
+      [
+        { owner: "ops", metadata: { owner: "ops", token: TOKEN } },
+        'frontmatter key "metadata.token": looks like a GitHub personal access token (line 7 of y.md)',
+      ],
+      [
+        { tags: ["deploy", TOKEN] },
+        'frontmatter key "tags[1]": looks like a GitHub personal access token (line 7 of y.md)',
+      ],
+      [
+        { note: `one\ntwo\n${TOKEN}` },
+        'frontmatter key "note": looks like a GitHub personal access token (line 8 of y.md)',
+      ],
+      [
+        { [TOKEN]: "x" },
+        "a frontmatter key name: looks like a GitHub personal access token (line 5 of y.md)",
+      ],
+      [
+        { metadata: { [TOKEN]: "x" } },
+        'a frontmatter key name in "metadata": looks like a GitHub personal access token (line 6 of y.md)',
+      ],
+      [
+        { db_password: "hunter2hunter2" },
+        'frontmatter key "db_password": looks like a password or secret assignment (line 5 of y.md)',
+      ],
     ] as const) {
       const message = await refusal(saveMemory(dir, { ...base, extra }), "secret");
-      assert.ok(message.includes(where), message);
+      assert.ok(message.startsWith(`memdir: secret: ${where};`), message);
       assert.ok(!message.includes(TOKEN), "the value is never in the message");
     }
+    // A new memory whose name the writer has yet to derive, and the description itself.
+    const { file: _file, ...unnamed } = base;
+    assert.match(
+      await refusal(saveMemory(dir, { ...unnamed, extra: { api_token: TOKEN } }), "secret"),
+      /^memdir: secret: frontmatter key "api_token": .* \(line 5 of the memory file\);/,
+    );
+    assert.match(
+      await refusal(saveMemory(dir, { ...base, description: `the token ${TOKEN}` }), "secret"),
+      /^memdir: secret: description: .* \(line 3 of y\.md\);/,
+    );
+    // A title and a file name are one line, not lines of the file: no line is named.
+    assert.match(
+      await refusal(saveMemory(dir, { ...base, title: `the token ${TOKEN}` }), "secret"),
+      /^memdir: secret: title: looks like a GitHub personal access token; /,
+    );
     // writeMemoryText scans the whole text it is given, frontmatter included.
     const text = `---\ndescription: d\ntype: reference\napi_token: ${TOKEN}\n---\nBody.\n`;
     await refusal(writeMemoryText(dir, "y.md", text), "secret");
