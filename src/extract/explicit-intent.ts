@@ -1,4 +1,5 @@
 import type { MemoryType } from "../types.ts";
+import { forgetQueryEn, forgetQueryJa, forgetQueryZh } from "./forget-intent.ts";
 import { classifyStatement } from "./statement-type.ts";
 
 /** What an explicit memory instruction in a user message asks for. */
@@ -21,46 +22,15 @@ const STATING_VERB =
 const SUBORDINATE = "(?:when|whenever|so|if|after|before|while|until|because|using|across|on|between|once)";
 const AFTER_BARE_VERB = String.raw`\s+(?=(?:to|i|i'm|we|we're|we've|my|our|always|never|don't|do not|use|prefer)\b)|\s+(?=the\s(?:(?!\b${SUBORDINATE}\b)[^.!?\n])*?\b${STATING_VERB}\b)`;
 const REMEMBER_EN = new RegExp(
-  String.raw`^${POLITE}(?:remember|memori[sz]e|note down|make a note)(?:\s+(?:this|the following))?(?:\s*[:：,-]\s*|\s+that\s+|${AFTER_BARE_VERB})(.+)$`,
+  String.raw`^${POLITE}(?:remember|memori[sz]e|note down|make a note)(?:\s+(?:this|the following))?(\s*[:：,-]\s*|\s+that\s+|${AFTER_BARE_VERB})(.+)$`,
   "is",
 );
 // "don't forget the semicolon on line 12" is about this turn's work: the same statement rule.
 const DONT_FORGET_EN = new RegExp(
-  String.raw`^${POLITE}(?:don't|dont|do not|never) forget(?:\s*[:：,-]\s*|\s+that\s+|${AFTER_BARE_VERB})(.+)$`,
+  String.raw`^${POLITE}(?:don't|dont|do not|never) forget(\s*[:：,-]\s*|\s+that\s+|${AFTER_BARE_VERB})(.+)$`,
   "is",
 );
 const FORGET_EN = new RegExp(String.raw`^${POLITE}forget(\s*[:：]\s*|\s+)(.+)$`, "is");
-/**
- * A forget that goes on to say what to do instead is a change of plan, not a request to delete
- * ("Forget about the redis cache, just use an in-memory map").
- */
-const CHANGE_OF_PLAN_EN =
-  /[,;–—-]\s*(?:just|and|let's|lets|use|go|do|try|we|i|then|now|instead|rather)\b|\binstead\b/i;
-/**
- * So is a forget that holds only for a while: it sets something aside, it does not delete it.
- * "forget about the tests for now / for the moment / for the time being / temporarily / until
- * tomorrow", 暂时, 这次, "，先…" (first do …), 一旦, とりあえず, ひとまず. Not "now" alone, 现在 or 今は:
- * "今は yarn を使っているので pnpm のことは忘れて" (we use yarn now, so forget pnpm) says why the
- * memory is wrong.
- */
-const FOR_NOW_EN =
-  /\b(?:for\s+(?:now|today|the\s+(?:moment|time\s+being)|a\s+(?:bit|while|moment|sec|second|minute))\b|temporarily\b|until\b)/i;
-const FOR_NOW_ZH = /暂时|暫時|暂且|暫且|临时|臨時|这次|這次|[，,]\s*先/u;
-const FOR_NOW_JA = /一旦|いったん|とりあえず|ひとまず|しばらく|当面|今だけ|今回は|今回だけ/u;
-/**
- * What "forget …" must name to delete anything: something the user said or saved before — a
- * "that" clause, "what I said …", "about X", or a memory by its kind ("the pnpm rule", "the note
- * about …"). "forget it", "forget the tests for now" name nothing said before.
- */
-const FORGET_OBJECT_EN = new RegExp(
-  [
-    String.raw`^that\s+(?:i|i'm|i've|we|we're|we've|you|they|our|my|the|it's|there's)\b`,
-    String.raw`^(?:what|everything|anything|all)\s+(?:i|we|you)\s+(?:\w+\s+)?(?:said|told|wrote|mentioned|asked|saved|remembered|know|noted|learned)\b`,
-    String.raw`^about\s+(?!(?:it|that|this|them)\s*(?:[,.;!]|$))`,
-    String.raw`\b(?:memory|memories|note|notes|rule|preference|preferences|instruction|reminder)\b(?=\s*(?:$|[,.;:!]|about\b|on\b|for\b|that\b|which\b|saying\b|says\b|regarding\b|from\b|where\b))`,
-  ].join("|"),
-  "i",
-);
 
 const ZH_POLITE = "(?:请|請|麻烦|麻煩|帮我|幫我|你)*";
 const REMEMBER_ZH = new RegExp(
@@ -73,18 +43,12 @@ const ZH_CLAUSE_START = /^(?:我们|我們|咱们|咱們)/u;
 // No 你 before it: "你忘了我说过要用 pnpm" is a complaint ("you forgot …"), not a request.
 const FORGET_ZH =
   /^(?:请|請|麻烦|麻煩|帮我|幫我)*(忘掉|忘记|忘記|忘了|删掉|刪掉|删除|刪除)(这条记忆|這條記憶|记忆|記憶)?([：:]\s*|[，,\s]*)(.+)$/su;
-/**
- * What a Chinese forget must name. 忘掉/忘记: a memory or what was said ("…的记忆", "pnpm 那条",
- * "我之前说的…"). 删除/删掉 are code talk ("删掉这条注释", "删除那条日志") and 忘了 is "forgot"
- * ("忘了提交 lockfile"): they delete only what is called a memory (or after a colon).
- */
-const FORGET_OBJECT_ZH = /记忆|記憶|那条|这条|那條|這條|那句|这句|说过|說過|说的|說的/u;
-const FORGET_OBJECT_ZH_MEMORY = /记忆|記憶/u;
 const REMEMBER_JA_PREFIX =
-  /^(?:これを|これ|以下を)?(?:覚えて(?:おいて)?(?:ください)?|記憶して(?:ください)?|忘れないで(?:ください)?)[：:、,\s]+(.+)$/su;
+  /^(?:これを|これ|以下を)?(?:覚えて(?:おいて)?(?:ください)?|記憶して(?:ください)?|忘れないで(?:ください)?)([：:、,\s]+)(.+)$/su;
 const REMEMBER_JA_SUFFIX =
   /^(.+?)(?:ということ|こと)?(?:を|って|と)?(?:覚えて|記憶して)(?:おいて)?(?:ください|ね|な)?[。.!！]?$/su;
-const FORGET_JA = /^(.+?)(?:のこと)?(?:を|は)?忘れて(?:ください)?[。.!！]?$/su;
+/** "… 忘れて" ends the sentence, or goes on after 、 with a clause (forget-intent.ts judges it). */
+const FORGET_JA = /^(.+?)(?:のこと)?(?:を|は)?忘れて(?:ください)?(?:[、,]\s*(.+?))?[。.!！]?$/su;
 
 /** A sentence that recounts the conversation ("we talked about this") asks to keep nothing. */
 const RECOUNT =
@@ -103,7 +67,7 @@ export function parseExplicitMemory(text: string): ExplicitIntent | null {
   if (message === "" || message.length > 4000) return null;
   const sentences = sentencesOf(message);
   for (const [i, sentence] of sentences.entries()) {
-    const intent = sentenceIntent(sentence);
+    const intent = sentenceIntent(sentence, sentences[i + 1] ?? "");
     if (intent?.kind !== "remember") {
       if (intent) return intent;
       continue;
@@ -166,13 +130,13 @@ function pointsBack(sentence: string, next: string): boolean {
 /** A sentence that goes on with the rule just asked to be remembered: it opens with always, never, 不要 … */
 const RULE_GOES_ON = /^(?:always|never|don't|dont|do not|avoid|不要|不得|别|禁止|永远|始终|絶対に)/iu;
 
-function sentenceIntent(sentence: string): ExplicitIntent | null {
+function sentenceIntent(sentence: string, next: string): ExplicitIntent | null {
   // Questions never instruct ("can you remember …?", "Remember that bug? It's back").
   if (/[?？]["'”」』)）]*$/.test(sentence) && !/^(?:please\s+)?remember\s*:/i.test(sentence)) return null;
 
   for (const pattern of [REMEMBER_EN, DONT_FORGET_EN, REMEMBER_JA_PREFIX]) {
     const match = pattern.exec(sentence);
-    if (match) return remember(match[1]);
+    if (match) return remember(match[2]);
   }
   const chinese = REMEMBER_ZH.exec(sentence);
   if (chinese) {
@@ -183,24 +147,22 @@ function sentenceIntent(sentence: string): ExplicitIntent | null {
   }
   const english = FORGET_EN.exec(sentence);
   if (english) {
-    const [, separator, object] = english;
-    // A "that" clause names what was said ("forget that we use Jest; we moved to Vitest"): what
-    // follows it is the reason, not a change of plan.
-    const planChange =
-      !/^that\s/i.test(object) && (CHANGE_OF_PLAN_EN.test(object) || FOR_NOW_EN.test(object));
-    if (!/[:：]/.test(separator) && (!FORGET_OBJECT_EN.test(object) || planChange)) return null;
-    return forgetIntent(object.replace(/^about\s+/i, ""));
+    const query = forgetQueryEn(english[1], english[2], next);
+    return query === null ? null : forgetIntent(query.replace(/^about\s+/i, ""));
   }
   const chineseForget = FORGET_ZH.exec(sentence);
   if (chineseForget) {
     const [, verb, memoryWord, separator, object] = chineseForget;
-    const named = /^(?:忘掉|忘记|忘記)$/u.test(verb) ? FORGET_OBJECT_ZH : FORGET_OBJECT_ZH_MEMORY;
-    if (/[:：]/.test(separator)) return forgetIntent(object);
-    if ((memoryWord === undefined && !named.test(object)) || FOR_NOW_ZH.test(object)) return null;
-    return forgetIntent(object);
+    const query = forgetQueryZh(verb, memoryWord, separator, object, next);
+    return query === null ? null : forgetIntent(query);
   }
+  // A "… 忘れて、…" that asks nothing may still end in 覚えて ("pnpm のことは忘れて、yarn を使うことを覚えておいて").
   const japaneseForget = FORGET_JA.exec(sentence);
-  if (japaneseForget) return FOR_NOW_JA.test(japaneseForget[1]) ? null : forgetIntent(japaneseForget[1]);
+  const japaneseQuery = japaneseForget
+    ? forgetQueryJa(japaneseForget[1], japaneseForget[2] ?? "", next)
+    : null;
+  if (japaneseQuery !== null) return forgetIntent(japaneseQuery);
+  if (japaneseForget && (japaneseForget[2] ?? "") === "") return null;
   const japanese = REMEMBER_JA_SUFFIX.exec(sentence);
   if (japanese) return remember(japanese[1]);
   return null;

@@ -125,7 +125,7 @@ export async function rememberStatement(
  * "的记忆"): they name no memory, so they count neither for nor against one.
  */
 const FORGET_FRAMING =
-  /\b(?:memory|memories|notes?|rules?|preferences?|instructions?|reminders?|said|told|tell|wrote|written|mentioned|remembered|saved|know|knew|everything|anything)\b|记忆|記憶|[那这這][条條句]|之前|以前|刚才|剛才|[说說][过過的]|关于|關於|的事|メモ|のこと/giu;
+  /\b(?:memory|memories|notes?|rules?|preferences?|instructions?|reminders?|said|told|tell|wrote|written|mentioned|remembered|saved|know|knew|everything|anything)\b|记忆|記憶|[那这這][条條句]|之前|以前|刚才|剛才|[说說][过過的]|关于|關於|的事|规则|規則|メモ|ルール|決まり|のこと/giu;
 
 /** At least this share of the request's own words must be the memory's words (docs/design.md#explicit-remember). */
 const FORGET_MIN_SHARE = 0.5;

@@ -96,19 +96,67 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       "pnpm のルールはとりあえず忘れて",
     ])
       assert.equal(parseExplicitMemory(message), null, message);
-    // A "that" clause, a reason, "moment.js", 现在 and 今は are no "for now".
+    // A "that" clause, a reason, "moment.js", 现在 and 今は are no "for now"; the reason is no
+    // part of the query.
     for (const [message, query] of [
-      ["forget that we use Jest; we moved to Vitest", "we use Jest; we moved to Vitest"],
+      ["forget that we use Jest; we moved to Vitest", "we use Jest"],
       ["forget the moment.js rule", "the moment.js rule"],
-      [
-        "Forget the note about the old deploy script, it's gone",
-        "the note about the old deploy script, it's gone",
-      ],
-      ["忘掉我之前说的部署时间，现在改了", "我之前说的部署时间，现在改了"],
-      ["今は yarn を使っているので pnpm のことは忘れて", "今は yarn を使っているので pnpm"],
+      ["Forget the note about the old deploy script, it's gone", "the note about the old deploy script"],
+      ["忘掉我之前说的部署时间，现在改了", "我之前说的部署时间"],
+      ["今は yarn を使っているので pnpm のことは忘れて", "pnpm"],
       ["忘记：暂时用 npm 那条", "暂时用 npm 那条"],
     ])
       assert.deepEqual(parseExplicitMemory(message), { kind: "forget", query }, message);
+  });
+
+  it("forgets a saved thing named with the reason it is wrong, and looks it up without the reason", () => {
+    for (const [message, query] of [
+      ["forget the pnpm rule, we use yarn now", "the pnpm rule"],
+      ["forget the memory about Jest; we moved to Vitest", "the memory about Jest"],
+      ["forget my preference for tabs, I use spaces now", "my preference for tabs"],
+      ["forget the note about Node 18 — we're on Node 20 now", "the note about Node 18"],
+      ["forget the pnpm rule because we use yarn now", "the pnpm rule"],
+      ["forget the pnpm rule, use yarn from now on", "the pnpm rule"],
+      ["Forget the pnpm rule. We use yarn now.", "the pnpm rule"],
+      ["forget: the pnpm rule, we use yarn now", "the pnpm rule"],
+      ["forget what I said about tabs, I use spaces now", "what I said about tabs"],
+      ["forget the memory about Node 18 and Node 16", "the memory about Node 18 and Node 16"],
+      ["忘掉 pnpm 那条，我们现在用 yarn 了", "pnpm 那条"],
+      ["忘掉关于 Jest 的记忆，我们已经换成 Vitest 了", "关于 Jest 的记忆"],
+      ["忘记我说过的部署时间，以后改成周四", "我说过的部署时间"],
+      ["pnpm のルールは忘れて、今は yarn を使ってる", "pnpm のルール"],
+      ["Jest のメモは忘れて、もう Vitest に移行した", "Jest のメモ"],
+    ])
+      assert.deepEqual(parseExplicitMemory(message), { kind: "forget", query }, message);
+  });
+
+  it("deletes nothing when what follows a forget is this task's plan, in the sentence or the next", () => {
+    for (const message of [
+      "forget the pnpm rule, just use npm for this one",
+      "forget the pnpm rule, use npm instead for this PR",
+      "forget the pnpm rule, we're using npm for this task",
+      "forget the pnpm rule, then run yarn install",
+      "forget the memory about Node 18 and use Node 20 instead",
+      "forget the lint rule for this file",
+      "forget the eslint rule, we'll disable it in this PR",
+      "forget the rule about snapshots, you can update them here",
+      "forget what I said, let's keep it",
+      "Forget about the redis cache. Just use an in-memory map.",
+      "Forget the pnpm rule. Use npm for this one.",
+      // "about X" is how a change of plan is said: a we/I clause after it stays one.
+      "forget about the redis cache, I changed my mind",
+      "forget about docker, we use podman now",
+      "忘掉 pnpm 那条，直接用 npm 吧",
+      "忘掉 pnpm 那条，你直接用 npm",
+      "忘掉那条规则，这次用 npm 就行",
+      "pnpm のルールは忘れて、今回は npm でお願い",
+      "pnpm のことは忘れて、yarn でやって",
+      "テストのことは忘れて、ビルドを直して",
+      "Jest のことは忘れて。Vitest で書いて。",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+    // A "… 忘れて、" that asks nothing of memory may still end in a request to remember.
+    assert.equal(parseExplicitMemory("pnpm のことは忘れて、yarn を使うことを覚えておいて")?.kind, "remember");
   });
 
   it("saves nothing from feature requests that open with remember, 记住 or note down", () => {

@@ -177,6 +177,60 @@ describe("applyExplicitMemory (offline, no model)", () => {
     assert.deepEqual(memoryFiles(memoryDir), []);
   });
 
+  it("deletes the named memory when the forget says why it is wrong, in English, Chinese and Japanese", async () => {
+    const saved = {
+      "MEMORY.md":
+        "- [Use pnpm](feedback-use-pnpm.md) — use pnpm, not npm\n" +
+        "- [Jest](project-jest.md) — unit tests run on Jest\n",
+      "feedback-use-pnpm.md":
+        "---\ndescription: use pnpm, not npm\ntype: feedback\n---\nUse pnpm, not npm, for every install.\n",
+      "project-jest.md":
+        "---\ndescription: unit tests run on Jest\ntype: project\n---\nThe unit tests run on Jest.\n",
+    };
+    for (const [text, gone] of [
+      ["forget the pnpm rule, we use yarn now", "feedback-use-pnpm.md"],
+      ["forget the memory about Jest; we moved to Vitest", "project-jest.md"],
+      // It forgot before, but looked the memory up by "we moved to Vitest" too, and found none.
+      ["forget that we use Jest; we moved to Vitest", "project-jest.md"],
+      ["忘掉 pnpm 那条，我们现在用 yarn 了", "feedback-use-pnpm.md"],
+      ["忘掉关于 Jest 的记忆，我们已经换成 Vitest 了", "project-jest.md"],
+      ["pnpm のルールは忘れて、今は yarn を使ってる", "feedback-use-pnpm.md"],
+      ["Jest のメモは忘れて、もう Vitest に移行した", "project-jest.md"],
+    ]) {
+      const memoryDir = memoryDirWith(saved);
+      const result = await applyExplicitMemory(text, { memoryDir });
+      assert.equal(result.action === "removed" ? result.file : result.action, gone, text);
+      assert.ok(!memoryFiles(memoryDir).includes(gone), text);
+      assert.doesNotMatch(fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8"), new RegExp(gone), text);
+    }
+    // What to do in this task instead, in the same sentence or the next, keeps the memory.
+    const memoryDir = memoryDirWith(saved);
+    for (const text of [
+      "forget the pnpm rule, just use npm for this one",
+      "Forget the pnpm rule. Use npm for this one.",
+      "忘掉 pnpm 那条，直接用 npm 吧",
+      "pnpm のルールは忘れて、今回は npm でお願い",
+    ])
+      assert.deepEqual(await applyExplicitMemory(text, { memoryDir }), { action: "none" }, text);
+    assert.deepEqual(memoryFiles(memoryDir), ["feedback-use-pnpm.md", "project-jest.md"]);
+  });
+
+  it("keeps the memory when a forget about something is followed by this task's plan", async () => {
+    const redis = {
+      "MEMORY.md": "- [Redis cache](project-redis-cache.md) — sessions live in the redis cache for 24h\n",
+      "project-redis-cache.md":
+        "---\ndescription: sessions live in the redis cache for 24h\ntype: project\n---\n" +
+        "Sessions live in the redis cache for 24h.\n",
+    };
+    const memoryDir = memoryDirWith(redis);
+    for (const text of [
+      "Forget about the redis cache. Just use an in-memory map.",
+      "Forget about the redis cache, just use an in-memory map.",
+    ])
+      assert.deepEqual(await applyExplicitMemory(text, { memoryDir }), { action: "none" }, text);
+    assert.deepEqual(memoryFiles(memoryDir), ["project-redis-cache.md"]);
+  });
+
   it("reports not-found when nothing matches what to forget", async () => {
     const memoryDir = memoryDirWith(existing);
     const result = await applyExplicitMemory("forget about kubernetes helm charts", { memoryDir });
