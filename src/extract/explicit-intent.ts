@@ -127,6 +127,31 @@ function pointsBack(sentence: string, next: string): boolean {
   return PLACED_IN_PAST.test(thing) || (REFERS_BACK.test(after) && IS_BACK.test(after));
 }
 
+/**
+ * "Remember, the flaky test is failing again" is a bug report with "remember" as a heads-up, not a
+ * request (docs/design.md#explicit-remember): after a bare "remember" or one with a comma or dash
+ * (not a colon, not "that"), a statement that a problem is happening again or still is no memory —
+ * "failing again", "the login bug is back", "keeps timing out", "still broken"; 又挂了, 再次出现;
+ * また落ちてる. A rule or a condition stays a request ("Remember, never retry flaky tests again",
+ * "…, if it is failing again, rerun it once"), and "back on/to" is a state ("staging is back on
+ * Node 18").
+ */
+const PROBLEM_AGAIN_EN =
+  /\b(?:(?:failing|crashing|breaking|flaking|erroring|timing\s+out|hanging|happening|leaking|throwing|occurring|showing\s+up|popping\s+up|acting\s+up|broken|flaky|down|red|failed|crashed|broke|happened|showed\s+up|popped\s+up)\s+again|(?:is|are|was|it's|they're)\s+back\b(?!\s+(?:on|to|at|up|online)\b)|c[oa]me\s+back|coming\s+back|reappeared|resurfaced|regressed|keeps?\s+(?:failing|crashing|breaking|flaking|erroring|timing\s+out|hanging|happening|leaking|throwing|showing\s+up|popping\s+up)|still\s+(?:failing|failed|fails|broken|red|flaky|flaking|crashing|erroring|timing\s+out|down|hanging|happening|not\s+working))\b/i;
+const PROBLEM_AGAIN_ZH =
+  /又(?:挂|掛|失败|失敗|出现|出現|坏|壞|报错|報錯|崩|超时|超時|红|紅|卡住|不行|来了|來了|复现|復現)|再次(?:出现|出現|失败|失敗|报错|報錯|挂|掛)|(?:还是|還是|一直)(?:挂|掛|失败|失敗|报错|報錯|不行)|复现了|復現了/u;
+const PROBLEM_AGAIN_JA =
+  /また(?:落ち|失敗|壊れ|起き|発生|エラー|タイムアウト|赤|こけ|コケ)|再発|再び(?:落ち|失敗|発生)|まだ(?:落ち|失敗|壊れ|直って(?:い)?ない)|(?:落ち|失敗し)続けて/u;
+const STATES_A_RULE =
+  /\b(?:never|always|don't|dont|do not|must|should|make sure|avoid|need to|needs to|if)\b|不要|不得|别|別|必须|必須|应该|應該|禁止|一律|总是|總是|永远|永遠|以后|以後|如果|的话|的話|就|しないで|ないで|必ず|べき|ように|たら|なら/iu;
+
+function reportsProblem(separator: string, statement: string): boolean {
+  if (/[:：]|\bthat\b/i.test(separator)) return false;
+  const problem =
+    PROBLEM_AGAIN_EN.test(statement) || PROBLEM_AGAIN_ZH.test(statement) || PROBLEM_AGAIN_JA.test(statement);
+  return problem && !STATES_A_RULE.test(statement);
+}
+
 /** A sentence that goes on with the rule just asked to be remembered: it opens with always, never, 不要 … */
 const RULE_GOES_ON = /^(?:always|never|don't|dont|do not|avoid|不要|不得|别|禁止|永远|始终|絶対に)/iu;
 
@@ -136,11 +161,12 @@ function sentenceIntent(sentence: string, next: string): ExplicitIntent | null {
 
   for (const pattern of [REMEMBER_EN, DONT_FORGET_EN, REMEMBER_JA_PREFIX]) {
     const match = pattern.exec(sentence);
-    if (match) return remember(match[2]);
+    if (match) return reportsProblem(match[1], match[2]) ? null : remember(match[2]);
   }
   const chinese = REMEMBER_ZH.exec(sentence);
   if (chinese) {
     const [, polite, verb, separator, rest] = chinese;
+    if (reportsProblem(separator, rest)) return null;
     if (separator !== "" || polite !== "" || !ZH_BARE_VERB.test(verb) || ZH_CLAUSE_START.test(rest))
       return remember(rest);
     return null;

@@ -159,6 +159,42 @@ describe("parseExplicitMemory, sentence by sentence", () => {
     assert.equal(parseExplicitMemory("pnpm のことは忘れて、yarn を使うことを覚えておいて")?.kind, "remember");
   });
 
+  it("saves nothing when remember, with a comma or bare, reports a problem that is back", () => {
+    for (const message of [
+      "Remember, the flaky test is failing again",
+      "remember, the build is broken again",
+      "Remember, CI keeps timing out on the e2e job",
+      "Remember, the test suite still fails on Windows",
+      "Remember, the login bug is back",
+      "remember the login bug is back",
+      "don't forget, the nightly build is failing again",
+      "记住，CI 又红了",
+      "覚えておいて、CI がまた落ちてる",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+    // A colon, a rule, a condition and a state ("back on") stay requests.
+    for (const [message, statement] of [
+      ["Remember: we deploy on Fridays", "we deploy on Fridays"],
+      ["Remember: the flaky test is failing again", "the flaky test is failing again"],
+      ["Remember, never retry flaky tests again", "never retry flaky tests again"],
+      [
+        "Remember, if the e2e suite is failing again, rerun it once before you debug",
+        "if the e2e suite is failing again, rerun it once before you debug",
+      ],
+      [
+        "Remember, staging is back on Node 18 since the rollback",
+        "staging is back on Node 18 since the rollback",
+      ],
+      ["remember the staging DB is back on port 5433", "the staging DB is back on port 5433"],
+      ["Remember, we're using pnpm again", "we're using pnpm again"],
+      ["记住，测试又挂了的话先看日志", "测试又挂了的话先看日志"],
+      ["覚えておいて、CI が落ちたら再実行しないで", "CI が落ちたら再実行しないで"],
+    ]) {
+      const intent = parseExplicitMemory(message);
+      assert.equal(intent?.kind === "remember" ? intent.statement : null, statement, message);
+    }
+  });
+
   it("saves nothing from feature requests that open with remember, 记住 or note down", () => {
     for (const message of [
       "remember the user's last filter selection in localStorage",

@@ -63,6 +63,21 @@ describe("applyExplicitMemory (offline, no model)", () => {
     assert.equal(memoryFiles(memoryDir).length, 1);
   });
 
+  it("saves nothing when remember, with a comma, reports a problem that is back; saves it after a colon", async () => {
+    const memoryDir = memoryDirWith();
+    for (const text of [
+      "Remember, the flaky test is failing again",
+      "Remember, the login bug is back",
+      "记住，CI 又红了",
+      "覚えておいて、CI がまた落ちてる",
+    ])
+      assert.deepEqual(await applyExplicitMemory(text, { memoryDir }), { action: "none" }, text);
+    assert.deepEqual(memoryFiles(memoryDir), []);
+    for (const text of ["Remember: we deploy on Fridays", "Remember, never retry flaky tests again"])
+      assert.equal((await applyExplicitMemory(text, { memoryDir })).action, "saved", text);
+    assert.equal(memoryFiles(memoryDir).length, 2);
+  });
+
   it("updates the same memory when the same thing is said twice", async () => {
     const memoryDir = memoryDirWith();
     const first = await applyExplicitMemory("记住：登录模块的集成测试不得 mock 数据库", { memoryDir });
