@@ -34,8 +34,18 @@ if (files.length === 0) {
   console.error("run-tests: no test files matched");
   process.exit(1);
 }
+// The real agents' files start first: they are the slow tier's longest (10-45 s each), and a
+// tier that starts one of them last ends waiting on it alone.
+const agentsFirst = (a, b) =>
+  Number(!a.startsWith(`integration${path.sep}`)) - Number(!b.startsWith(`integration${path.sep}`));
 const tiers = ["fast", "slow"]
-  .map((name) => ({ name, files: files.filter((f) => tierOf(f) === name).map((f) => path.join("test", f)) }))
+  .map((name) => ({
+    name,
+    files: files
+      .filter((f) => tierOf(f) === name)
+      .sort(agentsFirst)
+      .map((f) => path.join("test", f)),
+  }))
   .filter((t) => t.files.length > 0);
 
 // Compile everything once so that the many child processes the tests start (the CLI, writers
@@ -74,7 +84,15 @@ function compileTests() {
   fs.symlinkSync(path.join(root, "docs"), path.join(build, "docs"));
 }
 
-const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-tests-"));
+// The tests' temp folders (os.tmpdir() in every test process) go to RAM when the machine has one
+// to spare: on this project's 2-core VMs creating and renaming files on disk is mostly system CPU
+// (a sync test file: 13-16 s of it on disk, 8-9 s on tmpfs; the whole suite 6 m 59 s → 6 m 23 s,
+// docs/benchmarks.md#the-test-suite). The disk folder stays known
+// as MEMDIR_TEST_DISK_TMPDIR for agents that cannot see /dev/shm (Codex's sandbox mounts a
+// fresh /dev). MEMDIR_TEST_TMPDIR names another folder, or "" keeps the system's.
+const diskTmp = os.tmpdir();
+const scratch = scratchTmp();
+const runDir = fs.mkdtempSync(path.join(scratch ?? diskTmp, "memdir-tests-"));
 // Reliability tests append what they tried and observed here (test/helpers/reliability-counts.ts).
 const countsFile = path.join(runDir, "reliability-counts.jsonl");
 // The whole suite takes 5-6 minutes on an idle 2-core box, more on a busy one (and .ci/run runs it twice); past this something hangs, and saying so beats
@@ -96,6 +114,12 @@ for (const o of outcomes) for (const key of Object.keys(total)) total[key] += o.
 if (failures.length > 0) console.log(`failed tests:\n${failures.join("\n")}`);
 console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 const broken = outcomes.find((o) => o.error) ?? outcomes.find((o) => o.status !== 0);
+// A process a test left behind may still be writing there: what it leaves, the next run removes.
+if (scratch) {
+  try {
+    fs.rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
+  } catch {}
+}
 process.exit(broken ? (broken.error ? 1 : (broken.status ?? 1)) : 0);
 
 /**
@@ -106,7 +130,11 @@ process.exit(broken ? (broken.error ? 1 : (broken.status ?? 1)) : 0);
  */
 function runTier(name, tierFiles, timeoutMs) {
   const summaryFile = path.join(runDir, `summary-${name}.txt`);
-  const concurrency = Number(process.env.MEMDIR_TEST_CONCURRENCY ?? "2");
+  // Two fast shards for two cores: the fast tier keeps both busy. Three slow files at once: a slow
+  // file waits on the processes it starts (agents, git, the helper), and a third file fills those
+  // waits; back to back on a 2-core box the slow tier took 306 s at three against 327 s at two, the same
+  // 2,268 tests passing (docs/benchmarks.md#the-test-suite).
+  const concurrency = Number(process.env.MEMDIR_TEST_CONCURRENCY ?? (name === "fast" ? "2" : "3"));
   const result = spawnSync(
     process.execPath,
     [
@@ -136,6 +164,7 @@ function runTier(name, tierFiles, timeoutMs) {
       env: {
         ...process.env,
         NO_COLOR: "1",
+        ...(scratch ? { TMPDIR: scratch, MEMDIR_TEST_DISK_TMPDIR: diskTmp } : {}),
         ...(needsBuild ? { MEMDIR_TEST_BUILD: build } : {}),
         MEMDIR_RELIABILITY_COUNTS: countsFile,
         MEMDIR_TEST_SUMMARY: summaryFile,
@@ -209,4 +238,40 @@ function reliabilityLines(file) {
     const t = totals.get(family);
     return `reliability: ${label}: ${t.tried} — ${t.escapes} escapes, ${t.losses} losses, ${t.hangs} hangs`;
   });
+}
+
+/**
+ * A fresh folder for this run's temp files on the RAM file system at /dev/shm, or null to use the
+ * system's (no /dev/shm, not writable, under 2 GB free, or MEMDIR_TEST_TMPDIR=""). Folders an
+ * earlier run left there (killed before it could remove its own) are removed once their process
+ * is gone: each is named after the pid of the run that made it.
+ */
+function scratchTmp() {
+  const chosen = process.env.MEMDIR_TEST_TMPDIR;
+  if (chosen !== undefined)
+    return chosen === "" ? null : fs.mkdtempSync(path.join(chosen, "memdir-tests-run-"));
+  const ram = "/dev/shm";
+  try {
+    if (!fs.statSync(ram).isDirectory()) return null;
+    fs.accessSync(ram, fs.constants.W_OK);
+    const space = fs.statfsSync(ram);
+    if (space.bavail * space.bsize < 2 * 1024 ** 3) return null;
+  } catch {
+    return null;
+  }
+  for (const name of fs.readdirSync(ram)) {
+    const pid = /^memdir-tests-(\d+)-/.exec(name)?.[1];
+    if (pid && !alive(Number(pid))) fs.rmSync(path.join(ram, name), { recursive: true, force: true });
+  }
+  return fs.mkdtempSync(path.join(ram, `memdir-tests-${process.pid}-`));
+}
+
+/** Whether a process with this pid exists (signal 0 checks without sending anything). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
 }

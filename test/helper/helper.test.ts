@@ -49,7 +49,15 @@ function makeBox(home = makeTempDir("memdir-helper-home-"), env: Record<string, 
     run: (args, options = {}) =>
       runProcess(process.execPath, [pkg.bin, ...args], {
         cwd: options.cwd ?? home,
-        env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1", ...env, ...options.env },
+        // TMPDIR as this process has it: the socket's fallback folder is in it (helperPaths).
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: home,
+          NO_COLOR: "1",
+          ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+          ...env,
+          ...options.env,
+        },
         input: options.input,
       }),
   };

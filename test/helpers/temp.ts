@@ -14,6 +14,18 @@ export function makeTempDir(prefix = "memdir-test-"): string {
   return dir;
 }
 
+/**
+ * {@link makeTempDir} on the disk's temp folder even when the test runner put the tests' temp
+ * files in RAM (scripts/run-tests.mjs): for an agent whose sandbox gives its commands a fresh
+ * `/dev` (Codex), where a project under `/dev/shm` is not there.
+ */
+export function makeDiskTempDir(prefix = "memdir-test-"): string {
+  const disk = process.env.MEMDIR_TEST_DISK_TMPDIR || os.tmpdir();
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(disk, prefix)));
+  after(() => fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
+  return dir;
+}
+
 /** Writes files (relative path → content) under `dir`, creating folders. */
 export function writeTree(dir: string, files: Record<string, string>): void {
   for (const [rel, content] of Object.entries(files)) {

@@ -21,7 +21,7 @@ import {
   runCodex,
 } from "../helpers/codex.ts";
 import { memory } from "../helpers/memory.ts";
-import { makeTempDir, writeTree } from "../helpers/temp.ts";
+import { makeDiskTempDir, writeTree } from "../helpers/temp.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 // The real Codex CLI, installed from the npm registry and run as `codex exec` against the fake
@@ -47,7 +47,7 @@ interface CodexProject {
 
 /** A temp HOME with a git project `shop` whose memory dir holds one memory. */
 function codexProject(): CodexProject {
-  const home = makeTempDir("memdir-codex-");
+  const home = makeDiskTempDir("memdir-codex-");
   const project = path.join(home, "shop");
   fs.mkdirSync(project);
   execFileSync("git", ["init", "-q", project]);
