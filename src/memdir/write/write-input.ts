@@ -149,7 +149,8 @@ export function assertNoControlCharacters(text: string, where: string): void {
 export function assertNoControlCharactersInFrontmatter(extra: Record<string, unknown>): void {
   for (const text of frontmatterTexts(extra, [], ""))
     if (text.name !== undefined) assertNoControlCharacters(text.name, keyWhere(text.where));
-    else if (text.value !== undefined) assertNoControlCharacters(text.value, `frontmatter ${text.where}`);
+    else if (text.value !== undefined)
+      assertNoControlCharacters(text.value, `frontmatter key ${JSON.stringify(text.where)}`);
 }
 
 const CONTROL_ALL = new RegExp(CONTROL.source, "g");
@@ -188,7 +189,11 @@ export function assertNoNewControlCharactersInFrontmatter(
       if (!names.has(JSON.stringify([text.where, text.name])))
         assertNoControlCharacters(text.name, keyWhere(text.where));
     } else if (text.value !== undefined)
-      assertNoNewControlCharacters(text.value, values.get(text.where), `frontmatter ${text.where}`);
+      assertNoNewControlCharacters(
+        text.value,
+        values.get(text.where),
+        `frontmatter key ${JSON.stringify(text.where)}`,
+      );
 }
 
 /** The fields of a save the control-character check reads. */

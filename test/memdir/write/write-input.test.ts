@@ -120,7 +120,10 @@ describe("the writer refuses control characters", () => {
       ],
       [{ description: "ring \u0007" }, /description: holds the control character U\+0007 \(BEL\)/],
       [{ title: "red \u001b[31m" }, /title: holds the control character U\+001B/],
-      [{ extra: { note: "a\u0000b" } }, /frontmatter note: holds the control character U\+0000 \(NUL\)/],
+      [
+        { extra: { note: "a\u0000b" } },
+        /frontmatter key "note": holds the control character U\+0000 \(NUL\)/,
+      ],
       [{ body: "line one\nline \u0000two" }, /body: holds the control character U\+0000 \(NUL\) on line 2/],
       [{ body: "\u001b[31mFAIL\u001b[0m test" }, /body: .*U\+001B \(ESC\).*colour codes/],
     ];
@@ -178,7 +181,7 @@ describe("the writer refuses control characters", () => {
       ],
       [
         { extra: { owner: "ops\u0000team", tag: "x\u0007" } },
-        /frontmatter tag: holds the control character U\+0007/,
+        /frontmatter key "tag": holds the control character U\+0007/,
       ],
       [{ title: "T \u001b[1m" }, /title: holds the control character U\+001B/],
     ];
