@@ -69,10 +69,8 @@ export function fitHookContext(parts: readonly ContextPart[]): string | null {
       const after = parts.slice(index + 1).flatMap((rest) => (rest.path === undefined ? [] : [rest.path]));
       const reserve = (line: string) => (after.length === 0 ? 0 : SEPARATOR.length + line.length);
       const base = MAX_HOOK_CONTEXT_CHARS - used - separator - note.length;
-      const room =
-        base - reserve(leftOutLine(after, true)) >= MIN_CUT_BODY_CHARS
-          ? base - reserve(leftOutLine(after, true))
-          : base - reserve(leftOutLine(after, false));
+      const roomNaming = base - reserve(leftOutLine(after, true));
+      const room = roomNaming >= MIN_CUT_BODY_CHARS ? roomNaming : base - reserve(leftOutLine(after, false));
       if (room >= MIN_CUT_BODY_CHARS) {
         const cut = `${cutTo(text, room)}${note}`;
         kept.push(cut);

@@ -169,18 +169,14 @@ export async function quarantineCheck(
         "quarantined",
         `write: ${write.file}: not written: it holds ${reason}, and the user rejected it in review (${earlier.id})`,
       );
-    if (earlier)
-      throw new MemdirError(
+    // Why the write is held, and where it waits (or would, for a preview).
+    const held = (waits: string) =>
+      new MemdirError(
         "quarantined",
-        `write: ${write.file}: not written: it holds ${reason}, which a memory must not tell a future session; ` +
-          `it waits for the user's review in the inbox as ${earlier.id}`,
+        `write: ${write.file}: not written: it holds ${reason}, which a memory must not tell a future session; ${waits}`,
       );
-    if (write.preview)
-      throw new MemdirError(
-        "quarantined",
-        `write: ${write.file}: not written: it holds ${reason}, which a memory must not tell a future session; ` +
-          "it would wait for the user's review in the inbox",
-      );
+    if (earlier) throw held(`it waits for the user's review in the inbox as ${earlier.id}`);
+    if (write.preview) throw held("it would wait for the user's review in the inbox");
     const id = proposalId(write.now);
     await saveProposal(memoryDir, {
       id,
@@ -198,11 +194,7 @@ export async function quarantineCheck(
         },
       ],
     });
-    throw new MemdirError(
-      "quarantined",
-      `write: ${write.file}: not written: it holds ${reason}, which a memory must not tell a future session; ` +
-        `it waits for the user's review in the inbox as ${id}`,
-    );
+    throw held(`it waits for the user's review in the inbox as ${id}`);
   }
   return {
     warning: `${write.file} holds ${reason}; saved because this save was explicit: check that it is meant`,

@@ -37,6 +37,11 @@ function placeOf(path: FrontmatterPath): string {
     .join("");
 }
 
+/** Where a value is, by the key that holds it: `frontmatter key "metadata.owner"`. */
+function valueWhere(where: string): string {
+  return `frontmatter key ${JSON.stringify(where)}`;
+}
+
 /** Where a key name is, without the name itself: `frontmatter key`, `frontmatter key in metadata`. */
 function keyWhere(parent: string): string {
   return parent === "" ? "frontmatter key" : `frontmatter key in ${parent}`;
@@ -80,11 +85,7 @@ export function assertNoSecretsInFrontmatter(extra: Record<string, unknown>, lay
         fileLineAt(layout, [...text.path, text.name], "key"),
       );
     else if (text.line !== undefined)
-      assertNoSecrets(
-        text.line,
-        `frontmatter key ${JSON.stringify(text.where)}`,
-        fileLineAt(layout, text.path, "value"),
-      );
+      assertNoSecrets(text.line, valueWhere(text.where), fileLineAt(layout, text.path, "value"));
 }
 
 /**
@@ -149,8 +150,7 @@ export function assertNoControlCharacters(text: string, where: string): void {
 export function assertNoControlCharactersInFrontmatter(extra: Record<string, unknown>): void {
   for (const text of frontmatterTexts(extra, [], ""))
     if (text.name !== undefined) assertNoControlCharacters(text.name, keyWhere(text.where));
-    else if (text.value !== undefined)
-      assertNoControlCharacters(text.value, `frontmatter key ${JSON.stringify(text.where)}`);
+    else if (text.value !== undefined) assertNoControlCharacters(text.value, valueWhere(text.where));
 }
 
 const CONTROL_ALL = new RegExp(CONTROL.source, "g");
@@ -189,11 +189,7 @@ export function assertNoNewControlCharactersInFrontmatter(
       if (!names.has(JSON.stringify([text.where, text.name])))
         assertNoControlCharacters(text.name, keyWhere(text.where));
     } else if (text.value !== undefined)
-      assertNoNewControlCharacters(
-        text.value,
-        values.get(text.where),
-        `frontmatter key ${JSON.stringify(text.where)}`,
-      );
+      assertNoNewControlCharacters(text.value, values.get(text.where), valueWhere(text.where));
 }
 
 /** The fields of a save the control-character check reads. */
