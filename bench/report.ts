@@ -50,6 +50,9 @@ export interface SyncFigures {
   oneChangedMs: number;
   plainNoChangeMs: number;
   plainOneChangedMs: number;
+  /** The same syncs with the memory helper running: its change watch vouches for an unchanged dir. */
+  noChangeWatchedMs: number;
+  oneChangedWatchedMs: number;
   /** A new machine's first pull of every memory into an empty memory dir (null: not measured). */
   firstPullMs: number | null;
   /** A plain `git clone` of the same remote (null: not measured). */
@@ -57,7 +60,13 @@ export interface SyncFigures {
   /** The box's load averages (1, 5, 15 min) when the worker ended. */
   load: number[];
   /** memdir / plain git: how many times the plain git commands memdir's sync takes. */
-  ratios: { noChange: number; oneChanged: number; firstPull: number | null };
+  ratios: {
+    noChange: number;
+    oneChanged: number;
+    noChangeWatched: number;
+    oneChangedWatched: number;
+    firstPull: number | null;
+  };
 }
 
 export interface BenchResult {
@@ -214,7 +223,7 @@ export function formatReport(result: BenchResult): string {
   for (const sync of [result.sync, result.syncLarge])
     if (sync)
       lines.push(
-        `sync over ${sync.memories} memories (median of ${sync.runs}, load ${sync.load.join(" ")}): no change ${ms(sync.noChangeMs)} ms vs git pull && git push ${ms(sync.plainNoChangeMs)} ms (×${sync.ratios.noChange}); one memory changed ${ms(sync.oneChangedMs)} ms vs ${ms(sync.plainOneChangedMs)} ms with its commit (×${sync.ratios.oneChanged})${sync.firstPullMs === null || sync.plainCloneMs === null ? "" : `; first pull ${ms(sync.firstPullMs)} ms vs git clone ${ms(sync.plainCloneMs)} ms (×${sync.ratios.firstPull})`}`,
+        `sync over ${sync.memories} memories (median of ${sync.runs}, load ${sync.load.join(" ")}): no change ${ms(sync.noChangeMs)} ms vs git pull && git push ${ms(sync.plainNoChangeMs)} ms (×${sync.ratios.noChange}); one memory changed ${ms(sync.oneChangedMs)} ms vs ${ms(sync.plainOneChangedMs)} ms with its commit (×${sync.ratios.oneChanged}); with the memory helper running: no change ${ms(sync.noChangeWatchedMs)} ms (×${sync.ratios.noChangeWatched}), one changed ${ms(sync.oneChangedWatchedMs)} ms (×${sync.ratios.oneChangedWatched})${sync.firstPullMs === null || sync.plainCloneMs === null ? "" : `; first pull ${ms(sync.firstPullMs)} ms vs git clone ${ms(sync.plainCloneMs)} ms (×${sync.ratios.firstPull})`}`,
       );
   if (result.quarantine) lines.push("", ...formatQuarantine(result.quarantine));
   const variants = Object.entries(result.quality);

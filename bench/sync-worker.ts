@@ -9,6 +9,11 @@
  * (`syncFolder`) in this process, with the history entry the CLI records for a pull; the plain
  * figures are git run from this process: no Node start-up in either figure.
  *
+ * Each sync is also timed as `memdir sync` runs it when the memory helper is running (an agent's
+ * hooks start it): with the helper's change watch (src/helper/change-watch.ts), asked over its
+ * socket. The helper is the built one (`dist/`, started by `bin/memdir.js helper start` under a
+ * HOME of its own), stopped at the end.
+ *
  * Optional: `<firstPullRuns>` (default `runs`; 0 leaves the first pull out, its figures null) and
  * `<sourceDir>`, a directory of memories to copy instead of generating them (`npm run bench`
  * passes one made by `../shared/bench/gen-scale.mjs` for the 20,000 rows).
@@ -19,6 +24,8 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { recordPull, undonePulls } from "../src/dream/history.ts";
+import { helperChangeWatch } from "../src/helper/ask.ts";
+import { helperPaths } from "../src/helper/paths.ts";
 import { type SyncOptions, syncFolder } from "../src/sync/run.ts";
 import { median, round } from "./stats.ts";
 
@@ -79,6 +86,29 @@ await syncFolder(target, options);
 git(workDir, ["clone", "-q", "--bare", remote, `${remote}-plain`]);
 git(workDir, ["clone", "-q", "-b", "main", `${remote}-plain`, plain]);
 
+// The helper, as hooks leave it running, and the options `memdir sync` passes when one runs.
+const repoRoot = path.resolve(import.meta.dirname, "..");
+const home = path.join(workDir, "home");
+fs.mkdirSync(home, { recursive: true });
+const helperEnv = { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1" };
+const memdirCli = (args: string[]) =>
+  execFileSync(process.execPath, [path.join(repoRoot, "bin", "memdir.js"), ...args], {
+    env: helperEnv,
+    encoding: "utf8",
+  });
+memdirCli(["helper", "start"]);
+for (
+  let tries = 0;
+  !(JSON.parse(memdirCli(["helper", "status", "--json"])) as { running?: boolean }).running;
+  tries++
+)
+  if (tries > 3000) throw new Error("bench: the memory helper did not start");
+const helper = helperPaths(home, path.join(repoRoot, "dist", "cli", "main.js"));
+const watched: SyncOptions = { ...options, changeWatch: helperChangeWatch(helperEnv, helper) };
+if (watched.changeWatch === undefined) throw new Error("bench: no change watch (not Linux?)");
+// Its first sync reads the dir and keeps the watch's token; the timed ones ask with it.
+await syncFolder(target, watched);
+
 const time = async (work: () => unknown) => {
   const started = performance.now();
   await work();
@@ -87,6 +117,8 @@ const time = async (work: () => unknown) => {
 const figures = {
   noChange: [] as number[],
   oneChanged: [] as number[],
+  noChangeWatched: [] as number[],
+  oneChangedWatched: [] as number[],
   plainNoChange: [] as number[],
   plainOneChanged: [] as number[],
   firstPull: [] as number[],
@@ -100,9 +132,12 @@ for (let run = 0; run < runs; run++) {
       git(plain, ["push", "-q"]);
     }),
   );
+  figures.noChangeWatched.push(await time(() => syncFolder(target, watched)));
   const file = changedFiles[run];
   fs.appendFileSync(path.join(memoryDir, file), `Changed in run ${run}.\n`);
   figures.oneChanged.push(await time(() => syncFolder(target, options)));
+  fs.appendFileSync(path.join(memoryDir, changedFiles[runs + run]), `Changed in run ${run}.\n`);
+  figures.oneChangedWatched.push(await time(() => syncFolder(target, watched)));
   fs.appendFileSync(path.join(plain, target.key, file), `Plain change ${run}.\n`);
   figures.plainOneChanged.push(
     await time(() => {
@@ -131,7 +166,10 @@ for (let run = 0; run < firstPullRuns; run++) {
   if (cloned < count) throw new Error(`the plain clone wrote ${cloned} of ${count} memories`);
   fs.rmSync(machine, { recursive: true, force: true });
 }
+memdirCli(["helper", "stop"]);
 const noChangeMs = median(figures.noChange);
+const noChangeWatchedMs = median(figures.noChangeWatched);
+const oneChangedWatchedMs = median(figures.oneChangedWatched);
 const firstPullMs = firstPullRuns > 0 ? median(figures.firstPull) : null;
 const plainCloneMs = firstPullRuns > 0 ? median(figures.plainClone) : null;
 const oneChangedMs = median(figures.oneChanged);
@@ -143,6 +181,8 @@ console.log(
     runs,
     noChangeMs: round(noChangeMs),
     oneChangedMs: round(oneChangedMs),
+    noChangeWatchedMs: round(noChangeWatchedMs),
+    oneChangedWatchedMs: round(oneChangedWatchedMs),
     plainNoChangeMs: round(plainNoChangeMs),
     plainOneChangedMs: round(plainOneChangedMs),
     firstPullMs: firstPullMs === null ? null : round(firstPullMs),
@@ -151,6 +191,8 @@ console.log(
     ratios: {
       noChange: round(noChangeMs / plainNoChangeMs),
       oneChanged: round(oneChangedMs / plainOneChangedMs),
+      noChangeWatched: round(noChangeWatchedMs / plainNoChangeMs),
+      oneChangedWatched: round(oneChangedWatchedMs / plainOneChangedMs),
       firstPull: firstPullMs === null || plainCloneMs === null ? null : round(firstPullMs / plainCloneMs),
     },
   }),

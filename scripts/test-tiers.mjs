@@ -19,6 +19,7 @@ export const FAST_FILES = {
   "reliability/hostile-paths-agent.test.ts": "hostile names through the agent's tools, in-process",
   "sync/plan.test.ts": "the sync planner as a pure function",
   "helper/requests.test.ts": "the helper's request handling called in this process",
+  "helper/change-watch.test.ts": "the helper's change watch called in this process",
 };
 
 /** Slow files elsewhere, relative to test/ with "/" separators, each with why. */

@@ -1,9 +1,12 @@
 import fs from "node:fs";
 import net from "node:net";
+import { watchingEnabled } from "../config.ts";
+import type { ChangeWatchAnswer } from "./change-watch.ts";
 import {
   ensureHelperDir,
   HELPER_PROTOCOL,
   type HelperPaths,
+  helperEnabled,
   helperPaths,
   readHelperSecret,
   STARTING_STALE_MS,
@@ -73,6 +76,40 @@ export function askHelper(
     const secret = readHelperSecret(paths.secret);
     socket.write(`${JSON.stringify({ ...request, v: HELPER_PROTOCOL, build: paths.build, secret })}\n`);
   });
+}
+
+/**
+ * How long `memdir sync` waits for the helper's change watch. It answers within a few
+ * milliseconds unless a long run holds its event loop (an index build at 20,000 memories); then
+ * the sync reads the memory dir itself rather than wait.
+ */
+const CHANGE_WATCH_WAIT_MS = 300;
+
+/**
+ * The running helper's change watch, for `memdir sync` (src/helper/change-watch.ts): whether a
+ * memory dir is unchanged since a token. Undefined when no helper may be asked (`MEMDIR_HELPER=0`,
+ * watching off, no HOME); a helper is never started for it. Without an answer (no helper, another
+ * build, too slow) it says "not unchanged, no token", and the sync reads the dir as always.
+ */
+export function helperChangeWatch(
+  env: NodeJS.ProcessEnv,
+  paths: HelperPaths | null = helperPaths(env.HOME || undefined),
+): ((memoryDir: string, token: string | undefined) => Promise<ChangeWatchAnswer>) | undefined {
+  if (!helperEnabled(env) || !watchingEnabled(env) || paths === null) return undefined;
+  const none: ChangeWatchAnswer = { unchanged: false, token: null };
+  return async (memoryDir, token) => {
+    if (!fs.existsSync(paths.socket)) return none;
+    const answer = await askHelper(
+      paths,
+      { op: "watch", dir: memoryDir, ...(token !== undefined ? { token } : {}) },
+      CHANGE_WATCH_WAIT_MS,
+    );
+    if (answer.kind !== "answered") return none;
+    const line = answer.lines[0] as Partial<ChangeWatchAnswer> | undefined;
+    return typeof line?.unchanged === "boolean" && (line.token === null || typeof line.token === "string")
+      ? { unchanged: line.unchanged, token: line.token }
+      : none;
+  };
 }
 
 /**

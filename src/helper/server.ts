@@ -5,6 +5,7 @@ import path from "node:path";
 import { debugEnabled, persistedCacheEnabled, watchingEnabled } from "../config.ts";
 import { yieldToEventLoop } from "../event-loop.ts";
 import { type Memdir, openMemdir } from "../memdir/instance.ts";
+import { ChangeWatches } from "./change-watch.ts";
 import { ensureHelperDir, HELPER_PROTOCOL, type HelperPaths } from "./paths.ts";
 
 /** One request, one JSON line from the client (docs/design.md#the-memory-helper). */
@@ -17,11 +18,15 @@ export interface HelperRequest {
   secret?: string;
   /**
    * `run` (default): a CLI run; `status`: what the helper holds; `stop`: exit; `preload`: load
-   * memory dir `dir` ahead of its first prompt, with `env` (the warm-up asks when it is done).
+   * memory dir `dir` ahead of its first prompt, with `env` (the warm-up asks when it is done);
+   * `watch`: whether memory dir `dir` is unchanged since `token` (src/helper/change-watch.ts,
+   * asked by `memdir sync`).
    */
-  op?: "run" | "status" | "stop" | "preload";
-  /** The memory dir of a `preload`. */
+  op?: "run" | "status" | "stop" | "preload" | "watch";
+  /** The memory dir of a `preload` or a `watch`. */
   dir?: string;
+  /** The token a `watch` asks about (the one the last sync kept). */
+  token?: string;
   /** The CLI's arguments after the script (`["hook", "user-prompt-submit"]`). */
   args?: string[];
   cwd?: string;
@@ -160,6 +165,7 @@ async function openSocket(options: HelperOptions): Promise<OpenSocket | string> 
  */
 class HelperRun {
   readonly memdirs = new MemdirCache();
+  readonly changes = new ChangeWatches();
   readonly startedAt = Date.now();
   readonly stopped: Promise<string>;
   #lastActivity = Date.now();
@@ -226,6 +232,17 @@ class HelperRun {
       }
       return;
     }
+    if (request.op === "watch") {
+      // Not queued behind a run: it reads no memory and costs a few system calls, and a sync
+      // waits for it before reading the memory dir.
+      const dir = request.dir;
+      const asked =
+        typeof dir === "string" && path.isAbsolute(dir)
+          ? this.changes.check(dir, typeof request.token === "string" ? request.token : undefined)
+          : Promise.resolve({ unchanged: false, token: null });
+      void asked.then((answer) => socket.end(`${ackLine()}${JSON.stringify(answer)}\n`));
+      return;
+    }
     this.#queueRun(socket, request);
   }
 
@@ -237,6 +254,7 @@ class HelperRun {
       requests: this.#requests,
       memoryDirs: this.memdirs.dirs(),
       preloaded: [...this.#preloaded],
+      watchedForSync: this.changes.dirs(),
     };
   }
 
@@ -330,6 +348,7 @@ class HelperRun {
     const { paths } = this.options;
     clearInterval(this.#lifeTimer);
     clearTimeout(this.#preloadTimer);
+    this.changes.close();
     this.socket.server.close();
     if (inodeOf(paths.socket) === this.socket.socketIno) fs.rmSync(paths.socket, { force: true });
     if (inodeOf(paths.secret) === this.socket.secretIno) fs.rmSync(paths.secret, { force: true });

@@ -46,14 +46,25 @@ import {
 import { proposeIncoming, reviewsIncoming } from "./review.ts";
 import {
   folderStateId,
+  openFolderState,
   type ProjectState,
   type RecordedPull,
-  readFolderState,
   type SyncState,
   writeStatCaches,
   writeSyncState,
 } from "./state.ts";
 import { basesBeforeUndonePulls, keptPulls, recordedPull, type UndonePullsQuestion } from "./undone-pulls.ts";
+
+/** What a change watch answers ({@link SyncOptions.changeWatch}). */
+export interface ChangeWatchAnswer {
+  /** True when nothing in the memory dir changed since the asked token's watch began. */
+  unchanged: boolean;
+  /** The token of a watch that began before this answer, to keep with the next quiet record; null: none. */
+  token: string | null;
+}
+
+/** Asks whether memory dir `memoryDir` is unchanged since `token` ({@link SyncOptions.changeWatch}). */
+export type ChangeWatch = (memoryDir: string, token: string | undefined) => Promise<ChangeWatchAnswer>;
 
 /** One side of a project's memory that syncs with one remote. */
 export interface SyncTarget {
@@ -93,6 +104,13 @@ export interface SyncOptions {
   beforePull?: () => Promise<void>;
   /** `review` and `manual`: the remote's changes wait in the inbox as one proposal (src/sync/review.ts). */
   memoryMode?: MemoryMode;
+  /**
+   * Asks a long-lived watcher of the memory dir (the memory helper's, src/helper/change-watch.ts)
+   * whether it is unchanged since `token`, the one the last quiet sync kept. While it is, a quiet
+   * sync returns without reading the memory dir (docs/design.md#sync-stat-cache). Without it,
+   * every sync reads the dir.
+   */
+  changeWatch?: ChangeWatch;
   /**
    * Records the remote's changes written to a memory dir as one history entry (the CLI passes the
    * history's `recordPull`): runs `write` and records what it changed, `files` (relative to the
@@ -248,12 +266,25 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
     await prepareClone(clone);
     // This memory dir's own entry: two checkouts of one repository share the project key, not a
     // base (docs/design.md#sync, "One state per memory dir").
-    const { state, caches, id } = await readFolderState(clone, target.key, target.localDir);
+    const folder = await openFolderState(clone, target.key, target.localDir);
+    const { state, id } = folder;
     // --accept-remote forgets this folder's base alone: another project of the clone still has
     // to be refused until its own --accept-remote (lastSeen).
     if (options.acceptRemote) delete state.projects[id];
     const now = options.now ?? Date.now;
     const report: SyncReport = { remote: target.url, pulled: 0, pushed: 0, conflicts: [], skipped: [] };
+    // The change watch's token, asked once (its watch began before every read below). Without
+    // an answer, the token the last quiet sync kept stays: it too began before this sync's reads.
+    let watchToken: string | null = state.projects[id]?.quiet?.watch ?? null;
+    let watchAsked = false;
+    const readLocal = async () =>
+      readLocalSide(
+        target.localDir,
+        target.excludeTeam,
+        (await folder.caches()).projects[id],
+        now(),
+        options.progress,
+      );
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(options.signal, "sync");
       // The memory dir is read while git fetches: reading changes nothing, and the two take about
@@ -265,23 +296,40 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
         fetchStarted = resolve;
       });
       const fetching = fetchRemote(clone, options.signal, fetchStarted);
+      // Asked before the read: a token it hands back names a watch that saw everything after it.
+      const asked = watchAsked ? null : askChangeWatch(options.changeWatch, target.localDir, state, id);
       const [fetched, read] = await Promise.allSettled([
         fetching,
-        Promise.race([
-          started,
-          fetching.then(
-            () => undefined,
-            () => undefined,
-          ),
-        ]).then(() =>
-          readLocalSide(target.localDir, target.excludeTeam, caches.projects[id], now(), options.progress),
-        ),
+        Promise.all([
+          Promise.race([
+            started,
+            fetching.then(
+              () => undefined,
+              () => undefined,
+            ),
+          ]),
+          asked,
+        ]).then(([, answer]) => {
+          if (answer !== null) watchAsked = true;
+          if (answer?.token) watchToken = answer.token;
+          // Nothing changed since the last quiet sync's read: no read unless the remote moved.
+          return answer?.unchanged && quietRecord(state, id) !== null ? null : readLocal();
+        }),
       ]);
       if (fetched.status === "rejected") throw fetched.reason;
       if (read.status === "rejected") throw read.reason;
       const remote = fetched.value;
-      const local = read.value;
       await assertNotRewritten(clone, lastSeen(state, id, options.acceptRemote), remote);
+      if (read.value === null) {
+        const quiet = quietRecord(state, id, remote);
+        if (quiet !== null) {
+          state.projects[id].lastSync = new Date(now()).toISOString();
+          await writeSyncState(clone, state);
+          return { ...report, conflicts: quiet.conflicts, skipped: quiet.skipped };
+        }
+      }
+      const local = read.value ?? (await readLocal());
+      const caches = await folder.caches();
       // The project's base was checked when this project first fetched it (or is its own push).
       // Any other commit is checked, even one another project of this clone has seen: that sync
       // checked its own folder, not this one (docs/design.md#sync-stat-cache).
@@ -290,6 +338,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       const quiet = quietReport(state, id, remote, local);
       if (quiet !== null) {
         state.projects[id].lastSync = new Date(now()).toISOString();
+        state.projects[id].quiet = withWatch(quiet, watchToken);
         await Promise.all([writeSyncState(clone, state), writeStatCaches(clone, caches)]);
         return { ...report, conflicts: quiet.conflicts, skipped: quiet.skipped };
       }
@@ -348,7 +397,10 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       const settled =
         round.digest === null
           ? undefined
-          : { digest: round.digest, conflicts: round.conflicts, skipped: round.skipped };
+          : withWatch(
+              { digest: round.digest, conflicts: round.conflicts, skipped: round.skipped },
+              watchToken,
+            );
       if (options.pullOnly || round.commit === null) {
         if (settled && (round.commit === null || !options.pullOnly)) state.projects[id].quiet = settled;
         await writeSyncState(clone, state);
@@ -412,11 +464,57 @@ function quietReport(
   id: string,
   remote: string | null,
   local: LocalSide,
-): { conflicts: string[]; skipped: { file: string; reason: string }[] } | null {
+): NonNullable<ProjectState["quiet"]> | null {
+  const quiet = quietRecord(state, id, remote);
+  return quiet !== null && localDigest(local) === quiet.digest ? quiet : null;
+}
+
+/**
+ * The last quiet sync's record when it still stands but for the memory dir: nothing waiting for
+ * review and, given `remote`, the remote still at the commit the folder matched. The memory dir
+ * must then be shown to be at its digest: by reading it ({@link quietReport}), or by a change
+ * watch that saw nothing since the read the digest comes from.
+ */
+function quietRecord(
+  state: SyncState,
+  id: string,
+  remote?: string | null,
+): NonNullable<ProjectState["quiet"]> | null {
   const project = state.projects[id];
   if (project?.quiet === undefined || project.review !== undefined) return null;
-  if (remote !== state.lastRemote || remote !== project.base) return null;
-  return localDigest(local) === project.quiet.digest ? project.quiet : null;
+  if (remote !== undefined && (remote !== state.lastRemote || remote !== project.base)) return null;
+  return project.quiet;
+}
+
+/**
+ * The change watch's answer for this sync, asked with the token the last quiet sync kept; null
+ * without a watch, or when it could not answer (the sync then reads the memory dir, as always).
+ */
+async function askChangeWatch(
+  changeWatch: ChangeWatch | undefined,
+  memoryDir: string,
+  state: SyncState,
+  id: string,
+): Promise<ChangeWatchAnswer | null> {
+  if (changeWatch === undefined) return null;
+  try {
+    return await changeWatch(path.resolve(memoryDir), state.projects[id]?.quiet?.watch);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A quiet record with a change watch's token. Any token whose watch began before the read the
+ * digest comes from will do: while it answers "unchanged", the memory dir is what every read
+ * after its start found, that one included.
+ */
+function withWatch(
+  quiet: NonNullable<ProjectState["quiet"]>,
+  token: string | null,
+): NonNullable<ProjectState["quiet"]> {
+  const { watch: _old, ...rest } = quiet;
+  return token !== null ? { ...rest, watch: token } : rest;
 }
 
 /**

@@ -33,9 +33,17 @@ export interface ProjectState {
    * nothing waiting for review, no write refused): the digest of the memory dir it left
    * (`localDigest`) and its report's conflicts and skipped files. A sync that finds the remote
    * still at `base` and the memory dir still at `digest` would decide nothing, so it returns this
-   * report without listing the remote or committing (docs/design.md#sync-stat-cache).
+   * report without listing the remote or committing (docs/design.md#sync-stat-cache). `watch`:
+   * the token of a change watch that began before the read this digest comes from
+   * (src/helper/change-watch.ts); while the watcher answers that nothing changed since, the
+   * memory dir is known to be at `digest` without reading it.
    */
-  quiet?: { digest: string; conflicts: string[]; skipped: { file: string; reason: string }[] };
+  quiet?: {
+    digest: string;
+    conflicts: string[];
+    skipped: { file: string; reason: string }[];
+    watch?: string;
+  };
   /** This folder's recent pulls, oldest first, so an undo of one is never pushed (src/sync/undone-pulls.ts). */
   pulls?: RecordedPull[];
 }
@@ -113,6 +121,7 @@ function isQuiet(value: unknown): value is NonNullable<ProjectState["quiet"]> {
   return (
     isRecord(value) &&
     typeof value.digest === "string" &&
+    (value.watch === undefined || typeof value.watch === "string") &&
     Array.isArray(value.conflicts) &&
     value.conflicts.every((file) => typeof file === "string") &&
     Array.isArray(value.skipped) &&
@@ -263,13 +272,39 @@ export async function readFolderState(
   key: string,
   localDir: string,
 ): Promise<{ state: SyncState; caches: StatCaches; id: string }> {
-  const [state, caches, id] = await Promise.all([
-    readSyncState(clone),
-    readStatCaches(clone),
-    folderStateId(key, localDir),
-  ]);
-  await adoptProjectKeyEntry(state, caches, key, id, localDir);
-  return { state, caches, id };
+  const folder = await openFolderState(clone, key, localDir);
+  return { state: folder.state, caches: await folder.caches(), id: folder.id };
+}
+
+/** {@link readFolderState} with the stat caches read on first use. */
+export interface FolderState {
+  state: SyncState;
+  id: string;
+  /** The clone's stat caches, read (once) when first asked for. */
+  caches(): Promise<StatCaches>;
+}
+
+/**
+ * {@link readFolderState}, the stat caches read only when asked for: a quiet sync that a change
+ * watch vouches for never parses them (2.7 MB at 20,000 memories, docs/benchmarks.md#sync). They
+ * are read at once when an earlier memdir's entry may be this folder's (its adoption needs them).
+ */
+export async function openFolderState(clone: SyncClone, key: string, localDir: string): Promise<FolderState> {
+  const [state, id] = await Promise.all([readSyncState(clone), folderStateId(key, localDir)]);
+  let caches: Promise<StatCaches> | null = null;
+  if (state.projects[key] !== undefined && key !== id && state.projects[id] === undefined) {
+    const read = await readStatCaches(clone);
+    await adoptProjectKeyEntry(state, read, key, id, localDir);
+    caches = Promise.resolve(read);
+  }
+  return {
+    state,
+    id,
+    caches: () => {
+      caches ??= readStatCaches(clone);
+      return caches;
+    },
+  };
 }
 
 /** How many of the old stat cache's files {@link adoptProjectKeyEntry} looks for, at most. */

@@ -9,10 +9,12 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { askHelper } from "../../src/helper/ask.ts";
 import { type HelperPaths, helperPaths } from "../../src/helper/paths.ts";
+import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
 import { startFakeModelServer } from "../../src/testing/fake-model-server.ts";
 import { type CliResult, runProcess } from "../helpers/cli.ts";
 import { makeMemdirPackage } from "../helpers/memdir-package.ts";
 import { memory, writeMemory } from "../helpers/memory.ts";
+import { gitIn } from "../helpers/sync-machines.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 import { processGone, waitFor } from "../helpers/wait.ts";
 
@@ -314,10 +316,15 @@ describe("memory helper: the hook's input", () => {
 /** The helper's status lines: what it served and which memory dirs it loaded ahead. */
 async function helperStatus(
   box: Box,
-): Promise<{ requests: number; memoryDirs: string[]; preloaded: string[] }> {
+): Promise<{ requests: number; memoryDirs: string[]; preloaded: string[]; watchedForSync: string[] }> {
   const answer = await askHelper(box.paths, { op: "status" }, ANSWER_BOUND_MS);
   assert.equal(answer.kind, "answered");
-  return answer.lines[0] as { requests: number; memoryDirs: string[]; preloaded: string[] };
+  return answer.lines[0] as {
+    requests: number;
+    memoryDirs: string[];
+    preloaded: string[];
+    watchedForSync: string[];
+  };
 }
 
 describe("memory helper: memory dirs loaded ahead of the first prompt", () => {
@@ -686,5 +693,49 @@ describe("memory helper: who may ask it, and what a connection may hold", () => 
     // A connection that never sends its request is closed by the helper.
     assert.equal(await plainClient(box.paths.socket), "");
     await assertSameBothWays(box, ["list", "--json", "--dir", dir]);
+  });
+});
+
+describe("memory helper: memdir sync", () => {
+  it("tells memdir sync the memory dir is unchanged, and a change made by hand is still pushed", async () => {
+    const box = makeBox();
+    const project = path.join(box.home, "work", "shop");
+    fs.mkdirSync(project, { recursive: true });
+    gitIn(project, ["init", "-q"]);
+    gitIn(project, ["remote", "add", "origin", "git@github.com:acme/shop.git"]);
+    const remote = path.join(box.home, "memory-remote.git");
+    gitIn(box.home, ["init", "-q", "--bare", remote]);
+    const init = await box.run(["sync", "init", `file://${remote}`], { cwd: project });
+    assert.equal(init.code, 0, init.stderr);
+    const memoryDir = path.join(box.home, ".claude", "projects", sanitizeProjectPath(project), "memory");
+    writeMemory(memoryDir, "project-deploys.md", memory("deploys run on fridays", "from main", "project"));
+    writeMemory(memoryDir, "user-tabs.md", memory("tabs", "two spaces", "user"));
+    await startHelper(box);
+    const sync = async () => {
+      const result = await box.run(["sync", "--json"], { cwd: project });
+      assert.equal(result.code, 0, result.stderr);
+      return JSON.parse(result.stdout) as { pushed: number; pulled: number };
+    };
+    assert.equal((await sync()).pushed, 2);
+    assert.deepEqual(
+      (await helperStatus(box)).watchedForSync,
+      [fs.realpathSync(memoryDir)],
+      "the sync asked the helper to watch its memory dir",
+    );
+    assert.deepEqual(await sync(), {
+      remote: `file://${remote}`,
+      pulled: 0,
+      pushed: 0,
+      conflicts: [],
+      skipped: [],
+    });
+    // An editor's save that keeps the size and puts the modification time back.
+    const file = path.join(memoryDir, "project-deploys.md");
+    const before = fs.statSync(file);
+    fs.writeFileSync(file, memory("deploys run on mondays", "from main", "project"));
+    fs.utimesSync(file, before.atime, before.mtime);
+    assert.equal(fs.statSync(file).size, before.size);
+    assert.equal((await sync()).pushed, 1);
+    assert.match(gitIn(remote, ["show", "main:github.com/acme/shop/project-deploys.md"]), /mondays/);
   });
 });

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { sanitizeProjectPath } from "../../src/memdir/location/paths.ts";
+import type { SyncTarget } from "../../src/sync/run.ts";
 import { type CliResult, runCli, runCliInProcess } from "./cli.ts";
 import { memory } from "./memory.ts";
 import { makeTempDir } from "./temp.ts";
@@ -228,4 +229,24 @@ export function otherCheckout(m: Machine, name: string): Machine {
   gitIn(path.dirname(project), ["clone", "-q", m.project, project]);
   gitIn(project, ["remote", "set-url", "origin", "git@github.com:acme/shop.git"]);
   return machine(m.home, project);
+}
+
+/**
+ * Two machines' sync targets for library calls (`syncFolder`): one local bare repository as the
+ * remote, project key `github.com/acme/shop`, machine a's memory dir made (empty), b's not yet.
+ */
+export function twoSyncTargets(prefix: string): { a: SyncTarget; b: SyncTarget } {
+  const dir = makeTempDir(prefix);
+  const remote = path.join(dir, "remote.git");
+  gitIn(dir, ["init", "-q", "--bare", remote]);
+  const machine = (name: string): SyncTarget => ({
+    root: path.join(dir, name, "root"),
+    url: `file://${remote}`,
+    key: PROJECT_KEY,
+    localDir: path.join(dir, name, "memory"),
+    excludeTeam: true,
+  });
+  const a = machine("a");
+  fs.mkdirSync(a.localDir, { recursive: true });
+  return { a, b: machine("b") };
 }

@@ -10,30 +10,12 @@ import { describe, it } from "node:test";
 import { recordChange } from "../../src/dream/history.ts";
 import { blobId, openClone } from "../../src/sync/repository.ts";
 import { type SyncTarget, syncFolder } from "../../src/sync/run.ts";
-import { initBoth, makeWorld, memory, syncJson } from "../helpers/sync-machines.ts";
+import { initBoth, makeWorld, memory, syncJson, twoSyncTargets } from "../helpers/sync-machines.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
 const KEY = "github.com/acme/shop";
 // Every file stat'ed now counts as settled: its cache entry is kept and trusted next time.
 const later = () => Date.now() + 60_000;
-
-function twoMachines(): { a: SyncTarget; b: SyncTarget } {
-  const dir = makeTempDir("memdir-stat-cache-");
-  const remote = path.join(dir, "remote.git");
-  execFileSync("git", ["init", "-q", "--bare", remote], {
-    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-  });
-  const machine = (name: string): SyncTarget => ({
-    root: path.join(dir, name, "root"),
-    url: `file://${remote}`,
-    key: KEY,
-    localDir: path.join(dir, name, "memory"),
-    excludeTeam: true,
-  });
-  const a = machine("a");
-  fs.mkdirSync(a.localDir, { recursive: true });
-  return { a, b: machine("b") };
-}
 
 /** Edits `target`'s stat-cache.json: `file`'s entry gets the file's current stat and `blob`. */
 function vouchFor(target: SyncTarget, file: string, blob: string): void {
@@ -48,7 +30,7 @@ function vouchFor(target: SyncTarget, file: string, blob: string): void {
 
 describe("memdir sync: the stat cache and a quiet sync", () => {
   it("pushes a memory rewritten with the same size and its modification time put back", async () => {
-    const { a, b } = twoMachines();
+    const { a, b } = twoSyncTargets("memdir-stat-cache-");
     const file = path.join(a.localDir, "project-deploys.md");
     fs.writeFileSync(file, memory("deploys run on fridays", "from the release branch", "project"));
     // A whole second, so putting it back later is exact (a Date carries milliseconds only).
@@ -70,7 +52,7 @@ describe("memdir sync: the stat cache and a quiet sync", () => {
   });
 
   it("reports the same held files again when nothing changed, and still pushes the next change", async () => {
-    const { a, b } = twoMachines();
+    const { a, b } = twoSyncTargets("memdir-stat-cache-");
     fs.writeFileSync(
       path.join(a.localDir, "user-health.md"),
       "---\ndescription: a private note\ntype: user\nvisibility: private\n---\nprivate\n",
@@ -100,7 +82,7 @@ describe("memdir sync: the stat cache and a quiet sync", () => {
   });
 
   it("takes a change made on the other machine after a quiet sync", async () => {
-    const { a, b } = twoMachines();
+    const { a, b } = twoSyncTargets("memdir-stat-cache-");
     fs.writeFileSync(path.join(a.localDir, "project-ok.md"), memory("an ordinary memory", "fine"));
     await syncFolder(a, { now: later });
     await syncFolder(b, { now: later });
@@ -112,7 +94,7 @@ describe("memdir sync: the stat cache and a quiet sync", () => {
   });
 
   it("drops an entry whose stat matches but whose blob is wrong: the edit is pushed by the second sync, then the sync is quiet", async () => {
-    const { a, b } = twoMachines();
+    const { a, b } = twoSyncTargets("memdir-stat-cache-");
     const file = "project-deploys.md";
     fs.writeFileSync(path.join(a.localDir, file), memory("deploys run on fridays", "from main", "project"));
     await syncFolder(a, { now: later });
@@ -137,7 +119,7 @@ describe("memdir sync: the stat cache and a quiet sync", () => {
   });
 
   it("never writes a pulled change over a local edit whose cache entry wrongly names the base's blob", async () => {
-    const { a, b } = twoMachines();
+    const { a, b } = twoSyncTargets("memdir-stat-cache-");
     const file = "project-deploys.md";
     const base = memory("deploys run on fridays", "from main", "project");
     fs.writeFileSync(path.join(a.localDir, file), base);
@@ -253,7 +235,7 @@ describe("a change recorded with a pack of its blobs", () => {
 
 describe("the sync clone left clean by this machine's own push", () => {
   it("a sync stopped after writing into the clone leaves nothing there that the next one pushes", async () => {
-    const { a, b } = twoMachines();
+    const { a, b } = twoSyncTargets("memdir-stat-cache-");
     fs.writeFileSync(path.join(a.localDir, "project-first.md"), memory("the first memory", "pushed"));
     assert.equal((await syncFolder(a, { now: later })).pushed, 1);
     const names = Array.from({ length: 40 }, (_, i) => `project-note-${i}.md`);

@@ -2,35 +2,15 @@
 // did not write is not trusted, and the project syncs as on its first sync, a merge that deletes
 // nothing (docs/design.md#sync-stat-cache). Real git with a local bare repository, real temp dirs.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { openClone } from "../../src/sync/repository.ts";
 import { type SyncTarget, syncFolder } from "../../src/sync/run.ts";
-import { memory } from "../helpers/sync-machines.ts";
-import { makeTempDir } from "../helpers/temp.ts";
+import { memory, twoSyncTargets } from "../helpers/sync-machines.ts";
 
 const KEY = "github.com/acme/shop";
 const later = () => Date.now() + 60_000;
-
-function twoMachines(): { a: SyncTarget; b: SyncTarget } {
-  const dir = makeTempDir("memdir-state-file-");
-  const remote = path.join(dir, "remote.git");
-  execFileSync("git", ["init", "-q", "--bare", remote], {
-    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-  });
-  const machine = (name: string): SyncTarget => ({
-    root: path.join(dir, name, "root"),
-    url: `file://${remote}`,
-    key: KEY,
-    localDir: path.join(dir, name, "memory"),
-    excludeTeam: true,
-  });
-  const a = machine("a");
-  fs.mkdirSync(a.localDir, { recursive: true });
-  return { a, b: machine("b") };
-}
 
 function memoryFiles(target: SyncTarget): string[] {
   return fs
@@ -61,7 +41,7 @@ const EDITS: [string, (state: { projects: Record<string, unknown> }) => void][] 
 describe("memdir sync: a state.json edited by hand", () => {
   for (const [what, edit] of EDITS)
     it(`syncs with ${what}: no crash, nothing lost, and the next sync is quiet`, async () => {
-      const { a, b } = twoMachines();
+      const { a, b } = twoSyncTargets("memdir-state-file-");
       fs.writeFileSync(path.join(a.localDir, "project-one.md"), memory("the first memory", "one"));
       fs.writeFileSync(path.join(a.localDir, "project-two.md"), memory("the second memory", "two"));
       await syncFolder(a, { now: later });

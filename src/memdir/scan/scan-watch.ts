@@ -189,6 +189,6 @@ export class WatchRegistry implements WatchOwner {
  * cover every case. With immediates pending the poll phase does not block, so this costs two
  * loop turns, not a wait.
  */
-function afterPollPhase(): Promise<void> {
+export function afterPollPhase(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }

@@ -1,5 +1,6 @@
 import { recordPull, undonePulls } from "../../../dream/history.ts";
 import { MemdirError } from "../../../errors.ts";
+import { helperChangeWatch } from "../../../helper/ask.ts";
 import { syncAutoEnabled } from "../../../sync/auto-setting.ts";
 import { initSyncRemote } from "../../../sync/init.ts";
 import { type ProjectSyncReport, type SyncStatus, syncProject, syncStatus } from "../../../sync/project.ts";
@@ -58,6 +59,9 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
         recordPull,
         undonePulls,
         signal,
+        // A running memory helper vouches for a memory dir nothing changed in since the last
+        // sync, which then reads none of its files (docs/design.md#sync-stat-cache).
+        changeWatch: helperChangeWatch(context.env),
         // The background sync (--auto) runs from a hook: a host's terminal is not its own.
         ...(options.auto ? { waitMs: timeoutMs } : { progress: terminalProgress(context, options) }),
       });
