@@ -1,5 +1,5 @@
 import type { MemoryType } from "../types.ts";
-import { forgetQueryEn, forgetQueryJa, forgetQueryZh } from "./forget-intent.ts";
+import { forgetQueryEn, forgetQueryJa, forgetQueryZh, STATING_VERB } from "./forget-intent.ts";
 import { classifyStatement } from "./statement-type.ts";
 
 /** What an explicit memory instruction in a user message asks for. */
@@ -17,8 +17,6 @@ const POLITE = String.raw`(?:(?:hey|ok|okay|also|and|oh|btw|so|thanks|great|cool
 // selected filter when the page is reloaded" are feature requests: a verb after when/so/if/… is
 // the clause's, not the thing's. "keep in mind" is how a task's constraints are said ("keep in
 // mind the user may be offline. Implement retries"), so it is no trigger.
-const STATING_VERB =
-  "(?:is|are|was|were|isn't|aren't|lives|uses|runs|needs|must|should|has|have|goes|belongs|requires|takes|expires|points|stays|starts|ends|begins|happens|ships|moves|lands|depends|means|applies|can|cannot|can't|doesn't|don't|won't|will|always|never)";
 const SUBORDINATE = "(?:when|whenever|so|if|after|before|while|until|because|using|across|on|between|once)";
 const AFTER_BARE_VERB = String.raw`\s+(?=(?:to|i|i'm|we|we're|we've|my|our|always|never|don't|do not|use|prefer)\b)|\s+(?=the\s(?:(?!\b${SUBORDINATE}\b)[^.!?\n])*?\b${STATING_VERB}\b)`;
 const REMEMBER_EN = new RegExp(
@@ -130,7 +128,8 @@ function pointsBack(sentence: string, next: string): boolean {
 /**
  * "Remember, the flaky test is failing again" is a bug report with "remember" as a heads-up, not a
  * request (docs/design.md#explicit-remember): after a bare "remember" or one with a comma or dash
- * (not a colon, not "that"), a statement that a problem is happening again or still is no memory —
+ * (not a colon; after "that", only a bare report, see GOES_ON_EN), a statement that a problem is
+ * happening again or still is no memory —
  * "failing again", "the login bug is back", "keeps timing out", "still broken"; 又挂了, 再次出现;
  * また落ちてる. A rule or a condition stays a request ("Remember, never retry flaky tests again",
  * "…, if it is failing again, rerun it once"), and "back on/to" is a state ("staging is back on
@@ -145,11 +144,20 @@ const PROBLEM_AGAIN_JA =
 const STATES_A_RULE =
   /\b(?:never|always|don't|dont|do not|must|should|make sure|avoid|need to|needs to|if)\b|不要|不得|别|別|必须|必須|应该|應該|禁止|一律|总是|總是|永远|永遠|以后|以後|如果|的话|的話|就|しないで|ないで|必ず|べき|ように|たら|なら/iu;
 
+/**
+ * After "remember that" only a bare report is one ("Remember that the login bug is back"): a single
+ * clause. One that goes on with a reason, a condition or what was done about it is a fact to keep
+ * ("…keeps timing out when run in parallel, so we run it serially").
+ */
+const GOES_ON_EN =
+  /[,;–—]|\s-\s|\b(?:when|whenever|if|unless|after|before|while|until|because|since|so|once|which|but|and)\b/i;
+
 function reportsProblem(separator: string, statement: string): boolean {
-  if (/[:：]|\bthat\b/i.test(separator)) return false;
+  if (/[:：]/.test(separator)) return false;
   const problem =
     PROBLEM_AGAIN_EN.test(statement) || PROBLEM_AGAIN_ZH.test(statement) || PROBLEM_AGAIN_JA.test(statement);
-  return problem && !STATES_A_RULE.test(statement);
+  if (!problem || STATES_A_RULE.test(statement)) return false;
+  return !/\bthat\b/i.test(separator) || !GOES_ON_EN.test(statement);
 }
 
 /** A sentence that goes on with the rule just asked to be remembered: it opens with always, never, 不要 … */

@@ -10,6 +10,24 @@
  * not a memory. "forget it" and "forget the tests for now" name nothing said before.
  */
 const THAT_CLAUSE = /^that\s+(?:i|i'm|i've|we|we're|we've|you|they|our|my|the|it's|there's)\b/i;
+
+/** A verb that makes what comes before it a statement ("the staging DB is …", "deploys run …"). */
+export const STATING_VERB =
+  "(?:is|are|was|were|isn't|aren't|lives|uses|runs|needs|must|should|has|have|goes|belongs|requires|takes|expires|points|stays|starts|ends|begins|happens|ships|moves|lands|depends|means|applies|can|cannot|can't|doesn't|don't|won't|will|always|never)";
+/**
+ * "forget that staging is on port 5433": a `that` whose words up to the first comma or dash state
+ * something is a clause, whatever word it opens with (a name, not only the/we/our). Without a
+ * stating verb, `that` points at a thing ("forget that test, it's flaky"), as in "remember that bug
+ * from yesterday" (explicit-intent.ts); a relative clause's verb ("that test that was flaky") is
+ * not the thing's.
+ */
+const THAT_STATEMENT = new RegExp(String.raw`^that\s+[^,;:–—]*?\b${STATING_VERB}\b`, "i");
+
+function isThatClause(body: string): boolean {
+  if (THAT_CLAUSE.test(body)) return true;
+  const head = body.split(/\s*(?:[,;:–—]|\s-\s)/)[0].split(/\s(?:that|which|who)\s/i)[0];
+  return THAT_STATEMENT.test(head);
+}
 const SAVED_THING = new RegExp(
   [
     String.raw`^(?:what|everything|anything|all)\s+(?:i|we|you)\s+(?:\w+\s+)?(?:said|told|wrote|mentioned|asked|saved|remembered|know|noted|learned)\b`,
@@ -91,7 +109,7 @@ export function forgetQueryEn(separator: string, object: string, next: string): 
   // query's words that a memory saying "the tests run on Jest" holds.
   const query = kind === "reason" && head.trim() !== "" ? head : body;
   // A colon always forgets, and a "that" clause names what was said, whatever follows it.
-  if (/[:：]/.test(separator) || THAT_CLAUSE.test(body)) return query;
+  if (/[:：]/.test(separator) || isThatClause(body)) return query;
   const named = SAVED_THING.test(body);
   if (!named && !ABOUT_THING.test(body)) return null;
   if (FOR_NOW_EN.test(body)) return null;

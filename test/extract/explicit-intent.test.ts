@@ -74,6 +74,7 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       assert.equal(parseExplicitMemory(message), null, message);
     for (const [message, query] of [
       ["forget that I prefer tabs", "I prefer tabs"],
+      ["forget that staging is on port 5433", "staging is on port 5433"],
       ["forget what I said about the staging DB", "what I said about the staging DB"],
       ["forget the memory about the old deploy script", "the memory about the old deploy script"],
       ["忘掉关于 Redis 缓存的记忆", "关于 Redis 缓存的记忆"],
@@ -189,6 +190,29 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       ["Remember, we're using pnpm again", "we're using pnpm again"],
       ["记住，测试又挂了的话先看日志", "测试又挂了的话先看日志"],
       ["覚えておいて、CI が落ちたら再実行しないで", "CI が落ちたら再実行しないで"],
+    ]) {
+      const intent = parseExplicitMemory(message);
+      assert.equal(intent?.kind === "remember" ? intent.statement : null, statement, message);
+    }
+  });
+
+  it("saves nothing when remember that is a bare report of a problem that is back, and keeps one that goes on", () => {
+    for (const message of [
+      "Remember that the login bug is back",
+      "remember that CI is failing again on main",
+      "Remember that the checkout test keeps timing out.",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+    for (const [message, statement] of [
+      [
+        "Remember that the e2e suite keeps timing out when run in parallel, so we run it serially",
+        "the e2e suite keeps timing out when run in parallel, so we run it serially",
+      ],
+      ["Remember that the staging DB is back on Postgres 15", "the staging DB is back on Postgres 15"],
+      [
+        "Remember that the flaky test came back after we dropped the retry",
+        "the flaky test came back after we dropped the retry",
+      ],
     ]) {
       const intent = parseExplicitMemory(message);
       assert.equal(intent?.kind === "remember" ? intent.statement : null, statement, message);

@@ -160,6 +160,22 @@ describe("applyExplicitMemory (offline, no model)", () => {
     assert.deepEqual(memoryFiles(memoryDir), []);
   });
 
+  it("forgets a fact said with a name after `that`, and not the thing `that` points at", async () => {
+    const staging = {
+      "MEMORY.md": "- [Staging DB port](project-staging-port.md) — staging's database is on port 5433\n",
+      "project-staging-port.md":
+        "---\ndescription: staging's database is on port 5433\ntype: project\n---\nstaging is on port 5433, not 5432.\n",
+    };
+    const memoryDir = memoryDirWith(staging);
+    assert.deepEqual(await applyExplicitMemory("forget that staging, it's a mess", { memoryDir }), {
+      action: "none",
+    });
+    const result = await applyExplicitMemory("forget that staging is on port 5433", { memoryDir });
+    assert.ok(result.action === "removed", JSON.stringify(result));
+    assert.equal(result.file, "project-staging-port.md");
+    assert.deepEqual(memoryFiles(memoryDir), []);
+  });
+
   it("deletes nothing when a prompt only opens with 删除 or forget", async () => {
     const memoryDir = memoryDirWith(existing);
     for (const text of [
