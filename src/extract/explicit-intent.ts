@@ -41,6 +41,14 @@ const ZH_CLAUSE_START = /^(?:我们|我們|咱们|咱們)/u;
 // No 你 before it: "你忘了我说过要用 pnpm" is a complaint ("you forgot …"), not a request.
 const FORGET_ZH =
   /^(?:请|請|麻烦|麻煩|帮我|幫我)*(忘掉|忘记|忘記|忘了|删掉|刪掉|删除|刪除)(这条记忆|這條記憶|记忆|記憶)?([：:]\s*|[，,\s]*)(.+)$/su;
+/**
+ * 把 … 删掉 / 忘掉: the object before the verb ("把 pnpm 那条记忆删掉", "把我之前说的 Node 18 那条忘了"),
+ * judged as FORGET_ZH's object is (forget-intent.ts): 忘掉/忘了 here is a request, never "I forgot",
+ * and 删掉/去掉 delete only what is called a memory ("把这行注释删掉" is code talk). A clause after a
+ * comma goes with it ("…忘了，我们现在用 Vitest").
+ */
+const FORGET_ZH_BA =
+  /^(?:请|請|麻烦|麻煩|帮我|幫我)*把(.+?)(忘掉|忘了|忘记|忘記|删掉|刪掉|删了|刪了|删除|刪除|去掉)(?:吧|啊|哈)?(?:[，,]\s*(.+?))?[。！!]?$/su;
 const REMEMBER_JA_PREFIX =
   /^(?:これを|これ|以下を)?(?:覚えて(?:おいて)?(?:ください)?|記憶して(?:ください)?|忘れないで(?:ください)?)([：:、,\s]+)(.+)$/su;
 const REMEMBER_JA_SUFFIX =
@@ -188,6 +196,13 @@ function sentenceIntent(sentence: string, next: string): ExplicitIntent | null {
   if (chineseForget) {
     const [, verb, memoryWord, separator, object] = chineseForget;
     const query = forgetQueryZh(verb, memoryWord, separator, object, next);
+    return query === null ? null : forgetIntent(query);
+  }
+  const baForget = FORGET_ZH_BA.exec(sentence);
+  if (baForget) {
+    const [, object, verb, clause] = baForget;
+    const asked = clause === undefined ? object : `${object}，${clause}`;
+    const query = forgetQueryZh(/^忘/u.test(verb) ? "忘掉" : "删掉", undefined, "", asked, next);
     return query === null ? null : forgetIntent(query);
   }
   // A "… 忘れて、…" that asks nothing may still end in 覚えて ("pnpm のことは忘れて、yarn を使うことを覚えておいて").

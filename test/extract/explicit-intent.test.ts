@@ -69,6 +69,9 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       "忘了提交 lockfile，帮我补上",
       "删除 login 页面上没用的 console.log",
       "删除 users 表里的测试数据",
+      "把这行注释删掉",
+      "把 console.log 都去掉",
+      "把 pnpm 那条先忘掉，这次用 npm",
       "forget it",
     ])
       assert.equal(parseExplicitMemory(message), null, message);
@@ -80,6 +83,9 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       ["忘掉关于 Redis 缓存的记忆", "关于 Redis 缓存的记忆"],
       ["忘记：周五发布那条", "周五发布那条"],
       ["删除关于 staging 数据库的记忆", "关于 staging 数据库的记忆"],
+      ["把 pnpm 那条记忆删掉", "pnpm 那条记忆"],
+      ["请把我之前说的 Node 18 那条忘掉", "我之前说的 Node 18 那条"],
+      ["把用 Jest 那条忘了，我们现在用 Vitest", "用 Jest 那条"],
     ])
       assert.deepEqual(parseExplicitMemory(message), { kind: "forget", query }, message);
   });
