@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type FSWatcher, readdirSync, realpathSync, type Stats, statSync, watch } from "node:fs";
+import { type FSWatcher, lstatSync, readdirSync, realpathSync, type Stats, statSync, watch } from "node:fs";
 import path from "node:path";
 import { onLocalFileSystem } from "../memdir/scan/scan-list.ts";
 import { afterPollPhase } from "../memdir/scan/scan-watch.ts";
@@ -45,7 +45,16 @@ interface DirWatch {
   dev: number;
   ino: number;
   watchers: FSWatcher[];
+  /** The folders watched, by path. */
+  folders: Set<string>;
   changed: boolean;
+  /**
+   * Whether the folders may no longer be the ones watched (a folder made, moved or removed, a
+   * watcher that failed): the next watch lists them again. Otherwise the live watchers are kept
+   * for it, since they saw everything since they began (at 20,000 memories the listing is the
+   * root's 20,000 entries, ~30 ms of every sync that reads).
+   */
+  relist: boolean;
 }
 
 /** The change watches of one helper. */
@@ -84,6 +93,12 @@ export class ChangeWatches {
         this.#watches.set(real, current);
         return { unchanged: true, token: current.token };
       }
+      if (!current.relist && current.dev === root.dev && current.ino === root.ino) {
+        current.token = newToken();
+        current.changed = false;
+        this.#watches.set(real, current);
+        return { unchanged: false, token: current.token };
+      }
       end(current);
     }
     const fresh = this.#platform === "linux" && onLocalFileSystem(real) ? startWatch(real, root) : null;
@@ -111,18 +126,48 @@ export class ChangeWatches {
 
 function end(watch: DirWatch): void {
   watch.changed = true;
+  watch.relist = true;
   for (const watcher of watch.watchers) watcher.close();
   watch.watchers.length = 0;
+}
+
+function newToken(): string {
+  return randomBytes(12).toString("hex");
+}
+
+/**
+ * An event in `folder` naming `name`: a change, and a change of the folders watched when `name` is
+ * a folder now, was one of them, or is not said (or is the folder's own: libuv names a watched
+ * folder's deletion or move after the folder itself).
+ */
+function noteEvent(dirWatch: DirWatch, folder: string, own: string, name: string | null): void {
+  // A dot-name is never read by sync, unless it is the folder's own.
+  if (name !== null && name.startsWith(".") && name !== own) return;
+  dirWatch.changed = true;
+  if (dirWatch.relist) return;
+  if (name === null || name === own) {
+    dirWatch.relist = true;
+    return;
+  }
+  const full = path.join(folder, name);
+  try {
+    if (dirWatch.folders.has(full) || lstatSync(full, { throwIfNoEntry: false })?.isDirectory())
+      dirWatch.relist = true;
+  } catch {
+    dirWatch.relist = true;
+  }
 }
 
 /** A watch over `root` and every folder below it but dot-folders, or null when one cannot be watched. */
 function startWatch(root: string, rootStat: Stats): DirWatch | null {
   const dirWatch: DirWatch = {
-    token: randomBytes(12).toString("hex"),
+    token: newToken(),
     dev: rootStat.dev,
     ino: rootStat.ino,
     watchers: [],
+    folders: new Set(),
     changed: false,
+    relist: false,
   };
   const folders = [root];
   while (folders.length > 0) {
@@ -131,14 +176,12 @@ function startWatch(root: string, rootStat: Stats): DirWatch | null {
     const own = path.basename(folder);
     try {
       // Not persistent: a watch never keeps the helper alive past its own reasons to end.
-      const watcher = watch(folder, { persistent: false }, (_event, name) => {
-        // A dot-name is never read by sync, unless it is the folder's own (libuv names a watched
-        // folder's deletion or move after the folder itself).
-        if (typeof name === "string" && name.startsWith(".") && name !== own) return;
-        end(dirWatch);
-      });
+      const watcher = watch(folder, { persistent: false }, (_event, name) =>
+        noteEvent(dirWatch, folder, own, typeof name === "string" ? name : null),
+      );
       watcher.on("error", () => end(dirWatch));
       dirWatch.watchers.push(watcher);
+      dirWatch.folders.add(folder);
       // Listed after its watch began: an entry made from now on raises an event.
       for (const entry of readdirSync(folder, { withFileTypes: true }))
         if (entry.isDirectory() && !entry.name.startsWith(".")) folders.push(path.join(folder, entry.name));

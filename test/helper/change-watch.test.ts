@@ -88,6 +88,19 @@ describe("the helper's change watch", { skip: !linux && "inotify watches: Linux 
         () => fs.writeFileSync(path.join(dir, "notes", "a.md"), memory("a", "b")),
       ],
       ["a sub-folder renamed", () => fs.renameSync(path.join(dir, "notes"), path.join(dir, "notes-old"))],
+      [
+        "a folder moved in from outside",
+        () => {
+          const outside = makeTempDir("memdir-change-watch-outside-");
+          fs.mkdirSync(path.join(outside, "imported"));
+          fs.renameSync(path.join(outside, "imported"), path.join(dir, "imported"));
+        },
+      ],
+      // Seen only because the folder moved in is watched from the watch after it.
+      [
+        "a memory in the folder moved in",
+        () => fs.writeFileSync(path.join(dir, "imported", "b.md"), memory("b", "c")),
+      ],
     ];
     for (const [what, change] of changes) {
       change();
