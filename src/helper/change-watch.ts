@@ -142,7 +142,7 @@ function newToken(): string {
  */
 function noteEvent(dirWatch: DirWatch, folder: string, own: string, name: string | null): void {
   // A dot-name is never read by sync, unless it is the folder's own.
-  if (name !== null && name.startsWith(".") && name !== own) return;
+  if (name?.startsWith(".") && name !== own) return;
   dirWatch.changed = true;
   if (dirWatch.relist) return;
   if (name === null || name === own) {
