@@ -106,9 +106,10 @@ export function helperChangeWatch(
     );
     if (answer.kind !== "answered") return none;
     const line = answer.lines[0] as Partial<ChangeWatchAnswer> | undefined;
-    return typeof line?.unchanged === "boolean" && (line.token === null || typeof line.token === "string")
-      ? { unchanged: line.unchanged, token: line.token }
-      : none;
+    if (typeof line?.unchanged !== "boolean" || !(line.token === null || typeof line.token === "string"))
+      return none;
+    // "Unchanged" holds only for the token asked about: anything else reads as a change.
+    return { unchanged: line.unchanged && token !== undefined && line.token === token, token: line.token };
   };
 }
 

@@ -145,7 +145,8 @@ function noteEvent(dirWatch: DirWatch, folder: string, own: string, name: string
   if (name?.startsWith(".") && name !== own) return;
   dirWatch.changed = true;
   if (dirWatch.relist) return;
-  if (name === null || name === own) {
+  // A name that is not UTF-8 comes with U+FFFD in it and cannot be looked up: it may be a folder.
+  if (name === null || name === own || name.includes("\uFFFD")) {
     dirWatch.relist = true;
     return;
   }
@@ -176,6 +177,9 @@ function startWatch(root: string, rootStat: Stats): DirWatch | null {
     const own = path.basename(folder);
     try {
       // Not persistent: a watch never keeps the helper alive past its own reasons to end.
+      // A folder on another device is a mount, maybe of a file system whose other writers raise
+      // no event here (NFS, SMB, FUSE): no token for such a tree.
+      if (folder !== root && statSync(folder).dev !== rootStat.dev) return abandon(dirWatch);
       const watcher = watch(folder, { persistent: false }, (_event, name) =>
         noteEvent(dirWatch, folder, own, typeof name === "string" ? name : null),
       );

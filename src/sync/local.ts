@@ -91,6 +91,12 @@ export interface LocalSide {
   held: Map<string, string>;
   index: string;
   /**
+   * True when a memory file has more than one hard link: it can change through a path outside the
+   * memory dir, where no watch of it sees the write (docs/design.md#sync-stat-cache), so no change
+   * watch vouches for this read.
+   */
+  hardLinked?: true;
+  /**
    * The stat cache after this read: what the next read may trust without opening a file. Replaced
    * by a copy without the entry when a file it vouched for turns out not to have the entry's blob
    * ({@link LocalFile.text}, {@link unchangedSinceRead}): the next read hashes that file afresh.
@@ -125,7 +131,7 @@ export type StatCache = Record<string, StatEntry>;
  */
 const RACY_MS = 2_000;
 
-type StatFields = Pick<StatEntry, "size" | "mtimeMs" | "ctimeMs" | "ino">;
+type StatFields = Pick<StatEntry, "size" | "mtimeMs" | "ctimeMs" | "ino"> & { nlink?: number };
 
 function sameStat(entry: StatEntry | undefined, stat: StatFields): entry is StatEntry {
   return (
@@ -302,6 +308,7 @@ export async function readLocalSide(
         } catch {
           stat = undefined; // unreadable now: the read below says what it finds
         }
+        if (stat !== undefined && stat.nlink > 1) side.hardLinked = true;
         if (stat?.isFile() && sameStat(known, stat)) {
           keep(file, full, known);
           continue;
@@ -321,6 +328,7 @@ export async function readLocalSide(
         const read = await readRegular(full);
         if (read === null) return;
         const { size, mtimeMs, ctimeMs, ino } = read.stat;
+        if ((read.stat.nlink ?? 1) > 1) side.hardLinked = true;
         const text = utf8OrNull(read.bytes);
         // The blob of the decoded text, as the clone gets it (a byte-order mark is not kept).
         const base = { size, mtimeMs, ctimeMs, ino, blob: blobId(text ?? read.bytes) };

@@ -297,7 +297,8 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       });
       const fetching = fetchRemote(clone, options.signal, fetchStarted);
       // Asked before the read: a token it hands back names a watch that saw everything after it.
-      const asked = watchAsked ? null : askChangeWatch(options.changeWatch, target.localDir, state, id);
+      // Asked for the folder this sync's state entry is (its real path): the watch answers for it.
+      const asked = watchAsked ? null : askChangeWatch(options.changeWatch, folder.realDir, state, id);
       const [fetched, read] = await Promise.allSettled([
         fetching,
         Promise.all([
@@ -338,7 +339,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       const quiet = quietReport(state, id, remote, local);
       if (quiet !== null) {
         state.projects[id].lastSync = new Date(now()).toISOString();
-        state.projects[id].quiet = withWatch(quiet, watchToken);
+        state.projects[id].quiet = withWatch(quiet, local.hardLinked ? null : watchToken);
         await Promise.all([writeSyncState(clone, state), writeStatCaches(clone, caches)]);
         return { ...report, conflicts: quiet.conflicts, skipped: quiet.skipped };
       }
@@ -399,7 +400,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
           ? undefined
           : withWatch(
               { digest: round.digest, conflicts: round.conflicts, skipped: round.skipped },
-              watchToken,
+              local.hardLinked ? null : watchToken,
             );
       if (options.pullOnly || round.commit === null) {
         if (settled && (round.commit === null || !options.pullOnly)) state.projects[id].quiet = settled;
@@ -498,7 +499,7 @@ async function askChangeWatch(
 ): Promise<ChangeWatchAnswer | null> {
   if (changeWatch === undefined) return null;
   try {
-    return await changeWatch(path.resolve(memoryDir), state.projects[id]?.quiet?.watch);
+    return await changeWatch(memoryDir, state.projects[id]?.quiet?.watch);
   } catch {
     return null;
   }

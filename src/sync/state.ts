@@ -249,7 +249,11 @@ export async function writeStatCaches(clone: SyncClone, caches: StatCaches): Pro
  * its first pull) is named by its parent's real path.
  */
 export async function folderStateId(key: string, localDir: string): Promise<string> {
-  return `${key}:${await realFolder(path.resolve(localDir))}`;
+  return folderIdOf(key, await realFolder(path.resolve(localDir)));
+}
+
+function folderIdOf(key: string, realDir: string): string {
+  return `${key}:${realDir}`;
 }
 
 async function realFolder(dir: string): Promise<string> {
@@ -280,6 +284,8 @@ export async function readFolderState(
 export interface FolderState {
   state: SyncState;
   id: string;
+  /** The real path of the folder, as in `id`. */
+  realDir: string;
   /** The clone's stat caches, read (once) when first asked for. */
   caches(): Promise<StatCaches>;
 }
@@ -290,7 +296,8 @@ export interface FolderState {
  * are read at once when an earlier memdir's entry may be this folder's (its adoption needs them).
  */
 export async function openFolderState(clone: SyncClone, key: string, localDir: string): Promise<FolderState> {
-  const [state, id] = await Promise.all([readSyncState(clone), folderStateId(key, localDir)]);
+  const [state, realDir] = await Promise.all([readSyncState(clone), realFolder(path.resolve(localDir))]);
+  const id = folderIdOf(key, realDir);
   let caches: Promise<StatCaches> | null = null;
   if (state.projects[key] !== undefined && key !== id && state.projects[id] === undefined) {
     const read = await readStatCaches(clone);
@@ -300,6 +307,7 @@ export async function openFolderState(clone: SyncClone, key: string, localDir: s
   return {
     state,
     id,
+    realDir,
     caches: () => {
       caches ??= readStatCaches(clone);
       return caches;

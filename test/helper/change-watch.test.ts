@@ -101,6 +101,8 @@ describe("the helper's change watch", { skip: !linux && "inotify watches: Linux 
         "a memory in the folder moved in",
         () => fs.writeFileSync(path.join(dir, "imported", "b.md"), memory("b", "c")),
       ],
+      // The sub-folder that was there from the start, after several new tokens kept its watcher.
+      ["team/ again", () => fs.appendFileSync(path.join(dir, "team", "project-ci.md"), "and tags\n")],
     ];
     for (const [what, change] of changes) {
       change();
@@ -113,6 +115,13 @@ describe("the helper's change watch", { skip: !linux && "inotify watches: Linux 
     fs.mkdirSync(path.join(dir, "team", "backend"));
     fs.writeFileSync(path.join(dir, "team", "backend", "project-db.md"), memory("db", "postgres 16"));
     await assertChanged(watches, dir, token, "a new folder with a memory in it");
+  });
+
+  it("vouches for nothing once a folder whose name is not UTF-8 is made (it cannot be watched by name)", async () => {
+    const { dir, watches, token } = await watchedDir();
+    fs.mkdirSync(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.from([0xe9])]));
+    assert.deepEqual(await watches.check(dir, token), { unchanged: false, token: null });
+    assert.deepEqual(await watches.check(dir, undefined), { unchanged: false, token: null });
   });
 
   it("ignores what sync never reads: the writer's lock, dot-files, the cache folder", async () => {

@@ -722,6 +722,13 @@ describe("memory helper: memdir sync", () => {
       [fs.realpathSync(memoryDir)],
       "the sync asked the helper to watch its memory dir",
     );
+    // The sync's stat cache, made unreadable: a sync that reads the memory dir rewrites it.
+    const syncRoot = path.join(box.home, ".claude", "sync");
+    const statCaches = (fs.readdirSync(syncRoot, { recursive: true }) as string[])
+      .filter((file) => path.basename(file) === "stat-cache.json")
+      .map((file) => path.join(syncRoot, file));
+    assert.equal(statCaches.length, 1);
+    fs.writeFileSync(statCaches[0], "not the cache");
     assert.deepEqual(await sync(), {
       remote: `file://${remote}`,
       pulled: 0,
@@ -729,6 +736,7 @@ describe("memory helper: memdir sync", () => {
       conflicts: [],
       skipped: [],
     });
+    assert.equal(fs.readFileSync(statCaches[0], "utf8"), "not the cache", "the helper vouched: nothing read");
     // An editor's save that keeps the size and puts the modification time back.
     const file = path.join(memoryDir, "project-deploys.md");
     const before = fs.statSync(file);
@@ -737,5 +745,6 @@ describe("memory helper: memdir sync", () => {
     assert.equal(fs.statSync(file).size, before.size);
     assert.equal((await sync()).pushed, 1);
     assert.match(gitIn(remote, ["show", "main:github.com/acme/shop/project-deploys.md"]), /mondays/);
+    assert.doesNotThrow(() => JSON.parse(fs.readFileSync(statCaches[0], "utf8")), "read and written again");
   });
 });

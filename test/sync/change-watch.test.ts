@@ -140,6 +140,38 @@ describe("memdir sync with a change watch", {
     assert.match(fs.readFileSync(path.join(b.localDir, "user-tabs.md"), "utf8"), /YAML/);
   });
 
+  it("keeps the token through a sync the helper did not answer, and its watch still sees what that sync read", async () => {
+    const { a, b } = machineA();
+    const watch = helperWatch();
+    await syncReading(a, watch);
+    assert.equal((await syncReading(a, watch)).read, false);
+    fs.appendFileSync(path.join(a.localDir, "user-tabs.md"), "Also in YAML files.\n");
+    // No answer this time (the helper was busy): the sync reads and pushes, the token stays.
+    const alone = await syncReading(a);
+    assert.deepEqual([alone.read, alone.report.pushed], [true, 1]);
+    // The same helper saw the edit since that token: this sync reads, and finds nothing new.
+    const next = await syncReading(a, watch);
+    assert.deepEqual([next.read, next.report.pushed], [true, 0]);
+    assert.equal((await syncReading(a, watch)).read, false);
+    await syncFolder(b, { now: later });
+    assert.match(fs.readFileSync(path.join(b.localDir, "user-tabs.md"), "utf8"), /YAML/);
+  });
+
+  it("never skips the read while a memory has another hard link, and pushes an edit made through it", async () => {
+    const { a, b } = machineA();
+    const outside = path.join(path.dirname(a.localDir), "outside-tabs.md");
+    fs.linkSync(path.join(a.localDir, "user-tabs.md"), outside);
+    const watch = helperWatch();
+    await syncReading(a, watch);
+    assert.equal((await syncReading(a, watch)).read, true, "a hard-linked memory: no watch vouches");
+    // Written through the other link: no event in the memory dir.
+    fs.appendFileSync(outside, "Edited from outside.\n");
+    const { read, report } = await syncReading(a, watch);
+    assert.deepEqual([read, report.pushed], [true, 1]);
+    await syncFolder(b, { now: later });
+    assert.match(fs.readFileSync(path.join(b.localDir, "user-tabs.md"), "utf8"), /from outside/);
+  });
+
   it("syncs as before when the watch fails or cannot watch the dir", async () => {
     const { a } = machineA();
     const failing: ChangeWatch = async () => {
