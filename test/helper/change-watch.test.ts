@@ -3,9 +3,12 @@
 // must make the next answer "not unchanged", and nothing else should.
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
+import { helperChangeWatch } from "../../src/helper/ask.ts";
 import { ChangeWatches } from "../../src/helper/change-watch.ts";
+import type { HelperPaths } from "../../src/helper/paths.ts";
 import { memory } from "../helpers/memory.ts";
 import { makeTempDir } from "../helpers/temp.ts";
 
@@ -159,5 +162,61 @@ describe("the helper's change watch", { skip: !linux && "inotify watches: Linux 
       unchanged: false,
       token: null,
     });
+  });
+});
+
+/** A socket where a helper would listen, answering every request with `answer`; its paths. */
+async function fakeHelper(answer: string): Promise<{ paths: HelperPaths; close: () => void }> {
+  const dir = makeTempDir("memdir-change-watch-socket-");
+  fs.chmodSync(dir, 0o700);
+  const paths: HelperPaths = {
+    dir,
+    socket: path.join(dir, "h.sock"),
+    starting: path.join(dir, "h.sock.starting"),
+    secret: path.join(dir, "h.sock.secret"),
+    build: "test",
+    mainFile: "",
+    stamp: "",
+  };
+  fs.writeFileSync(paths.secret, "secret", { mode: 0o600 });
+  const server = net.createServer((socket) => socket.once("data", () => socket.end(answer)));
+  await new Promise<void>((resolve) => server.listen(paths.socket, resolve));
+  return { paths, close: () => server.close() };
+}
+
+describe("memdir sync asking the helper's change watch", {
+  skip: !linux && "unix sockets and inotify",
+}, () => {
+  const env = { HOME: "/nonexistent-home" };
+
+  it('takes "unchanged" only for the token it asked about', async () => {
+    const helper = await fakeHelper(`{"ack":1}\n${JSON.stringify({ unchanged: true, token: "T" })}\n`);
+    try {
+      const ask = helperChangeWatch(env, helper.paths);
+      assert.ok(ask);
+      assert.deepEqual(await ask("/m", "T"), { unchanged: true, token: "T" });
+      assert.deepEqual(await ask("/m", "U"), { unchanged: false, token: "T" });
+      assert.deepEqual(await ask("/m", undefined), { unchanged: false, token: "T" });
+    } finally {
+      helper.close();
+    }
+  });
+
+  it("reads an answer that is not the helper's, or none at all, as no token", async () => {
+    const none = { unchanged: false, token: null };
+    for (const answer of ["hello\n", `{"ack":1}\n{"unchanged":"yes"}\n`, ""]) {
+      const helper = await fakeHelper(answer);
+      try {
+        assert.deepEqual(await helperChangeWatch(env, helper.paths)?.("/m", "T"), none, answer);
+      } finally {
+        helper.close();
+      }
+    }
+    const gone = await fakeHelper("");
+    gone.close();
+    fs.rmSync(gone.paths.socket, { force: true });
+    assert.deepEqual(await helperChangeWatch(env, gone.paths)?.("/m", "T"), none);
+    assert.equal(helperChangeWatch({ ...env, MEMDIR_HELPER: "0" }, gone.paths), undefined);
+    assert.equal(helperChangeWatch({ ...env, MEMDIR_NO_WATCH: "1" }, gone.paths), undefined);
   });
 });
