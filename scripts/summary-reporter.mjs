@@ -14,9 +14,13 @@ export default async function* summaryReporter(source) {
     `${passed} passed, ${failed} failed, ${skipped} skipped\n`;
   for await (const event of source) {
     if (event.type !== "test:pass" && event.type !== "test:fail") continue;
-    // Suites report too; count only leaf tests (a suite's details carry type "suite").
-    if (event.data.details?.type === "suite") continue;
-    if (event.type === "test:pass") {
+    // Suites report too; count only leaf tests (a suite's details carry type "suite"). A skipped
+    // suite (the browser tests without chromium) runs none of its tests and reports none of them:
+    // it counts as one skipped, or the closing line would hide it.
+    if (event.data.details?.type === "suite") {
+      if (event.type === "test:pass" && event.data.skip) skipped++;
+      else continue;
+    } else if (event.type === "test:pass") {
       if (event.data.skip || event.data.todo) skipped++;
       else passed++;
     } else {
