@@ -6,12 +6,12 @@ import { describe, it } from "node:test";
 // A reporter is a default export, which the type checker does not see through an .mjs file.
 type Reporter = (source: AsyncIterable<unknown>) => AsyncGenerator<string>;
 const reporterFile: string = "../../scripts/summary-reporter.mjs";
-const { default: summaryReporter } = (await import(reporterFile)) as { default: Reporter };
 
 async function closingLine(events: { type: string; data: Record<string, unknown> }[]): Promise<string> {
   async function* source() {
     yield* events;
   }
+  const { default: summaryReporter } = (await import(reporterFile)) as { default: Reporter };
   let text = "";
   for await (const chunk of summaryReporter(source())) text += chunk;
   return text.trim().split("\n").at(-1) ?? "";
