@@ -173,7 +173,7 @@ export function measureProcesses(memoryDir: string, options: { importRoot: boole
 }
 
 /** Starts the helper of `env`'s HOME and waits (up to 30 s) until it answers. */
-function startHelper(env: NodeJS.ProcessEnv): void {
+export function startHelper(env: NodeJS.ProcessEnv): void {
   timeOnce([CLI, "helper", "start"], undefined, env);
   const deadline = performance.now() + 30_000;
   while (performance.now() < deadline) {

@@ -27,6 +27,7 @@ import { recordPull, undonePulls } from "../src/dream/history.ts";
 import { helperChangeWatch } from "../src/helper/ask.ts";
 import { helperPaths } from "../src/helper/paths.ts";
 import { type SyncOptions, syncFolder } from "../src/sync/run.ts";
+import { startHelper } from "./process.ts";
 import { median, round } from "./stats.ts";
 
 const [workDir, countText, runsText, firstPullRunsText, sourceDir] = process.argv.slice(2);
@@ -96,13 +97,7 @@ const memdirCli = (args: string[]) =>
     env: helperEnv,
     encoding: "utf8",
   });
-memdirCli(["helper", "start"]);
-for (
-  let tries = 0;
-  !(JSON.parse(memdirCli(["helper", "status", "--json"])) as { running?: boolean }).running;
-  tries++
-)
-  if (tries > 3000) throw new Error("bench: the memory helper did not start");
+startHelper(helperEnv);
 const helper = helperPaths(home, path.join(repoRoot, "dist", "cli", "main.js"));
 const watched: SyncOptions = { ...options, changeWatch: helperChangeWatch(helperEnv, helper) };
 if (watched.changeWatch === undefined) throw new Error("bench: no change watch (not Linux?)");

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import net from "node:net";
 import { watchingEnabled } from "../config.ts";
-import type { ChangeWatchAnswer } from "./change-watch.ts";
+import type { ChangeWatchAnswer } from "../sync/run.ts";
 import {
   ensureHelperDir,
   HELPER_PROTOCOL,

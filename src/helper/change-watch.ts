@@ -3,6 +3,7 @@ import { type FSWatcher, lstatSync, readdirSync, realpathSync, type Stats, statS
 import path from "node:path";
 import { onLocalFileSystem } from "../memdir/scan/scan-list.ts";
 import { afterPollPhase } from "../memdir/scan/scan-watch.ts";
+import type { ChangeWatchAnswer } from "../sync/run.ts";
 
 /**
  * Change watches for `memdir sync` (docs/design.md#sync-stat-cache, "A quiet sync with the helper
@@ -26,14 +27,6 @@ import { afterPollPhase } from "../memdir/scan/scan-watch.ts";
  * one queue of the process overflowed (16,384 unread events). Only Linux on local file systems is
  * watched; elsewhere there is no token, and sync reads the dir as before.
  */
-
-/** What the helper answers a sync: whether the dir is unchanged since `token`, and the token to keep. */
-export interface ChangeWatchAnswer {
-  /** True when the watch named by the asked token saw nothing since it began. */
-  unchanged: boolean;
-  /** The token of the live watch (the asked one when unchanged), or null when the dir is not watched. */
-  token: string | null;
-}
 
 /** Memory dirs watched at once (least recently asked closed first): one per synced project in use. */
 const WATCHED_DIRS = 8;
