@@ -1,5 +1,11 @@
 import type { MemoryType } from "../types.ts";
-import { forgetQueryEn, forgetQueryJa, forgetQueryZh, STATING_VERB } from "./forget-intent.ts";
+import {
+  forgetQueryEn,
+  forgetQueryJa,
+  forgetQueryZh,
+  STATING_VERB,
+  statesSomething,
+} from "./forget-intent.ts";
 import { classifyStatement } from "./statement-type.ts";
 
 /** What an explicit memory instruction in a user message asks for. */
@@ -49,6 +55,14 @@ const FORGET_ZH =
  */
 const FORGET_ZH_BA =
   /^(?:请|請|麻烦|麻煩|帮我|幫我)*把(.+?)(忘掉|忘了|忘记|忘記|删掉|刪掉|删了|刪了|删除|刪除|去掉)(?:吧|啊|哈)?(?:[，,]\s*(.+?))?[。！!]?$/su;
+/**
+ * 不用记 … 了 / 别再记着 … 了: "no need to keep … any more" (了 marks the change), a forget of what
+ * follows 记, judged by forget-intent.ts as 删掉 … 记忆 is (a plan or "for now" after it deletes
+ * nothing: "不用记 pnpm 了，这次先用 npm"). 记录, 记笔记, 记日志, 记账 are other verbs (logging,
+ * taking notes), and 记下来 with no object names nothing.
+ */
+const FORGET_ZH_NO_LONGER =
+  /^(?:你)?(?:不用|不必|不需要|别|別|不要)(?:再)?(?:记|記)(?:住|着|著)?(?!录|錄|笔|筆|日志|日誌|账|賬|下来|下來)(.+?)了(?:吧|啊|哈)?(?:[，,]\s*(.+?))?[。！!]?$/su;
 const REMEMBER_JA_PREFIX =
   /^(?:これを|これ|以下を)?(?:覚えて(?:おいて)?(?:ください)?|記憶して(?:ください)?|忘れないで(?:ください)?)([：:、,\s]+)(.+)$/su;
 const REMEMBER_JA_SUFFIX =
@@ -110,7 +124,6 @@ const POINTER_EN = new RegExp(
 );
 const CLAUSE_OPENER =
   /^(?:the|a|an|we|we're|we've|i|i'm|i've|you|you're|they|they're|he|she|it|it's|its|there|there's|our|my|your|their|his|her|this|these|those|all|every|each|no|none|some|any|most|both|only|not|if|when|whenever|after|before|in|on|at|for|since|until|unless|to|with|without|from|nothing|everything|everyone|nobody)\b/i;
-const STATES = new RegExp(String.raw`\b${STATING_VERB}\b`, "i");
 const PAST = String.raw`(?:yesterday|last\s+\w+|this\s+morning|earlier|before|the\s+other\s+day|(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:a|an|\d+|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|months?)\s+ago)`;
 const PLACED_IN_PAST = new RegExp(
   String.raw`\bfrom\s+${PAST}\b|\b(?:we|you|i|they)\s+(?:\w+\s+){1,4}?${PAST}\b`,
@@ -128,7 +141,7 @@ function pointsBack(sentence: string, next: string): boolean {
   const [, article, thing, rest = ""] = match;
   // "that test that was flaky last week": the relative clause's verb is not the thing's.
   const head = thing.split(/\s(?:that|which|who)\s/i)[0];
-  if (STATES.test(head) || (/^that$/i.test(article) && CLAUSE_OPENER.test(thing))) return false;
+  if (statesSomething(head) || (/^that$/i.test(article) && CLAUSE_OPENER.test(thing))) return false;
   const after = (rest.trim() === "" ? next : rest).trim();
   return PLACED_IN_PAST.test(thing) || (REFERS_BACK.test(after) && IS_BACK.test(after));
 }
@@ -149,6 +162,14 @@ const PROBLEM_AGAIN_ZH =
   /又(?:挂|掛|失败|失敗|出现|出現|坏|壞|报错|報錯|崩|超时|超時|红|紅|卡住|不行|来了|來了|复现|復現)|再次(?:出现|出現|失败|失敗|报错|報錯|挂|掛)|(?:还是|還是|一直)(?:挂|掛|失败|失敗|报错|報錯|不行)|复现了|復現了/u;
 const PROBLEM_AGAIN_JA =
   /また(?:落ち|失敗|壊れ|起き|発生|エラー|タイムアウト|赤|こけ|コケ)|再発|再び(?:落ち|失敗|発生)|まだ(?:落ち|失敗|壊れ|直って(?:い)?ない)|(?:落ち|失敗し)続けて/u;
+/**
+ * A bare report that something is broken now ("Remember, the build is broken", "remember the
+ * staging DB is down right now"): the whole statement is the thing, the state, and at most when
+ * or where. Anything after that is what to keep ("staging is down on Sundays for backups"); flaky
+ * is a property worth keeping, not news.
+ */
+const PROBLEM_NOW_EN =
+  /^[^,;:.!?]{1,60}?(?:\s+is|\s+are|'s|'re)\s+(?:currently\s+|now\s+|still\s+)?(?:broken|down|failing|red|not\s+working|crashing|erroring|timing\s+out|hanging)(?:\s+(?:right\s+now|now|today|at\s+the\s+moment|currently|on\s+(?:main|master|ci)|in\s+ci))?[\s.!]*$/i;
 const STATES_A_RULE =
   /\b(?:never|always|don't|dont|do not|must|should|make sure|avoid|need to|needs to|if)\b|不要|不得|别|別|必须|必須|应该|應該|禁止|一律|总是|總是|永远|永遠|以后|以後|如果|的话|的話|就|しないで|ないで|必ず|べき|ように|たら|なら/iu;
 
@@ -163,7 +184,10 @@ const GOES_ON_EN =
 function reportsProblem(separator: string, statement: string): boolean {
   if (/[:：]/.test(separator)) return false;
   const problem =
-    PROBLEM_AGAIN_EN.test(statement) || PROBLEM_AGAIN_ZH.test(statement) || PROBLEM_AGAIN_JA.test(statement);
+    PROBLEM_AGAIN_EN.test(statement) ||
+    PROBLEM_NOW_EN.test(statement) ||
+    PROBLEM_AGAIN_ZH.test(statement) ||
+    PROBLEM_AGAIN_JA.test(statement);
   if (!problem || STATES_A_RULE.test(statement)) return false;
   return !/\bthat\b/i.test(separator) || !GOES_ON_EN.test(statement);
 }
@@ -203,6 +227,15 @@ function sentenceIntent(sentence: string, next: string): ExplicitIntent | null {
     const [, object, verb, clause] = baForget;
     const asked = clause === undefined ? object : `${object}，${clause}`;
     const query = forgetQueryZh(/^忘/u.test(verb) ? "忘掉" : "删掉", undefined, "", asked, next);
+    return query === null ? null : forgetIntent(query);
+  }
+  const noLonger = FORGET_ZH_NO_LONGER.exec(sentence);
+  if (noLonger) {
+    const [, object, clause] = noLonger;
+    // "你不用记这个了" points at something said in the conversation, not at a memory by its words.
+    if (/^(?:这个|這個|那个|那個|这些|這些|那些|它|这|這|那)$/u.test(object.trim())) return null;
+    const asked = clause === undefined ? object.trim() : `${object.trim()}，${clause}`;
+    const query = forgetQueryZh("删掉", "记忆", "", asked, next);
     return query === null ? null : forgetIntent(query);
   }
   // A "… 忘れて、…" that asks nothing may still end in 覚えて ("pnpm のことは忘れて、yarn を使うことを覚えておいて").

@@ -15,18 +15,35 @@ const THAT_CLAUSE = /^that\s+(?:i|i'm|i've|we|we're|we've|you|they|our|my|the|it
 export const STATING_VERB =
   "(?:is|are|was|were|isn't|aren't|lives|uses|runs|needs|must|should|has|have|goes|belongs|requires|takes|expires|points|stays|starts|ends|begins|happens|ships|moves|lands|depends|means|applies|can|cannot|can't|doesn't|don't|won't|will|always|never)";
 /**
+ * A plural noun and then a plain verb states something too ("deploys go out on Fridays",
+ * "integration tests hit the real database"). The plain verbs are kept apart from STATING_VERB:
+ * alone, "run" or "use" is as often a noun ("that test run"); after a plural noun it is the verb.
+ */
+const PLAIN_VERB =
+  "(?:go|run|use|need|live|take|ship|happen|point|depend|land|belong|expire|stay|start|end|begin|move|apply|get|hit|call|read|write|fail|pass|require|break|wait|expect|return|include|contain|send|sync|deploy|build|come|share|support|work|talk|time\\s+out)";
+const PLURAL_STATEMENT = new RegExp(String.raw`\b[a-z][\w-]*[a-z]s\s+${PLAIN_VERB}\b`, "i");
+
+const STATES_WITH_VERB = new RegExp(String.raw`\b${STATING_VERB}\b`, "i");
+
+/**
+ * Whether words state something: a stating verb, or a plural noun and a plain verb. "that test,
+ * it's flaky" and "that tests folder" state nothing; "that deploys go out on Fridays" does.
+ */
+export function statesSomething(words: string): boolean {
+  return STATES_WITH_VERB.test(words) || PLURAL_STATEMENT.test(words);
+}
+
+/**
  * "forget that staging is on port 5433": a `that` whose words up to the first comma or dash state
  * something is a clause, whatever word it opens with (a name, not only the/we/our). Without a
  * stating verb, `that` points at a thing ("forget that test, it's flaky"), as in "remember that bug
  * from yesterday" (explicit-intent.ts); a relative clause's verb ("that test that was flaky") is
  * not the thing's.
  */
-const THAT_STATEMENT = new RegExp(String.raw`^that\s+[^,;:–—]*?\b${STATING_VERB}\b`, "i");
-
 function isThatClause(body: string): boolean {
   if (THAT_CLAUSE.test(body)) return true;
   const head = body.split(/\s*(?:[,;:–—]|\s-\s)/)[0].split(/\s(?:that|which|who)\s/i)[0];
-  return THAT_STATEMENT.test(head);
+  return /^that\s/i.test(head) && statesSomething(head);
 }
 const SAVED_THING = new RegExp(
   [
@@ -45,6 +62,14 @@ const ABOUT_THING = /^about\s+(?!(?:it|that|this|them)\s*(?:[,.;!]|$))/i;
  */
 const ABOUT_PLAN_CHANGE =
   /[,;–—-]\s*(?:just|and|let's|lets|use|go|do|try|we|i|then|now|instead|rather)\b|\binstead\b/i;
+/**
+ * …unless what follows says the tool or place changed for good: "forget about pnpm, we use yarn
+ * now", "…, we switched to Vitest", "…, we've moved to staging-2", "…, we're on yarn now". That
+ * is a reason the saved thing is wrong, not this task's news ("I moved it to the quarantine
+ * folder", "we're fixing them", "we're on a deadline", "I changed my mind").
+ */
+const SWITCHED_EN =
+  /^(?:now\s+)?(?:we|i|the\s+team|our\s+team|everyone)(?:'ve|\s+have)?\s+(?:now\s+|already\s+|just\s+|since\s+)?(?:(?:switched|migrated|moved|changed|went)\s+(?:over\s+|back\s+)?to\b|(?:only\s+)?use\b)|^(?:we're|we\s+are|i'm|i\s+am)\s+(?:(?:now\s+)?using|now\s+on|on\s+[\w.@/-]+\s+now)\b/i;
 /**
  * A forget that holds only for a while, or for this piece of work, sets something aside rather
  * than deleting it: "for now / today / the moment / the time being / a bit", "temporarily",
@@ -115,6 +140,7 @@ export function forgetQueryEn(separator: string, object: string, next: string): 
   if (FOR_NOW_EN.test(body)) return null;
   if (clause === "") return clauseKindEn(next) === "plan" ? null : query;
   if (named) return kind === "plan" ? null : query;
+  if (kind === "reason" && SWITCHED_EN.test(clause.trim())) return query;
   return ABOUT_PLAN_CHANGE.test(body) ? null : query;
 }
 

@@ -39,7 +39,7 @@ function accuracy(cases: Case[]): { right: number; wrong: string[] } {
 describe("explicit requests: the evaluation set", () => {
   // The figures measured when the rules were last changed; a change that loses one fails here.
   for (const [name, size, floor] of [
-    ["tuning.json", 135, 135],
+    ["tuning.json", 153, 153],
     ["heldout.json", 50, 50],
   ] as const) {
     it(`${name}: at least ${floor} of ${size} prompts read right`, () => {

@@ -127,6 +127,8 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       ["Forget the pnpm rule. We use yarn now.", "the pnpm rule"],
       ["forget: the pnpm rule, we use yarn now", "the pnpm rule"],
       ["forget what I said about tabs, I use spaces now", "what I said about tabs"],
+      // "about X" with a switch for good after it ("we use …", "we switched to …") is a reason too.
+      ["forget about docker, we use podman now", "docker"],
       ["forget the memory about Node 18 and Node 16", "the memory about Node 18 and Node 16"],
       ["忘掉 pnpm 那条，我们现在用 yarn 了", "pnpm 那条"],
       ["忘掉关于 Jest 的记忆，我们已经换成 Vitest 了", "关于 Jest 的记忆"],
@@ -152,7 +154,6 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       "Forget the pnpm rule. Use npm for this one.",
       // "about X" is how a change of plan is said: a we/I clause after it stays one.
       "forget about the redis cache, I changed my mind",
-      "forget about docker, we use podman now",
       "忘掉 pnpm 那条，直接用 npm 吧",
       "忘掉 pnpm 那条，你直接用 npm",
       "忘掉那条规则，这次用 npm 就行",
@@ -200,6 +201,56 @@ describe("parseExplicitMemory, sentence by sentence", () => {
       const intent = parseExplicitMemory(message);
       assert.equal(intent?.kind === "remember" ? intent.statement : null, statement, message);
     }
+  });
+
+  it("saves nothing when remember is a bare report that something is broken now, and keeps when or why", () => {
+    for (const message of [
+      "Remember, the build is broken",
+      "remember the staging DB is down right now",
+      "Remember that CI is red on main.",
+      "remember, the checkout page's not working",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+    for (const [message, statement] of [
+      ["Remember, staging is down on Sundays for backups", "staging is down on Sundays for backups"],
+      [
+        "Remember, the build is broken on Windows unless you set LONGPATHS",
+        "the build is broken on Windows unless you set LONGPATHS",
+      ],
+      ["Remember, the e2e suite is flaky", "the e2e suite is flaky"],
+      ["Remember: the build is broken", "the build is broken"],
+    ]) {
+      const intent = parseExplicitMemory(message);
+      assert.equal(intent?.kind === "remember" ? intent.statement : null, statement, message);
+    }
+  });
+
+  it("reads a that-statement with a plural subject as a forget, and 不用记 … 了 as one", () => {
+    for (const [message, query] of [
+      ["forget that deploys go out on Fridays", "deploys go out on Fridays"],
+      [
+        "Forget that integration tests hit the real database, we mock it now.",
+        "integration tests hit the real database",
+      ],
+      ["forget about pnpm, we use yarn now", "pnpm"],
+      ["Forget about Jest, we switched to Vitest last month.", "Jest"],
+      ["不用记 pnpm 了，我们现在用 yarn", "pnpm"],
+      ["别再记着用 Jest 了", "用 Jest"],
+    ]) {
+      const intent = parseExplicitMemory(message);
+      assert.equal(intent?.kind === "forget" ? intent.query : null, query, message);
+    }
+    for (const message of [
+      "forget that tests folder, it's generated",
+      "forget that test run, it was noise",
+      "forget about the flaky test, I moved it to the quarantine folder",
+      "forget about the cache, we're on a deadline",
+      "不用记录日志了，直接打印",
+      "不用记 pnpm 了，这次先用 npm",
+      "你不用记这个了",
+      "不用记笔记了",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
   });
 
   it("saves nothing when remember that is a bare report of a problem that is back, and keeps one that goes on", () => {

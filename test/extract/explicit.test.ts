@@ -227,6 +227,10 @@ describe("applyExplicitMemory (offline, no model)", () => {
       ["忘掉关于 Jest 的记忆，我们已经换成 Vitest 了", "project-jest.md"],
       ["pnpm のルールは忘れて、今は yarn を使ってる", "feedback-use-pnpm.md"],
       ["Jest のメモは忘れて、もう Vitest に移行した", "project-jest.md"],
+      ["forget about pnpm, we use yarn now", "feedback-use-pnpm.md"],
+      ["Forget about Jest, we switched to Vitest.", "project-jest.md"],
+      ["forget that unit tests run on Jest, we moved to Vitest", "project-jest.md"],
+      ["不用记 pnpm 了，我们现在用 yarn", "feedback-use-pnpm.md"],
     ]) {
       const memoryDir = memoryDirWith(saved);
       const result = await applyExplicitMemory(text, { memoryDir });
@@ -241,6 +245,7 @@ describe("applyExplicitMemory (offline, no model)", () => {
       "Forget the pnpm rule. Use npm for this one.",
       "忘掉 pnpm 那条，直接用 npm 吧",
       "pnpm のルールは忘れて、今回は npm でお願い",
+      "不用记 pnpm 了，这次先用 npm",
     ])
       assert.deepEqual(await applyExplicitMemory(text, { memoryDir }), { action: "none" }, text);
     assert.deepEqual(memoryFiles(memoryDir), ["feedback-use-pnpm.md", "project-jest.md"]);
