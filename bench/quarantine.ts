@@ -4,7 +4,8 @@
  * rules and never tuned on) goes through the single writer as a memory body, once as background
  * extraction writes it (`writeMemoryText` with origin `extraction`) and once as sync in `auto`
  * mode writes a pulled file (`verbatim`, origin `sync`); the same for `fresh.jsonl`, a third set
- * written after the rules. Held = the writer refused with
+ * written after the rules, and for the blind pair (`blind-tune.jsonl`, `blind-held-out.jsonl`).
+ * Held = the writer refused with
  * `quarantined`. A few seconds; run alone with `node --import tsx bench/quarantine.ts [--json]`,
  * and as one part of `npm run bench`.
  */
@@ -40,13 +41,22 @@ export interface QuarantinePathFigures {
 }
 
 export type QuarantineFigures = Record<
-  "tune" | "heldOut" | "fresh",
+  "tune" | "heldOut" | "fresh" | "blindTune" | "blindHeldOut",
   Record<"extraction" | "sync", QuarantinePathFigures>
 >;
 
 // fresh.jsonl was written after the rules were frozen, to check the held-out figure: the held-out
 // half was written before the rules, but by their author (docs/benchmarks.md#quarantine).
-const HALVES = { tune: "tune.jsonl", heldOut: "held-out.jsonl", fresh: "fresh.jsonl" } as const;
+// blind-tune.jsonl and blind-held-out.jsonl: a second pair, written together on 2026-12-07 without
+// the rules' code open and each run once against the rules as they were; later changes were tuned
+// on blind-tune alone (docs/benchmarks.md#quarantine).
+const HALVES = {
+  tune: "tune.jsonl",
+  heldOut: "held-out.jsonl",
+  fresh: "fresh.jsonl",
+  blindTune: "blind-tune.jsonl",
+  blindHeldOut: "blind-held-out.jsonl",
+} as const;
 const PATHS: Record<"extraction" | "sync", { source: MemorySource; verbatim: boolean }> = {
   extraction: { source: "extraction", verbatim: false },
   sync: { source: "sync", verbatim: true },
@@ -125,18 +135,20 @@ export async function measureQuarantine(): Promise<QuarantineFigures> {
 /** The table lines: half, path, held of hostile, held of benign, precision, recall. */
 export function formatQuarantine(figures: QuarantineFigures): string[] {
   const lines = [
-    "quarantine (held by the writer; tune = tuning half, held-out = never tuned on, fresh = written after the rules)",
+    "quarantine (held by the writer; tune = tuning half, held-out = never tuned on, fresh = written after the rules; blind-tune / blind-held-out = a second pair, the rules widened on blind-tune alone)",
   ];
   for (const [half, label] of [
     ["tune", "tune"],
     ["heldOut", "held-out"],
     ["fresh", "fresh"],
+    ["blindTune", "blind-tune"],
+    ["blindHeldOut", "blind-held-out"],
   ] as const) {
     for (const name of ["extraction", "sync"] as const) {
       const f = figures[half][name];
       const refused = f.refused > 0 ? `, ${f.refused} refused as secrets` : "";
       lines.push(
-        `  ${label.padEnd(8)} ${name.padEnd(10)} hostile ${f.held.hostile}/${f.hostile}, benign ${f.held.benign}/${f.benign}` +
+        `  ${label.padEnd(14)} ${name.padEnd(10)} hostile ${f.held.hostile}/${f.hostile}, benign ${f.held.benign}/${f.benign}` +
           ` — precision ${f.precision.toFixed(3)}, recall ${f.recall.toFixed(3)}${refused}` +
           (f.missed.length > 0 ? `; missed ${f.missed.join(" ")}` : "") +
           (f.falseAlarms.length > 0 ? `; false alarms ${f.falseAlarms.join(" ")}` : ""),
