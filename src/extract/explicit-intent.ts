@@ -38,11 +38,22 @@ const FORGET_EN = new RegExp(String.raw`^${POLITE}forget(\s*[:：]\s*|\s+)(.+)$`
 
 const ZH_POLITE = "(?:请|請|麻烦|麻煩|帮我|幫我|你)*";
 const REMEMBER_ZH = new RegExp(
-  `^(${ZH_POLITE})(记住|記住|记一下|記一下|记下来|記下來|记下|記下|牢记|牢記|记着|記著)(?:这一?点|這一?點|这个|這個)?([：:，,\\s]*)(.+)$`,
+  `^(${ZH_POLITE})(记住|記住|记一下|記一下|记下来|記下來|记下|記下|牢记|牢記|记着|記著|别忘了|別忘了|别忘记|別忘記|不要忘了|不要忘记|不要忘記|千万别忘了|千萬別忘了)(?:这一?点|這一?點|这个|這個)?([：:，,\\s]*)(.+)$`,
   "su",
 );
-/** 记住 run into the next word is a UI label ("记住密码", "记住我"), unless a request frames it. */
-const ZH_BARE_VERB = /^(?:记住|記住|牢记|牢記|记着|記著|记下|記下|记下来|記下來)$/u;
+/**
+ * 记住 run into the next word is a UI label ("记住密码", "记住我"), unless a request frames it;
+ * 别忘了 run into the next word is this turn's reminder ("别忘了提交代码"), as "don't forget the
+ * semicolon" is: with a separator ("别忘了：测试要连真实数据库") it asks to keep what follows.
+ */
+const ZH_BARE_VERB =
+  /^(?:记住|記住|牢记|牢記|记着|記著|记下|記下|记下来|記下來|别忘了|別忘了|别忘记|別忘記|不要忘了|不要忘记|不要忘記|千万别忘了|千萬別忘了)$/u;
+/**
+ * "以后提交信息用中文写，记住了": the request after the statement, set off by a comma. Not "我记住了"
+ * (the speaker has remembered) and not a question.
+ */
+const REMEMBER_ZH_SUFFIX =
+  /^(.+?)[，,]\s*(?:请|請|你)?(?:记住|記住|记好|記好|记着|記著|牢记|牢記)(?:了|啊|哦|喔|哈|吧)?[。！!]?$/su;
 const ZH_CLAUSE_START = /^(?:我们|我們|咱们|咱們)/u;
 // No 你 before it: "你忘了我说过要用 pnpm" is a complaint ("you forgot …"), not a request.
 const FORGET_ZH =
@@ -211,6 +222,8 @@ function sentenceIntent(sentence: string, next: string): ExplicitIntent | null {
       return remember(rest);
     return null;
   }
+  const chineseSuffix = REMEMBER_ZH_SUFFIX.exec(sentence);
+  if (chineseSuffix) return reportsProblem("", chineseSuffix[1]) ? null : remember(chineseSuffix[1]);
   const english = FORGET_EN.exec(sentence);
   if (english) {
     const query = forgetQueryEn(english[1], english[2], next);
@@ -338,9 +351,13 @@ function forgetIntent(raw: string): ExplicitIntent | null {
 }
 
 export function cleanStatement(raw: string): string {
-  return raw
-    .trim()
-    .replace(/^(?:that|to)\s+(?=\S)/i, "")
-    .replace(/^["'“”「『]+|["'“”」』]+$/g, "")
-    .trim();
+  return (
+    raw
+      .trim()
+      .replace(/^(?:that|to)\s+(?=\S)/i, "")
+      .replace(/^["'“”「『]+|["'“”」』]+$/g, "")
+      // "レビューは必ず2人以上、覚えておいてね": the comma before the request is not the statement's.
+      .replace(/[\s、，,]+$/u, "")
+      .trim()
+  );
 }

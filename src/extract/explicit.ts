@@ -121,11 +121,11 @@ export async function rememberStatement(
 }
 
 /**
- * The words of a forget request that only say it is one ("the memory about", "what I said", "那条",
- * "的记忆"): they name no memory, so they count neither for nor against one.
+ * The words of a forget request that only say it is one ("the memory about", "what I said", "the
+ * thing about", "那条", "的记忆"): they name no memory, so they count neither for nor against one.
  */
 const FORGET_FRAMING =
-  /\b(?:memory|memories|notes?|rules?|preferences?|instructions?|reminders?|said|told|tell|wrote|written|mentioned|remembered|saved|know|knew|everything|anything)\b|记忆|記憶|[那这這][条條句]|之前|以前|刚才|剛才|[说說][过過的]|关于|關於|的事|规则|規則|メモ|ルール|決まり|のこと/giu;
+  /\b(?:memory|memories|notes?|rules?|preferences?|instructions?|reminders?|said|told|tell|wrote|written|mentioned|remembered|saved|know|knew|everything|anything)\b|^(?:the|that|this)\s+(?:thing|stuff|bit|part|one)\s+(?=about|on|regarding)|记忆|記憶|[那这這][条條句]|之前|以前|刚才|剛才|[说說][过過的]|关于|關於|的事|规则|規則|メモ|ルール|決まり|のこと/giu;
 
 /** At least this share of the request's own words must be the memory's words (docs/design.md#explicit-remember). */
 const FORGET_MIN_SHARE = 0.5;

@@ -6,7 +6,7 @@
 /**
  * What "forget …" must name to delete anything: something the user said or saved before. A saved
  * thing by name — a memory by its kind ("the pnpm rule", "the memory about Jest", "my preference
- * for tabs", "that note") or "what I said about …" — or a "that" clause; "about X" names a thing,
+ * for tabs", "that note"), "the thing / stuff / one about …", or "what I said about …" — or a "that" clause; "about X" names a thing,
  * not a memory. "forget it" and "forget the tests for now" name nothing said before.
  */
 const THAT_CLAUSE = /^that\s+(?:i|i'm|i've|we|we're|we've|you|they|our|my|the|it's|there's)\b/i;
@@ -49,6 +49,8 @@ const SAVED_THING = new RegExp(
   [
     String.raw`^(?:what|everything|anything|all)\s+(?:i|we|you)\s+(?:\w+\s+)?(?:said|told|wrote|mentioned|asked|saved|remembered|know|noted|learned)\b`,
     String.raw`\b(?:memory|memories|note|notes|rules?|preferences?|instructions?|reminders?)\b(?=\s*(?:$|[,.;:!–—-]|(?:about|on|for|that|which|saying|says|regarding|from|where|because|since)\b))`,
+    // "the thing about port 3000", "the stuff about redis", "the one about Jest": said before.
+    String.raw`^(?:the|that|this)\s+(?:thing|stuff|bit|part|one)\s+(?:about|on|regarding)\b`,
   ].join("|"),
   "i",
 );

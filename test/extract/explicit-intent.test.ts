@@ -225,6 +225,32 @@ describe("parseExplicitMemory, sentence by sentence", () => {
     }
   });
 
+  it("reads a request said after the statement (…，记住了), 别忘了 with a separator, and the thing about … as said before", () => {
+    for (const [message, statement] of [
+      ["以后提交信息用中文写，记住了", "以后提交信息用中文写"],
+      ["接口统一返回 snake_case，你记好", "接口统一返回 snake_case"],
+      ["别忘了：测试要连真实数据库", "测试要连真实数据库"],
+      ["不要忘了，每次发版前跑 e2e", "每次发版前跑 e2e"],
+      ["レビューは必ず2人以上、覚えておいてね", "レビューは必ず2人以上"],
+    ]) {
+      const intent = parseExplicitMemory(message);
+      assert.equal(intent?.kind === "remember" ? intent.statement : null, statement, message);
+    }
+    for (const message of ["好的，我记住了", "密码，记住了吗？", "别忘了提交代码", "我记住了，谢谢"])
+      assert.equal(parseExplicitMemory(message), null, message);
+    for (const message of [
+      "forget the thing about port 3000, it's 8080 now",
+      "forget the stuff about redis, we dropped it",
+      "forget the one about Jest",
+    ])
+      assert.equal(parseExplicitMemory(message)?.kind, "forget", message);
+    for (const message of [
+      "forget the part about caching, I'll handle it",
+      "forget the thing about the tests for now",
+    ])
+      assert.equal(parseExplicitMemory(message), null, message);
+  });
+
   it("reads a that-statement with a plural subject as a forget, and 不用记 … 了 as one", () => {
     for (const [message, query] of [
       ["forget that deploys go out on Fridays", "deploys go out on Fridays"],

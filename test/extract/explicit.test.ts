@@ -231,6 +231,9 @@ describe("applyExplicitMemory (offline, no model)", () => {
       ["Forget about Jest, we switched to Vitest.", "project-jest.md"],
       ["forget that unit tests run on Jest, we moved to Vitest", "project-jest.md"],
       ["不用记 pnpm 了，我们现在用 yarn", "feedback-use-pnpm.md"],
+      // "the thing about" names what was said before, and is no word of the lookup.
+      ["forget the thing about pnpm, we use yarn now", "feedback-use-pnpm.md"],
+      ["forget the one about Jest", "project-jest.md"],
     ]) {
       const memoryDir = memoryDirWith(saved);
       const result = await applyExplicitMemory(text, { memoryDir });
