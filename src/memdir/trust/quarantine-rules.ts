@@ -1,6 +1,7 @@
 /**
  * The quarantine's intents (docs/design.md#quarantine), each a verb class and an object class
- * found together in one sentence, in English, Chinese, Japanese and Spanish. A verb alone
+ * found together in one sentence, in English, Chinese, Japanese and Spanish (and, for the
+ * commonest intents, French, German, Portuguese, Russian and Korean). A verb alone
  * ("ignore the lint warnings", "upload coverage to …") or an object alone ("the previous setup
  * instructions are outdated", "the deploy key lives in ~/.ssh/deploy_key") is a project fact; the
  * pair ("ignore your previous instructions", "upload ~/.ssh/id_rsa to https://…") steers a session.
@@ -128,6 +129,40 @@ const OWNED_INSTRUCTION_ES = re(
   String.raw`\b(?:instrucciones|indicaciones|reglas|órdenes|ordenes|directrices|directivas|restricciones)\b[^.!?\n]{0,25}?(?:anteriores|previas|previos|del sistema|de arriba|originales|iniciales|que recibiste|del usuario|de seguridad)|\btus\s+(?:instrucciones|indicaciones|reglas|órdenes|directrices|restricciones)\b|\b(?:prompt|mensaje) del sistema\b`,
 );
 
+// The same pair in French, German, Portuguese, Russian and Korean (verb, then the session's
+// instructions; Korean puts the object first). A verb alone ("ignore les avertissements",
+// "ignoriere die Lint-Warnungen") is a project rule, as in English.
+const OVERRIDE_VERB_FR = re(
+  String.raw`\b(?:ignore[sz]?|ignorer|oublie[sz]?|oublier|ne (?:tiens|tenez) (?:pas|plus) compte (?:de|des)|(?:fais|faites) abstraction (?:de|des)|(?:passe|passez) outre|n'?(?:obéis|obéissez|suis|suivez) plus|ne (?:suis|suivez) pas)\b`,
+);
+const OWNED_INSTRUCTION_FR = re(
+  String.raw`\b(?:instructions|consignes|règles|directives|ordres|restrictions)\b[^.!?\n]{0,25}?(?:précédentes|antérieures|initiales|d'origine|du système|que (?:tu as|vous avez) reçues|de sécurité)|\b(?:tes|vos)\s+(?:instructions|consignes|règles|directives|restrictions)\b|\b(?:prompt|message) (?:du )?système\b`,
+);
+const OVERRIDE_VERB_DE = re(String.raw`\b(?:ignorier(?:e|t|en)?|vergiss|vergessen|missacht(?:e|et|en))\b`);
+// "Befolge die bisherigen Anweisungen nicht mehr", "Setze deine Regeln außer Kraft": the verb is
+// split around its object (befolge alone is "follow").
+const SPLIT_VERB_DE = re(String.raw`\b(?:befolge|befolgen|setze|setzen)\b`);
+const SPLIT_VERB_END_DE = re(String.raw`\b(?:nicht mehr|außer kraft)\b`);
+const OWNED_INSTRUCTION_DE = re(
+  String.raw`\b(?:vorherigen|bisherigen|früheren|ursprünglichen|obigen|alle(?:n)?)\s+(?:anweisungen|anordnungen|regeln|vorgaben|richtlinien|befehle|einschränkungen)\b|\b(?:deine|ihre|eure)\s+(?:anweisungen|regeln|vorgaben|richtlinien|einschränkungen)\b|\bsystem-?(?:prompt|anweisungen|nachricht)\b`,
+);
+const OVERRIDE_VERB_PT = re(
+  String.raw`\b(?:ignore|ignora|ignorar|esqueça|esquece|esquecer|desconsidere|desconsidera|não (?:siga|sigas|obedeça|obedeças))\b`,
+);
+const OWNED_INSTRUCTION_PT = re(
+  String.raw`\b(?:instruções|regras|diretrizes|ordens|restrições)\b[^.!?\n]{0,25}?(?:anteriores|prévias|do sistema|originais|iniciais|que (?:você )?recebeu|de segurança)|\b(?:suas|tuas)\s+(?:instruções|regras|diretrizes|restrições)\b|\b(?:prompt|mensagem) do sistema\b`,
+);
+const OVERRIDE_VERB_RU = re(
+  "игнорир[а-я]*|проигнорир[а-я]*|забудь|забудьте|забыть|не обращай(?:те)? внимания на|не следуй(?:те)?|не выполняй(?:те)?|отмени(?:те)?",
+);
+const OWNED_INSTRUCTION_RU = re(
+  "(?:предыдущи[а-я]*|прежни[а-я]*|предшествующи[а-я]*|исходны[а-я]*|системны[а-я]*|все|всех|тво[иеё][а-я]*|ваш[а-я]*)\\s+(?:инструкци[а-я]*|указани[а-я]*|правил[а-я]*|команд[а-я]*|ограничени[а-я]*|промпт[а-я]*)",
+);
+const OWNED_INSTRUCTION_KO = re(
+  "(?:이전|기존|앞의|위의|시스템|원래|모든)\\s*(?:의\\s*)?(?:지시|지침|명령|규칙|프롬프트|제한)",
+);
+const OVERRIDE_VERB_KO = re("무시|잊어|따르지\\s*(?:마|말)");
+
 // fetch-run: code fetched from a URL and run, as one pipeline or as download-then-run in words.
 const PIPE_TO_SHELL = re(
   String.raw`\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch)\b[^\n|;]{0,200}\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|da|k|fi|c|tc)?sh|python[23]?|node|perl|ruby|php|iex|pwsh|powershell)\b`,
@@ -147,6 +182,12 @@ const DOWNLOAD_ZH = re("下载|获取|拉取|抓取|curl|wget");
 const RUN_ZH = re("执行|运行|启动");
 const DOWNLOAD_JA = re("ダウンロード|取得|curl|wget");
 const RUN_JA = re("実行|走らせ|起動");
+const DOWNLOAD_OTHER = re(
+  String.raw`\b(?:télécharge[rz]?|récupère[rz]?|lade|herunterladen|baixe|baixa|baixar)\b|скача[а-я]*|загрузи[а-я]*|다운로드|받아`,
+);
+const RUN_OTHER = re(
+  String.raw`\b(?:exécute[rz]?|lance[rz]?|führe|ausführen|starte|starten|execute|executa|executar|rode|roda)\b|запуст[а-я]*|выполн[а-я]*|실행`,
+);
 const DOWNLOAD_ES = re(String.raw`\b(?:descarg[a-záéíóú]*|baj[ae][a-záéíóú]*|obt[eé]n[a-záéíóú]*|curl|wget)`);
 const RUN_ES = re(String.raw`\b(?:ejec[uú]t[a-záéíóú]*|c[oó]rre[a-záéíóú]*|lanz[a-záéíóú]*)`);
 
@@ -160,7 +201,7 @@ const OPEN_SHELL = re(
 
 // exfiltrate: a sending verb, something the user would not give away, and a place outside.
 const SEND = re(
-  String.raw`\b(?:send|post|upload|exfiltrate|forward|transmit|leak|copy|pipe|report|e-?mail|mail|beam|ship|submit|paste|include (?:it|them) in)\b|发送|上传|传到|传给|转发|提交|发到|发给|外发|泄露|同步到|贴到|送信|送って|送る|アップロード|転送|漏らし|貼り付け|\b(?:env[ií][a-záéíóú]*|sub[ea][a-záéíóú]*|subir|mand[ae][a-záéíóú]*|reenv[ií][a-záéíóú]*|filtr[a-záéíóú]*|transmit[a-záéíóú]*|copi[a-záéíóú]*|peg[a-záéíóú]*)\b`,
+  String.raw`\b(?:send|post|upload|exfiltrate|forward|transmit|leak|copy|pipe|report|e-?mail|mail|beam|ship|submit|paste|include (?:it|them) in)\b|发送|上传|传到|传给|转发|提交|发到|发给|外发|泄露|同步到|贴到|送信|送って|送る|アップロード|転送|漏らし|貼り付け|\b(?:env[ií][a-záéíóú]*|sub[ea][a-záéíóú]*|subir|mand[ae][a-záéíóú]*|reenv[ií][a-záéíóú]*|filtr[a-záéíóú]*|transmit[a-záéíóú]*|copi[a-záéíóú]*|peg[a-záéíóú]*)\b|\b(?:envoie[rz]?|envoyer|transmets|transmettez|téléverse[rz]?|publie[rz]?|colle[rz]?|sende|senden|schicke|schicken|übertrage|übermittle|hochladen|lade\s+\S+\s+hoch|envie|enviar|mande|mandar|faça upload)\b|отправ[а-я]*|перешл[а-я]*|загрузи[а-я]*|보내|전송|업로드`,
 );
 const SENSITIVE = re(
   String.raw`\$\{?[A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASS|CREDENTIALS?)\b|\b(?:secrets?|credentials?|api[ _-]?keys?|access keys?|tokens?|passwords?|passphrases?|env(?:ironment)? (?:variables|vars)|ssh keys?|private keys?|keychain|cookies|chat history|source code)\b|\.env\b|id_rsa|id_ed25519|~\/\.(?:ssh|aws|npmrc|netrc|gnupg|kube|docker)|\.netrc|\.npmrc|\/etc\/(?:passwd|shadow)|\bthe (?:conversation|transcript|chat|session|codebase|repo(?:sitory)?)\b|\b(?:all|every|the user'?s) (?:files|code|data|messages|memories)\b|密钥|私钥|凭证|凭据|令牌|密码|环境变量|对话|聊天记录|源代码|源码|用户的?文件|代码库|環境変数|認証情報|秘密鍵|トークン|パスワード|ソースコード|会話|\b(?:claves?|contraseñas?|credenciales|secretos?|variables de entorno|archivos del usuario|código fuente|la conversación)\b`,
@@ -199,6 +240,10 @@ const HIDE_ES = re(
   String.raw`\bno\s+(?:le\s+|les\s+|se\s+lo\s+|se\s+la\s+|se\s+los\s+)?(?:digas|cuentes|informes|avises|menciones|comentes|notifiques)\b[^.!?\n]{0,20}?(?:al usuario|a los usuarios|a nadie|al humano)|\bno\s+(?:le\s+|les\s+)?muestres\b[^.!?\n]{0,20}?(?:al usuario|a los usuarios|a nadie|al humano)\s+(?:lo que|los cambios|esto|eso|que\s+(?:has|hiciste|borraste|cambiaste|ejecutaste))|\b(?:oculta|esconde|ocúlta|escónde)[a-záéíóú]*\b[^.!?\n]{0,40}?\b(?:al usuario|del usuario|a los usuarios)\b|\bsin que (?:el usuario|nadie) (?:lo )?(?:sepa|note|se entere)|\ba escondidas\b|\ben secreto\b`,
 );
 
+const HIDE_OTHER = re(
+  String.raw`\bne\s+(?:le\s+|lui\s+|leur\s+|l'|rien\s+)?(?:dis|dites|mentionne|mentionnez|signale|signalez|révèle|révélez|raconte|racontez)\s+(?:rien|pas)\b[^.!?\n]{0,20}?(?:à l'utilisateur|aux utilisateurs|à personne)|\bà l'insu de l'utilisateur\b|\bsans que l'utilisateur (?:ne )?(?:le )?(?:sache|remarque|s'en aperçoive)\b|\b(?:sag|sage|sagen sie|erzähl|erzähle|verrate|verraten sie|erwähne|erwähnen sie)\s+(?:dem (?:benutzer|nutzer|anwender)|niemandem)\s+(?:nichts|nicht)\b|\bohne dass (?:der|die) (?:benutzer|nutzer|anwender)(?:in)? (?:es )?(?:merkt|erfährt|weiß|bemerkt)\b|\bnão\s+(?:conte|diga|mencione|informe|avise)\b[^.!?\n]{0,20}?(?:ao usuário|aos usuários|a ninguém)|\bsem que o usuário (?:saiba|perceba|note)\b|не\s+(?:говори|сообщай|рассказывай|показывай|упоминай)(?:те)?\s+пользовател[а-я]*|скр(?:ой|ойте|ыть)\s+от\s+пользовател[а-я]*|втайне от пользовател[а-я]*|чтобы пользователь не (?:узнал|заметил)|사용자(?:에게|한테)(?:는)?\s*(?:말하지|알리지|보고하지|알려주지)\s*(?:마|말)|사용자\s*몰래|사용자가\s*모르게`,
+);
+
 // system-tag: the wrappers context, tool calls and chat templates arrive in.
 const FORGED_TAG = re(
   String.raw`<\/?(?:system[-_ ]?reminder|function_calls|function_results|tool_use|tool_result|tool_call|antml:[a-z_]+|system[-_]prompt)(?=[\s>/])[^>\n]{0,100}>|<(?:invoke|parameter)\s+name=|<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|begin_of_text|start_header_id|end_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(?:start_of_turn|end_of_turn)>`,
@@ -223,6 +268,12 @@ export const INTENT_RULES: readonly IntentRule[] = [
   { intent: "override", sequence: [OWNED_INSTRUCTION_JA, OBSOLETE_JA], gap: 12 },
   { intent: "override", sequence: [SELF_ONLY_OTHER] },
   { intent: "override", sequence: [OVERRIDE_VERB_ES, OWNED_INSTRUCTION_ES], gap: 30 },
+  { intent: "override", sequence: [OVERRIDE_VERB_FR, OWNED_INSTRUCTION_FR], gap: 30 },
+  { intent: "override", sequence: [OVERRIDE_VERB_DE, OWNED_INSTRUCTION_DE], gap: 30 },
+  { intent: "override", sequence: [SPLIT_VERB_DE, OWNED_INSTRUCTION_DE, SPLIT_VERB_END_DE], gap: 30 },
+  { intent: "override", sequence: [OVERRIDE_VERB_PT, OWNED_INSTRUCTION_PT], gap: 30 },
+  { intent: "override", sequence: [OVERRIDE_VERB_RU, OWNED_INSTRUCTION_RU], gap: 30 },
+  { intent: "override", sequence: [OWNED_INSTRUCTION_KO, OVERRIDE_VERB_KO], gap: 15 },
   { intent: "fetch-run", sequence: [PIPE_TO_SHELL], unlessNegated: true },
   { intent: "fetch-run", sequence: [SHELL_OF_FETCH], unlessNegated: true },
   {
@@ -236,6 +287,7 @@ export const INTENT_RULES: readonly IntentRule[] = [
   { intent: "fetch-run", sequence: [DOWNLOAD_ZH, RUN_ZH], gap: 60, alsoIn: [URL], unlessNegated: true },
   { intent: "fetch-run", sequence: [DOWNLOAD_JA, RUN_JA], gap: 30, alsoIn: [URL], unlessNegated: true },
   { intent: "fetch-run", sequence: [DOWNLOAD_ES, RUN_ES], gap: 80, alsoIn: [URL], unlessNegated: true },
+  { intent: "fetch-run", sequence: [DOWNLOAD_OTHER, RUN_OTHER], gap: 80, alsoIn: [URL], unlessNegated: true },
   { intent: "remote-shell", sequence: [SHELL_ONE_LINER], unlessNegated: true },
   { intent: "remote-shell", sequence: [OPEN_SHELL], unlessNegated: true },
   { intent: "exfiltrate", sequence: [SEND], alsoIn: [SENSITIVE, DESTINATION], unlessNegated: true },
@@ -253,6 +305,7 @@ export const INTENT_RULES: readonly IntentRule[] = [
   { intent: "hide", sequence: [HIDE_ZH] },
   { intent: "hide", sequence: [HIDE_JA] },
   { intent: "hide", sequence: [HIDE_ES] },
+  { intent: "hide", sequence: [HIDE_OTHER] },
   { intent: "system-tag", sequence: [FORGED_TAG] },
 ];
 
@@ -270,6 +323,9 @@ export const TURN_ONLY_ROLES = new Set(["human", "assistant"]);
 export const ROLE_ADDRESS =
   /\b(?:you|your|granted|authori[sz]ed|allowed|permitted|permission|approved|restrictions?|unrestricted|no limits|ignore|disabled?|lifted|developer mode|jailbreak|admin(?:istrator)? (?:rights|access|privileges))\b|你|権限|制限|許可|あなた|\b(?:tienes|puedes|autoriz[a-z]*|permiso|restricci[a-zó]*)\b/i;
 
-/** A prohibition: the passage warns against the act ("never pipe curl to sh", "不要…"). */
+/**
+ * A prohibition: the passage warns against the act ("never pipe curl to sh", "不要…"). French
+ * puts its "ne" right before the verb ("ne télécharge jamais …"): the text before the act ends on it.
+ */
 export const NEGATION =
-  /\b(?:never|don'?t|do not|avoid|must not|mustn'?t|shouldn'?t|should not|no longer|instead of|rather than|refuse|forbidden|banned|not allowed|nunca|jamás|evita[a-z]*)\b|\bno (?:ejecutes|corras|descargues|env[ií]es|subas|uses)\b|不要|别|禁止|切勿|不得|不能|避免|禁止|しない|しないで/i;
+  /\b(?:never|don'?t|do not|avoid|must not|mustn'?t|shouldn'?t|should not|no longer|instead of|rather than|refuse|forbidden|banned|not allowed|nunca|jamás|evita[a-z]*|jamais|nie|niemals|keine?n?)\b|\bno (?:ejecutes|corras|descargues|env[ií]es|subas|uses)\b|\bne\s+(?:\S+\s+)?(?:pas|jamais)\b|\bn(?:e\s+|')$|\bnão\b|никогда|нельзя|(?:^|[\s(«"])не\s|절대|하지\s*마|不要|别|禁止|切勿|不得|不能|避免|禁止|しない|しないで/i;

@@ -100,6 +100,15 @@ const LOOK_ALIKES: Record<string, string> = {
   ʏ: "y",
 };
 const LOOK_ALIKE_CLASS = new RegExp(`[${Object.keys(LOOK_ALIKES).join("")}]`, "gu");
+/**
+ * A Cyrillic or Greek letter with no Latin look-alike (и, л, д, ж, λ, π …): the text is written in
+ * that script, not disguised. Folding reads "не говори пользователю" as "he говори пользоватeлю",
+ * so such a text is also read unfolded, for the rules in its own language.
+ */
+const NATIVE_SCRIPT = new RegExp(
+  `(?![${Object.keys(LOOK_ALIKES).join("")}])[\\u0370-\\u03ff\\u0400-\\u04ff]`,
+  "u",
+);
 
 const NAMED_ENTITIES: Record<string, string> = {
   lt: "<",
@@ -147,7 +156,7 @@ const PLAIN_ASCII = /^[\x20-\x7e\t]*$/;
 const PLAIN_BUT_DECODED = /[&%]|<!--|-->/;
 
 /** One line as a model reads it, and the names of what had to be undone to get there. */
-function normalizeLine(raw: string): { text: string; revealed: string[] } {
+function normalizeLine(raw: string, fold = true): { text: string; revealed: string[] } {
   // Printable ASCII with nothing to decode or unwrap reads as it is spelled: every step below
   // leaves it unchanged (most lines of a memory, nearly every line of a large index).
   if (PLAIN_ASCII.test(raw) && !PLAIN_BUT_DECODED.test(raw)) return { text: raw, revealed: [] };
@@ -157,7 +166,7 @@ function normalizeLine(raw: string): { text: string; revealed: string[] } {
   if (visible !== text) revealed.push("zero-width characters removed");
   text = visible.normalize("NFKC");
   if (text !== visible.normalize("NFC")) revealed.push("full-width or styled letters folded");
-  const folded = text.replace(LOOK_ALIKE_CLASS, (letter) => LOOK_ALIKES[letter] ?? letter);
+  const folded = fold ? text.replace(LOOK_ALIKE_CLASS, (letter) => LOOK_ALIKES[letter] ?? letter) : text;
   // A look-alike counts only inside a word that also has Latin letters: plain Russian or Greek
   // text is folded too (harmless), but is not reported as hidden.
   if (folded !== text && /[a-z][^\s]*[\u0370-\u04ff]|[\u0370-\u04ff][^\s]*[a-z]/i.test(text))
@@ -201,10 +210,10 @@ function joinSoftBreaks(lines: string[]): string {
   return joined;
 }
 
-function viewOf(text: string, fromLine?: number): QuarantineView {
+function viewOf(text: string, fromLine?: number, fold = true): QuarantineView {
   const revealed = new Map<number, string[]>();
   const lines = text.split("\n").map((raw, index) => {
-    const line = normalizeLine(raw);
+    const line = normalizeLine(raw, fold);
     if (line.revealed.length > 0) revealed.set(index, line.revealed);
     return line.text;
   });
@@ -226,12 +235,14 @@ export function decodeBase64Text(run: string): string | null {
 }
 
 /**
- * The views of `text` the quarantine rules read: the text itself normalized, and each base64 run
- * in it that decodes to readable text (normalized the same way).
+ * The views of `text` the quarantine rules read: the text itself normalized, the same without the
+ * look-alikes folded when it is written in Cyrillic or Greek, and each base64 run in it that
+ * decodes to readable text (normalized the same way).
  */
 export function quarantineViews(text: string): QuarantineView[] {
   const main = viewOf(text);
   const views = [main];
+  if (NATIVE_SCRIPT.test(text)) views.push(viewOf(text, undefined, false));
   const rawLines = text.split("\n");
   rawLines.forEach((raw, index) => {
     for (const run of raw.match(BASE64_RUN) ?? []) {
