@@ -3,6 +3,7 @@ import { loadMemoryRules } from "../instructions/memory-rules.ts";
 import { formatUserContext } from "../instructions/user-context.ts";
 import { readIndex } from "../memdir/format/index-file.ts";
 import type { MemoryLocation } from "../memdir/location/paths.ts";
+import { indexWithoutInstructions } from "../memdir/trust/withhold.ts";
 import { isPending, listProposals } from "../memdir/write/proposal-store.ts";
 import type { Clock } from "../types.ts";
 import { fitHookContext } from "./context-limit.ts";
@@ -27,7 +28,11 @@ export async function sessionStartContext(options: SessionStartOptions): Promise
   const rules = await loadMemoryRules({ config: options.config, location: options.location });
   if (rules === null) return null;
   const index = await readIndex(options.location.memoryDir);
-  const indexText = index.exists && index.content.trim() !== "" ? index.content : "(no memories saved yet)";
+  // Shown among the user's instructions: a line that reads as one is left out (src/memdir/trust/withhold.ts).
+  const indexText =
+    index.exists && index.content.trim() !== ""
+      ? await indexWithoutInstructions(index.content)
+      : "(no memories saved yet)";
   const userContext = formatUserContext(
     [
       {

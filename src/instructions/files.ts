@@ -5,6 +5,7 @@ import { type IndexLimit, readIndex } from "../memdir/format/index-file.ts";
 import { isInside } from "../memdir/fs/inside.ts";
 import { resolveMemoryLocation } from "../memdir/location/paths.ts";
 import { findSecrets } from "../memdir/trust/secrets.ts";
+import { indexWithoutInstructions } from "../memdir/trust/withhold.ts";
 import { stripHtmlComments } from "./comments.ts";
 import { findImports, importCandidates, MAX_IMPORT_DEPTH } from "./imports.ts";
 
@@ -260,11 +261,13 @@ async function loadIndexFile(
 ): Promise<InstructionFile | null> {
   const index = await readIndex(memoryDir);
   if (!index.exists) return null;
+  // Shown among the user's instructions: a line that reads as one is left out (src/memdir/trust/withhold.ts).
+  const content = await indexWithoutInstructions(index.content);
   return {
     path: index.path,
     type,
-    content: index.content,
-    bytes: Buffer.byteLength(index.content, "utf8"),
+    content,
+    bytes: Buffer.byteLength(content, "utf8"),
     imports: [],
     truncated: index.truncated,
   };

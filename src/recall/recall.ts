@@ -5,6 +5,7 @@ import type { HeaderCache } from "../memdir/scan/header-cache.ts";
 import { linkNames } from "../memdir/scan/links.ts";
 import { scanHeaders } from "../memdir/scan/scan.ts";
 import { anchorRoot } from "../memdir/trust/anchors.ts";
+import { withheldContent } from "../memdir/trust/withhold.ts";
 import { describeFailure } from "../model/side-query.ts";
 import { type Clock, type MemoryHeader, type Message, type ReadFileState, savedAtMs } from "../types.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
@@ -292,7 +293,8 @@ async function surfacePicks(
     const message = surfacedMemoryMessage({
       path: header.path,
       mtimeMs: savedAtMs(header),
-      content: entry.read.content,
+      // A memory whose text reads as an instruction is named, not shown (src/memdir/trust/withhold.ts).
+      content: (await withheldContent(entry.read.content)) ?? entry.read.content,
       now: nowMs,
       notes: await vanishedAnchorNotes(entry.read.content, projectRoot),
     });

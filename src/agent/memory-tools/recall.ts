@@ -67,13 +67,19 @@ export function createRecallTool(
       const memoryDir = memoryDirOf(context, "memory_recall");
       if (typeof memoryDir !== "string") return memoryDir;
       // Loaded on the first call: the MCP server answers its handshake without them (bench/mcp-startup.ts).
-      const [{ parseFrontmatter }, { readMemoryCapped }, { recall }, { memoryFreshnessCaveat }] =
-        await Promise.all([
-          import("../../memdir/format/frontmatter.ts"),
-          import("../../memdir/fs/read.ts"),
-          import("../../recall/recall.ts"),
-          import("../../recall/surface.ts"),
-        ]);
+      const [
+        { parseFrontmatter },
+        { readMemoryCapped },
+        { recall },
+        { memoryFreshnessCaveat },
+        { withheldContent },
+      ] = await Promise.all([
+        import("../../memdir/format/frontmatter.ts"),
+        import("../../memdir/fs/read.ts"),
+        import("../../recall/recall.ts"),
+        import("../../recall/surface.ts"),
+        import("../../memdir/trust/withhold.ts"),
+      ]);
       const result = await recall({
         memoryDir,
         query: input.query,
@@ -89,11 +95,13 @@ export function createRecallTool(
         result.memories.map(async (memory) => {
           const capped = await readMemoryCapped(memory.path, { memoryDir });
           const parsed = parseFrontmatter(capped.content);
+          // Named, not shown, when its text reads as an instruction (src/memdir/trust/withhold.ts).
+          const withheld = await withheldContent(capped.content);
           // The model now holds this memory: later recalls in the same session skip it.
           context.readFileState.set(memory.path, { readAt: now, source: "memory" });
           return {
             ...memorySummary({ ...memory, type: parsed.type, description: parsed.description }, now),
-            content: parsed.body.replace(/^\n+/, ""),
+            content: withheld ?? parsed.body.replace(/^\n+/, ""),
             truncated: capped.truncated,
             caveat: memoryFreshnessCaveat(memory.mtimeMs, now),
           };
