@@ -431,6 +431,14 @@ async function fileContext(
     );
     return null;
   }
+  // The model's own tool wrote into the memory dir: told at once when the text steers a future
+  // session (src/hooks/memory-write.ts). Such a file is no project file with memories about it.
+  const { memoryWriteNote } = await import("../../../hooks/memory-write.ts");
+  const writeNote = await memoryWriteNote(input.tool_name, file, location.memoryDir);
+  if (writeNote !== null) {
+    log(`${file}: the text written reads as an instruction; told the model`);
+    return writeNote;
+  }
   const [{ fileMemories }, ledger, { anchorRoot }] = await Promise.all([
     import("../../../hooks/file-memories.ts"),
     import("../../../hooks/session-seen.ts"),
