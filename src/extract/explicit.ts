@@ -9,6 +9,7 @@ import { tokenize } from "../recall/lexical/text/tokenize.ts";
 import { createLexicalSelector } from "../recall/select-lexical.ts";
 import type { ChangeRecorder, MemoryType, RecordedChange } from "../types.ts";
 import { cleanStatement, parseExplicitMemory } from "./explicit-intent.ts";
+import { THING_ABOUT } from "./forget-intent.ts";
 import { classifyStatement, describeStatement } from "./statement-type.ts";
 
 export type ExplicitMemoryResult =
@@ -124,8 +125,10 @@ export async function rememberStatement(
  * The words of a forget request that only say it is one ("the memory about", "what I said", "the
  * thing about", "那条", "的记忆"): they name no memory, so they count neither for nor against one.
  */
-const FORGET_FRAMING =
-  /\b(?:memory|memories|notes?|rules?|preferences?|instructions?|reminders?|said|told|tell|wrote|written|mentioned|remembered|saved|know|knew|everything|anything)\b|^(?:the|that|this)\s+(?:thing|stuff|bit|part|one)\s+(?=about|on|regarding)|记忆|記憶|[那这這][条條句]|之前|以前|刚才|剛才|[说說][过過的]|关于|關於|的事|规则|規則|メモ|ルール|決まり|のこと/giu;
+const FORGET_FRAMING = new RegExp(
+  String.raw`\b(?:memory|memories|notes?|rules?|preferences?|instructions?|reminders?|said|told|tell|wrote|written|mentioned|remembered|saved|know|knew|everything|anything)\b|记忆|記憶|[那这這][条條句]|之前|以前|刚才|剛才|[说說][过過的]|关于|關於|的事|规则|規則|メモ|ルール|決まり|のこと|${THING_ABOUT}`,
+  "giu",
+);
 
 /** At least this share of the request's own words must be the memory's words (docs/design.md#explicit-remember). */
 const FORGET_MIN_SHARE = 0.5;

@@ -45,12 +45,16 @@ function isThatClause(body: string): boolean {
   const head = body.split(/\s*(?:[,;:–—]|\s-\s)/)[0].split(/\s(?:that|which|who)\s/i)[0];
   return /^that\s/i.test(head) && statesSomething(head);
 }
+/**
+ * "the thing about port 3000", "the stuff about redis", "the one about Jest": what was said before,
+ * named by its topic. Its words are framing, not words of the memory (explicit.ts's lookup).
+ */
+export const THING_ABOUT = String.raw`^(?:the|that|this)\s+(?:thing|stuff|bit|part|one)\s+(?=(?:about|on|regarding)\b)`;
 const SAVED_THING = new RegExp(
   [
     String.raw`^(?:what|everything|anything|all)\s+(?:i|we|you)\s+(?:\w+\s+)?(?:said|told|wrote|mentioned|asked|saved|remembered|know|noted|learned)\b`,
     String.raw`\b(?:memory|memories|note|notes|rules?|preferences?|instructions?|reminders?)\b(?=\s*(?:$|[,.;:!–—-]|(?:about|on|for|that|which|saying|says|regarding|from|where|because|since)\b))`,
-    // "the thing about port 3000", "the stuff about redis", "the one about Jest": said before.
-    String.raw`^(?:the|that|this)\s+(?:thing|stuff|bit|part|one)\s+(?:about|on|regarding)\b`,
+    THING_ABOUT,
   ].join("|"),
   "i",
 );

@@ -23,6 +23,21 @@ const FILE_TOOLS: Record<string, readonly string[]> = {
   edit: ["file_path", "absolute_path", "path"],
 };
 
+/** The file tools above that write the file they name (the others only read it). */
+const WRITING_TOOLS = new Set(["Write", "Edit", "MultiEdit", "write_file", "replace", "edit"]);
+
+/**
+ * Whether a file tool writes the file it names (`Write`, `write_file`, `edit`, …), as the file
+ * hook tells a write into the memory dir from a read (src/hooks/memory-write.ts).
+ *
+ * @example
+ * writesFile("Edit") // true
+ * writesFile("Read") // false
+ */
+export function writesFile(toolName: string | undefined): boolean {
+  return toolName !== undefined && WRITING_TOOLS.has(toolName);
+}
+
 /** The shell tool's name in a PostToolUse payload; its command line is in `command`. */
 const SHELL_TOOL = "Bash";
 

@@ -99,16 +99,14 @@ const LOOK_ALIKES: Record<string, string> = {
   ɩ: "i",
   ʏ: "y",
 };
-const LOOK_ALIKE_CLASS = new RegExp(`[${Object.keys(LOOK_ALIKES).join("")}]`, "gu");
+const LOOK_ALIKE_LETTERS = Object.keys(LOOK_ALIKES).join("");
+const LOOK_ALIKE_CLASS = new RegExp(`[${LOOK_ALIKE_LETTERS}]`, "gu");
 /**
  * A Cyrillic or Greek letter with no Latin look-alike (и, л, д, ж, λ, π …): the text is written in
  * that script, not disguised. Folding reads "не говори пользователю" as "he говори пользоватeлю",
  * so such a text is also read unfolded, for the rules in its own language.
  */
-const NATIVE_SCRIPT = new RegExp(
-  `(?![${Object.keys(LOOK_ALIKES).join("")}])[\\u0370-\\u03ff\\u0400-\\u04ff]`,
-  "u",
-);
+const NATIVE_SCRIPT = new RegExp(`(?![${LOOK_ALIKE_LETTERS}])[\\u0370-\\u03ff\\u0400-\\u04ff]`, "u");
 
 const NAMED_ENTITIES: Record<string, string> = {
   lt: "<",

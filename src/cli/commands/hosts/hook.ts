@@ -421,7 +421,7 @@ async function fileContext(
   },
 ): Promise<string | null> {
   const { cwd, location, log } = state;
-  const { toolFilePath } = await import("../../../hosts/shared/tool-file.ts");
+  const { toolFilePath, writesFile } = await import("../../../hosts/shared/tool-file.ts");
   const file = toolFilePath(input.tool_name, input.tool_input, cwd);
   if (file === null) {
     log(
@@ -433,8 +433,9 @@ async function fileContext(
   }
   // The model's own tool wrote into the memory dir: told at once when the text steers a future
   // session (src/hooks/memory-write.ts). Such a file is no project file with memories about it.
-  const { memoryWriteNote } = await import("../../../hooks/memory-write.ts");
-  const writeNote = await memoryWriteNote(input.tool_name, file, location.memoryDir);
+  const writeNote = writesFile(input.tool_name)
+    ? await (await import("../../../hooks/memory-write.ts")).memoryWriteNote(file, location.memoryDir)
+    : null;
   if (writeNote !== null) {
     log(`${file}: the text written reads as an instruction; told the model`);
     return writeNote;
