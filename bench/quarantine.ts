@@ -9,12 +9,14 @@
  * `quarantined`. A few seconds; run alone with `node --import tsx bench/quarantine.ts [--json]`,
  * and as one part of `npm run bench`.
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMemdirError } from "../src/errors.ts";
 import type { MemorySource } from "../src/memdir/trust/provenance.ts";
+import { findInstructions } from "../src/memdir/trust/quarantine.ts";
 import { writeMemoryText } from "../src/memdir/write/write.ts";
 
 interface Sample {
@@ -132,6 +134,74 @@ export async function measureQuarantine(): Promise<QuarantineFigures> {
   }
 }
 
+/** What the surfacing check finds in memories nobody wrote to look hostile: false alarms. */
+export interface BenignCorpusFigures {
+  files: number;
+  /** Files with a finding, relative to the corpus's folder (each would be named, not shown, at recall). */
+  flagged: string[];
+}
+
+/**
+ * The surfacing check (`findInstructions`, what src/memdir/trust/withhold.ts runs on every
+ * recalled memory) over memory folders written for other purposes: the repository's coding-agent
+ * recall set, and, when `../shared` is there, the LoCoMo conversations in both variants and a
+ * `gen-scale.mjs` directory. None was read while the rules were written, so every finding is a
+ * false alarm a user would meet as a withheld memory (docs/benchmarks.md#quarantine).
+ */
+export async function measureBenignCorpora(
+  sharedDir: string | null,
+  generate: ((dir: string) => Promise<void>) | null,
+): Promise<Record<string, BenignCorpusFigures>> {
+  const corpora: Record<string, string> = {
+    "coding-agent recall set": fileURLToPath(new URL("./coding-recall", import.meta.url)),
+  };
+  const locomo = sharedDir === null ? null : path.join(sharedDir, "bench", "locomo");
+  if (locomo !== null && fs.existsSync(locomo)) {
+    corpora["LoCoMo sessions"] = path.join(locomo, "sessions");
+    corpora["LoCoMo observations"] = path.join(locomo, "observations");
+  }
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-bench-benign-"));
+  try {
+    if (generate !== null) {
+      const generated = path.join(workDir, "gen-scale");
+      await generate(generated);
+      corpora["gen-scale, 2,000 memories"] = generated;
+    }
+    const figures: Record<string, BenignCorpusFigures> = {};
+    for (const [name, root] of Object.entries(corpora)) {
+      const corpus: BenignCorpusFigures = { files: 0, flagged: [] };
+      for (const file of memoryFiles(root)) {
+        corpus.files++;
+        if (findInstructions(fs.readFileSync(file, "utf8")).length > 0)
+          corpus.flagged.push(path.relative(root, file));
+      }
+      figures[name] = corpus;
+    }
+    return figures;
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** The memory files under `root` (`*.md` but the index), sorted. */
+function memoryFiles(root: string): string[] {
+  return fs
+    .readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".md") && entry.name !== "MEMORY.md")
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort();
+}
+
+/** One line per benign corpus: files read, false alarms, and which. */
+export function formatBenignCorpora(figures: Record<string, BenignCorpusFigures>): string[] {
+  const lines = ["quarantine false alarms on memories written for other purposes (the surfacing check)"];
+  for (const [name, f] of Object.entries(figures)) {
+    const which = f.flagged.length > 0 ? `: ${f.flagged.slice(0, 5).join(" ")}` : "";
+    lines.push(`  ${name.padEnd(28)} ${f.flagged.length} of ${f.files} files flagged${which}`);
+  }
+  return lines;
+}
+
 /** The table lines: half, path, held of hostile, held of benign, precision, recall. */
 export function formatQuarantine(figures: QuarantineFigures): string[] {
   const lines = [
@@ -160,6 +230,19 @@ export function formatQuarantine(figures: QuarantineFigures): string[] {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const figures = await measureQuarantine();
-  if (process.argv.includes("--json")) process.stdout.write(`${JSON.stringify(figures)}\n`);
-  else process.stdout.write(`${formatQuarantine(figures).join("\n")}\n`);
+  const sharedDir = fileURLToPath(new URL("../../shared", import.meta.url));
+  const genScale = path.join(sharedDir, "bench", "gen-scale.mjs");
+  const benign = await measureBenignCorpora(
+    fs.existsSync(sharedDir) ? sharedDir : null,
+    fs.existsSync(genScale)
+      ? async (dir) => {
+          execFileSync(process.execPath, [genScale, "--n", "2000", "--out", dir], { stdio: "ignore" });
+        }
+      : null,
+  );
+  if (process.argv.includes("--json")) process.stdout.write(`${JSON.stringify({ ...figures, benign })}\n`);
+  else
+    process.stdout.write(
+      `${[...formatQuarantine(figures), "", ...formatBenignCorpora(benign)].join("\n")}\n`,
+    );
 }

@@ -5,7 +5,12 @@ import type { MachineInfo } from "./machine.ts";
 import type { McpStartupFigures } from "./mcp-startup.ts";
 import type { ProcessFigures } from "./process.ts";
 import type { VariantQuality } from "./quality.ts";
-import { formatQuarantine, type QuarantineFigures } from "./quarantine.ts";
+import {
+  type BenignCorpusFigures,
+  formatBenignCorpora,
+  formatQuarantine,
+  type QuarantineFigures,
+} from "./quarantine.ts";
 import type { UiFigures } from "./ui.ts";
 
 export interface ScanFigures {
@@ -91,6 +96,8 @@ export interface BenchResult {
   syncLarge: SyncFigures | null;
   /** The quarantine's precision and recall per set and path (bench/quarantine.ts). */
   quarantine: QuarantineFigures | null;
+  /** The surfacing check's false alarms on memory folders written for other purposes (bench/quarantine.ts). */
+  quarantineBenign: Record<string, BenignCorpusFigures> | null;
   quality: { sessions?: VariantQuality; observations?: VariantQuality };
   /** recall@5 on the coding-agent set per half and category (bench/coding-recall.ts). */
   codingRecall: Partial<Record<CodingRecallHalf, CodingRecallScores>>;
@@ -226,6 +233,7 @@ export function formatReport(result: BenchResult): string {
         `sync over ${sync.memories} memories (median of ${sync.runs}, load ${sync.load.join(" ")}): no change ${ms(sync.noChangeMs)} ms vs git pull && git push ${ms(sync.plainNoChangeMs)} ms (×${sync.ratios.noChange}); one memory changed ${ms(sync.oneChangedMs)} ms vs ${ms(sync.plainOneChangedMs)} ms with its commit (×${sync.ratios.oneChanged}); with the memory helper running: no change ${ms(sync.noChangeWatchedMs)} ms (×${sync.ratios.noChangeWatched}), one changed ${ms(sync.oneChangedWatchedMs)} ms (×${sync.ratios.oneChangedWatched})${sync.firstPullMs === null || sync.plainCloneMs === null ? "" : `; first pull ${ms(sync.firstPullMs)} ms vs git clone ${ms(sync.plainCloneMs)} ms (×${sync.ratios.firstPull})`}`,
       );
   if (result.quarantine) lines.push("", ...formatQuarantine(result.quarantine));
+  if (result.quarantineBenign) lines.push("", ...formatBenignCorpora(result.quarantineBenign));
   const variants = Object.entries(result.quality);
   if (variants.length > 0) {
     lines.push("", "quality (memdir eval, lexical, k = 5, LoCoMo development split)");

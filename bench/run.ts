@@ -17,7 +17,7 @@ import { machineInfo } from "./machine.ts";
 import { measureMcpStartup } from "./mcp-startup.ts";
 import { measureProcesses } from "./process.ts";
 import { LOCOMO_VARIANTS, measureQuality } from "./quality.ts";
-import { measureQuarantine } from "./quarantine.ts";
+import { measureBenignCorpora, measureQuarantine } from "./quarantine.ts";
 import { queriesFromManifest } from "./queries.ts";
 import {
   type BenchResult,
@@ -305,6 +305,7 @@ async function main(): Promise<void> {
     sync: null,
     syncLarge: null,
     quarantine: null,
+    quarantineBenign: null,
     quality: {},
     codingRecall: {},
     targets: [],
@@ -422,6 +423,12 @@ async function main(): Promise<void> {
       });
     await attempt("quarantine", async () => {
       result.quarantine = await measureQuarantine();
+    });
+    await attempt("quarantine false alarms", async () => {
+      result.quarantineBenign = await measureBenignCorpora(
+        hasShared ? sharedDir : null,
+        hasShared ? (dir) => generate(sharedDir, 2000, dir) : null,
+      );
     });
     await attempt("loop overhead", async () => {
       const loop = await runWorker<LoopWorkerResult>("loop-worker.ts", []);
