@@ -43,7 +43,7 @@ export interface QuarantinePathFigures {
 }
 
 export type QuarantineFigures = Record<
-  "tune" | "heldOut" | "fresh" | "blindTune" | "blindHeldOut",
+  "tune" | "heldOut" | "fresh" | "blindTune" | "blindHeldOut" | "indirectionTune" | "indirectionHeldOut",
   Record<"extraction" | "sync", QuarantinePathFigures>
 >;
 
@@ -58,6 +58,8 @@ const HALVES = {
   fresh: "fresh.jsonl",
   blindTune: "blind-tune.jsonl",
   blindHeldOut: "blind-held-out.jsonl",
+  indirectionTune: "indirection-tune.jsonl",
+  indirectionHeldOut: "indirection-held-out.jsonl",
 } as const;
 const PATHS: Record<"extraction" | "sync", { source: MemorySource; verbatim: boolean }> = {
   extraction: { source: "extraction", verbatim: false },
@@ -213,6 +215,8 @@ export function formatQuarantine(figures: QuarantineFigures): string[] {
     ["fresh", "fresh"],
     ["blindTune", "blind-tune"],
     ["blindHeldOut", "blind-held-out"],
+    ["indirectionTune", "indirection-tune"],
+    ["indirectionHeldOut", "indirection-held-out"],
   ] as const) {
     for (const name of ["extraction", "sync"] as const) {
       const f = figures[half][name];
