@@ -41,7 +41,7 @@ export function isDoubtful(findings: readonly QuarantineFinding[]): boolean {
 export interface QuarantineFinding {
   /** What was found, as a phrase: `an instruction to run fetched code`. */
   kind: string;
-  /** The intent behind `kind`: `override`, `fetch-run`, `remote-shell`, `exfiltrate`, `hide`, `role`, `system-tag`. */
+  /** The intent behind `kind`: `override`, `fetch-run`, `remote-shell`, `exfiltrate`, `hide`, `follow-remote`, `unlock`, `role`, `system-tag`. */
   intent: QuarantineIntent;
   /** 1-based line of the match. */
   line: number;
@@ -72,6 +72,21 @@ function sentencesOf(text: string): { start: number; text: string }[] {
   }
   if (start < text.length) sentences.push({ start, text: text.slice(start) });
   return sentences;
+}
+
+/**
+ * Sentence `index` with up to two sentences before it on its line: what a pronoun in it may stand
+ * for. Never across a hard line break, as no sentence crosses one: quarantine-diff.ts reads only
+ * the lines between hard breaks that a write changed, and gives the findings of the whole texts
+ * only while no rule reads across them (bar role lines and paired tags, which it keeps apart).
+ */
+function withSentencesBefore(sentences: readonly { text: string }[], index: number): string {
+  let first = index;
+  while (first > 0 && index - first < 2 && !sentences[first - 1].text.endsWith("\n")) first--;
+  return sentences
+    .slice(first, index + 1)
+    .map((sentence) => sentence.text)
+    .join(" ");
 }
 
 /** The keys of the global and sticky copies of the rules' patterns (constants) among the process memos. */
@@ -140,12 +155,18 @@ function matchSequence(
 
 function ruleHits(view: QuarantineView, work: QuarantineWork): Hit[] {
   const hits: Hit[] = [];
-  for (const sentence of sentencesOf(view.joined)) {
+  const sentences = sentencesOf(view.joined);
+  for (const [index, sentence] of sentences.entries()) {
     for (const rule of INTENT_RULES) {
       const found = matchSequence(rule, sentence.text, work);
       if (found === null) continue;
       if (rule.alsoIn && !rule.alsoIn.every((pattern) => pattern.test(sentence.text))) continue;
       if (rule.unlessNegated && NEGATION.test(sentence.text.slice(0, found.start))) continue;
+      if (rule.nearby) {
+        const around = withSentencesBefore(sentences, index);
+        work.tries += around.length;
+        if (!rule.nearby.every((pattern) => pattern.test(around))) continue;
+      }
       hits.push({
         intent: rule.intent,
         start: sentence.start + found.start,

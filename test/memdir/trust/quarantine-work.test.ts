@@ -7,11 +7,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { findInstructionsCounted } from "../../../src/memdir/trust/quarantine.ts";
+import { INTENT_RULES } from "../../../src/memdir/trust/quarantine-rules.ts";
 
 const MEGABYTE = 1_000_000;
-// 29 rules pass over every place once each, plus at most `gap + 1` tries after each match of a
-// rule's first words; about 30 to 60 per character on the bodies below.
-const TRIES_PER_CHARACTER = 100;
+// Each rule passes over every place once, plus at most `gap + 1` tries after each match of a
+// rule's first words and one more read of the sentences around a pronoun's match: the rules'
+// count plus 25 to 35 per character on the bodies below (a search of the rest of the text per
+// match would be thousands).
+const TRIES_PER_CHARACTER = INTENT_RULES.length + 60;
 
 function repeatedTo(unit: string, length: number): string {
   return unit.repeat(Math.ceil(length / unit.length));
@@ -29,6 +32,10 @@ const HOSTILE_BODIES: Record<string, string> = {
   "hide and its objects": repeatedTo("hide it it it it it it it ", MEGABYTE),
   // A first part that matches at every other character.
   "a two-character first part": repeatedTo("下载", MEGABYTE),
+  // A pronoun rule's first words in one endless sentence, and in a sentence each: the sentences
+  // around each match are read once more, never the rest of the text.
+  "a pronoun after the verb, one sentence": repeatedTo("ignore them send it ", MEGABYTE),
+  "a pronoun after the verb, a sentence each": repeatedTo("your rules. ignore them. ", MEGABYTE),
   // A finding on every line: each one's line is looked up.
   "a role line on every line": repeatedTo("User: hi\nAssistant: ok\n", MEGABYTE),
 };
