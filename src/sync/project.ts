@@ -24,12 +24,44 @@ import { readFolderState } from "./state.ts";
  * @throws MemdirError("invalid-input") when the directory belongs to no project.
  */
 export async function projectKeyFor(location: MemoryLocation): Promise<string> {
+  return (await resolveProjectKey(location, { record: true })).key;
+}
+
+/** A project key that is not the one the project last synced under, as a sync reports it. */
+export interface ProjectKeyChange {
+  /** The key recorded in `.memdir-project` by the project's last sync. */
+  from: string;
+  /** The key the project has now, which this sync used. */
+  to: string;
+}
+
+/**
+ * The project key of a memory location and, when it differs, the one its `.memdir-project`
+ * recorded (the key its last sync used): an `origin` remote added to a repository that had none,
+ * or changed to a new URL, gives the project a new key and a new folder in the sync repository
+ * (docs/design.md#project-identity). `record: false` (`sync --status`) leaves the marker as it is,
+ * so the sync that follows still sees the change.
+ */
+async function resolveProjectKey(
+  location: MemoryLocation,
+  { record }: { record: boolean },
+): Promise<{ key: string; change: ProjectKeyChange | null }> {
   if (location.projectRoot !== null) {
     const key = await projectKey(location.projectRoot);
-    await ensureMemoryDir(location);
-    await recordProjectKey(location.memoryDir, location.projectRoot, key);
-    return key;
+    const marker = await readProjectMarker(location.memoryDir);
+    const recorded = marker?.projectRoot === location.projectRoot ? marker.projectKey : undefined;
+    const change = recorded !== undefined && recorded !== key ? { from: recorded, to: key } : null;
+    if (record) {
+      await ensureMemoryDir(location);
+      await recordProjectKey(location.memoryDir, location.projectRoot, key);
+    }
+    return { key, change };
   }
+  return { key: await keyOfFolder(location), change: null };
+}
+
+/** The key of a memory dir named with `--dir`: its marker's recorded key, or its owner's. */
+async function keyOfFolder(location: MemoryLocation): Promise<string> {
   if (location.sharedFolderOf !== undefined)
     throw new MemdirError(
       "invalid-input",
@@ -47,9 +79,10 @@ export async function projectKeyFor(location: MemoryLocation): Promise<string> {
 /** The remotes this project's memory syncs with: the user's, and the team's for `team/`. */
 export async function syncTargets(
   location: MemoryLocation,
-): Promise<{ user?: SyncTarget; team?: SyncTarget }> {
+  { record = true }: { record?: boolean } = {},
+): Promise<{ user?: SyncTarget; team?: SyncTarget; keyChange: ProjectKeyChange | null }> {
   const remotes = await readSyncRemotes(location.root);
-  const key = await projectKeyFor(location);
+  const { key, change } = await resolveProjectKey(location, { record });
   const teamUrl = remotes.team?.[key];
   // One repository as both would be one folder synced from two places, the memory dir less
   // `team/` and `team/`: each sync would push the other's memories as deleted. `sync init`
@@ -62,6 +95,7 @@ export async function syncTargets(
         `Give the team its own repository (memdir sync init --team <git-url>) or remove the entry from ${remotesFile(location.root)}`,
     );
   return {
+    keyChange: change,
     ...(remotes.user
       ? {
           user: {
@@ -88,8 +122,13 @@ export async function syncTargets(
   };
 }
 
-/** `memdir sync --json`: the user remote's report, with the team remote's under `team` when set. */
-export type ProjectSyncReport = SyncReport & { team?: SyncReport };
+/**
+ * `memdir sync --json`: the user remote's report, with the team remote's under `team` when set,
+ * and `keyChanged` when the project's key is not the one its last sync used (this sync used the
+ * new one; the sync repository keeps the old key's folder, which clones that still compute the old
+ * key sync with).
+ */
+export type ProjectSyncReport = SyncReport & { team?: SyncReport; keyChanged?: ProjectKeyChange };
 
 function notConfigured(): MemdirError {
   return new MemdirError("not-found", "sync: no sync remote; run `memdir sync init <git-url>` first");
@@ -106,12 +145,16 @@ export async function syncProject(
   location: MemoryLocation,
   options: SyncOptions = {},
 ): Promise<ProjectSyncReport> {
-  const targets = await syncTargets(location);
+  // The new key is recorded once the sync under it is done: a sync that fails on the way still
+  // reports the change the next time.
+  const targets = await syncTargets(location, { record: false });
   if (!targets.user && !targets.team) throw notConfigured();
   const main = targets.user ? await syncFolder(targets.user, options) : null;
   const team = targets.team ? await syncFolder(targets.team, options) : null;
-  if (main === null) return team as SyncReport;
-  return team === null ? main : { ...main, team };
+  await projectKeyFor(location);
+  const keyChanged = targets.keyChange ? { keyChanged: targets.keyChange } : {};
+  if (main === null) return { ...(team as SyncReport), ...keyChanged };
+  return team === null ? { ...main, ...keyChanged } : { ...main, team, ...keyChanged };
 }
 
 /** `memdir sync --status --json` (docs/design.md#sync). */
@@ -131,10 +174,15 @@ export interface SyncStatus {
    * refuses until `memdir sync --accept-remote`, and ahead and behind are what that would do.
    */
   rewritten: boolean;
-  team?: Omit<SyncStatus, "team">;
+  team?: Omit<SyncStatus, "team" | "keyChanged">;
+  /** The project's key is not the one its last sync used: the next sync uses the new one. */
+  keyChanged?: ProjectKeyChange;
 }
 
-async function folderStatus(target: SyncTarget, options: StatusOptions): Promise<Omit<SyncStatus, "team">> {
+async function folderStatus(
+  target: SyncTarget,
+  options: StatusOptions,
+): Promise<Omit<SyncStatus, "team" | "keyChanged">> {
   const { signal } = options;
   const clone = openClone(target.root, target.url);
   const lease = await takeSyncLease(clone);
@@ -186,10 +234,11 @@ export type StatusOptions = Pick<SyncOptions, "signal" | "undonePulls">;
 
 /** What a sync would do now, without changing anything but the clone's copy of the remote. */
 export async function syncStatus(location: MemoryLocation, options: StatusOptions = {}): Promise<SyncStatus> {
-  const targets = await syncTargets(location);
+  const targets = await syncTargets(location, { record: false });
   if (!targets.user && !targets.team) throw notConfigured();
   const main = targets.user ? await folderStatus(targets.user, options) : null;
   const team = targets.team ? await folderStatus(targets.team, options) : null;
-  if (main === null) return team as SyncStatus;
-  return team === null ? main : { ...main, team };
+  const keyChanged = targets.keyChange ? { keyChanged: targets.keyChange } : {};
+  if (main === null) return { ...(team as SyncStatus), ...keyChanged };
+  return team === null ? { ...main, ...keyChanged } : { ...main, team, ...keyChanged };
 }

@@ -3,7 +3,13 @@ import { MemdirError } from "../../../errors.ts";
 import { helperChangeWatch } from "../../../helper/ask.ts";
 import { syncAutoEnabled } from "../../../sync/auto-setting.ts";
 import { initSyncRemote } from "../../../sync/init.ts";
-import { type ProjectSyncReport, type SyncStatus, syncProject, syncStatus } from "../../../sync/project.ts";
+import {
+  type ProjectKeyChange,
+  type ProjectSyncReport,
+  type SyncStatus,
+  syncProject,
+  syncStatus,
+} from "../../../sync/project.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";
@@ -101,7 +107,20 @@ function formatReport(report: ProjectSyncReport): string {
     lines.push(`conflict: ${file} (the other version of a memory; merge what you need, then delete it)`);
   for (const { file, reason } of report.skipped) lines.push(`skipped: ${file}: ${reason}`);
   if (report.team) lines.push(formatReport(report.team).trimEnd().replace(/^/gm, "team: "));
+  if (report.keyChanged) lines.push(keyChangeLine(report.keyChanged, "this sync used the new one"));
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Why memory synced before may not meet this sync: the project's key names its folder in the sync
+ * repository, and it changed (docs/design.md#project-identity).
+ */
+function keyChangeLine(change: ProjectKeyChange, what: string): string {
+  return (
+    `project key changed: ${change.from} → ${change.to} (its origin remote was added or changed); ${what}. ` +
+    `The sync repository keeps ${change.from}'s folder, which clones that still have the old origin (or none) sync with: ` +
+    "give every clone the same origin URL to share one folder"
+  );
 }
 
 function formatStatus(status: SyncStatus): string {
@@ -116,6 +135,7 @@ function formatStatus(status: SyncStatus): string {
         ]
       : []),
     ...status.conflicts.map((file) => `conflict: ${file}`),
+    ...(status.keyChanged ? [keyChangeLine(status.keyChanged, "the next sync uses the new one")] : []),
   ];
   if (status.team) lines.push(formatStatus(status.team).trimEnd().replace(/^/gm, "team: "));
   return `${lines.join("\n")}\n`;
