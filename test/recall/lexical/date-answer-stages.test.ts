@@ -230,6 +230,51 @@ describe("the answer after the question", () => {
     assert.deepEqual(files(picks), ["gift-given.md"]);
   });
 
+  it("reads a coding memory's title as no question: its neighbor saved a minute later is not pulled in", async () => {
+    // Memories a user saved one after another in one sitting, titled as notes are.
+    const dir = makeDir([
+      {
+        file: "reference-dashboards.md",
+        description: "Where to look for production errors, the Grafana dashboards and PagerDuty",
+        body: "Production errors show on the Grafana dashboards (grafana.internal/d/errors); PagerDuty pages on-call.",
+        saved: "2026-12-01T10:00:00",
+      },
+      {
+        file: "feedback-no-db-mocks.md",
+        description: "Never mock the database in integration tests",
+        body: "Integration tests run against a real Postgres in docker; mocks hid a broken migration once.",
+        saved: "2026-12-01T10:00:40",
+      },
+      {
+        file: "project-deploys.md",
+        description: "How we deploy, tags on main and ArgoCD syncs",
+        body: "A tag on main builds the image; ArgoCD syncs it to prod.",
+        saved: "2026-12-01T10:01:10",
+      },
+    ]);
+    const dashboards = await select(dir, "where are the dashboards?", "2026-12-02T12:00");
+    assert.deepEqual(files(dashboards), ["reference-dashboards.md"]);
+    const deploys = await select(dir, "how do we deploy?", "2026-12-02T12:00");
+    assert.ok(!files(deploys).includes("reference-dashboards.md"), `deploys: ${files(deploys)}`);
+    // Asked as a question, the same kind of memory still passes its score on.
+    const asked = makeDir([
+      {
+        file: "ask.md",
+        description: "Where should the dashboards for the payments service live?",
+        body: "User: where should the dashboards for the payments service live?",
+        saved: "2026-12-01T10:00:00",
+      },
+      {
+        file: "reply.md",
+        description: "In the shared Grafana folder",
+        body: "Assistant: in the shared Grafana folder, one per service.",
+        saved: "2026-12-01T10:01:00",
+      },
+    ]);
+    const picks = await select(asked, "where should the payments dashboards live", "2026-12-02T12:00");
+    assert.ok(files(picks).includes("reply.md"), `picks: ${files(picks)}`);
+  });
+
   it("pulls in no exchange saved after a pause, nor one of a burst", async () => {
     const later = gift([]);
     // The answer moved two hours after the question: another conversation.

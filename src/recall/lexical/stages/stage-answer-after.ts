@@ -48,16 +48,21 @@ export const answerAfterStage: RankingStage = {
 };
 
 /**
- * Asks something: a question mark; a description that opens with an English question word or
- * auxiliary ("What should I…", "Can you…"); a Chinese question particle or request (吗, 呢, 请教,
+ * Asks something: a question mark; a description that opens with an English auxiliary ("Can
+ * you…") or with a question word and an auxiliary right after it, or after one word ("What should
+ * I…", "Which book should…", "What's…"); a Chinese question particle or request (吗, 呢, 请教,
  * 请问, 什么, 怎么, 哪); a Japanese question ending or request (ですか, 教えて). English question
  * words elsewhere in a sentence do not count: statements use them ("Melanie explained how she
- * paints"; measured on LoCoMo observations, counting them cost 0.6 points on the tuning half).
+ * paints"; measured on LoCoMo observations, counting them cost 0.6 points on the tuning half), nor
+ * does a question word without the auxiliary: a coding memory's title ("How to run migrations",
+ * "Where production errors go", "What we decided about auth") asks nothing, and read as a question
+ * it handed its score to whatever memory was saved next, when several were saved in one sitting
+ * (test/recall/answer-after.test.ts).
  * Read from the name and description, which the scan already has (a memory of one exchange is
  * described by what was said).
  */
 const ASKS =
-  /[?？]|^\s*(?:what|which|how|why|where|when|who|whom|whose|can|could|would|should|do|does|did|is|are|any)\b|吗|嗎|呢|请教|請教|请问|請問|什么|甚麼|什麼|怎么|怎麼|怎样|如何|哪|ですか|ますか|でしょうか|教えて/i;
+  /[?？]|^\s*(?:can|could|would|should|do|does|did|is|are|any)\b|^\s*(?:what|which|how|why|where|when|who|whom|whose)(?:'s|'re|\s+(?:\w+\s+)?(?:do|does|did|is|are|was|were|should|shall|can|could|would|will|may|might|must|have|has|had)\b)|吗|嗎|呢|请教|請教|请问|請問|什么|甚麼|什麼|怎么|怎麼|怎样|如何|哪|ですか|ますか|でしょうか|教えて/i;
 
 /** How many of the best candidates may pass evidence on (a recall shows about five). */
 const QUESTION_SOURCES = 5;
