@@ -74,6 +74,14 @@ describe("memdir path / add / list / show / rm", () => {
     const human = await run(["list"]);
     assert.match(human.stdout, /^- \[feedback\] feedback-real-database\.md \(just now\): 登录模块/m);
 
+    // The name as users type it, without `.md`, is the same file; a part of a name is suggested.
+    const bare = await run(["show", "feedback-real-database"]);
+    assert.equal(bare.code, 0, bare.stderr);
+    assert.equal(bare.stdout, (await run(["show", "feedback-real-database.md"])).stdout);
+    const part = await run(["show", "real-database"]);
+    assert.equal(part.code, 1);
+    assert.match(part.stderr, /no memory real-database .*\(did you mean feedback-real-database\.md\?\)/);
+
     const shown = await run(["show", "feedback-real-database.md"]);
     assert.match(
       shown.stdout,

@@ -106,7 +106,7 @@ describe("memdir recall with a model (CLI subprocess)", () => {
     assert.equal(server.requests[0]!.body?.model, "qwen3:8b");
   });
 
-  it("explains a model failure and selects nothing with --selector model", async () => {
+  it("explains a model failure, selects nothing and exits 1 with --selector model", async () => {
     const { home, memoryDir } = workedExample();
     const server = await serve([{ error: 400, message: "bad request from the fake" }]);
     const result = await runCliInProcess(
@@ -116,7 +116,8 @@ describe("memdir recall with a model (CLI subprocess)", () => {
         env: { ANTHROPIC_BASE_URL: server.anthropicBaseURL, ANTHROPIC_API_KEY: "x" },
       },
     );
-    assert.equal(result.code, 0, result.stderr);
+    // The selector asked for did not answer: a script must not read the empty pick as its answer.
+    assert.equal(result.code, 1, result.stderr);
     assert.match(result.stdout, /model failure: .*400/);
     assert.match(result.stdout, /would inject 0 memories/);
   });

@@ -46,6 +46,24 @@ describe("memdir recall", () => {
     assert.ok(!result.stdout.includes("project-auth-migration.md"));
   });
 
+  it("takes the query's words unquoted, as forget and remember do", async () => {
+    const { home, memoryDir } = workedExample();
+    const quoted = await runCliInProcess(["recall", "real database tests", "--json", "--dir", memoryDir], {
+      home,
+    });
+    const unquoted = await runCliInProcess(
+      ["recall", "real", "database", "tests", "--json", "--dir", memoryDir],
+      {
+        home,
+      },
+    );
+    assert.equal(unquoted.code, 0, unquoted.stderr);
+    const parsed = JSON.parse(unquoted.stdout) as { query: string; selected: string[] };
+    assert.equal(parsed.query, "real database tests");
+    assert.deepEqual(parsed.selected, (JSON.parse(quoted.stdout) as { selected: string[] }).selected);
+    assert.ok(parsed.selected.length > 0);
+  });
+
   it("--json has exactly the documented keys", async () => {
     const { home, memoryDir } = workedExample();
     const result = await runCliInProcess(["recall", QUERY, "--dir", memoryDir, "--json"], { home });

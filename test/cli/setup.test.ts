@@ -284,6 +284,23 @@ describe("memdir setup <agent>", () => {
     assert.equal(fs.readFileSync(plugin, "utf8"), "export const Mine = async () => ({});\n");
   });
 
+  it("takes the agents' other names: claude, gemini-cli, qwen-code, copilot-cli", async () => {
+    const home = makeTempDir();
+    for (const [alias, agent] of [
+      ["claude", "claude-code"],
+      ["gemini-cli", "gemini"],
+      ["qwen-code", "qwen"],
+      ["copilot-cli", "copilot"],
+    ]) {
+      const result = await cli(["setup", alias, "--print", "--json"], { home });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal((JSON.parse(result.stdout) as SetupJson).agent, agent);
+    }
+    const unknown = await cli(["setup", "claude-desktop"], { home });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown agent "claude-desktop" \(one of claude-code, /);
+  });
+
   it("speaks of hooks only to agents that get them", async () => {
     const home = makeTempDir();
     const cline = await cli(["setup", "cline"], { home });

@@ -107,8 +107,20 @@ export const registerSetupCommand: RegisterCommand = (program, context) => {
     });
 };
 
+/**
+ * What users call the agents besides their setup names: the command each is started with, or its
+ * package's name (`claude`, `gemini-cli`, `qwen-code`, `copilot-cli`).
+ */
+const AGENT_ALIASES: Record<string, SetupAgent> = {
+  claude: "claude-code",
+  "gemini-cli": "gemini",
+  "qwen-code": "qwen",
+  "copilot-cli": "copilot",
+};
+
 /** The agent `memdir setup` was asked for, and its host; a usage error for an unknown one. */
-function setupAgentNamed(agentName: string, recommended: boolean): { agent: SetupAgent; host: Host } {
+function setupAgentNamed(name: string, recommended: boolean): { agent: SetupAgent; host: Host } {
+  const agentName = AGENT_ALIASES[name.toLowerCase()] ?? name;
   if (!(SETUP_AGENTS as readonly string[]).includes(agentName))
     throw usageError(`memdir: setup: unknown agent "${agentName}" (one of ${SETUP_AGENTS.join(", ")})`);
   const agent = agentName as SetupAgent;

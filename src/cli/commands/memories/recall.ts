@@ -67,13 +67,15 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
       program
         .command("recall")
         .description("show the memories that would be recalled for a query")
-        .argument("<query>", "the user message to recall for")
+        .argument("<query...>", "the user message to recall for (quotes optional)")
         .option("--selector <name>", "lexical | model | hybrid (default: hybrid with a model, else lexical)")
         .option("--k <n>", "at most this many memories", "5")
         .option("--explain", "show the picks, the nearest misses and a summary of every candidate's verdict")
         .option("--all", "with --explain: list every candidate with its score and why"),
     ),
-  ).action(async (query: string, options: RecallCommandOptions) => {
+  ).action(async (words: string[], options: RecallCommandOptions) => {
+    // `memdir recall caching ttl` is the query "caching ttl", as forget and remember take their words.
+    const query = words.join(" ");
     const k = parsePickCount(options.k, "recall");
     const { selector } = selectorForCommand(options, context);
     const location = await locationFromOptions(options, context);
@@ -103,6 +105,9 @@ export const registerRecallCommand: RegisterCommand = (program, context) => {
     if (options.json) printJson(context.io, recallJson(result, options.explain === true, memdir));
     else if (options.explain) printExplain(context, result, location.memoryDir, options.all === true);
     else printMessages(context, result);
+    // The model selector was asked for and did not answer: what was printed is not its answer, and
+    // a script must not read "nothing recalled" as one (the hybrid default falls back and says so).
+    if (result.modelFailure !== undefined) context.setExitCode(1);
   });
 };
 

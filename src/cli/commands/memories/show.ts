@@ -31,21 +31,26 @@ export const registerShowCommand: RegisterCommand = (program, context) => {
       .argument("<file>", "memory file, relative to the memory directory"),
   ).action(async (file: string, options: CommonOptions) => {
     const location = await locationFromOptions(options, context);
-    const target = await assertInsideMemoryDir(location.memoryDir, file);
+    let target = await assertInsideMemoryDir(location.memoryDir, file);
     let text: string;
     let mtimeMs: number;
     try {
-      const { bytes, stat } = await readRegularFile(target.path);
-      text = bytes.toString("utf8");
-      mtimeMs = stat.mtimeMs;
+      ({ text, mtimeMs } = await readMemoryText(target.path));
     } catch (error) {
-      if (error instanceof MemdirError) throw error;
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT")
-        throw new MemdirError("not-found", `show: no memory ${target.file} in ${location.memoryDir}`);
-      throw new MemdirError("io", `show: cannot read ${target.path}: ${code ?? String(error)}`, {
-        cause: error,
-      });
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw readFailure(error, target.path);
+      try {
+        // `memdir show user-prefers-pnpm`: the name without `.md`, as users type it.
+        if (file.endsWith(".md")) throw error;
+        target = await assertInsideMemoryDir(location.memoryDir, `${file}.md`);
+        ({ text, mtimeMs } = await readMemoryText(target.path));
+      } catch (retry) {
+        if ((retry as NodeJS.ErrnoException).code !== "ENOENT") throw readFailure(retry, target.path);
+        const near = await nearNames(memdirForCommand(location, context, options), file);
+        throw new MemdirError(
+          "not-found",
+          `show: no memory ${file} in ${location.memoryDir}${near.length > 0 ? ` (did you mean ${near.join(", ")}?)` : ""}`,
+        );
+      }
     }
     const parsed = parseFrontmatter(text);
     // A memory whose frontmatter cannot be read is shown as it is, but not as if it were fine:
@@ -85,6 +90,31 @@ export const registerShowCommand: RegisterCommand = (program, context) => {
     });
   });
 };
+
+async function readMemoryText(file: string): Promise<{ text: string; mtimeMs: number }> {
+  const { bytes, stat } = await readRegularFile(file);
+  return { text: bytes.toString("utf8"), mtimeMs: stat.mtimeMs };
+}
+
+function readFailure(error: unknown, file: string): MemdirError {
+  if (error instanceof MemdirError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  return new MemdirError("io", `show: cannot read ${file}: ${code ?? String(error)}`, { cause: error });
+}
+
+/** Up to three memory files whose name holds what was asked for (`pnpm` → `user-prefers-pnpm.md`). */
+async function nearNames(
+  memdir: { scan(): Promise<readonly { file: string }[]> },
+  asked: string,
+): Promise<string[]> {
+  const wanted = asked.replace(/\.md$/, "").toLowerCase();
+  if (wanted === "") return [];
+  const headers = await memdir.scan().catch(() => []);
+  return headers
+    .map((header) => header.file)
+    .filter((name) => name.toLowerCase().includes(wanted))
+    .slice(0, 3);
+}
 
 function linkLine(link: MemoryLink): string {
   return `  [[${link.name}]] -> ${link.file ?? "no such memory"}`;
