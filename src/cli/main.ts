@@ -97,7 +97,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     now: options.now ?? Date.now,
   };
   const program = new Command("memdir")
-    .description("Long-term memory for LLM agents: markdown files in a per-project memory directory.")
+    .description(
+      "Long-term memory for LLM agents: markdown files in a per-project memory directory (memdir path prints this project's).",
+    )
     // Answered above, before any command loads; declared here for `memdir --help`.
     .option("-V, --version", "print memdir's version")
     .exitOverride()

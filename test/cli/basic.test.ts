@@ -199,6 +199,22 @@ describe("memdir path / add / list / show / rm", () => {
   });
 });
 
+describe("the first look in a new project", () => {
+  it("list says how memory gets there, doctor that there is no memory directory yet, and neither makes one", async () => {
+    const { memoryDir, run } = setup();
+    const list = await run(["list"]);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^no memories in .*; save one with memdir remember "…" \(or memdir add\)/);
+    const doctor = await run(["doctor"]);
+    assert.match(
+      doctor.stdout,
+      new RegExp(`no memory directory yet at ${memoryDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
+    assert.doesNotMatch(doctor.stdout, /no issues in/);
+    assert.equal(fs.existsSync(memoryDir), false);
+  });
+});
+
 describe("memdir doctor", () => {
   it("reports problems as {issues}, exits 1, and --fix repairs pointers", async () => {
     const { memoryDir, run } = setup();

@@ -282,7 +282,7 @@ export async function resolveInsideMemoryDir(
       return refuse(
         "symlink-outside",
         `the path ${shown(requested)} goes through a symbolic link that leads outside the memory directory ` +
-          `(to ${resolved.real}); only files inside ${memoryDirPath} can be written`,
+          `(to ${resolved.real}); memdir reads and writes only files inside ${memoryDirPath}`,
       );
     }
     return refuse(

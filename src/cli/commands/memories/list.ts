@@ -190,7 +190,15 @@ async function renderListing(
         session,
       })),
     );
-  if (kept.length === 0) return `no memories${filterWords(filter)} in ${memoryDir}\n`;
+  if (kept.length === 0) {
+    const words = filterWords(filter);
+    // A first look in a new project: say how memory gets there, not only that there is none.
+    const next =
+      words === ""
+        ? '; save one with memdir remember "…" (or memdir add), or let an agent save them (memdir setup <agent>)'
+        : "";
+    return `no memories${words} in ${memoryDir}${next}\n`;
+  }
   // A description written by hand may hold an ESC sequence: printed escaped, never acted on.
   return printable(
     `${kept.map(({ header }) => manifestLineWithTime(header, relativeAge(savedAtMs(header), ageFrom))).join("\n")}\n`,

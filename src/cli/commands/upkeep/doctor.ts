@@ -97,9 +97,11 @@ export const registerDoctorCommand: RegisterCommand = (program, context) => {
     } else context.io.stdout(`${hookModesLine(stepping, other.mode)}\n`);
     for (const note of notes) context.io.stdout(`note: ${note.message}\n`);
     context.io.stdout(
-      issues.length === 0
-        ? `no issues in ${location.memoryDir}\n`
-        : `${issues.length} issue${issues.length === 1 ? "" : "s"} in ${location.memoryDir}\n`,
+      !exists && issues.length === 0
+        ? `no memory directory yet at ${location.memoryDir} (the first memory saved makes it)\n`
+        : issues.length === 0
+          ? `no issues in ${location.memoryDir}\n`
+          : `${issues.length} issue${issues.length === 1 ? "" : "s"} in ${location.memoryDir}\n`,
     );
     if (commands.length > 0)
       context.io.stdout(
