@@ -26,6 +26,8 @@ export type ExplicitMemoryResult =
     }
   | { action: "removed"; file: string; path: string; description: string | null }
   | { action: "not-found"; query: string }
+  /** The request names several memories equally (docs/design.md#explicit-remember): none is removed. */
+  | { action: "ambiguous"; query: string; files: string[] }
   | { action: "refused"; reason: string };
 
 /** Options for applying explicit memory instructions. */
@@ -137,10 +139,26 @@ const FORGET_MIN_SHARE = 0.5;
 function ownWordShare(query: string, memoryText: string): number {
   const wanted = new Set(tokenize(query.replace(FORGET_FRAMING, " ")));
   if (wanted.size === 0) return 0;
+  return ownWordsIn(query, memoryText).size / wanted.size;
+}
+
+/** The request's own words (framing words aside) that `memoryText` has. */
+function ownWordsIn(query: string, memoryText: string): Set<string> {
   const has = new Set(tokenize(memoryText));
-  let found = 0;
-  for (const term of wanted) if (has.has(term)) found++;
-  return found / wanted.size;
+  return new Set(tokenize(query.replace(FORGET_FRAMING, " ")).filter((term) => has.has(term)));
+}
+
+/** A memory a forget request names, as {@link findMemoryToForget} returns it. */
+export interface MemoryToForget {
+  file: string;
+  path: string;
+  description: string | null;
+  /**
+   * Other memories the request names as well as this one: they hold every one of its words this one
+   * holds. Set only when there are some; a forget then removes none of them and says which match
+   * (`memdir forget use` matched "Use pnpm" and "use docker postgres" alike, and removed the first).
+   */
+  alsoMatching?: string[];
 }
 
 /**
@@ -154,7 +172,7 @@ export async function findMemoryToForget(
   query: string,
   memoryDir: string,
   memdir?: Memdir,
-): Promise<{ file: string; path: string; description: string | null } | null> {
+): Promise<MemoryToForget | null> {
   const headers = await scanHeaders(memoryDir, { memdir });
   if (headers.length === 0) return null;
   const selector = createLexicalSelector();
@@ -167,6 +185,9 @@ export async function findMemoryToForget(
     memoryDir,
     ...(instance ? { memdir: instance } : {}),
   });
+  let found: MemoryToForget | null = null;
+  let foundWords = new Set<string>();
+  const alsoMatching: string[] = [];
   for (const pick of picks) {
     const header = headers.find((h) => h.file === pick.file);
     if (!header) continue;
@@ -177,10 +198,15 @@ export async function findMemoryToForget(
     const text = [header.file.replace(/\.md$/, ""), header.name ?? "", header.description ?? "", body].join(
       "\n",
     );
-    if (ownWordShare(query, text) >= FORGET_MIN_SHARE)
-      return { file: header.file, path: header.path, description: header.description };
+    if (ownWordShare(query, text) < FORGET_MIN_SHARE) continue;
+    const words = ownWordsIn(query, text);
+    if (found === null) {
+      found = { file: header.file, path: header.path, description: header.description };
+      foundWords = words;
+    } else if ([...foundWords].every((word) => words.has(word))) alsoMatching.push(header.file);
   }
-  return null;
+  if (found === null) return null;
+  return alsoMatching.length > 0 ? { ...found, alsoMatching } : found;
 }
 
 /** How many of the ranker's picks are checked for the query's own words. */
@@ -199,6 +225,8 @@ export async function applyExplicitMemory(
   if (intent.kind === "remember") return rememberStatement(userText, options);
   const match = await findMemoryToForget(intent.query, options.memoryDir, options.memdir);
   if (!match) return { action: "not-found", query: intent.query };
+  if (match.alsoMatching)
+    return { action: "ambiguous", query: intent.query, files: [match.file, ...match.alsoMatching] };
   try {
     await recorded(
       options,
@@ -221,6 +249,8 @@ export function explicitMemoryNotice(result: ExplicitMemoryResult): string | nul
       return `Forgot ${result.file}${result.description ? `: ${result.description}` : ""}`;
     case "not-found":
       return `No memory matches ${JSON.stringify(result.query)}; nothing forgotten`;
+    case "ambiguous":
+      return `${result.files.length} memories match ${JSON.stringify(result.query)} equally (${result.files.join(", ")}); nothing forgotten: ask the user which one`;
     case "refused":
       return `Not saved: ${result.reason}`;
     default:

@@ -159,6 +159,38 @@ describe("memdir forget", () => {
     assert.equal(fs.existsSync(path.join(memoryDir, "project-auth-migration.md")), false);
   });
 
+  it("removes nothing when the words name several memories alike, and says which; more words pick one", async () => {
+    const { home, memoryDir } = setup(false);
+    writeTree(memoryDir, {
+      "MEMORY.md":
+        "- [Prefers pnpm](user-prefers-pnpm.md) — use pnpm, not npm\n" +
+        "- [No DB mocks](feedback-no-db-mocks.md) — never mock the database in integration tests\n",
+      "user-prefers-pnpm.md": "---\ndescription: use pnpm, not npm\ntype: user\n---\nUse pnpm, not npm.\n",
+      "feedback-no-db-mocks.md":
+        "---\ndescription: never mock the database in integration tests\ntype: feedback\n---\nUse docker postgres instead.\n",
+    });
+    const vague = await runCliInProcess(["forget", "use", "--yes", "--dir", memoryDir], { home });
+    assert.equal(vague.code, 1);
+    assert.match(
+      vague.stderr,
+      /2 memories match "use" equally \((?=.*user-prefers-pnpm\.md)(?=.*feedback-no-db-mocks\.md).*\); nothing forgotten/,
+    );
+    assert.deepEqual(fs.readdirSync(memoryDir).sort(), [
+      "MEMORY.md",
+      "feedback-no-db-mocks.md",
+      "user-prefers-pnpm.md",
+    ]);
+    const named = await runCliInProcess(["forget", "use", "pnpm", "--yes", "--dir", memoryDir], { home });
+    assert.equal(named.code, 0, named.stderr);
+    assert.deepEqual(
+      fs
+        .readdirSync(memoryDir)
+        .filter((name) => !name.startsWith("."))
+        .sort(),
+      ["MEMORY.md", "feedback-no-db-mocks.md"],
+    );
+  });
+
   it("exits 1 saying so when nothing matches", async () => {
     const { home, memoryDir } = setup();
     const result = await runCliInProcess(["forget", "kubernetes helm charts", "--yes", "--dir", memoryDir], {

@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { applyExplicitMemory, findMemoryToForget, rememberStatement } from "../../src/extract/explicit.ts";
+import {
+  applyExplicitMemory,
+  explicitMemoryNotice,
+  findMemoryToForget,
+  rememberStatement,
+} from "../../src/extract/explicit.ts";
 import { parseFrontmatter } from "../../src/memdir/format/frontmatter.ts";
 import { makeTempDir, writeTree } from "../helpers/temp.ts";
 import { SECRET_CASES } from "../reliability/secret-cases.ts";
@@ -206,6 +211,31 @@ describe("applyExplicitMemory (offline, no model)", () => {
     });
     assert.ok(removed.action === "removed");
     assert.deepEqual(memoryFiles(memoryDir), []);
+  });
+
+  it("removes nothing when the request names two memories alike, and says which match", async () => {
+    const memoryDir = memoryDirWith({
+      "MEMORY.md":
+        "- [Docker compose](project-docker-compose.md) — local services run in docker compose\n" +
+        "- [Docker postgres](feedback-docker-postgres.md) — integration tests use postgres in docker\n",
+      "project-docker-compose.md":
+        "---\ndescription: local services run in docker compose\ntype: project\n---\nRun `docker compose up` for redis and kafka.\n",
+      "feedback-docker-postgres.md":
+        "---\ndescription: integration tests use postgres in docker\ntype: feedback\n---\nNo mocks: a real postgres in docker.\n",
+    });
+    const vague = await applyExplicitMemory("forget about docker", { memoryDir });
+    assert.equal(vague.action, "ambiguous");
+    assert.deepEqual(vague.action === "ambiguous" ? [...vague.files].sort() : [], [
+      "feedback-docker-postgres.md",
+      "project-docker-compose.md",
+    ]);
+    assert.match(
+      explicitMemoryNotice(vague) ?? "",
+      /2 memories match "docker" equally .*nothing forgotten: ask the user which one/,
+    );
+    assert.deepEqual(memoryFiles(memoryDir), ["feedback-docker-postgres.md", "project-docker-compose.md"]);
+    const named = await applyExplicitMemory("forget the docker compose memory", { memoryDir });
+    assert.equal(named.action === "removed" ? named.file : named.action, "project-docker-compose.md");
   });
 
   it("deletes the named memory when the forget says why it is wrong, in English, Chinese and Japanese", async () => {

@@ -42,6 +42,13 @@ export const registerForgetCommand: RegisterCommand = (program, context) => {
     );
     if (!match)
       throw new MemdirError("not-found", `memdir: forget: no memory matches ${JSON.stringify(query)}`);
+    // Words that name several memories equally say none of them: removing the first would be a guess.
+    if (match.alsoMatching)
+      throw new MemdirError(
+        "invalid-input",
+        `memdir: forget: ${match.alsoMatching.length + 1} memories match ${JSON.stringify(query)} equally ` +
+          `(${[match.file, ...match.alsoMatching].join(", ")}); nothing forgotten: add words that name one, or memdir rm <file>`,
+      );
     if (!options.yes) {
       context.io.stderr(`Forget ${match.file}${match.description ? ` (${match.description})` : ""}? [y/N] `);
       const answer = context.io.stdin ? (await context.io.stdin()).trim().toLowerCase() : "";
