@@ -199,6 +199,33 @@ describe("memdir path / add / list / show / rm", () => {
   });
 });
 
+describe("memdir add twice with one description", () => {
+  it("saves the second beside the first and says that the first has the same description", async () => {
+    const { memoryDir, run } = setup();
+    const first = await run(["add", "--type", "user", "--description", "User prefers pnpm", "Use pnpm."]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stderr, "");
+    const second = await run([
+      "add",
+      "--type",
+      "user",
+      "--description",
+      "user prefers  pnpm",
+      "pnpm, not npm.",
+    ]);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(
+      second.stderr,
+      /^memdir: note: user-prefers-pnpm\.md has the same description; this one was saved beside it as user-prefers-pnpm-2\.md/,
+    );
+    assert.ok(fs.existsSync(path.join(memoryDir, "user-prefers-pnpm-2.md")));
+    // Another description that numbers its name says nothing.
+    const other = await run(["add", "--type", "user", "--description", "User prefers pnpm!", "x"]);
+    assert.equal(other.code, 0, other.stderr);
+    assert.equal(other.stderr, "");
+  });
+});
+
 describe("the first look in a new project", () => {
   it("list says how memory gets there, doctor that there is no memory directory yet, and neither makes one", async () => {
     const { memoryDir, run } = setup();

@@ -1,6 +1,9 @@
+import path from "node:path";
 import { Option } from "commander";
 import { recordChange } from "../../../dream/history.ts";
+import { parseFrontmatter } from "../../../memdir/format/frontmatter.ts";
 import { INDEX_FILE } from "../../../memdir/format/index-file.ts";
+import { readMemoryCapped } from "../../../memdir/fs/read.ts";
 import { ensureMemoryDir } from "../../../memdir/location/paths.ts";
 import { checkSaveInput, resolveMemoryTarget, saveMemory } from "../../../memdir/write/write.ts";
 import { MEMORY_TYPES } from "../../../types.ts";
@@ -19,6 +22,28 @@ interface AddOptions extends CommonOptions {
   description: string;
   file?: string;
   title?: string;
+}
+
+/**
+ * The memory whose name the writer had to number around (`user-prefers-pnpm.md` for a new
+ * `user-prefers-pnpm-2.md`), when its description is the new one's: the same memory saved twice,
+ * which the user is told of rather than left to find in `memdir list`.
+ */
+async function sameDescriptionBeside(
+  memoryDir: string,
+  file: string,
+  description: string,
+): Promise<string | null> {
+  const numbered = /^(.*)-\d+\.md$/.exec(file);
+  if (numbered === null) return null;
+  const base = `${numbered[1]}.md`;
+  const text = await readMemoryCapped(path.join(memoryDir, base), { memoryDir }).then(
+    (read) => read.content,
+    () => null,
+  );
+  if (text === null) return null;
+  const words = (value: string | null) => (value ?? "").trim().replace(/\s+/g, " ").toLowerCase();
+  return words(parseFrontmatter(text).description) === words(description) ? base : null;
 }
 
 /**
@@ -84,6 +109,14 @@ export const registerAddCommand: RegisterCommand = (program, context) => {
     if (saved.indexWarning) context.io.stderr(`memdir: warning: ${saved.indexWarning}\n`);
     await startAutoSync("after-save", location, configFromOptions(options, context, location), context.env);
     if (saved.warning) context.io.stderr(`memdir: warning: ${saved.warning}\n`);
+    if (!options.file && saved.created) {
+      const twin = await sameDescriptionBeside(location.memoryDir, saved.file, options.description);
+      if (twin !== null)
+        context.io.stderr(
+          `memdir: note: ${twin} has the same description; this one was saved beside it as ${saved.file} ` +
+            "(memdir rm one of them, or memdir dream merges duplicates)\n",
+        );
+    }
     if (options.json) printJson(context.io, { file: saved.file, path: saved.path });
     else context.io.stdout(`${saved.path}\n`);
   });
