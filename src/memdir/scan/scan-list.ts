@@ -232,11 +232,24 @@ export function onLocalFileSystem(folderPath: string): boolean {
 
 async function symlinkStaysInside(linkPath: string, realRoot: string): Promise<boolean> {
   try {
-    const target = await fs.realpath(linkPath);
-    return isInside(realRoot, target);
+    return countsAsOwnMemory(realRoot, await fs.realpath(linkPath));
   } catch {
     return false; // dangling link or loop (ELOOP)
   }
+}
+
+/**
+ * Whether a symlinked memory file whose real path is `target` is listed under its own name: its
+ * real path stays inside the memory dir, and is not a memory file the listing holds itself. A link
+ * to another memory of the directory (`alias.md → ok.md`) is the same memory twice: listed, it was
+ * recalled twice, one recall slot spent on a copy, and `doctor --fix` indexed it twice. A link to a
+ * file no listing holds (a dot-folder's, a name that is no memory's) is the only way to it, and counts.
+ */
+export function countsAsOwnMemory(realRoot: string, target: string): boolean {
+  if (!isInside(realRoot, target)) return false;
+  const parts = path.relative(realRoot, target).split(path.sep);
+  const listed = !parts.some((part) => part.startsWith(".")) && isMemoryFileName(parts.join("/"));
+  return !listed;
 }
 
 /** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */

@@ -10,9 +10,9 @@ import {
   watch,
 } from "node:fs";
 import path from "node:path";
-import { isInside } from "../fs/inside.ts";
 import {
   type Candidate,
+  countsAsOwnMemory,
   isLocalFileSystem,
   isMemoryFileName,
   joinRoot,
@@ -347,7 +347,7 @@ export class WatchedListing implements ListingObserver {
   /** The `stat` of a symlink's target when its real path stays inside the memory dir. */
   #symlinkTarget(linkPath: string): Stats | undefined {
     try {
-      if (!isInside(this.realRoot, realpathSync(linkPath))) return undefined;
+      if (!countsAsOwnMemory(this.realRoot, realpathSync(linkPath))) return undefined;
       return statSync(linkPath, { throwIfNoEntry: false });
     } catch {
       return undefined; // dangling link or loop

@@ -55,8 +55,9 @@ export interface ScanOptions {
  * original), reading only the first 30 lines of each. Newest first (ties by file name).
  *
  * Skipped: unreadable files and folders, non-regular files, dot-folders (`.git`, backups),
- * symlinked folders (never followed, so no loops), and symlinked files whose real path leaves
- * the memory directory. A missing directory yields `[]`.
+ * symlinked folders (never followed, so no loops), symlinked files whose real path leaves
+ * the memory directory, and links to a memory listed under its own name (the same memory twice).
+ * A missing directory yields `[]`.
  *
  * A rescan with the same {@link ScanOptions.memdir} is served by folder watchers where it can
  * (Linux, local file systems; see `scan-watch.ts` and {@link ScanOptions.watch}): only the paths

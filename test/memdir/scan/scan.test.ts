@@ -100,14 +100,19 @@ describe("scanHeaders", () => {
     fs.symlinkSync(path.join(outside, "secret.md"), path.join(dir, "leak.md"));
     fs.symlinkSync(outside, path.join(dir, "linked-folder"));
     fs.symlinkSync(dir, path.join(dir, "loop"));
+    // A link to another memory of the dir is that memory twice: left out. A link to a file no
+    // listing holds (in a dot-folder) is the only way to it: listed under the link's name.
     fs.symlinkSync(path.join(dir, "ok.md"), path.join(dir, "alias.md"));
+    fs.mkdirSync(path.join(dir, ".kept"));
+    fs.writeFileSync(path.join(dir, ".kept", "hidden.md"), memory("kept in a dot-folder", "body", "user"));
+    fs.symlinkSync(path.join(dir, ".kept", "hidden.md"), path.join(dir, "shown.md"));
     fs.symlinkSync(path.join(dir, "self.md"), path.join(dir, "self.md"));
     spawnSync("mkfifo", [path.join(dir, "fifo.md")]); // a non-regular file; skipped if mkfifo is missing
     fs.chmodSync(path.join(dir, "locked.md"), 0o000);
     const headers = await scanHeaders(dir, { cache: null });
     const files = headers.map((h) => h.file).sort();
     if (process.getuid?.() === 0) t.diagnostic("running as root: locked.md stays readable");
-    const expected = process.getuid?.() === 0 ? ["alias.md", "locked.md", "ok.md"] : ["alias.md", "ok.md"];
+    const expected = process.getuid?.() === 0 ? ["locked.md", "ok.md", "shown.md"] : ["ok.md", "shown.md"];
     assert.deepEqual(files, expected);
   });
 
