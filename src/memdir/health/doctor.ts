@@ -277,6 +277,12 @@ export async function repairMemoryDir(memoryDir: string): Promise<string[]> {
     // Every index change of the repair is collected first and written once (applyIndexChanges).
     const remove = new Set<string>();
     const add: { title: string; file: string; hook: string }[] = [];
+    // A file doctor has more to say about is not indexed by the repair: its line would carry
+    // mis-decoded text, or words the session must not read as an instruction, into every session's
+    // index (the session-start filter would only leave it out again); the issue stays for the user.
+    const notToIndex = new Set(
+      issues.filter((issue) => UNINDEXABLE.has(issue.code)).map((issue) => issue.file),
+    );
     for (const issue of issues) {
       if (issue.code === "dead-pointer") {
         remove.add(issue.file);
@@ -285,7 +291,7 @@ export async function repairMemoryDir(memoryDir: string): Promise<string[]> {
         fixed.push(`removed a second line for ${issue.file}`);
       } else if (issue.code === "missing-pointer") {
         const description = headers.get(issue.file)?.description;
-        if (!description || findSecrets(description).length > 0) continue;
+        if (!description || notToIndex.has(issue.file) || findSecrets(description).length > 0) continue;
         const entry = { title: defaultTitle(issue.file, description), file: issue.file, hook: description };
         // Only a line that reads back as this file: one that does not (a name with a line break,
         // which the scan leaves out anyway) would be added again at every repair, lines and all.
@@ -304,6 +310,17 @@ export async function repairMemoryDir(memoryDir: string): Promise<string[]> {
   });
   return fixed;
 }
+
+/** Issues that keep `--fix` from adding a file's index line. */
+const UNINDEXABLE = new Set([
+  "invalid-utf8",
+  "binary",
+  "too-large",
+  "unreadable",
+  "unsafe-name",
+  "instruction-like",
+  "secret",
+]);
 
 /** What to do about an index over its limits: what `add` says when it pushes the index past them. */
 const INDEX_OVER_LIMIT_FIX =
