@@ -187,6 +187,18 @@ describe("memdir path / add / list / show / rm", () => {
     assert.equal(fs.existsSync(root), false, "nothing made under the root for the mistyped project");
   });
 
+  it("refuses a --dir that is a file with exit 2, for a read as for a write", async () => {
+    const { home } = setup();
+    const file = path.join(home, "notes.txt");
+    fs.writeFileSync(file, "not a memory dir\n");
+    for (const args of [["doctor"], ["list"], ["add", "--type", "user", "--description", "d", "body"]]) {
+      const result = await runCliInProcess([...args, "--dir", file], { home, cwd: repo });
+      assert.equal(result.code, 2, `${args[0]}: ${result.stderr}`);
+      assert.match(result.stderr, /--dir .*notes\.txt: not a directory; nothing was read or written/);
+    }
+    assert.equal(fs.readFileSync(file, "utf8"), "not a memory dir\n");
+  });
+
   it("exits 2 on usage errors and 1 on a missing memory", async () => {
     const { run } = setup();
     assert.equal((await run(["add", "--description", "no type", "body"])).code, 2);

@@ -319,7 +319,6 @@ const UNINDEXABLE = new Set([
   "unreadable",
   "unsafe-name",
   "instruction-like",
-  "secret",
 ]);
 
 /** What to do about an index over its limits: what `add` says when it pushes the index past them. */
