@@ -622,7 +622,16 @@ describe("memdir import: file names", () => {
       [`notes/${long}`]: "---\ndescription: a note with a very long name\n---\nStill a note.\n",
     });
     const args = ["markdown", "--from", path.join(home, "notes"), "--dir", memoryDir];
+    // The place as the second word, as users type it, is what --from would read: a dry run says the same.
+    const positional = await importJson(home, [
+      "markdown",
+      path.join(home, "notes"),
+      "--dir",
+      memoryDir,
+      "--dry-run",
+    ]);
     const report = await importJson(home, args);
+    assert.deepEqual(positional.imported, report.imported);
     assert.deepEqual(report.skipped, []);
     assert.equal(report.imported.length, 3, JSON.stringify(report));
     assert.ok(!report.imported.some((file) => /^(aux|con)\.md$|^x{235}/.test(file)), JSON.stringify(report));

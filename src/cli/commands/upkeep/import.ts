@@ -38,12 +38,17 @@ export const registerImportCommand: RegisterCommand = (program, context) => {
       .command("import")
       .description("import memories from another memory tool (one history entry: memdir undo takes it back)")
       .argument("<kind>", `the source's format: ${IMPORT_KINDS.join(", ")}`)
+      .argument("[path]", "the source file or folder, as --from gives it")
       .option("--from <path>", "the source file or folder (default: the tool's own place, where it has one)")
       .option("--project <dir>", "the project to import into (default: the current directory's)")
       .option("--dry-run", "show what would be imported, merged and skipped; write nothing"),
-  ).action(async (kind: string, options: ImportOptions) => {
+  ).action(async (kind: string, source: string | undefined, given: ImportOptions) => {
     if (!isImportKind(kind))
       throw usageError(`import: unknown kind ${JSON.stringify(kind)} (one of ${IMPORT_KINDS.join(", ")})`);
+    // `memdir import markdown notes/` reads as `--from notes/`: the place is what a user types next.
+    if (source !== undefined && given.from !== undefined && source !== given.from)
+      throw usageError(`import: the source is given twice (${source} and --from ${given.from}): give one`);
+    const options = source === undefined ? given : { ...given, from: source };
     const location = await locationFromOptions(
       {
         ...options,
