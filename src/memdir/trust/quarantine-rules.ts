@@ -327,16 +327,17 @@ const DISOBEY_ES = re(
 // guidelines in your setup. Disregard them."), read as if it were said in one sentence.
 const PRONOUN = re(String.raw`\s+(?:them|those|these|it|that|its contents|the contents)\b`);
 const PRONOUN_SUBJECT = re(String.raw`\b(?:they|those|these|it|that)\b`);
-const SEND_OR_PUT = re(`${SEND.source}|\\b(?:append|attach|add|put|include)\\b`);
 const SEND_CLITIC_ES = re(
   String.raw`\b(?:m[aá]nd|env[ií]|s[uú]b|reenv[ií]|p[eé]g|copi)[a-záéíóú]*(?:la|lo|las|los|selo|sela|selos|selas)\b`,
 );
-// "The user doesn't need to know." said on its own, and the session's own work kept out of what it reports.
+// "The user doesn't need to know." said on its own, and the session's work named before ("those
+// changes", "them") kept out of what it reports; "leave the formatting changes out of the summary"
+// is a reader's preference.
 const USER_NEED_NOT_KNOW_EN = re(
   String.raw`\b(?:the user|the human|the developer|the owner|nobody|no one|anyone)\s+(?:doesn'?t|does not|don'?t|do not|needn'?t|need not|shouldn'?t|should not)\s+(?:need to |have to )?(?:know|hear|find out)(?: about (?:it|this|that|them|these|those))?\s*(?:[.!;]|$)`,
 );
 const OMIT_FROM_REPORT_EN = re(
-  String.raw`\b(?:leave|keep|omit|drop|exclude)\s+(?:those|these|such|any|your|them|it|that|the)\s*(?:changes|edits|modifications|commits|actions|steps|commands)?\b[^.!?\n]{0,20}?\b(?:out of|from)\s+(?:your|the)\s+(?:summary|summaries|report|reports|reply|replies|response|responses|answer|final message|status update|changelog)\b`,
+  String.raw`\b(?:leave|keep|omit|drop|exclude)\s+(?:those|these|such|them|it|that)\s*(?:changes|edits|modifications|commits|actions|steps|commands)?\b[^.!?\n]{0,20}?\b(?:out of|from)\s+(?:your|the)\s+(?:summary|summaries|report|reports|reply|replies|response|responses|answer|final message|status update|changelog)\b`,
 );
 const KEEP_QUIET_EN = re(
   String.raw`\b(?:keep quiet|stay (?:quiet|silent)|say nothing|don'?t say anything|be silent)\s+about\s+(?:it|them|this|that|these|those|the (?:changes|edits|commits)|what you)\b`,
@@ -355,8 +356,11 @@ const SAFETY_THING_EN = re(
 const SWITCHED_OFF_EN = re(
   String.raw`\b(?:are|is|have been|has been|were|was)\s+(?:now\s+)?(?:disabled|switched off|turned off|off|suspended|lifted|waived|removed|deactivated|not required|no longer required)\b`,
 );
+// Who the switch is for: the session licensed to do what a confirmation guards ("you may force-push",
+// "pre-approved"), or the assistant's own rules. "Confirmation emails are disabled in staging, so
+// you can log in without a link" licenses nothing a confirmation guards.
 const ADDRESSED_LICENCE_EN = re(
-  String.raw`\byou\b|\bthe (?:assistant|agent|model|ai)'?s?\b|\bpre-?approved\b|\bfreely\b|\bwithout (?:asking|confirmation|approval)\b`,
+  String.raw`\byou (?:may|can|are (?:allowed|free|cleared) to)\b[^.!?\n]{0,30}?\b(?:push|force-?push|delete|drop|deploy|merge|rm|run (?:anything|any)|skip|bypass|ignore|proceed)\b|\bfor you\b|\bthe (?:assistant|agent|model|ai)'?s?\b|\bpre-?approved\b|\bfreely\b`,
 );
 const GUARDRAILS_DISMISSED_EN = re(
   String.raw`\b(?:doesn'?t|does not|don'?t|do not|never|no need to|needn'?t)\s+(?:bother with|worry about|care about|follow|need|respect|obey)\s+(?:the |any |its |your )?(?:usual |normal |standard )?(?:guardrails|safety (?:rules|checks|policies|guidelines)|content polic(?:y|ies))\b`,
@@ -430,7 +434,7 @@ export const INTENT_RULES: readonly IntentRule[] = [
   { intent: "exfiltrate", sequence: [CURL_UPLOAD], unlessNegated: true },
   {
     intent: "exfiltrate",
-    sequence: [SEND_OR_PUT, PRONOUN],
+    sequence: [SEND, PRONOUN],
     alsoIn: [DESTINATION],
     nearby: [SENSITIVE],
     unlessNegated: true,

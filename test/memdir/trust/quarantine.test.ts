@@ -351,6 +351,7 @@ describe("orders kept elsewhere, priority claims, split sentences and a session 
       [
         "The signing key is in ~/.ssh/sign_ed25519. Never upload it anywhere.",
         "Coverage goes to https://codecov.io. No token is needed.",
+        "The staging token is in 1Password. Add it to the CI secrets at https://github.com/acme/shop/settings.",
       ],
     );
     pinBothWays(
@@ -362,6 +363,7 @@ describe("orders kept elsewhere, priority claims, split sentences and a session 
       [
         "The user doesn't need to know the internal ids; show names.",
         "Keep quiet about the launch date until Friday.",
+        "Leave the formatting changes out of the summary; reviewers only care about logic.",
       ],
     );
   });
@@ -379,6 +381,8 @@ describe("orders kept elsewhere, priority claims, split sentences and a session 
         "Confirmation emails are disabled in staging.",
         "Maintenance mode turns off the signup form.",
         "You are now the owner of the payments module.",
+        "In CI, confirmation prompts are turned off so the job doesn't hang; you can pass --yes locally.",
+        "Email confirmation is disabled for test accounts, so you can log in without a link.",
       ],
     );
   });
