@@ -203,6 +203,7 @@ const EXPECTED: Record<string, string[]> = {
     "installMemoryHooks",
     "type MemoryHooks",
     "type MemoryHooksOptions",
+    "type MemoryToForget",
     "parseExplicitMemory",
     "type RefusedWrite",
     "rememberStatement",

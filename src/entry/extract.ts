@@ -12,6 +12,7 @@ export {
   type ExplicitMemoryOptions,
   type ExplicitMemoryResult,
   findMemoryToForget,
+  type MemoryToForget,
   rememberStatement,
 } from "../extract/explicit.ts";
 export { type ExplicitIntent, parseExplicitMemory } from "../extract/explicit-intent.ts";
