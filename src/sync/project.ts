@@ -162,8 +162,14 @@ export interface SyncStatus {
   remote: string;
   /** Memory files this machine would push (conflicting ones included). */
   ahead: number;
-  /** Memory files the remote would change here (conflicting ones included). */
+  /** Memory files the remote would change here (conflicting ones included), those waiting for review aside. */
   behind: number;
+  /**
+   * Files of the remote's held for review (quarantined, or under review mode): a sync tries them
+   * again and holds them again until they are accepted or rejected in `memdir inbox`, so they are
+   * not counted as behind.
+   */
+  held: number;
   conflicts: string[];
   /** When this project last synced with the remote, or null. */
   lastSync: string | null;
@@ -215,10 +221,14 @@ async function folderStatus(
       { undonePulls: options.undonePulls },
     );
     const conflicts = [...local.files].filter(([, { conflict }]) => conflict).map(([file]) => file);
+    const review = state.projects[id]?.review ?? {};
+    const incoming = actions.filter((a) => a.kind !== "push");
+    const held = incoming.filter((a) => Object.hasOwn(review, a.file)).length;
     return {
       remote: target.url,
       ahead: actions.filter((a) => a.kind !== "pull").length,
-      behind: actions.filter((a) => a.kind !== "push").length,
+      behind: incoming.length - held,
+      held,
       conflicts: conflicts.sort(),
       lastSync,
       reachable,

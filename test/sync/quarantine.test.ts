@@ -44,6 +44,16 @@ describe("memdir sync in auto mode and the quarantine", () => {
     const [waiting] = JSON.parse(inbox.stdout) as { source: string; reason?: string }[];
     assert.equal(waiting.source, "sync");
     assert.match(waiting.reason ?? "", /^an instruction to ignore instructions or the user \(line \d+:/);
+    // What waits in the inbox is not "to pull": a sync would hold it again.
+    const status = await world.b.memdir(["sync", "--status", "--json"]);
+    assert.equal(status.code, 0, status.stderr);
+    const parsed = JSON.parse(status.stdout) as { behind: number; held: number };
+    assert.deepEqual([parsed.behind, parsed.held], [0, 1]);
+    const text = await world.b.memdir(["sync", "--status"]);
+    assert.match(
+      text.stdout,
+      /behind: 0 file\(s\) to pull\nheld: 1 file\(s\) from the remote wait for review \(memdir inbox\)/,
+    );
   });
 
   it("holds a pulled memory whose lines, each harmless, a teammate reordered into an instruction", async () => {

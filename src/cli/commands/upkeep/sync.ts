@@ -127,6 +127,9 @@ function formatStatus(status: SyncStatus): string {
   const lines = [
     `remote: ${status.remote}${status.reachable ? "" : " (unreachable: figures as of the last fetch)"}`,
     `ahead: ${status.ahead} file(s) to push, behind: ${status.behind} file(s) to pull`,
+    ...(status.held > 0
+      ? [`held: ${status.held} file(s) from the remote wait for review (memdir inbox)`]
+      : []),
     `last sync: ${status.lastSync ?? "never"}`,
     ...(status.rewritten
       ? [
