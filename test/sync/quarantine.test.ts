@@ -49,6 +49,14 @@ describe("memdir sync in auto mode and the quarantine", () => {
     assert.equal(status.code, 0, status.stderr);
     const parsed = JSON.parse(status.stdout) as { behind: number; held: number };
     assert.deepEqual([parsed.behind, parsed.held], [0, 1]);
+    // On the terminal, a sync names what waits in one line rather than repeating each reason.
+    const again = await world.b.memdir(["sync"]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(
+      again.stdout,
+      /^held for review: project-setup-order\.md \(memdir inbox shows each and why\)$/m,
+    );
+    assert.doesNotMatch(again.stdout, /skipped: project-setup-order\.md/);
     const text = await world.b.memdir(["sync", "--status"]);
     assert.match(
       text.stdout,

@@ -10,6 +10,7 @@ import {
   syncProject,
   syncStatus,
 } from "../../../sync/project.ts";
+import { WAITS_FOR_REVIEW } from "../../../sync/review.ts";
 import { type CommonOptions, type RegisterCommand, withCommonOptions } from "../../support/common.ts";
 import { configFromOptions, locationFromOptions } from "../../support/location.ts";
 import { printJson } from "../../support/output.ts";
@@ -101,11 +102,25 @@ export const registerSyncCommand: RegisterCommand = (program, context) => {
   });
 };
 
+/**
+ * A skipped file's reason when it waits in the inbox: held by the writer's quarantine
+ * (src/memdir/write/write-checks.ts), or proposed under review mode (WAITS_FOR_REVIEW).
+ */
+const WAITS_IN_INBOX = new RegExp(
+  `\\bwaits for the user's review in the inbox as \\S+$|^${WAITS_FOR_REVIEW}$`,
+);
+
 function formatReport(report: ProjectSyncReport): string {
   const lines = [`synced with ${report.remote}: pulled ${report.pulled}, pushed ${report.pushed}`];
   for (const file of report.conflicts)
     lines.push(`conflict: ${file} (the other version of a memory; merge what you need, then delete it)`);
-  for (const { file, reason } of report.skipped) lines.push(`skipped: ${file}: ${reason}`);
+  // A file held for review is held again by every sync until the user settles it: one line names
+  // them all, where one long line each repeated the reason on every run; the inbox shows each and why.
+  const waiting = report.skipped.filter(({ reason }) => WAITS_IN_INBOX.test(reason)).map(({ file }) => file);
+  for (const { file, reason } of report.skipped)
+    if (!WAITS_IN_INBOX.test(reason)) lines.push(`skipped: ${file}: ${reason}`);
+  if (waiting.length > 0)
+    lines.push(`held for review: ${waiting.join(", ")} (memdir inbox shows each and why)`);
   if (report.team) lines.push(formatReport(report.team).trimEnd().replace(/^/gm, "team: "));
   if (report.keyChanged) lines.push(keyChangeLine(report.keyChanged, "this sync used the new one"));
   return `${lines.join("\n")}\n`;
