@@ -11,17 +11,27 @@ function remoteFolders(world: World): string[] {
   return gitIn(world.remoteDir, ["ls-tree", "-d", "-r", "--name-only", "main"]).split("\n").filter(Boolean);
 }
 
+/**
+ * Machine a's project as it was before its origin was added (keyed by its first commit), one
+ * memory synced under that key; returns the world and that first sync's report.
+ */
+async function syncedWithoutOrigin(): Promise<{
+  world: World;
+  first: { pushed: number; keyChanged?: unknown };
+}> {
+  const world = makeWorld();
+  gitIn(world.a.project, ["remote", "remove", "origin"]);
+  assert.equal((await world.a.memdir(["sync", "init", world.remoteUrl])).code, 0);
+  world.a.write("user-role.md", memory("role", "the user is a backend engineer"));
+  return { world, first: await syncJson(world.a) };
+}
+
 describe("memdir sync: the project's key changed since its last sync", () => {
   it("names the old and the new key, in the report, in --status and on the terminal", async () => {
-    const world = makeWorld();
+    const { world, first } = await syncedWithoutOrigin();
     const a = world.a;
-    // The project as it was before its origin was added: keyed by its first commit.
-    gitIn(a.project, ["remote", "remove", "origin"]);
-    assert.equal((await a.memdir(["sync", "init", world.remoteUrl])).code, 0);
-    a.write("user-role.md", memory("role", "the user is a backend engineer"));
-    const first = await syncJson(a);
     assert.equal(first.pushed > 0, true);
-    assert.equal((first as { keyChanged?: unknown }).keyChanged, undefined);
+    assert.equal(first.keyChanged, undefined);
     const before = remoteFolders(world);
     const oldKey = before.find((folder) => folder.startsWith("commit/"));
     assert.ok(oldKey, `the remote holds a commit/ folder: ${before.join(", ")}`);
@@ -45,12 +55,8 @@ describe("memdir sync: the project's key changed since its last sync", () => {
   });
 
   it("a sync on the terminal prints the change as one line", async () => {
-    const world = makeWorld();
+    const { world } = await syncedWithoutOrigin();
     const a = world.a;
-    gitIn(a.project, ["remote", "remove", "origin"]);
-    assert.equal((await a.memdir(["sync", "init", world.remoteUrl])).code, 0);
-    a.write("user-role.md", memory("role", "the user is a backend engineer"));
-    await syncJson(a);
     gitIn(a.project, ["remote", "add", "origin", "git@github.com:acme/shop.git"]);
     const result = await a.memdir(["sync"]);
     assert.equal(result.code, 0, result.stderr);
