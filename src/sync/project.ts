@@ -228,11 +228,11 @@ async function folderStatus(
       remote: target.url,
       ahead: actions.filter((a) => a.kind !== "pull").length,
       behind: incoming.length - held,
-      held,
       conflicts: conflicts.sort(),
       lastSync,
       reachable,
       rewritten,
+      held,
     };
   } finally {
     await lease.release();

@@ -97,18 +97,30 @@ function machine(home: string, project: string): Machine {
       }
     },
     files() {
-      if (!fs.existsSync(memoryDir)) return [];
-      return (fs.readdirSync(memoryDir, { recursive: true }) as string[])
-        .map((file) => file.split(path.sep).join("/"))
-        .filter(
-          (file) =>
-            file.endsWith(".md") &&
-            path.posix.basename(file) !== "MEMORY.md" &&
-            !file.split("/").some((s) => s.startsWith(".")),
-        )
-        .sort();
+      return memoryFilesBelow(memoryDir).sort();
     },
   };
+}
+
+/**
+ * The memory files below `dir` ("/" separators; MEMORY.md and dot-paths left out). Dot-folders are
+ * never entered: a background sync's history makes and removes `.history-init-*` there, and a
+ * recursive readdir that met one half-removed failed with ENOENT; a folder gone meanwhile is empty.
+ */
+function memoryFilesBelow(dir: string, prefix = ""): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(path.join(dir, prefix), { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return entries.flatMap((entry) => {
+    if (entry.name.startsWith(".")) return [];
+    const file = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) return memoryFilesBelow(dir, file);
+    return file.endsWith(".md") && entry.name !== "MEMORY.md" ? [file] : [];
+  });
 }
 
 /** A new world: the remote, and machines a and b with the project cloned at different paths. */
