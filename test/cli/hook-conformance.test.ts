@@ -471,6 +471,9 @@ describe("memdir hook: coexistence with Claude Code's auto memory", () => {
     assert.equal(start.code, 0, start.stderr);
     assert.deepEqual(JSON.parse(start.stdout), {}, "no second index or rule set");
     assert.match(start.stderr, /mode: recall only: Claude Code's own auto memory is on/);
+    // The reason once: --explain said it, the note that no index is given does not say it again.
+    assert.equal(start.stderr.split("Claude Code's own auto memory is on").length - 1, 1, start.stderr);
+    assert.match(start.stderr, /no index or rules at session start/);
     const remember = await runCliInProcess(["hook", "user-prompt-submit"], {
       home,
       env: claudeEnv,

@@ -280,7 +280,8 @@ async function hookContext(
   // prompt, and the extraction, model and agent modules it does not use cost it ~100 ms).
   if (action === "extract")
     return planExtraction(input, { cwd, config, options, dir, location, mode, log, env });
-  if (action === "session-context") return sessionContext({ location, config, mode, env, log, context });
+  if (action === "session-context")
+    return sessionContext({ location, config, mode, env, log, context, explained: options.explain === true });
   if (action === "file-context") {
     if (dialect === "cursor") {
       log("Cursor takes no context after a tool call; recall goes through the memory_recall tool");
@@ -304,6 +305,8 @@ async function sessionContext(state: {
   env: NodeJS.ProcessEnv;
   log: (reason: string) => void;
   context: CommandContext;
+  /** `--explain` has said the mode and its reason already: the reason is not said twice. */
+  explained: boolean;
 }): Promise<string | null> {
   const { location, config, mode, env, log, context } = state;
   const inHelper = context.memdirs !== undefined;
@@ -320,7 +323,12 @@ async function sessionContext(state: {
     mode.mode === "full" ? startSyncPull(location, config, env, log) : null,
     inHelper ? null : startHelper(env, log, location.memoryDir),
   ]);
-  if (mode.mode !== "full") log(`no index or rules at session start: ${mode.reason}`);
+  if (mode.mode !== "full")
+    log(
+      state.explained
+        ? "no index or rules at session start"
+        : `no index or rules at session start: ${mode.reason}`,
+    );
   return sessionContext;
 }
 
