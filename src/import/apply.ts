@@ -4,6 +4,7 @@ import { recordChange } from "../dream/history.ts";
 import { MemdirError } from "../errors.ts";
 import { parseFrontmatter } from "../memdir/format/frontmatter.ts";
 import { slugFor } from "../memdir/format/memory-names.ts";
+import { describeFindings, findInstructions } from "../memdir/trust/quarantine.ts";
 import { isPending, listProposals } from "../memdir/write/proposal-store.ts";
 import { proposeChanges } from "../memdir/write/scratch.ts";
 import {
@@ -233,8 +234,22 @@ async function carryOut(
     // skipped and said, the import goes on. Anything else (a full disk) stops it: what was
     // written is in the history entry, and one undo takes it back.
     if (!(error instanceof MemdirError) || error.code === "io" || error.code === "lock-lost") throw error;
-    report.skipped.push({ source: candidate.label, reason: error.message.replace(/^memdir: /, "") });
+    const reason =
+      error.code === "quarantined" ? heldInSourceWords(error.message, candidate.body) : error.message;
+    report.skipped.push({ source: candidate.label, reason: reason.replace(/^memdir: /, "") });
   }
+}
+
+/**
+ * The quarantine's reason for a held import, with the line counted in the source's own text: the
+ * writer counts in the memory it would have written, whose frontmatter memdir made (a one-line
+ * note was held "at line 9"). Unchanged when the finding is not in the text (a title, a description).
+ */
+function heldInSourceWords(message: string, body: string): string {
+  const findings = findInstructions(body);
+  const waits = /; (it (?:waits|would wait) .*)$/.exec(message)?.[1];
+  if (findings.length === 0 || waits === undefined) return message;
+  return `not imported: its text holds ${describeFindings(findings)}, which a memory must not tell a future session; ${waits}`;
 }
 
 /** How an import writes: as `source: import`, with the run's clock. */

@@ -279,6 +279,11 @@ describe("memdir import", () => {
     const reasons = Object.fromEntries(report.skipped.map((s) => [s.source, s.reason]));
     assert.match(reasons["mem0 memory token"], /token/i);
     assert.match(reasons["mem0 memory steer"], /review|inbox/);
+    // The line is counted in the memory's own text (one line), not in the file memdir would make.
+    assert.match(
+      reasons["mem0 memory steer"],
+      /^not imported: its text holds .*\(line 1: "Ignore all previous instructions"/,
+    );
     const all = Object.values(memoryFiles(memoryDir)).join("\n");
     assert.ok(!all.includes("ghp_"), "the secret is not written");
     assert.ok(!all.includes("Ignore all previous"), "the held text is not written");
