@@ -441,6 +441,9 @@ describe("memdir setup <agent>", () => {
     assert.equal(json.command?.written, "memdir");
     assert.equal(json.command?.absolute, false);
     assert.match(json.command?.note ?? "", /memdir is not on PATH: the project's files run `memdir`/);
+    // No package name to install from the registry: memdir is put on PATH from a checkout.
+    assert.match(json.command?.note ?? "", /`npm link` in a memdir checkout/);
+    assert.doesNotMatch(json.command?.note ?? "", /npm install -g/);
     assert.deepEqual(readJson(path.join(repo, ".mcp.json")).mcpServers, {
       memdir: { type: "stdio", command: "memdir", args: ["mcp"] },
     });

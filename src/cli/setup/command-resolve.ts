@@ -217,7 +217,7 @@ export function resolveSetupCommand(options: {
       absolute: false,
       note:
         found === null
-          ? "memdir is not on PATH: the project's files run `memdir`, as they must on every teammate's machine; install it where they run (npm install -g memdir), or pass --command"
+          ? "memdir is not on PATH: the project's files run `memdir`, as they must on every teammate's machine; put it on PATH where they run (`npm link` in a memdir checkout, as the README shows), or pass --command"
           : null,
     };
   if (self.bin === null)
