@@ -80,7 +80,7 @@ async function keyOfFolder(location: MemoryLocation): Promise<string> {
 export async function syncTargets(
   location: MemoryLocation,
   { record = true }: { record?: boolean } = {},
-): Promise<{ user?: SyncTarget; team?: SyncTarget; keyChange: ProjectKeyChange | null }> {
+): Promise<{ user?: SyncTarget; team?: SyncTarget; key: string; keyChange: ProjectKeyChange | null }> {
   const remotes = await readSyncRemotes(location.root);
   const { key, change } = await resolveProjectKey(location, { record });
   const teamUrl = remotes.team?.[key];
@@ -95,6 +95,7 @@ export async function syncTargets(
         `Give the team its own repository (memdir sync init --team <git-url>) or remove the entry from ${remotesFile(location.root)}`,
     );
   return {
+    key,
     keyChange: change,
     ...(remotes.user
       ? {
@@ -149,9 +150,12 @@ export async function syncProject(
   // reports the change the next time.
   const targets = await syncTargets(location, { record: false });
   if (!targets.user && !targets.team) throw notConfigured();
+  // The memory dir, claimed for its project, exists before anything is pulled into it.
+  if (location.projectRoot !== null) await ensureMemoryDir(location);
   const main = targets.user ? await syncFolder(targets.user, options) : null;
   const team = targets.team ? await syncFolder(targets.team, options) : null;
-  await projectKeyFor(location);
+  if (location.projectRoot !== null)
+    await recordProjectKey(location.memoryDir, location.projectRoot, targets.key);
   const keyChanged = targets.keyChange ? { keyChanged: targets.keyChange } : {};
   if (main === null) return { ...(team as SyncReport), ...keyChanged };
   return team === null ? { ...main, ...keyChanged } : { ...main, team, ...keyChanged };

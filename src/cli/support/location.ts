@@ -38,20 +38,21 @@ export async function locationFromOptions(
         `--cwd ${options.cwd}: ${stat === null ? "no such directory" : "not a directory"}; nothing was read or written`,
       );
   }
-  // A `--dir` naming a file read as an empty memory dir: `doctor` said "no issues" and `list` "no
-  // memories" where nothing could ever be saved. A missing one is fine: the first save makes it.
-  if (options.dir !== undefined) {
-    const stat = await fs.stat(resolveFrom(context, options.dir)).catch(() => null);
-    if (stat !== null && !stat.isDirectory())
-      throw new MemdirError("usage", `--dir ${options.dir}: not a directory; nothing was read or written`);
-  }
-  return resolveMemoryLocation({
+  const location = await resolveMemoryLocation({
     cwd,
     root: options.root,
     dir: options.dir,
     env: context.env,
     home: context.env.HOME || undefined,
   });
+  // A `--dir` naming a file read as an empty memory dir: `doctor` said "no issues" and `list` "no
+  // memories" where nothing could ever be saved. A missing one is fine: the first save makes it.
+  if (options.dir !== undefined) {
+    const stat = await fs.stat(location.memoryDir).catch(() => null);
+    if (stat !== null && !stat.isDirectory())
+      throw new MemdirError("usage", `--dir ${options.dir}: not a directory; nothing was read or written`);
+  }
+  return location;
 }
 
 /**
