@@ -135,17 +135,15 @@ const FORGET_FRAMING = new RegExp(
 /** At least this share of the request's own words must be the memory's words (docs/design.md#explicit-remember). */
 const FORGET_MIN_SHARE = 0.5;
 
-/** The share of `query`'s words (framing words aside) that `memoryText` has, or 0 when it names none. */
-function ownWordShare(query: string, memoryText: string): number {
-  const wanted = new Set(tokenize(query.replace(FORGET_FRAMING, " ")));
-  if (wanted.size === 0) return 0;
-  return ownWordsIn(query, memoryText).size / wanted.size;
+/** A forget request's own words: its terms, framing words aside. */
+function ownWords(query: string): Set<string> {
+  return new Set(tokenize(query.replace(FORGET_FRAMING, " ")));
 }
 
-/** The request's own words (framing words aside) that `memoryText` has. */
-function ownWordsIn(query: string, memoryText: string): Set<string> {
+/** Which of `wanted` (a request's own words) `memoryText` has. */
+function wordsIn(wanted: ReadonlySet<string>, memoryText: string): Set<string> {
   const has = new Set(tokenize(memoryText));
-  return new Set(tokenize(query.replace(FORGET_FRAMING, " ")).filter((term) => has.has(term)));
+  return new Set([...wanted].filter((term) => has.has(term)));
 }
 
 /** A memory a forget request names, as {@link findMemoryToForget} returns it. */
@@ -173,6 +171,9 @@ export async function findMemoryToForget(
   memoryDir: string,
   memdir?: Memdir,
 ): Promise<MemoryToForget | null> {
+  // A request of framing words alone ("forget that note") names no memory: nothing to look up.
+  const wanted = ownWords(query);
+  if (wanted.size === 0) return null;
   const headers = await scanHeaders(memoryDir, { memdir });
   if (headers.length === 0) return null;
   const selector = createLexicalSelector();
@@ -198,8 +199,8 @@ export async function findMemoryToForget(
     const text = [header.file.replace(/\.md$/, ""), header.name ?? "", header.description ?? "", body].join(
       "\n",
     );
-    if (ownWordShare(query, text) < FORGET_MIN_SHARE) continue;
-    const words = ownWordsIn(query, text);
+    const words = wordsIn(wanted, text);
+    if (words.size / wanted.size < FORGET_MIN_SHARE) continue;
     if (found === null) {
       found = { file: header.file, path: header.path, description: header.description };
       foundWords = words;

@@ -5,7 +5,7 @@ import { readRegularText } from "../memdir/fs/regular-file.ts";
 import type { Memdir } from "../memdir/instance.ts";
 import { scanHeaders } from "../memdir/scan/scan.ts";
 import { anchorsOf, escapeRegExp } from "../memdir/trust/anchors.ts";
-import { withheldContent } from "../memdir/trust/withhold.ts";
+import { shownContent } from "../memdir/trust/withhold.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "../recall/budget.ts";
 import { DEFAULT_RECALL_K } from "../recall/selector.ts";
 import { formatSurfacedMemory, vanishedAnchorNotes } from "../recall/surface.ts";
@@ -110,7 +110,7 @@ export async function fileMemories(options: FileMemoriesOptions): Promise<FileMe
     const text = formatSurfacedMemory({
       path: header.path,
       mtimeMs: savedAtMs(header),
-      content: (await withheldContent(read.content)) ?? read.content,
+      content: await shownContent(read.content),
       now: nowMs,
       notes: await vanishedAnchorNotes(read.content, options.projectRoot),
     });

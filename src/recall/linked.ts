@@ -1,6 +1,6 @@
 import { readMemoryCapped } from "../memdir/fs/read.ts";
 import { linkResolver } from "../memdir/scan/links.ts";
-import { withheldContent } from "../memdir/trust/withhold.ts";
+import { shownContent } from "../memdir/trust/withhold.ts";
 import { type MemoryHeader, savedAtMs } from "../types.ts";
 import { surfacedMemoryMessage } from "./surface.ts";
 
@@ -54,7 +54,7 @@ export async function linkedMemories(options: {
       const message = surfacedMemoryMessage({
         path: header.path,
         mtimeMs: savedAtMs(header),
-        content: (await withheldContent(read.content)) ?? read.content,
+        content: await shownContent(read.content),
         now: options.now,
       });
       const bytes = Buffer.byteLength(message.content as string, "utf8");

@@ -5,7 +5,7 @@ import type { HeaderCache } from "../memdir/scan/header-cache.ts";
 import { linkNames } from "../memdir/scan/links.ts";
 import { scanHeaders } from "../memdir/scan/scan.ts";
 import { anchorRoot } from "../memdir/trust/anchors.ts";
-import { withheldContent } from "../memdir/trust/withhold.ts";
+import { shownContent } from "../memdir/trust/withhold.ts";
 import { describeFailure } from "../model/side-query.ts";
 import { type Clock, type MemoryHeader, type Message, type ReadFileState, savedAtMs } from "../types.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
@@ -294,7 +294,7 @@ async function surfacePicks(
       path: header.path,
       mtimeMs: savedAtMs(header),
       // A memory whose text reads as an instruction is named, not shown (src/memdir/trust/withhold.ts).
-      content: (await withheldContent(entry.read.content)) ?? entry.read.content,
+      content: await shownContent(entry.read.content),
       now: nowMs,
       notes: await vanishedAnchorNotes(entry.read.content, projectRoot),
     });

@@ -24,7 +24,16 @@ import { readFolderState } from "./state.ts";
  * @throws MemdirError("invalid-input") when the directory belongs to no project.
  */
 export async function projectKeyFor(location: MemoryLocation): Promise<string> {
-  return (await resolveProjectKey(location, { record: true })).key;
+  const { key } = await resolveProjectKey(location);
+  await recordKey(location, key);
+  return key;
+}
+
+/** Records `key` in the project's `.memdir-project`, the memory dir made and claimed first; nothing with `--dir`. */
+async function recordKey(location: MemoryLocation, key: string): Promise<void> {
+  if (location.projectRoot === null) return;
+  await ensureMemoryDir(location);
+  await recordProjectKey(location.memoryDir, location.projectRoot, key);
 }
 
 /** A project key that is not the one the project last synced under, as a sync reports it. */
@@ -39,22 +48,17 @@ export interface ProjectKeyChange {
  * The project key of a memory location and, when it differs, the one its `.memdir-project`
  * recorded (the key its last sync used): an `origin` remote added to a repository that had none,
  * or changed to a new URL, gives the project a new key and a new folder in the sync repository
- * (docs/design.md#project-identity). `record: false` (`sync --status`) leaves the marker as it is,
- * so the sync that follows still sees the change.
+ * (docs/design.md#project-identity). Records nothing: a sync records the new key once it is done
+ * (so one that fails on the way still reports the change), `sync --status` never does.
  */
 async function resolveProjectKey(
   location: MemoryLocation,
-  { record }: { record: boolean },
 ): Promise<{ key: string; change: ProjectKeyChange | null }> {
   if (location.projectRoot !== null) {
     const key = await projectKey(location.projectRoot);
     const marker = await readProjectMarker(location.memoryDir);
     const recorded = marker?.projectRoot === location.projectRoot ? marker.projectKey : undefined;
     const change = recorded !== undefined && recorded !== key ? { from: recorded, to: key } : null;
-    if (record) {
-      await ensureMemoryDir(location);
-      await recordProjectKey(location.memoryDir, location.projectRoot, key);
-    }
     return { key, change };
   }
   return { key: await keyOfFolder(location), change: null };
@@ -79,10 +83,9 @@ async function keyOfFolder(location: MemoryLocation): Promise<string> {
 /** The remotes this project's memory syncs with: the user's, and the team's for `team/`. */
 export async function syncTargets(
   location: MemoryLocation,
-  { record = true }: { record?: boolean } = {},
 ): Promise<{ user?: SyncTarget; team?: SyncTarget; key: string; keyChange: ProjectKeyChange | null }> {
   const remotes = await readSyncRemotes(location.root);
-  const { key, change } = await resolveProjectKey(location, { record });
+  const { key, change } = await resolveProjectKey(location);
   const teamUrl = remotes.team?.[key];
   // One repository as both would be one folder synced from two places, the memory dir less
   // `team/` and `team/`: each sync would push the other's memories as deleted. `sync init`
@@ -146,18 +149,29 @@ export async function syncProject(
   location: MemoryLocation,
   options: SyncOptions = {},
 ): Promise<ProjectSyncReport> {
-  // The new key is recorded once the sync under it is done: a sync that fails on the way still
-  // reports the change the next time.
-  const targets = await syncTargets(location, { record: false });
+  const targets = await syncTargets(location);
   if (!targets.user && !targets.team) throw notConfigured();
   // The memory dir, claimed for its project, exists before anything is pulled into it.
   if (location.projectRoot !== null) await ensureMemoryDir(location);
   const main = targets.user ? await syncFolder(targets.user, options) : null;
   const team = targets.team ? await syncFolder(targets.team, options) : null;
-  if (location.projectRoot !== null)
-    await recordProjectKey(location.memoryDir, location.projectRoot, targets.key);
-  const keyChanged = targets.keyChange ? { keyChanged: targets.keyChange } : {};
-  if (main === null) return { ...(team as SyncReport), ...keyChanged };
+  // The new key is recorded once the sync under it is done: a sync that fails on the way still
+  // reports the change the next time.
+  await recordKey(location, targets.key);
+  return bothRemotes(main, team, targets.keyChange);
+}
+
+/**
+ * The user remote's answer with the team remote's under `team` (or the team's alone), and
+ * `keyChanged` when the project's key changed: how `memdir sync` and `sync --status` report.
+ */
+function bothRemotes<T extends object>(
+  main: T | null,
+  team: T | null,
+  keyChange: ProjectKeyChange | null,
+): T & { team?: T; keyChanged?: ProjectKeyChange } {
+  const keyChanged = keyChange ? { keyChanged: keyChange } : {};
+  if (main === null) return { ...(team as T), ...keyChanged };
   return team === null ? { ...main, ...keyChanged } : { ...main, team, ...keyChanged };
 }
 
@@ -248,11 +262,9 @@ export type StatusOptions = Pick<SyncOptions, "signal" | "undonePulls">;
 
 /** What a sync would do now, without changing anything but the clone's copy of the remote. */
 export async function syncStatus(location: MemoryLocation, options: StatusOptions = {}): Promise<SyncStatus> {
-  const targets = await syncTargets(location, { record: false });
+  const targets = await syncTargets(location);
   if (!targets.user && !targets.team) throw notConfigured();
   const main = targets.user ? await folderStatus(targets.user, options) : null;
   const team = targets.team ? await folderStatus(targets.team, options) : null;
-  const keyChanged = targets.keyChange ? { keyChanged: targets.keyChange } : {};
-  if (main === null) return { ...(team as SyncStatus), ...keyChanged };
-  return team === null ? { ...main, ...keyChanged } : { ...main, team, ...keyChanged };
+  return bothRemotes(main, team, targets.keyChange);
 }

@@ -48,6 +48,14 @@ export async function withheldContent(content: string): Promise<string | null> {
 }
 
 /**
+ * A memory's capped content as it is surfaced: the content itself, or {@link withheldContent}'s
+ * note when it reads as an instruction. What recall, linked memories and the file hook show.
+ */
+export async function shownContent(content: string): Promise<string> {
+  return (await withheldContent(content)) ?? content;
+}
+
+/**
  * `MEMORY.md` as it goes into a session's context, without the lines that read as an instruction
  * (the index is shown among the user's instruction files, docs/design.md#the-user-context), and one
  * line at the end saying how many were left out. An index with none comes back as it is.

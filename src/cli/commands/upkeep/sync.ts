@@ -116,9 +116,10 @@ function formatReport(report: ProjectSyncReport): string {
     lines.push(`conflict: ${file} (the other version of a memory; merge what you need, then delete it)`);
   // A file held for review is held again by every sync until the user settles it: one line names
   // them all, where one long line each repeated the reason on every run; the inbox shows each and why.
-  const waiting = report.skipped.filter(({ reason }) => WAITS_IN_INBOX.test(reason)).map(({ file }) => file);
+  const waiting: string[] = [];
   for (const { file, reason } of report.skipped)
-    if (!WAITS_IN_INBOX.test(reason)) lines.push(`skipped: ${file}: ${reason}`);
+    if (WAITS_IN_INBOX.test(reason)) waiting.push(file);
+    else lines.push(`skipped: ${file}: ${reason}`);
   if (waiting.length > 0)
     lines.push(`held for review: ${waiting.join(", ")} (memdir inbox shows each and why)`);
   if (report.team) lines.push(formatReport(report.team).trimEnd().replace(/^/gm, "team: "));
