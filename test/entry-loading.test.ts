@@ -135,7 +135,7 @@ describe("what importing an entry loads", () => {
     }
   });
 
-  it("the prompt hook loads no YAML parser, also for a memory it surfaces whose frontmatter has anchors", async () => {
+  it("the prompt hook loads no YAML parser and no zod, also for a memory it surfaces whose frontmatter has anchors", async () => {
     // A memory the writer stamped with anchors (a list of maps in its frontmatter) on a real
     // repository; then its file vanishes, so surfacing it must read the anchors to say so.
     const { home, project, file } = await addAnchoredMemory();
@@ -161,6 +161,9 @@ describe("what importing an entry loads", () => {
     const loaded = fs.readFileSync(log, "utf8").split("\n");
     // Its package.json is read for the caches' fingerprint (the parser's version); the parser is not loaded.
     assert.ok(!loaded.some((url) => url.includes("/node_modules/yaml/dist/")), "the prompt hook loaded yaml");
+    // zod's ~95 modules cost a hook run without the helper ~65 ms (docs/design.md#the-prompt-hook-process):
+    // only a model side query needs it, and that imports it on first use.
+    assert.ok(!loaded.some((url) => url.includes("/node_modules/zod/")), "the prompt hook loaded zod");
     assert.ok(
       loaded.some((url) => url.includes("/commander/")),
       "the control: the recorder sees the hook's packages",

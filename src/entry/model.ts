@@ -26,11 +26,11 @@ export {
 export { withJsonRepair } from "../model/json-repair.ts";
 export { createOpenAIClient, type OpenAIClientOptions } from "../model/openai.ts";
 export {
-  type SideQueryFailure,
   type SideQueryOptions,
   type SideQueryResult,
   sideQuery,
 } from "../model/side-query.ts";
+export type { SideQueryFailure } from "../model/side-query-failure.ts";
 export {
   type ContentBlock,
   messageText,

@@ -2,23 +2,7 @@ import { z } from "zod";
 import { isMemdirError } from "../errors.ts";
 import type { ModelClient } from "./client.ts";
 import { parseJsonReply, responseText } from "./json-repair.ts";
-
-/** Why a side query produced no data. `message` is one line, fit for `recall --explain`. */
-export interface SideQueryFailure {
-  kind: "timeout" | "aborted" | "invalid" | "model";
-  message: string;
-  cause?: unknown;
-}
-
-/**
- * A failure as one phrase, its kind first: `timeout: …`, `model: openai: Connection error.` (a
- * model client's message that already starts with its kind is not prefixed again).
- */
-export function describeFailure(failure: { kind: string; message: string }): string {
-  return failure.message.startsWith(`${failure.kind}:`)
-    ? failure.message
-    : `${failure.kind}: ${failure.message}`;
-}
+import type { SideQueryFailure } from "./side-query-failure.ts";
 
 export type SideQueryResult<T> = { ok: true; data: T } | { ok: false; failure: SideQueryFailure };
 

@@ -6,7 +6,7 @@ import { linkNames } from "../memdir/scan/links.ts";
 import { scanHeaders } from "../memdir/scan/scan.ts";
 import { anchorRoot } from "../memdir/trust/anchors.ts";
 import { shownContent } from "../memdir/trust/withhold.ts";
-import { describeFailure } from "../model/side-query.ts";
+import { describeFailure } from "../model/side-query-failure.ts";
 import { type Clock, type MemoryHeader, type Message, type ReadFileState, savedAtMs } from "../types.ts";
 import { SESSION_MEMORY_BUDGET_BYTES } from "./budget.ts";
 import { type CandidateStatus, type RecallCandidate, type RecallEvidence, unpickedJudge } from "./explain.ts";

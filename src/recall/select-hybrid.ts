@@ -1,5 +1,5 @@
 import { MemdirError } from "../errors.ts";
-import { describeFailure } from "../model/side-query.ts";
+import { describeFailure } from "../model/side-query-failure.ts";
 import { type MemoryHeader, savedAtMs } from "../types.ts";
 import type { MemoryPick, Selection, Selector } from "./selector.ts";
 

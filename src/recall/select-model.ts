@@ -1,6 +1,6 @@
 import { formatManifest } from "../memdir/scan/scan.ts";
 import type { ModelClient } from "../model/client.ts";
-import type { SideQueryFailure } from "../model/side-query.ts";
+import type { SideQueryFailure } from "../model/side-query-failure.ts";
 import { selectMemoriesSystemPrompt, selectMemoriesUserPrompt } from "../prompts/select-memories.ts";
 import { MODEL_MANIFEST_LIMIT } from "./budget.ts";
 import type { Selection, Selector } from "./selector.ts";

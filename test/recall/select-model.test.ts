@@ -3,7 +3,7 @@ import { after, describe, it } from "node:test";
 import { createAnthropicClient } from "../../src/model/anthropic.ts";
 import type { ModelClient } from "../../src/model/client.ts";
 import { createOpenAIClient } from "../../src/model/openai.ts";
-import type { SideQueryFailure } from "../../src/model/side-query.ts";
+import type { SideQueryFailure } from "../../src/model/side-query-failure.ts";
 import { createModelSelector } from "../../src/recall/select-model.ts";
 import { type FakeModelServer, type FakeStep, startFakeModelServer } from "../../src/testing/index.ts";
 import type { MemoryHeader } from "../../src/types.ts";
