@@ -1,7 +1,7 @@
 import { processMemo } from "../../../process-memo.ts";
 import type { Corpus } from "../index/corpus.ts";
 import { TERM_BRIDGES } from "../text/term-bridges-table.ts";
-import { BIGRAM_MARK, CJK_CHAR, forEachBigram, type Token, tokenize } from "../text/tokenize.ts";
+import { BIGRAM_MARK, CJK_CHAR, CJK_RUN, forEachBigram, type Token, tokenize } from "../text/tokenize.ts";
 import { inverseDocumentFrequency } from "./bm25.ts";
 
 /**
@@ -72,8 +72,10 @@ function entryTerms(text: string): string[] {
   // Chinese or Japanese alone keeps only its character pairs, and those need no segmenter:
   // tokenizing the table's ~200 such entries loaded it into every prompt process that ranks,
   // English prompts included (~13-20 ms, docs/design.md#the-prompt-hook-process).
+  // The prolonged sound mark (ー, U+30FC, of the Common script) counts as Japanese here, as in
+  // the runs bigrams are made of: "リリース" needs no segmenter either.
   const normalized = text.normalize("NFKC").toLowerCase();
-  if (!/[\p{L}\p{N}]/u.test(normalized.replace(CJK_CHARS, ""))) {
+  if (!/[\p{L}\p{N}]/u.test(normalized.replace(CJK_RUN, ""))) {
     const pairs: string[] = [];
     forEachBigram(normalized, (term) => {
       pairs.push(term);
@@ -86,8 +88,6 @@ function entryTerms(text: string): string[] {
 }
 
 const NO_TERMS: ReadonlySet<string> = new Set();
-
-const CJK_CHARS = new RegExp(CJK_CHAR.source, "gu");
 
 function bridges(): CompiledBridges {
   return processMemo(COMPILED, () => compileBridges(TERM_BRIDGES));

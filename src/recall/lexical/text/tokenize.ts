@@ -18,7 +18,8 @@ import { NEEDS_SEGMENTER, segmentPieces, wordSegmenter } from "./segment.ts";
 /** Han, Hiragana, Katakana, Hangul (and their extensions / compatibility forms). */
 /** One Chinese, Japanese or Korean character. */
 export const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー]+/gu;
+/** A run of Chinese, Japanese or Korean characters, the prolonged sound mark included: the runs bigrams are made of. */
+export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー]+/gu;
 const HIRAGANA_ONLY = /^[\p{Script=Hiragana}ー]+$/u;
 /** Splits an identifier-like segment into its parts. */
 const PART_SEPARATOR = /[^\p{L}\p{N}]+/u;

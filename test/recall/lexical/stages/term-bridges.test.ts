@@ -5,7 +5,9 @@ import { scanHeaders } from "../../../../src/memdir/scan/scan.ts";
 import { LexicalIndexCache } from "../../../../src/recall/lexical/index/lexical-index.ts";
 import type { LexicalPick } from "../../../../src/recall/lexical/index/types.ts";
 import { compileBridges } from "../../../../src/recall/lexical/stages/term-bridges.ts";
+import { wordSegmenter } from "../../../../src/recall/lexical/text/segment.ts";
 import { TERM_BRIDGES } from "../../../../src/recall/lexical/text/term-bridges-table.ts";
+import { BIGRAM_MARK, CJK_CHAR, tokenize } from "../../../../src/recall/lexical/text/tokenize.ts";
 import { createLexicalSelector } from "../../../../src/recall/select-lexical.ts";
 import { memory, writeMemory } from "../../../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../../../helpers/temp.ts";
@@ -167,6 +169,40 @@ describe("the term-bridge table", () => {
       const keys = group.entries.map((entry) => entry.terms.join(" "));
       assert.equal(new Set(keys).size, keys.length, `${group.concept}: ${keys.join(", ")}`);
     }
+  });
+
+  it("compiles without the word segmenter, to the pairs and words the index makes of each term", () => {
+    // An English prompt that ranks compiles the table: a term sent to Intl.Segmenter cost that
+    // prompt ICU's word-break data (~13 ms, docs/design.md#the-prompt-hook-process). Katakana
+    // terms with the prolonged sound mark (リリース) were sent to it.
+    const segment = wordSegmenter.segment;
+    const segmented: string[] = [];
+    wordSegmenter.segment = (text: string) => {
+      segmented.push(text);
+      return segment(text);
+    };
+    let compiled: ReturnType<typeof compileBridges>;
+    try {
+      compiled = compileBridges(TERM_BRIDGES);
+    } finally {
+      wordSegmenter.segment = segment;
+    }
+    assert.deepEqual(segmented, [], "terms the segmenter was asked for");
+    // What the index holds for the same text (tokenize, as a memory is indexed): its character
+    // pairs and its words outside Chinese and Japanese.
+    let katakana = 0;
+    for (const group of compiled.groups)
+      for (const entry of group.entries) {
+        const terms = tokenize(entry.text);
+        const kept = terms.filter((term) => term.endsWith(BIGRAM_MARK) || !CJK_CHAR.test(term));
+        assert.deepEqual(
+          [...entry.terms].sort(),
+          [...new Set(kept.length > 0 ? kept : terms)].sort(),
+          `${group.concept}: "${entry.text}"`,
+        );
+        if (entry.text.includes("ー")) katakana++;
+      }
+    assert.ok(katakana >= 10, `the control: ${katakana} terms with ー`);
   });
 
   it("reads phrases as all of their words, and Chinese and Japanese terms as character pairs", () => {
