@@ -101,6 +101,8 @@ export interface BenchResult {
   quality: { sessions?: VariantQuality; observations?: VariantQuality };
   /** recall@5 on the coding-agent set per half and category (bench/coding-recall.ts). */
   codingRecall: Partial<Record<CodingRecallHalf, CodingRecallScores>>;
+  /** The same on the word-forms set (bench/word-forms). */
+  wordForms: Partial<Record<CodingRecallHalf, CodingRecallScores>>;
   targets: Target[];
   skipped: string[];
   seconds: number;
@@ -249,6 +251,11 @@ export function formatReport(result: BenchResult): string {
   if (Object.keys(result.codingRecall).length > 0) {
     lines.push("", "coding-agent recall (lexical, recall@5, bench/coding-recall)");
     lines.push(formatCodingRecall(result.codingRecall));
+  }
+  if (Object.keys(result.wordForms).length > 0) {
+    lines.push("", "word-forms recall (lexical, bench/word-forms): recall@5, then recall@1");
+    lines.push(formatCodingRecall(result.wordForms, "word-forms"));
+    lines.push(formatCodingRecall(result.wordForms, "word-forms", "recallAt1"));
   }
   for (const line of result.skipped) lines.push(line);
   lines.push("", "targets");

@@ -308,6 +308,7 @@ async function main(): Promise<void> {
     quarantineBenign: null,
     quality: {},
     codingRecall: {},
+    wordForms: {},
     targets: [],
     skipped: [],
     seconds: 0,
@@ -442,6 +443,9 @@ async function main(): Promise<void> {
     // The coding-agent set lives in the repository: it runs with or without ../shared.
     await attempt("coding-agent recall", async () => {
       result.codingRecall = await measureCodingRecall();
+    });
+    await attempt("word-forms recall", async () => {
+      result.wordForms = await measureCodingRecall(undefined, {}, "word-forms");
     });
     if (hasShared && fs.existsSync(path.join(sharedDir, "bench", "locomo"))) {
       for (const variant of LOCOMO_VARIANTS) {
