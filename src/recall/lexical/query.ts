@@ -2,9 +2,10 @@ import type { Corpus } from "./index/corpus.ts";
 import type { QueryTerm } from "./index/types.ts";
 import { inverseDocumentFrequency } from "./stages/bm25.ts";
 import { priorDocumentFrequency } from "./text/code-words.ts";
+import { withoutJoinedParts } from "./text/phrasal-verbs.ts";
 import { cutQuery } from "./text/query-text.ts";
 import { NEEDS_SEGMENTER, wordSegmenter } from "./text/segment.ts";
-import { CJK_STOP_WORDS, type Token, tokenizeDetailed } from "./text/tokenize.ts";
+import { CJK_STOP_WORDS, PHRASAL, type Token, termOfWord, tokenizeDetailed } from "./text/tokenize.ts";
 
 /**
  * The query's tokens, without the words that only frame a question ({@link QUESTION_WORDS}). Only
@@ -14,11 +15,11 @@ export function queryTokens(query: string): Token[] {
   const cut = cutQuery(query);
   // A date's words stay query words: transcripts say "last weekend" and "5月4号" too (measured on
   // the tuning half's LoCoMo sessions: dropping them cost 0.8 points, only relative ones 0.4).
-  const content = tokenizeDetailed(withoutCjkFraming(cut)).filter(
+  const content = withoutJoinedParts(tokenizeDetailed(withoutCjkFraming(cut))).filter(
     (token) => !QUESTION_WORDS.has(token.surface),
   );
   // A question made of framing words alone ("我的名字是什么？") is about them: keep them then.
-  return content.length > 0 ? content : tokenizeDetailed(cut);
+  return content.length > 0 ? content : withoutJoinedParts(tokenizeDetailed(cut));
 }
 
 /**
@@ -71,6 +72,10 @@ export function queryTerms(
       if (!TYPO_CANDIDATE.test(token.term)) continue;
       for (const near of corpus.dictionary.withinOneEdit(token.term))
         addTerm(near, corpus.dictionary.term(near) ?? "", `${token.surface}~`, typoWeight);
+      // Two words run together ("healthcheck" where memories say "health check"): a guess, as a
+      // typo's neighbours are, so at the same weight.
+      for (const part of runTogetherParts(corpus, token))
+        addTerm(part.id, part.term, `${part.surface}~`, typoWeight);
     }
   }
   return [...terms.values()];
@@ -158,3 +163,51 @@ const NO_TERMS: ReadonlySet<string> = new Set();
 
 /** Only longer Latin-script words get typo matching: short words have too many neighbors. */
 const TYPO_CANDIDATE = /^[a-z]{5,}$/;
+
+/**
+ * The two words a query word no memory contains is made of, when it is two words the index holds
+ * run together ("healthcheck" → health, check; "lockfile" → lock, file): the dual of
+ * {@link joinedWordTokens}. Each part is a word of three letters or more that is not a stop word
+ * (a stop word would match everything: "inbox" is not "box"), and some memory says both (else
+ * "pipeline" was the "pipe" of one memory and the "line" of another); the first such cut from
+ * the left is taken. A phrasal verb's joined word ("setup", "timeout") is a word of its own and is never
+ * cut: "setup" is not a question about the Redis `SET` (src/recall/lexical/text/phrasal-verbs.ts).
+ */
+export function runTogetherParts(
+  corpus: Corpus,
+  token: Token,
+): { id: number; term: string; surface: string }[] {
+  const word = token.surface;
+  if (!/^[a-z]{6,32}$/.test(word) || JOINED_TERMS.has(token.term)) return [];
+  const indexed = (part: string) => {
+    const term = termOfWord(part);
+    const id = term === undefined ? undefined : corpus.dictionary.lookup(term);
+    return term !== undefined && id !== undefined && corpus.documentFrequency.get(id) > 0
+      ? { id, term, surface: part }
+      : null;
+  };
+  for (let cut = 3; cut <= word.length - 3; cut++) {
+    const left = indexed(word.slice(0, cut));
+    if (left === null) continue;
+    const right = indexed(word.slice(cut));
+    if (right !== null && saidTogether(corpus, left.id, right.id)) return [left, right];
+  }
+  return [];
+}
+
+/** True when some memory holds both terms: a memory that writes the two words apart. */
+function saidTogether(corpus: Corpus, a: number, b: number): boolean {
+  const [rare, common] = corpus.documentFrequency.get(a) <= corpus.documentFrequency.get(b) ? [a, b] : [b, a];
+  const holders = new Set<string>();
+  corpus.forEachMemory(rare, (memory) => holders.add(memory.file));
+  let found = false;
+  corpus.forEachMemory(common, (memory) => {
+    if (holders.has(memory.file)) found = true;
+  });
+  return found;
+}
+
+/** The terms of the phrasal verbs' joined words (setup, login, timeout…). */
+const JOINED_TERMS: ReadonlySet<string> = new Set(
+  [...PHRASAL.values()].flatMap((particles) => [...particles.values()]),
+);

@@ -1,6 +1,7 @@
 import type { BinaryCacheContent, BinaryCacheInput, CacheArray } from "../../../memdir/cache/binary-cache.ts";
 import { codeFingerprint } from "../../../memdir/cache/persisted-cache.ts";
 import { frontmatterParserCode, frontmatterParserVersion } from "../../../memdir/format/frontmatter.ts";
+import { PHRASAL_PAIRS } from "../text/phrasal-verbs.ts";
 import {
   ENGLISH_STOP_WORDS,
   forEachTerm,
@@ -231,8 +232,9 @@ export function lexicalFingerprint(): string {
     // a probe (which loaded the YAML parser into every prompt hook, docs/design.md#the-prompt-hook-process). 7: ICU versions
     // instead of a CJK probe. 8: the binary file (lexical.bin). 9: tokens of small bodies packed
     // one byte each (memory-record.ts). 10: no type terms, names without their type prefix
-    // (docs/design.md#memory-types-are-no-evidence).
-    "lexical/10",
+    // (docs/design.md#memory-types-are-no-evidence). 11: phrasal verbs joined (text/phrasal-verbs.ts).
+    "lexical/11",
+    PHRASAL_PAIRS,
     process.versions.icu ?? null,
     process.versions.unicode ?? null,
     PASSAGE_LINES,

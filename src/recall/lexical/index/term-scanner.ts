@@ -21,8 +21,15 @@
  * dictionary assigns the same ids in the same order either way; only the line's tokens are redone.
  */
 
+import { isNounMarker, joinsWords } from "../text/phrasal-verbs.ts";
 import { isSafeCut, NEEDS_SEGMENTER, SEGMENT_PIECE_CHARS } from "../text/segment.ts";
-import { forEachBigram, forEachNormalizedTerm, forEachSegmentedWord, termOfWord } from "../text/tokenize.ts";
+import {
+  forEachBigram,
+  forEachNormalizedTerm,
+  forEachSegmentedWord,
+  PHRASAL,
+  termOfWord,
+} from "../text/tokenize.ts";
 import { grow, type TermDictionary } from "./dictionary.ts";
 
 /** The term id the word table holds for a stop word. */
@@ -84,6 +91,14 @@ export class TermScanner implements ScannedBody {
   #hashes: Int32Array = new Int32Array(2048);
   #ids: Int32Array = new Int32Array(2048);
   #words: string[] = [];
+  // Per entry: the particles of its phrasal verb (phrasal-verbs.ts), and whether it is a noun marker.
+  #verbs: (ReadonlyMap<string, string> | undefined)[] = [];
+  #markers: boolean[] = [];
+  // The word before, within an ASCII line: as forEachPlainWord keeps it.
+  #verb: ReadonlyMap<string, string> | undefined = undefined;
+  #verbEnd = 0;
+  #verbAfterMarker = false;
+  #marker = false;
   readonly #codes = new Uint16Array(MEMO_MAX_CHARS);
   // Terms of the non-ASCII chunks seen lately (see #scanLine).
   readonly #chunks = new Map<string, ChunkTerms>();
@@ -112,7 +127,7 @@ export class TermScanner implements ScannedBody {
       // Checked before anything is interned: a line scanned as ASCII up to its first non-ASCII
       // character interned words the general way may never make (the segmenter joins `foo_` with
       // the Katakana after it), so ids came in another order than forEachTerm's.
-      if (isAscii(body, lineBegin, lineEnd)) this.#scanAsciiLine(body, lineBegin, lineEnd);
+      if (isAscii(body, lineBegin, lineEnd)) this.#scanAsciiLine(body, lineBegin, lineEnd, true);
       // A non-ASCII character: the whole line goes the general way (see the top of this file).
       else this.#scanLine(body.slice(lineBegin, lineEnd));
       if (this.tokenCount > lineTokens) {
@@ -150,7 +165,8 @@ export class TermScanner implements ScannedBody {
         continue;
       }
       if (ascii) {
-        this.#scanAsciiLine(normalized, chunkStart, i);
+        // No phrasal verbs joined: forEachTerm segments such a line, and the segmenter's words are not joined.
+        this.#scanAsciiLine(normalized, chunkStart, i, false);
       } else {
         const chunk = this.#segmentedChunk(normalized.slice(chunkStart, i));
         // Interned the first time in the order forEachTerm interns them; their ids after that.
@@ -184,10 +200,15 @@ export class TermScanner implements ScannedBody {
     return terms;
   }
 
-  /** Adds the tokens of `text[begin, end)`, ASCII text with no line break (the caller checked). */
-  #scanAsciiLine(text: string, begin: number, end: number): void {
+  /**
+   * Adds the tokens of `text[begin, end)`, ASCII text with no line break (the caller checked), with
+   * each phrasal verb's joined word after its particle when `joins` (as forEachPlainWord does).
+   */
+  #scanAsciiLine(text: string, begin: number, end: number, joins: boolean): void {
     let wordStart = -1;
     let hash = 0;
+    this.#verb = undefined;
+    this.#marker = false;
     for (let i = begin; i < end; i++) {
       const code = WORD_CODES[text.charCodeAt(i)];
       if (code !== 0) {
@@ -199,20 +220,48 @@ export class TermScanner implements ScannedBody {
         continue;
       }
       if (wordStart >= 0) {
-        this.#word(text, wordStart, i, hash);
+        const entry = this.#word(text, wordStart, i, hash);
+        if (joins) this.#join(entry, text, wordStart, i);
         wordStart = -1;
       }
     }
-    if (wordStart >= 0) this.#word(text, wordStart, end, hash);
+    if (wordStart >= 0) {
+      const entry = this.#word(text, wordStart, end, hash);
+      if (joins) this.#join(entry, text, wordStart, end);
+    }
   }
 
-  /** Adds the token of the word `text[start, end)` (lower-cased), unless it is a stop word. */
-  #word(text: string, start: number, end: number, hash: number): void {
+  /**
+   * After the word `text[start, end)` (its word-table entry, -1 for a long word): the joined word
+   * of the phrasal verb before it when it is that verb's particle, as forEachPlainWord adds it.
+   */
+  #join(entry: number, text: string, start: number, end: number): void {
+    const word = entry < 0 ? undefined : this.#words[entry];
+    if (
+      word !== undefined &&
+      this.#verb !== undefined &&
+      joinsWords(text, this.#verbEnd, start) &&
+      !(this.#verbAfterMarker && word === "in")
+    ) {
+      const joined = this.#verb.get(word);
+      if (joined !== undefined) this.#pushToken(this.#dictionary.intern(joined));
+    }
+    this.#verb = entry < 0 ? undefined : this.#verbs[entry];
+    this.#verbEnd = end;
+    this.#verbAfterMarker = this.#marker;
+    this.#marker = entry >= 0 && this.#markers[entry];
+  }
+
+  /**
+   * Adds the token of the word `text[start, end)` (lower-cased), unless it is a stop word; returns
+   * its word-table entry, or -1 for a word too long to be kept there.
+   */
+  #word(text: string, start: number, end: number, hash: number): number {
     const length = end - start;
     if (length > MEMO_MAX_CHARS) {
       const term = termOfWord(text.slice(start, end).toLowerCase());
       if (term !== undefined) this.#pushToken(this.#dictionary.intern(term));
-      return;
+      return -1;
     }
     const slots = this.#slots;
     const mask = slots.length - 1;
@@ -222,15 +271,18 @@ export class TermScanner implements ScannedBody {
       if (this.#hashes[k] === hash && sameWord(this.#words[k], text, start, length)) {
         const id = this.#ids[k];
         if (id !== STOP_WORD) this.#pushToken(id);
-        return;
+        return k;
       }
       at = (at + 1) & mask;
     }
     const word = this.#lowerCopy(text, start, length);
     const term = termOfWord(word);
     const id = term === undefined ? STOP_WORD : this.#dictionary.intern(term);
-    this.#remember(word, hash, id, at);
+    const entry = this.#remember(word, hash, id, at);
+    this.#verbs.push(term === undefined ? undefined : PHRASAL.get(term));
+    this.#markers.push(isNounMarker(word));
     if (id !== STOP_WORD) this.#pushToken(id);
+    return entry;
   }
 
   /** `text[start, start + length)` lower-cased, as a string of its own (no slice of the body kept alive). */
@@ -243,7 +295,8 @@ export class TermScanner implements ScannedBody {
     return String.fromCharCode.apply(null, codes.subarray(0, length) as unknown as number[]);
   }
 
-  #remember(word: string, hash: number, id: number, slot: number): void {
+  /** Adds `word` to the word table and returns its entry. */
+  #remember(word: string, hash: number, id: number, slot: number): number {
     const entry = this.#words.length;
     if (entry >= this.#ids.length) {
       this.#ids = growInt32(this.#ids);
@@ -264,6 +317,7 @@ export class TermScanner implements ScannedBody {
       }
       this.#slots = slots;
     }
+    return entry;
   }
 
   #pushToken(id: number): void {

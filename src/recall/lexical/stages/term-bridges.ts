@@ -1,7 +1,15 @@
 import { processMemo } from "../../../process-memo.ts";
 import type { Corpus } from "../index/corpus.ts";
+import { withoutJoinedParts } from "../text/phrasal-verbs.ts";
 import { TERM_BRIDGES } from "../text/term-bridges-table.ts";
-import { BIGRAM_MARK, CJK_CHAR, CJK_RUN, forEachBigram, type Token, tokenize } from "../text/tokenize.ts";
+import {
+  BIGRAM_MARK,
+  CJK_CHAR,
+  CJK_RUN,
+  forEachBigram,
+  type Token,
+  tokenizeDetailed,
+} from "../text/tokenize.ts";
 import { inverseDocumentFrequency } from "./bm25.ts";
 
 /**
@@ -82,7 +90,8 @@ function entryTerms(text: string): string[] {
     });
     if (pairs.length > 0) return [...new Set(pairs)];
   }
-  const terms = tokenize(text);
+  // A phrasal verb stands for its joined word alone ("roll back" is rollback), as in a prompt.
+  const terms = withoutJoinedParts(tokenizeDetailed(text)).map((token) => token.term);
   const kept = terms.filter((term) => term.endsWith(BIGRAM_MARK) || !CJK_CHAR.test(term));
   return [...new Set(kept.length > 0 ? kept : terms)];
 }

@@ -22,7 +22,7 @@ release: release, deploy, ship, rollout, go live, publish, 发布, 上线, 发�
 production: production, prod, 生产, 生产环境, 线上, 正式环境, 本番, 本番環境
 staging: staging, test environment, preview environment, preprod, pre-production, sandbox, qa environment, 测试环境, 预发, 预发布, 预发环境, ステージング, テスト環境, 検証環境
 freeze: freeze, code freeze, 冻结, 封版, 凍結
-rollback: rollback, revert, roll back, 回滚, ロールバック
+rollback: rollback, revert, 回滚, ロールバック
 version: version, 版本, バージョン
 
 # code and its rules
@@ -36,7 +36,7 @@ config: config, configuration, settings, 配置, 设置, 設定, コンフィグ
 docs: documentation, docs, readme, 文档, ドキュメント
 api: api, endpoint, interface, 接口, エンドポイント, インターフェース
 request: request, http, http client, 请求, リクエスト
-timeout: timeout, time out, deadline, 超时, タイムアウト
+timeout: timeout, deadline, 超时, タイムアウト
 retry: retry, backoff, 重试, リトライ, 再試行
 upgrade: upgrade, bump, 升级, 更新, アップグレード, アップデート
 

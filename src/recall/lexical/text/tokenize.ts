@@ -13,6 +13,7 @@
  *   lightly stemmed (`paintings` → `paint`).
  */
 
+import { isNounMarker, joinsWords, type PhrasalTable, phrasalTable } from "./phrasal-verbs.ts";
 import { NEEDS_SEGMENTER, segmentPieces, wordSegmenter } from "./segment.ts";
 
 /** Han, Hiragana, Katakana, Hangul (and their extensions / compatibility forms). */
@@ -147,10 +148,37 @@ function visitLine(line: string, visit: TermVisitor): void {
   forEachBigram(line, visit);
 }
 
-/** The word terms of normalized text that needs no segmenter (see NEEDS_SEGMENTER), in order. */
+/**
+ * The word terms of normalized text that needs no segmenter (see NEEDS_SEGMENTER), in order, each
+ * phrasal verb's joined word after its particle ("set up" → set, setup; phrasal-verbs.ts). The
+ * index build's scanner does the same for ASCII lines (src/recall/lexical/index/term-scanner.ts).
+ */
 export function forEachPlainWord(text: string, visit: TermVisitor): void {
-  for (const part of text.split(PART_SEPARATOR)) addWord(part, visit);
+  // The word before: its phrasal-verb particles, where it ends, and whether a noun marker preceded it.
+  let verb: ReadonlyMap<string, string> | undefined;
+  let verbStart = 0;
+  let verbEnd = 0;
+  let verbAfterMarker = false;
+  let marker = false;
+  for (const match of text.matchAll(WORD_RUN)) {
+    const word = match[0];
+    const start = match.index;
+    const term = termOfWord(word);
+    if (term !== undefined) visit(term, word);
+    if (verb !== undefined && joinsWords(text, verbEnd, start) && !(verbAfterMarker && word === "in")) {
+      const joined = verb.get(word);
+      if (joined !== undefined) visit(joined, text.slice(verbStart, start + word.length));
+    }
+    verb = term === undefined ? undefined : PHRASAL.get(term);
+    verbStart = start;
+    verbEnd = start + word.length;
+    verbAfterMarker = marker;
+    marker = isNounMarker(word);
+  }
 }
+
+/** A word as {@link forEachPlainWord} finds them: the runs that `PART_SEPARATOR` splits text into. */
+const WORD_RUN = /[\p{L}\p{N}]+/gu;
 
 /**
  * The word terms (no bigrams) of normalized text handed to the segmenter whole: at most
@@ -222,3 +250,7 @@ const IRREGULAR_FORMS: ReadonlyMap<string, string> = new Map(
     .split(" ")
     .map((pair) => pair.split(":") as [string, string]),
 );
+
+// Last: it stems with the tables above.
+/** The phrasal verbs by term (phrasal-verbs.ts): constant data, made with this tokenizer's terms. */
+export const PHRASAL: PhrasalTable = phrasalTable(termOfWord);

@@ -48,6 +48,12 @@ const PIECES = [
   // ASCII words the segmenter joins with the Katakana after them: nothing may be interned first.
   "see foo_カナ then foo bar",
   "abc123_テスト x_y_ア half-width ｶﾀ",
+  // Phrasal verbs joined (phrasal-verbs.ts): forms, hyphens, underscores, punctuation between, a
+  // noun marker before "in", a particle that is a verb too, and one in a line the segmenter takes.
+  "We set up CI; setting-up the DB, then Set_Up again. The request timed out twice",
+  "roll back up, log in, the log in Grafana, users LOG IN via SSO; set. up; set  up",
+  "sign in 登录 then set up テスト and call back",
+  "Caf\u00e9 staff set up the cutover; they fail over",
 ];
 
 function randomBody(random: () => number): string {

@@ -5,9 +5,10 @@ import { scanHeaders } from "../../../../src/memdir/scan/scan.ts";
 import { LexicalIndexCache } from "../../../../src/recall/lexical/index/lexical-index.ts";
 import type { LexicalPick } from "../../../../src/recall/lexical/index/types.ts";
 import { compileBridges } from "../../../../src/recall/lexical/stages/term-bridges.ts";
+import { withoutJoinedParts } from "../../../../src/recall/lexical/text/phrasal-verbs.ts";
 import { wordSegmenter } from "../../../../src/recall/lexical/text/segment.ts";
 import { TERM_BRIDGES } from "../../../../src/recall/lexical/text/term-bridges-table.ts";
-import { BIGRAM_MARK, CJK_CHAR, tokenize } from "../../../../src/recall/lexical/text/tokenize.ts";
+import { BIGRAM_MARK, CJK_CHAR, tokenizeDetailed } from "../../../../src/recall/lexical/text/tokenize.ts";
 import { createLexicalSelector } from "../../../../src/recall/select-lexical.ts";
 import { memory, writeMemory } from "../../../helpers/memory.ts";
 import { makeTempDir, writeTree } from "../../../helpers/temp.ts";
@@ -188,12 +189,12 @@ describe("the term-bridge table", () => {
       wordSegmenter.segment = segment;
     }
     assert.deepEqual(segmented, [], "terms the segmenter was asked for");
-    // What the index holds for the same text (tokenize, as a memory is indexed): its character
-    // pairs and its words outside Chinese and Japanese.
+    // What a prompt asks for with the same text (tokenized, a phrasal verb as its joined word):
+    // its character pairs and its words outside Chinese and Japanese.
     let katakana = 0;
     for (const group of compiled.groups)
       for (const entry of group.entries) {
-        const terms = tokenize(entry.text);
+        const terms = withoutJoinedParts(tokenizeDetailed(entry.text)).map((token) => token.term);
         const kept = terms.filter((term) => term.endsWith(BIGRAM_MARK) || !CJK_CHAR.test(term));
         assert.deepEqual(
           [...entry.terms].sort(),

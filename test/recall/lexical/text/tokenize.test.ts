@@ -85,6 +85,37 @@ describe("tokenize", () => {
   });
 });
 
+describe("phrasal verbs written as one word (docs/design.md#phrasal-verbs)", () => {
+  it("adds the joined word after a verb and its particle, in any form of the verb, joined by space, hyphen or underscore", () => {
+    assert.deepEqual(words("we set up CI"), ["set", "setup", "ci"]);
+    assert.deepEqual(words("Setting-up the DB"), ["set", "setup", "db"]);
+    assert.deepEqual(words("the request timed out"), ["request", "tim", "timeout"]);
+    assert.deepEqual(words("roll back the deploy"), ["roll", "back", "rollback", "deploy"]);
+    assert.deepEqual(words("users LOG_IN via sso"), ["user", "log", "login", "via", "sso"]);
+    // The joined word written as one is the same term.
+    assert.deepEqual(words("the setup and the timeouts"), ["setup", "timeout"]);
+  });
+
+  it("joins nothing across punctuation, after a noun marker before 'in', or in a line the segmenter takes", () => {
+    assert.deepEqual(words("we set. Up next"), ["set", "next"]);
+    assert.deepEqual(words("check the log in grafana"), ["check", "log", "grafana"]);
+    assert.deepEqual(words("redis SET with a TTL"), ["redis", "set", "ttl"]);
+    assert.ok(!words("set up 数据库").includes("setup"), "a line with Chinese is segmented, not joined");
+  });
+
+  it("a prompt asks for the joined word alone: its words are not searched on their own", () => {
+    const terms = (query: string) => queryTokens(query).map((token) => token.term);
+    assert.deepEqual(terms("how do I set up the frontend"), ["setup", "frontend"]);
+    assert.deepEqual(terms("roll back the migration"), ["rollback", "migr"]);
+    assert.deepEqual(terms("set the cache ttl"), ["set", "cach", "ttl"]);
+    assert.deepEqual(
+      queryTokens("why did the build time out").map((token) => token.surface),
+      ["build", "time out"],
+      "the joined word keeps the prompt's words for --explain",
+    );
+  });
+});
+
 describe("long input", () => {
   it("tokenizes only the opening of a query: 80,000 words give the capped 2,000 terms", () => {
     const tokens = queryTokens("x ".repeat(80_000));
