@@ -58,6 +58,8 @@ export interface SyncFigures {
   /** The same syncs with the memory helper running: its change watch vouches for an unchanged dir. */
   noChangeWatchedMs: number;
   oneChangedWatchedMs: number;
+  /** A sync with nothing changed for more than the stat cache's racy window (2 s), without the helper. */
+  noChangeSettledMs: number;
   /** A new machine's first pull of every memory into an empty memory dir (null: not measured). */
   firstPullMs: number | null;
   /** A plain `git clone` of the same remote (null: not measured). */
@@ -70,6 +72,7 @@ export interface SyncFigures {
     oneChanged: number;
     noChangeWatched: number;
     oneChangedWatched: number;
+    noChangeSettled: number;
     firstPull: number | null;
   };
 }
@@ -232,7 +235,7 @@ export function formatReport(result: BenchResult): string {
   for (const sync of [result.sync, result.syncLarge])
     if (sync)
       lines.push(
-        `sync over ${sync.memories} memories (median of ${sync.runs}, load ${sync.load.join(" ")}): no change ${ms(sync.noChangeMs)} ms vs git pull && git push ${ms(sync.plainNoChangeMs)} ms (×${sync.ratios.noChange}); one memory changed ${ms(sync.oneChangedMs)} ms vs ${ms(sync.plainOneChangedMs)} ms with its commit (×${sync.ratios.oneChanged}); with the memory helper running: no change ${ms(sync.noChangeWatchedMs)} ms (×${sync.ratios.noChangeWatched}), one changed ${ms(sync.oneChangedWatchedMs)} ms (×${sync.ratios.oneChangedWatched})${sync.firstPullMs === null || sync.plainCloneMs === null ? "" : `; first pull ${ms(sync.firstPullMs)} ms vs git clone ${ms(sync.plainCloneMs)} ms (×${sync.ratios.firstPull})`}`,
+        `sync over ${sync.memories} memories (median of ${sync.runs}, load ${sync.load.join(" ")}): no change ${ms(sync.noChangeMs)} ms vs git pull && git push ${ms(sync.plainNoChangeMs)} ms (×${sync.ratios.noChange}), nothing changed for 2 s ${ms(sync.noChangeSettledMs)} ms (×${sync.ratios.noChangeSettled}); one memory changed ${ms(sync.oneChangedMs)} ms vs ${ms(sync.plainOneChangedMs)} ms with its commit (×${sync.ratios.oneChanged}); with the memory helper running: no change ${ms(sync.noChangeWatchedMs)} ms (×${sync.ratios.noChangeWatched}), one changed ${ms(sync.oneChangedWatchedMs)} ms (×${sync.ratios.oneChangedWatched})${sync.firstPullMs === null || sync.plainCloneMs === null ? "" : `; first pull ${ms(sync.firstPullMs)} ms vs git clone ${ms(sync.plainCloneMs)} ms (×${sync.ratios.firstPull})`}`,
       );
   if (result.quarantine) lines.push("", ...formatQuarantine(result.quarantine));
   if (result.quarantineBenign) lines.push("", ...formatBenignCorpora(result.quarantineBenign));

@@ -97,6 +97,12 @@ export interface LocalSide {
    */
   hardLinked?: true;
   /**
+   * A digest of the listing, each file's size, times and inode, and the index's bytes, when every
+   * file's stat vouches for the text read (none within the racy window, none hard-linked): a later
+   * listing with the same digest found the same texts ({@link readLocalSideUnlessUnchanged}).
+   */
+  statDigest?: string;
+  /**
    * The stat cache after this read: what the next read may trust without opening a file. Replaced
    * by a copy without the entry when a file it vouched for turns out not to have the entry's blob
    * ({@link LocalFile.text}, {@link unchangedSinceRead}): the next read hashes that file afresh.
@@ -232,18 +238,59 @@ export async function readLocalSide(
   nowMs: number = Date.now(),
   progress?: ProgressSink,
 ): Promise<LocalSide> {
-  const files = new Map<string, LocalFile>();
+  return readListed(memoryDir, await listLocal(memoryDir, excludeTeam), cache, nowMs, progress);
+}
+
+/**
+ * {@link readLocalSide}, or null when nothing in the memory dir changed since the read whose
+ * {@link LocalSide.statDigest} is `stats`: the same files, each with the same size, times and
+ * inode, and the same index (docs/design.md#sync-stat-cache, "A quiet folder by its stats"). The
+ * stat cache (`cache`, 2.7 MB of JSON at 20,000 memories) is read only when something did change,
+ * and then each file is stat'ed once for both.
+ */
+export async function readLocalSideUnlessUnchanged(
+  memoryDir: string,
+  excludeTeam: boolean,
+  cache: () => Promise<StatCache | undefined>,
+  stats: string | undefined,
+  nowMs: number,
+  progress?: ProgressSink,
+): Promise<LocalSide | null> {
+  const listing = await listLocal(memoryDir, excludeTeam);
+  if (stats === undefined) return readListed(memoryDir, listing, (await cache()) ?? {}, nowMs, progress);
+  const taken = new Map<string, Stats | undefined>();
+  for (let start = 0; start < listing.wanted.length; start += STAT_SLICE) {
+    if (start > 0) await yieldToEventLoop();
+    progress?.("checking memory files", start, listing.wanted.length);
+    for (const file of listing.wanted.slice(start, start + STAT_SLICE))
+      taken.set(file, statOrUndefined(path.join(memoryDir, file)));
+  }
+  const indexBytes = await readIndexBytes(memoryDir);
+  const lines: string[] = [];
+  for (const file of listing.wanted) {
+    const stat = taken.get(file);
+    if (stat === undefined || !stat.isFile() || stat.nlink > 1) {
+      lines.length = 0;
+      break;
+    }
+    lines.push(statLine(file, stat));
+  }
+  if (lines.length === listing.wanted.length && statDigestOf(lines, listing.held, indexBytes) === stats) {
+    if (listing.wanted.length > 0)
+      progress?.("checking memory files", listing.wanted.length, listing.wanted.length);
+    return null;
+  }
+  return readListed(memoryDir, listing, (await cache()) ?? {}, nowMs, progress, { taken, indexBytes });
+}
+
+/** What a listing of the memory dir gives a sync: the memory files to read, and those held by name or kind. */
+interface LocalListing {
+  wanted: string[];
+  held: Map<string, string>;
+}
+
+async function listLocal(memoryDir: string, excludeTeam: boolean): Promise<LocalListing> {
   const held = new Map<string, string>();
-  const next: StatCache = {};
-  // The side handed back; `forget` replaces its cache by a copy, never changing the one read (the
-  // caller's, which writeStatCaches compares by identity to skip an unchanged write).
-  const side: LocalSide = { files, held, index: "", cache: next };
-  const forget = (file: string) => {
-    if (side.cache[file] === undefined) return;
-    const rest: StatCache = {};
-    for (const [name, entry] of Object.entries(side.cache)) if (name !== file) rest[name] = entry;
-    side.cache = rest;
-  };
   const wanted: string[] = [];
   const take = (file: string, kind: { isFile: boolean; isSymbolicLink: boolean; notUtf8: boolean }) => {
     if (file.startsWith(".") || file.includes("/.")) return;
@@ -274,6 +321,67 @@ export async function readLocalSide(
       });
     }
   else for (const entry of await listByBytes(memoryDir)) take(entry.file, entry);
+  return { wanted, held };
+}
+
+/** The stat of `full` without following a link, undefined when it is gone or cannot be stat'ed. */
+function statOrUndefined(full: string): Stats | undefined {
+  try {
+    return lstatSync(full, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // unreadable now: a read says what it finds
+  }
+}
+
+/** One file's line of a stat digest. */
+function statLine(file: string, stat: StatFields): string {
+  return `${file}\0${stat.size}\0${stat.mtimeMs}\0${stat.ctimeMs}\0${stat.ino}`;
+}
+
+/** The digest of a listing's stat lines, the files it holds by name or kind, and the index's bytes. */
+function statDigestOf(
+  lines: readonly string[],
+  held: ReadonlyMap<string, string>,
+  index: Buffer | null,
+): string {
+  const hash = createHash("sha1").update(lines.join("\n"));
+  for (const [file, reason] of held) hash.update(`\0held\0${file}\0${reason}`);
+  return hash
+    .update("\0index\0")
+    .update(index ?? "\0none")
+    .digest("hex");
+}
+
+/** MEMORY.md's bytes, or null without one. */
+async function readIndexBytes(memoryDir: string): Promise<Buffer | null> {
+  return fs.readFile(path.join(memoryDir, INDEX_FILE)).catch(() => null);
+}
+
+/**
+ * Reads the files of `listing` ({@link readLocalSide}); `known`: their stats taken already and the
+ * index's bytes, when {@link readLocalSideUnlessUnchanged} read them to compare.
+ */
+async function readListed(
+  memoryDir: string,
+  listing: LocalListing,
+  cache: StatCache,
+  nowMs: number,
+  progress: ProgressSink | undefined,
+  known?: { taken: ReadonlyMap<string, Stats | undefined>; indexBytes: Buffer | null },
+): Promise<LocalSide> {
+  const { wanted } = listing;
+  const held = new Map(listing.held);
+  const files = new Map<string, LocalFile>();
+  const next: StatCache = {};
+  // The side handed back; `forget` replaces its cache by a copy, never changing the one read (the
+  // caller's, which writeStatCaches compares by identity to skip an unchanged write).
+  const side: LocalSide = { files, held, index: "", cache: next };
+  const forget = (file: string) => {
+    if (side.cache[file] === undefined) return;
+    const rest: StatCache = {};
+    for (const [name, entry] of Object.entries(side.cache)) if (name !== file) rest[name] = entry;
+    side.cache = rest;
+  };
   const keep = (file: string, full: string, entry: StatEntry, text?: string) => {
     if (Math.max(entry.mtimeMs, entry.ctimeMs) < nowMs - RACY_MS) next[file] = entry;
     if (entry.held !== undefined) held.set(file, entry.held);
@@ -299,18 +407,13 @@ export async function readLocalSide(
     if (start > 0) await yieldToEventLoop();
     progress?.("checking memory files", start, wanted.length);
     for (const file of wanted.slice(start, start + STAT_SLICE)) {
-      const known = cache[file];
+      const cached = cache[file];
       const full = path.join(memoryDir, file);
-      if (known !== undefined) {
-        let stat: Stats | undefined;
-        try {
-          stat = lstatSync(full, { throwIfNoEntry: false });
-        } catch {
-          stat = undefined; // unreadable now: the read below says what it finds
-        }
+      if (cached !== undefined) {
+        const stat = known?.taken.has(file) ? known.taken.get(file) : statOrUndefined(full);
         if (stat !== undefined && stat.nlink > 1) side.hardLinked = true;
-        if (stat?.isFile() && sameStat(known, stat)) {
-          keep(file, full, known);
+        if (stat?.isFile() && sameStat(cached, stat)) {
+          keep(file, full, cached);
           continue;
         }
       }
@@ -342,7 +445,7 @@ export async function readLocalSide(
   if (toRead.length > 0) progress?.("reading and hashing memory files", toRead.length, toRead.length);
   // As bytes, decoded once (not through a StringDecoder): a generated 20,000-memory index is
   // 2.8 MB, and its chunked decoding was ~20 ms of a nothing-changed sync (docs/benchmarks.md#sync).
-  const indexBytes = await fs.readFile(path.join(memoryDir, INDEX_FILE)).catch(() => null);
+  const indexBytes = known !== undefined ? known.indexBytes : await readIndexBytes(memoryDir);
   const index = indexBytes === null ? "" : indexBytes.toString("utf8");
   // Nothing new to remember: the cache read is handed back as it was, so the sync does not
   // write 20,000 entries again (src/sync/state.ts writeStatCaches).
@@ -351,6 +454,14 @@ export async function readLocalSide(
     Object.keys(next).every((file) => next[file] === cache[file]);
   side.index = index;
   side.cache = same ? cache : next;
+  // Every file's stat vouches for its text (kept: not within the racy window) and none has another
+  // link: the next sync may know this side unchanged by its stats alone.
+  if (!side.hardLinked && wanted.every((file) => next[file] !== undefined))
+    side.statDigest = statDigestOf(
+      wanted.map((file) => statLine(file, next[file])),
+      listing.held,
+      indexBytes,
+    );
   return side;
 }
 

@@ -21,6 +21,7 @@ import {
   type LocalSide,
   localDigest,
   readLocalSide,
+  readLocalSideUnlessUnchanged,
   rebuildIndexChecked,
   type StatCache,
   skipReason,
@@ -277,11 +278,13 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
     // an answer, the token the last quiet sync kept stays: it too began before this sync's reads.
     let watchToken: string | null = state.projects[id]?.quiet?.watch ?? null;
     let watchAsked = false;
+    // Null when the last quiet sync's stats say nothing changed (docs/design.md#sync-stat-cache).
     const readLocal = async () =>
-      readLocalSide(
+      readLocalSideUnlessUnchanged(
         target.localDir,
         target.excludeTeam,
-        (await folder.caches()).projects[id],
+        async () => (await folder.caches()).projects[id],
+        quietRecord(state, id)?.stats,
         now(),
         options.progress,
       );
@@ -329,7 +332,18 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
           return { ...report, conflicts: quiet.conflicts, skipped: quiet.skipped };
         }
       }
-      const local = read.value ?? (await readLocal());
+      // Told unchanged (by the watch or by the stats) while the remote moved: the files are read.
+      const local =
+        read.value ??
+        (await readLocalSide(
+          target.localDir,
+          target.excludeTeam,
+          (
+            await folder.caches()
+          ).projects[id],
+          now(),
+          options.progress,
+        ));
       const caches = await folder.caches();
       // The project's base was checked when this project first fetched it (or is its own push).
       // Any other commit is checked, even one another project of this clone has seen: that sync
@@ -339,7 +353,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
       const quiet = quietReport(state, id, remote, local);
       if (quiet !== null) {
         state.projects[id].lastSync = new Date(now()).toISOString();
-        state.projects[id].quiet = withWatch(quiet, local.hardLinked ? null : watchToken);
+        state.projects[id].quiet = withStats(withWatch(quiet, local.hardLinked ? null : watchToken), local);
         await Promise.all([writeSyncState(clone, state), writeStatCaches(clone, caches)]);
         return { ...report, conflicts: quiet.conflicts, skipped: quiet.skipped };
       }
@@ -516,6 +530,19 @@ function withWatch(
 ): NonNullable<ProjectState["quiet"]> {
   const { watch: _old, ...rest } = quiet;
   return token !== null ? { ...rest, watch: token } : rest;
+}
+
+/**
+ * A quiet record with the stat digest of the read that found the memory dir at its digest, when
+ * that read has one ({@link LocalSide.statDigest}); without, any older one is dropped: it may
+ * name a state of the folder from before this read.
+ */
+function withStats(
+  quiet: NonNullable<ProjectState["quiet"]>,
+  local: LocalSide,
+): NonNullable<ProjectState["quiet"]> {
+  const { stats: _old, ...rest } = quiet;
+  return local.statDigest !== undefined ? { ...rest, stats: local.statDigest } : rest;
 }
 
 /**

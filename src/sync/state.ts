@@ -43,6 +43,12 @@ export interface ProjectState {
     conflicts: string[];
     skipped: { file: string; reason: string }[];
     watch?: string;
+    /**
+     * The stat digest of the read that found the memory dir at `digest` (`LocalSide.statDigest`,
+     * src/sync/local.ts): while a listing gives the same, the memory dir is at `digest` without
+     * reading the stat cache or any file.
+     */
+    stats?: string;
   };
   /** This folder's recent pulls, oldest first, so an undo of one is never pushed (src/sync/undone-pulls.ts). */
   pulls?: RecordedPull[];
@@ -122,6 +128,7 @@ function isQuiet(value: unknown): value is NonNullable<ProjectState["quiet"]> {
     isRecord(value) &&
     typeof value.digest === "string" &&
     (value.watch === undefined || typeof value.watch === "string") &&
+    (value.stats === undefined || typeof value.stats === "string") &&
     Array.isArray(value.conflicts) &&
     value.conflicts.every((file) => typeof file === "string") &&
     Array.isArray(value.skipped) &&

@@ -151,6 +151,61 @@ describe("memdir sync: the stat cache and a quiet sync", () => {
   });
 });
 
+describe("memdir sync: a quiet folder known by its stats", () => {
+  const statCacheOf = (target: SyncTarget) =>
+    path.join(openClone(target.root, target.url).dir, "stat-cache.json");
+
+  it("reads neither the stat cache nor a memory when nothing changed since a quiet sync, and still sees each kind of change", async () => {
+    const { a, b } = twoSyncTargets("memdir-stat-quiet-");
+    fs.writeFileSync(path.join(a.localDir, "project-ok.md"), memory("an ordinary memory", "fine"));
+    fs.writeFileSync(path.join(a.localDir, "project-ci.md"), memory("ci runs on buildkite", "fine"));
+    await syncFolder(a, { now: later });
+    await syncFolder(a, { now: later }); // quiet: its read's stats are kept
+    // A damaged stat cache: a sync that read it would hash every file and write it again.
+    fs.writeFileSync(statCacheOf(a), "{ damaged");
+    const quiet = await syncFolder(a, { now: later });
+    assert.deepEqual({ pushed: quiet.pushed, pulled: quiet.pulled }, { pushed: 0, pulled: 0 });
+    assert.equal(fs.readFileSync(statCacheOf(a), "utf8"), "{ damaged", "the stat cache was read");
+
+    // Each change the stats must see, one at a time, is pushed (or read) by the next sync.
+    fs.appendFileSync(path.join(a.localDir, "project-ok.md"), "appended\n");
+    assert.equal((await syncFolder(a, { now: later })).pushed, 1, "an edit");
+    await syncFolder(a, { now: later });
+    fs.writeFileSync(path.join(a.localDir, "project-new.md"), memory("a new memory", "later"));
+    assert.equal((await syncFolder(a, { now: later })).pushed, 1, "a new file");
+    await syncFolder(a, { now: later });
+    fs.rmSync(path.join(a.localDir, "project-ci.md"));
+    assert.equal((await syncFolder(a, { now: later })).pushed, 1, "a deletion");
+    await syncFolder(a, { now: later });
+    fs.symlinkSync(path.join(a.localDir, "project-ok.md"), path.join(a.localDir, "project-link.md"));
+    const linked = await syncFolder(a, { now: later });
+    assert.ok(
+      linked.skipped.some((skip) => skip.file === "project-link.md"),
+      `a symlink is named as held: ${JSON.stringify(linked.skipped)}`,
+    );
+    await syncFolder(b, { now: later });
+    assert.deepEqual(
+      fs
+        .readdirSync(b.localDir)
+        .filter((f) => f.endsWith(".md"))
+        .sort(),
+      ["MEMORY.md", "project-new.md", "project-ok.md"],
+    );
+    assert.match(fs.readFileSync(path.join(b.localDir, "project-ok.md"), "utf8"), /appended/);
+  });
+
+  it("keeps no stats from a read within the racy window: the next sync reads the files again", async () => {
+    const { a } = twoSyncTargets("memdir-stat-quiet-");
+    fs.writeFileSync(path.join(a.localDir, "project-ok.md"), memory("an ordinary memory", "fine"));
+    await syncFolder(a, { now: later });
+    // Now, not later: the file was written within 2 s of this read, so its stat vouches for nothing.
+    await syncFolder(a);
+    fs.writeFileSync(statCacheOf(a), "{ damaged");
+    await syncFolder(a, { now: later });
+    assert.notEqual(fs.readFileSync(statCacheOf(a), "utf8"), "{ damaged", "the files were read again");
+  });
+});
+
 describe("memdir sync: a new machine's first pull", () => {
   it("writes every memory with its index line, as one history entry that memdir undo takes back whole", async () => {
     const world = makeWorld();
