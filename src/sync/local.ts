@@ -100,8 +100,9 @@ export interface LocalSide {
    * A digest of the listing, each file's size, times and inode, and the index's bytes, when every
    * file's stat vouches for the text read (none within the racy window, none hard-linked): a later
    * listing with the same digest found the same texts ({@link readLocalSideUnlessUnchanged}).
+   * Computed when asked: only a quiet sync keeps one, and a sync with changes has no use for it.
    */
-  statDigest?: string;
+  statDigest?: () => string;
   /**
    * The stat cache after this read: what the next read may trust without opening a file. Replaced
    * by a copy without the entry when a file it vouched for turns out not to have the entry's blob
@@ -204,12 +205,8 @@ export async function unchangedSinceRead(
 ): Promise<boolean> {
   const full = path.join(memoryDir, file);
   // Synchronous, as the listing's: 2,000 promise lstats took 90-220 ms on a loaded box, these 20-30.
-  let stat: Stats | undefined;
-  try {
-    stat = lstatSync(full, { throwIfNoEntry: false });
-  } catch {
-    stat = undefined; // unreadable: the write says what it finds, or the read below fails
-  }
+  // Unreadable counts as absent: the write says what it finds, or the read below fails.
+  const stat = statOrUndefined(full);
   const seen = local.files.get(file);
   if (seen === undefined) return stat === undefined;
   if (stat === undefined || !stat.isFile()) return false;
@@ -497,14 +494,15 @@ async function readListed(
   side.cache = same ? cache : next;
   // Every file's stat vouches for its text (kept: not within the racy window) and none has another
   // link: the next sync may know this side unchanged by its stats alone.
-  if (!side.hardLinked && wanted.every((file) => next[file] !== undefined)) {
-    const fields = new Float64Array(wanted.length * 4);
-    for (const [i, file] of wanted.entries()) {
-      const entry = next[file];
-      fields.set([entry.size, entry.mtimeMs, entry.ctimeMs, entry.ino], i * 4);
-    }
-    side.statDigest = statDigestOf(wanted, fields, listing.held, indexBytes);
-  }
+  if (!side.hardLinked && wanted.every((file) => next[file] !== undefined))
+    side.statDigest = () => {
+      const fields = new Float64Array(wanted.length * 4);
+      for (const [i, file] of wanted.entries()) {
+        const entry = next[file];
+        fields.set([entry.size, entry.mtimeMs, entry.ctimeMs, entry.ino], i * 4);
+      }
+      return statDigestOf(wanted, fields, listing.held, indexBytes);
+    };
   return side;
 }
 

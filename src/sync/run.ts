@@ -278,12 +278,13 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
     // an answer, the token the last quiet sync kept stays: it too began before this sync's reads.
     let watchToken: string | null = state.projects[id]?.quiet?.watch ?? null;
     let watchAsked = false;
+    const cacheOfFolder = async () => (await folder.caches()).projects[id];
     // Null when the last quiet sync's stats say nothing changed (docs/design.md#sync-stat-cache).
     const readLocal = async () =>
       readLocalSideUnlessUnchanged(
         target.localDir,
         target.excludeTeam,
-        async () => (await folder.caches()).projects[id],
+        cacheOfFolder,
         quietRecord(state, id)?.stats,
         now(),
         options.progress,
@@ -338,9 +339,7 @@ export async function syncFolder(target: SyncTarget, options: SyncOptions = {}):
         (await readLocalSide(
           target.localDir,
           target.excludeTeam,
-          (
-            await folder.caches()
-          ).projects[id],
+          await cacheOfFolder(),
           now(),
           options.progress,
         ));
@@ -542,7 +541,7 @@ function withStats(
   local: LocalSide,
 ): NonNullable<ProjectState["quiet"]> {
   const { stats: _old, ...rest } = quiet;
-  return local.statDigest !== undefined ? { ...rest, stats: local.statDigest } : rest;
+  return local.statDigest !== undefined ? { ...rest, stats: local.statDigest() } : rest;
 }
 
 /**

@@ -21,7 +21,7 @@
  * dictionary assigns the same ids in the same order either way; only the line's tokens are redone.
  */
 
-import { isNounMarker, joinsWords } from "../text/phrasal-verbs.ts";
+import { isNounMarker, joinedAfter } from "../text/phrasal-verbs.ts";
 import { isSafeCut, NEEDS_SEGMENTER, SEGMENT_PIECE_CHARS } from "../text/segment.ts";
 import {
   forEachBigram,
@@ -236,16 +236,11 @@ export class TermScanner implements ScannedBody {
    * of the phrasal verb before it when it is that verb's particle, as forEachPlainWord adds it.
    */
   #join(entry: number, text: string, start: number, end: number): void {
-    const word = entry < 0 ? undefined : this.#words[entry];
-    if (
-      word !== undefined &&
-      this.#verb !== undefined &&
-      joinsWords(text, this.#verbEnd, start) &&
-      !(this.#verbAfterMarker && word === "in")
-    ) {
-      const joined = this.#verb.get(word);
-      if (joined !== undefined) this.#pushToken(this.#dictionary.intern(joined));
-    }
+    const joined =
+      entry < 0
+        ? undefined
+        : joinedAfter(this.#verb, this.#words[entry], this.#verbAfterMarker, text, this.#verbEnd, start);
+    if (joined !== undefined) this.#pushToken(this.#dictionary.intern(joined));
     this.#verb = entry < 0 ? undefined : this.#verbs[entry];
     this.#verbEnd = end;
     this.#verbAfterMarker = this.#marker;

@@ -42,18 +42,22 @@ export const PHRASAL_PAIRS: readonly PhrasalPair[] = PAIRS.split(",").map((entry
 });
 
 /**
- * The joined word's term for `particle` after a verb whose term is `verbTerm`, or undefined when
- * the pair is not joined: not in the table, or "in" after a noun marker (`afterNounMarker`).
- * `table` is {@link phrasalTable}'s, made with the tokenizer's own term function.
+ * The joined word's term when `word` is the particle of the verb before it (`particles`, that
+ * verb's entry of {@link phrasalTable}) and `text[from, to)`, between the two, joins them; else
+ * undefined. "in" after a noun marker (`afterMarker`) is a preposition ("the log in Grafana").
+ * The one rule of the tokenizer and of the index build's scanner.
  */
-export function joinedTerm(
-  table: PhrasalTable,
-  verbTerm: string,
-  particle: string,
-  afterNounMarker: boolean,
+export function joinedAfter(
+  particles: ReadonlyMap<string, string> | undefined,
+  word: string,
+  afterMarker: boolean,
+  text: string,
+  from: number,
+  to: number,
 ): string | undefined {
-  if (afterNounMarker && particle === "in") return undefined;
-  return table.get(verbTerm)?.get(particle);
+  if (particles === undefined || (afterMarker && word === "in") || !joinsWords(text, from, to))
+    return undefined;
+  return particles.get(word);
 }
 
 /** Verb term → particle word → the joined word's term. */
@@ -85,7 +89,7 @@ export function isNounMarker(word: string): boolean {
  * True when `text[from, to)`, the text between two words, joins them: spaces, tabs, hyphens and
  * underscores only ("set up", "set-up", "set_up"), never punctuation ("set. Up").
  */
-export function joinsWords(text: string, from: number, to: number): boolean {
+function joinsWords(text: string, from: number, to: number): boolean {
   if (to <= from) return false;
   for (let i = from; i < to; i++) {
     const code = text.charCodeAt(i);

@@ -13,7 +13,7 @@
  *   lightly stemmed (`paintings` → `paint`).
  */
 
-import { isNounMarker, joinsWords, type PhrasalTable, phrasalTable } from "./phrasal-verbs.ts";
+import { isNounMarker, joinedAfter, type PhrasalTable, phrasalTable } from "./phrasal-verbs.ts";
 import { NEEDS_SEGMENTER, segmentPieces, wordSegmenter } from "./segment.ts";
 
 /** Han, Hiragana, Katakana, Hangul (and their extensions / compatibility forms). */
@@ -165,10 +165,8 @@ export function forEachPlainWord(text: string, visit: TermVisitor): void {
     const start = match.index;
     const term = termOfWord(word);
     if (term !== undefined) visit(term, word);
-    if (verb !== undefined && joinsWords(text, verbEnd, start) && !(verbAfterMarker && word === "in")) {
-      const joined = verb.get(word);
-      if (joined !== undefined) visit(joined, text.slice(verbStart, start + word.length));
-    }
+    const joined = joinedAfter(verb, word, verbAfterMarker, text, verbEnd, start);
+    if (joined !== undefined) visit(joined, text.slice(verbStart, start + word.length));
     verb = term === undefined ? undefined : PHRASAL.get(term);
     verbStart = start;
     verbEnd = start + word.length;
